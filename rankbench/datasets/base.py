@@ -1,0 +1,162 @@
+"""The in-memory form every loader returns, and helpers for reading real files with clear errors.
+
+A loader is a class registered in :data:`rankbench.registry.datasets` whose ``__init__`` takes its
+options (``root`` first) and whose ``load()`` returns a :class:`Dataset`. Loaders never know about
+features, rankers or protocols.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+
+
+@dataclass
+class Dataset:
+    """Items of a dataset and what protocols need to know about them.
+
+    Attributes
+    ----------
+    name : str
+        Registry name of the loader.
+    items : pandas.DataFrame
+        One row per item, in a fixed order (row position = item index everywhere in rankbench).
+        Column ``id`` (str) always; then, as the dataset has them: ``identity`` and ``cam`` (re-id),
+        ``label`` (ordinal or class label, numeric), ``category`` (relative attributes),
+        ``subject``, ``train`` (bool, a split shipped with the data), ``path`` (image file).
+    arrays : dict of str -> ndarray
+        Arrays shipped with the data, first axis = items: precomputed features (``"feat"``),
+        landmarks, relevance matrices (``"relevance"``, items x concepts), in-memory images
+        (``"images"``, for generated datasets).
+    info : dict
+        Dataset-level facts: ``attributes`` and ``strength`` (a categories x attributes DataFrame,
+        larger = more) for relative attributes; ``concepts`` for retrieval; ``root`` ...
+    fingerprint : str
+        A digest of the content, used to key the feature cache.
+    image_reader : callable, optional
+        ``image_reader(i) -> ndarray`` (H, W, 3) uint8 RGB or (H, W) uint8 grey. Defaults to reading
+        ``items.path`` or ``arrays["images"]``.
+    """
+
+    name: str
+    items: pd.DataFrame
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+    fingerprint: str = ""
+    image_reader: Callable[[int], np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def column(self, name: str) -> np.ndarray:
+        if name not in self.items.columns:
+            raise DataError(f"dataset {self.name!r} has no {name!r} column (has: {', '.join(self.items.columns)})")
+        return self.items[name].to_numpy()
+
+    def image(self, i: int) -> np.ndarray:
+        if self.image_reader is not None:
+            return self.image_reader(i)
+        if "images" in self.arrays:
+            return self.arrays["images"][i]
+        if "path" in self.items.columns:
+            return read_image(self.items["path"].iat[i])
+        raise DataError(f"dataset {self.name!r} has no images (it ships only arrays: {', '.join(self.arrays)})")
+
+    def subset(self, idx: np.ndarray) -> "Dataset":
+        """A view on some items (arrays sliced, info shared)."""
+        idx = np.asarray(idx)
+        return Dataset(
+            name=self.name,
+            items=self.items.iloc[idx].reset_index(drop=True),
+            arrays={k: v[idx] for k, v in self.arrays.items()},
+            info=self.info,
+            fingerprint=f"{self.fingerprint}:{hashlib.sha1(idx.tobytes()).hexdigest()[:12]}",
+        )
+
+
+def resolve_root(root: str | os.PathLike | None, folder: str, data_root: str | os.PathLike | None) -> Path:
+    """The folder of one dataset: an explicit ``root``, else ``<data_root>/<folder>``."""
+    if root:
+        return Path(root).expanduser()
+    base = Path(data_root or os.environ.get("RANKBENCH_DATA") or "datasets")
+    return base / folder
+
+
+def require_dir(path: Path, what: str, layout: str) -> Path:
+    if not path.is_dir():
+        raise DataError(f"{what}: folder {path} not found; expected layout: {layout}")
+    return path
+
+
+def require_file(path: Path, what: str, layout: str) -> Path:
+    if not path.is_file():
+        raise DataError(f"{what}: file {path} not found; expected layout: {layout}")
+    return path
+
+
+def read_image(path: str | os.PathLike, grey: bool = False) -> np.ndarray:
+    """Read an image file as RGB (or grey) uint8, naming the file if it cannot be decoded."""
+    import cv2
+
+    flag = cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR
+    data = np.fromfile(str(path), dtype=np.uint8) if Path(path).is_file() else None
+    if data is None:
+        raise DataError(f"image {path} not found")
+    img = cv2.imdecode(data, flag) if data.size else None
+    if img is None:
+        raise DataError(f"image {path} is unreadable or truncated (could not be decoded)")
+    if not grey:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+    return img
+
+
+def fingerprint_files(paths: list[str | os.PathLike], extra: str = "") -> str:
+    """A cheap content digest: names, sizes and modification times of the files."""
+    h = hashlib.sha1(extra.encode())
+    for p in paths:
+        st = os.stat(p)
+        h.update(f"{os.path.basename(p)}:{st.st_size}:{int(st.st_mtime)};".encode())
+    return h.hexdigest()[:16]
+
+
+def fingerprint_arrays(*arrays: np.ndarray, extra: str = "") -> str:
+    h = hashlib.sha1(extra.encode())
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str(a.shape).encode() + str(a.dtype).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()[:16]
+
+
+class Loader:
+    """Base of dataset loaders.
+
+    Subclasses are registered in :data:`rankbench.registry.datasets`, set ``folder`` (the
+    sub-folder name under the data root, as in ``../shared/datasets``) and ``layout`` (a one-line
+    description of the expected files, shown in errors), store their options in ``__init__``
+    (``root`` first: an explicit folder that overrides ``<data_root>/<folder>``) and implement
+    :meth:`load`.
+    """
+
+    folder: str = ""
+    layout: str = ""
+
+    def load(self, data_root: str | None = None) -> Dataset:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def get_params(self) -> dict[str, Any]:
+        from ..registry import init_params
+
+        return {k: getattr(self, k) for k in init_params(type(self))}
+
+    def root_dir(self, data_root: str | None) -> Path:
+        path = resolve_root(getattr(self, "root", None), self.folder, data_root)
+        return require_dir(path, f"dataset {self.registry_name}", self.layout)

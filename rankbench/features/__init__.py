@@ -1,0 +1,1 @@
+"""Feature extractors: one module per extractor, registered under its YAML name."""

@@ -1,0 +1,1 @@
+"""rankbench.preprocess"""

@@ -1,0 +1,1 @@
+"""Rankers: one module per algorithm family, each a scikit-learn estimator registered by name."""
