@@ -1,0 +1,22 @@
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("RANKBENCH_SHARED_DATA", REPO.parent / "shared" / "datasets"))
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The real datasets folder, or a skip with the reason when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip(f"real datasets not found at {SHARED} (set RANKBENCH_SHARED_DATA)")
+    return SHARED
+
+
+def shared_dataset(name: str) -> Path:
+    path = SHARED / name
+    if not path.is_dir():
+        pytest.skip(f"real dataset {name} not found at {path}")
+    return path
