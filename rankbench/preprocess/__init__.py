@@ -1,1 +1,1 @@
-"""rankbench.preprocess"""
+"""Unsupervised preprocessors applied before a ranker, fitted on training rows only."""

@@ -66,6 +66,9 @@ class Classifier:
 
 
 def capabilities(est) -> set[str]:
+    inner = getattr(est, "inner_ranker", None)
+    if inner is not None:
+        return capabilities(inner)
     caps: set[str] = set()
     for klass in type(est).__mro__:
         caps.update(klass.__dict__.get("capabilities", ()))
@@ -73,4 +76,5 @@ def capabilities(est) -> set[str]:
 
 
 def accepts_views(est) -> bool:
-    return bool(getattr(est, "accepts_views", False))
+    inner = getattr(est, "inner_ranker", None)
+    return accepts_views(inner) if inner is not None else bool(getattr(est, "accepts_views", False))

@@ -1,0 +1,127 @@
+"""Single-shot person re-identification: probes from one view rank a gallery from another.
+
+Prosser et al. (BMVC 2010, Section 4) and the later tables quoted in ``../shared/PAPERS.md``.
+Per trial, ``n_test`` people are drawn at random (seeded); everyone else trains (or ``n_train`` of
+them). Three ways to form probe and gallery:
+
+``cam``
+    two-camera sets such as VIPeR: each test person's image in ``probe_cam`` is a probe, the one in
+    ``gallery_cam`` the gallery.
+``one_random``
+    multi-shot sets such as i-LIDS (Zheng, Gong, Xiang): one random image per test person forms the
+    gallery, all their other images are probes.
+``pair``
+    two random images per test person, one probe and one gallery (Prosser's i-LIDS protocol).
+
+Metrics: ``cmc@K`` for K in ``ranks`` (matching rate at rank K, ties against the method) and
+``nauc``; the whole CMC curve is kept for plots.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..datasets.base import Dataset
+from ..errors import ConfigError, DataError
+from ..metrics import cmc_curve, nauc
+from ..registry import protocols
+from ..rankers.base import capabilities
+from .base import Meter, Protocol, TrialResult, take
+
+_MODES = ("cam", "one_random", "pair")
+
+
+@protocols.register("reid")
+class ReIdentification(Protocol):
+    """Single-shot re-identification (probe vs gallery), scored by CMC and nAUC."""
+
+    capability = ("pair_scorer", "metric")
+    curve = "cmc"
+
+    def __init__(self, n_test: int = 316, n_train: int | None = None, gallery: str = "cam",
+                 probe_cam: str = "a", gallery_cam: str = "b",
+                 ranks: tuple[int, ...] = (1, 5, 10, 20, 25, 50)):
+        self.n_test = n_test
+        self.n_train = n_train
+        self.gallery = gallery
+        self.probe_cam = probe_cam
+        self.gallery_cam = gallery_cam
+        self.ranks = ranks
+
+    # ------------------------------------------------------------------ checks
+    def check_dataset(self, dataset: Dataset) -> None:
+        if self.gallery not in _MODES:
+            raise ConfigError(f"protocol.gallery: expected one of {', '.join(_MODES)}, got {self.gallery!r}")
+        needed = ["identity"] + (["cam"] if self.gallery == "cam" else [])
+        for col in needed:
+            if col not in dataset.items.columns:
+                raise DataError(f"protocol reid needs a {col!r} column; dataset {dataset.name!r} has: "
+                                f"{', '.join(dataset.items.columns)}")
+        people = self._eligible(dataset)
+        n_total = len(people)
+        if self.n_test >= n_total or self.n_test < 2:
+            raise ConfigError(f"protocol.n_test: expected 2..{n_total - 1} (dataset {dataset.name!r} "
+                              f"has {n_total} usable people), got {self.n_test}")
+        if self.n_train is not None and self.n_train + self.n_test > n_total:
+            raise ConfigError(f"protocol.n_train: n_train + n_test must be <= {n_total}, got "
+                              f"{self.n_train} + {self.n_test}")
+
+    def _eligible(self, dataset: Dataset) -> np.ndarray:
+        """People usable as test people: seen in both cameras, or with at least two images."""
+        ids = dataset.column("identity")
+        if self.gallery == "cam":
+            cams = dataset.column("cam").astype(str)
+            in_p = set(ids[cams == str(self.probe_cam)])
+            in_g = set(ids[cams == str(self.gallery_cam)])
+            return np.array(sorted(in_p & in_g))
+        uniq, counts = np.unique(ids, return_counts=True)
+        return uniq[counts >= 2]
+
+    # ------------------------------------------------------------------ split
+    def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
+        ids = dataset.column("identity")
+        people = self._eligible(dataset)
+        perm = rng.permutation(len(people))
+        test_people = people[perm[: self.n_test]]
+        rest = people[perm[self.n_test:]]
+        train_people = rest if self.n_train is None else rest[: self.n_train]
+        test_mask = np.isin(ids, test_people)
+        train = np.flatnonzero(np.isin(ids, train_people))
+
+        if self.gallery == "cam":
+            cams = dataset.column("cam").astype(str)
+            probe = np.flatnonzero(test_mask & (cams == str(self.probe_cam)))
+            gal = np.flatnonzero(test_mask & (cams == str(self.gallery_cam)))
+        else:
+            probe, gal = [], []
+            for p in test_people:
+                rows = rng.permutation(np.flatnonzero(ids == p))
+                gal.append(rows[0])
+                probe.extend(rows[1:2] if self.gallery == "pair" else rows[1:])
+            probe, gal = np.sort(np.array(probe)), np.sort(np.array(gal))
+            if self.gallery == "pair":
+                # the pair protocol trains on two images per person as well
+                train = np.sort(np.concatenate([
+                    rng.permutation(np.flatnonzero(ids == p))[:2] for p in train_people
+                ])) if len(train_people) else train
+        return {"train": train.tolist(), "probe": probe.tolist(), "gallery": gal.tolist()}
+
+    # ------------------------------------------------------------------ evaluate
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+                 meter: Meter) -> TrialResult:
+        ids = dataset.column("identity")
+        train, probe, gal = (np.asarray(split[k], dtype=int) for k in ("train", "probe", "gallery"))
+        cams = dataset.column("cam")[train] if "cam" in dataset.items.columns else None
+        ranker = make_ranker()
+        # metric learners (ordinal-style rankers) take no camera argument
+        kwargs = {"cams": cams} if "pair_scorer" in capabilities(ranker) else {}
+        with meter.train():
+            ranker.fit(take(X, train), ids[train], **kwargs)
+        with meter.test():
+            S = ranker.similarity(take(X, probe), take(X, gal))
+        curve = cmc_curve(S, ids[probe], ids[gal])
+        metrics = {f"cmc@{r}": float(curve[min(r, len(curve)) - 1]) for r in self.ranks}
+        metrics["nauc"] = nauc(curve)
+        return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()})
