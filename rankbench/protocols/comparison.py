@@ -1,0 +1,149 @@
+"""Relative-attribute comparison protocol (Parikh & Grauman, ICCV 2011; Sharaf et al., BMVC 2015)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..datasets.base import Dataset
+from ..errors import ConfigError, DataError
+from ..metrics import grouped_pair_accuracy
+from ..registry import protocols
+from .base import Meter, Protocol, TrialResult, take
+
+
+def training_pairs(strength: np.ndarray, n_max: int | None, similar: bool, rng: np.random.Generator):
+    """Training pairs from category-level strengths of the training items.
+
+    Every unordered pair of training items is a candidate: *ordered* when the strengths differ
+    (oriented so ``pairs[:, 0]`` is the stronger item, sign +1) and *similar* when they are equal
+    (sign 0; same category or another category of equal strength). At most ``n_max`` candidates
+    are kept, drawn uniformly without replacement, so ordered and similar pairs keep their
+    natural proportions.
+    """
+    n = len(strength)
+    i, j = np.triu_indices(n, k=1)
+    diff = strength[i] - strength[j]
+    keep = (diff != 0) | similar
+    i, j, diff = i[keep], j[keep], diff[keep]
+    if n_max is not None and len(i) > n_max:
+        pick = np.sort(rng.choice(len(i), size=int(n_max), replace=False))
+        i, j, diff = i[pick], j[pick], diff[pick]
+    swap = diff < 0
+    pairs = np.column_stack([np.where(swap, j, i), np.where(swap, i, j)])
+    return pairs, (diff != 0).astype(np.int64)
+
+
+@protocols.register("comparison")
+class Comparison(Protocol):
+    """Relative attributes: learn a ranking per attribute from ordered pairs; score pair accuracy.
+
+    Training images are the dataset's ``train`` column (PubFig's ``used_for_training``) or, when
+    ``n_train_per_category`` is set (OSR has no official split), that many images per category
+    drawn with the trial seed. Per attribute, training pairs are all pairs of training images
+    (ordered when their categories differ in strength, "similar" when equal; see
+    :func:`training_pairs`), capped at ``n_train_pairs`` (about 20,000 in Sharaf et al.). The test
+    pairs are *all* pairs of test images whose strengths differ (PubFig about 120,000, OSR about
+    1.8 million); they are counted with :func:`rankbench.metrics.grouped_pair_accuracy` without
+    being listed. Pairs of equal strength are not scored; a tie in score counts as wrong.
+
+    Metrics: ``pair_acc/<attribute>`` and ``pair_acc`` (mean over attributes), as fractions.
+    ``extra`` records the pair counts and, for rankers that have them, learned kernel weights.
+
+    Parameters
+    ----------
+    attributes : list of str or None
+        Attributes to evaluate (default: all of the dataset's).
+    n_train_per_category : int or None
+        Draw this many training images per category (seeded) instead of the ``train`` column.
+    n_train_pairs : int or None
+        Cap on training pairs per attribute.
+    similar_pairs : bool
+        Include pairs of equal strength in training (Parikh & Grauman's similarity constraints).
+    """
+
+    capability = ("pairwise",)
+
+    def __init__(self, attributes=None, n_train_per_category=None, n_train_pairs=20000, similar_pairs=True):
+        self.attributes = attributes
+        self.n_train_per_category = n_train_per_category
+        self.n_train_pairs = n_train_pairs
+        self.similar_pairs = similar_pairs
+
+    def _attributes(self, dataset: Dataset) -> list[str]:
+        names = list(dataset.info["attributes"])
+        if self.attributes is None:
+            return names
+        wanted = [self.attributes] if isinstance(self.attributes, str) else list(self.attributes)
+        unknown = [a for a in wanted if a not in names]
+        if unknown:
+            raise ConfigError(f"protocol.attributes: unknown attribute {unknown[0]!r} for dataset "
+                              f"{dataset.name!r}; valid: {', '.join(names)}")
+        return wanted
+
+    def check_dataset(self, dataset: Dataset) -> None:
+        if "strength" not in dataset.info or "attributes" not in dataset.info:
+            raise DataError(f"dataset {dataset.name!r} has no relative-attribute strengths "
+                            "(info['strength']); the comparison protocol needs them")
+        cats = set(dataset.column("category"))
+        missing = cats - set(dataset.info["strength"].index)
+        if missing:
+            raise DataError(f"dataset {dataset.name!r}: category {sorted(missing)[0]!r} has no strength row")
+        if self.n_train_per_category is None and "train" not in dataset.items.columns:
+            raise ConfigError(f"protocol.n_train_per_category: dataset {dataset.name!r} has no official "
+                              "training split (no 'train' column); set n_train_per_category (e.g. 30)")
+        self._attributes(dataset)
+
+    def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
+        self.check_dataset(dataset)
+        cats = dataset.column("category")
+        if self.n_train_per_category is None:
+            is_train = dataset.column("train").astype(bool)
+        else:
+            k = int(self.n_train_per_category)
+            is_train = np.zeros(len(dataset), dtype=bool)
+            for c in sorted(set(cats)):
+                idx = np.flatnonzero(cats == c)
+                if len(idx) <= k:
+                    raise DataError(f"dataset {dataset.name!r}: category {c!r} has {len(idx)} images, "
+                                    f"cannot draw n_train_per_category={k} and keep test images")
+                is_train[rng.choice(idx, size=k, replace=False)] = True
+        return {
+            "train": np.flatnonzero(is_train).tolist(),
+            "test": np.flatnonzero(~is_train).tolist(),
+            "pair_seed": int(rng.integers(2**31 - 1)),
+        }
+
+    def evaluate(self, make_ranker, X, dataset: Dataset, split: dict[str, Any], meter: Meter) -> TrialResult:
+        train = np.asarray(split["train"], dtype=int)
+        test = np.asarray(split["test"], dtype=int)
+        cats = dataset.column("category")
+        table = dataset.info["strength"]
+        X_train, X_test = take(X, train), take(X, test)
+        rng = np.random.default_rng(split["pair_seed"])
+        metrics: dict[str, float] = {}
+        extra: dict[str, Any] = {"n_train_pairs": {}, "n_similar_pairs": {}, "n_test_pairs": {}}
+        accs = []
+        for attr in self._attributes(dataset):
+            strength = table[attr].reindex(cats).to_numpy(dtype=float)
+            pairs, sign = training_pairs(strength[train], self.n_train_pairs, self.similar_pairs, rng)
+            ranker = make_ranker()
+            with meter.train():
+                ranker.fit(X_train, pairs, sign)
+            with meter.test():
+                scores = ranker.decision_function(X_test)
+                acc, n_pairs = grouped_pair_accuracy(scores, strength[test])
+            metrics[f"pair_acc/{attr}"] = acc
+            accs.append(acc)
+            extra["n_train_pairs"][attr] = int(len(pairs))
+            extra["n_similar_pairs"][attr] = int((sign == 0).sum())
+            extra["n_test_pairs"][attr] = int(n_pairs)
+            weights = getattr(ranker, "kernel_weights_", None)
+            if weights is not None:
+                extra.setdefault("kernel_weights", {})[attr] = dict(weights)
+            for p in ("C_", "gamma_"):
+                if hasattr(ranker, p):
+                    extra.setdefault(p.rstrip("_"), {})[attr] = float(getattr(ranker, p))
+        metrics["pair_acc"] = float(np.mean(accs))
+        return TrialResult(metrics=metrics, extra=extra)
