@@ -70,6 +70,12 @@ class Dataset:
             return read_image(self.items["path"].iat[i])
         raise DataError(f"dataset {self.name!r} has no images (it ships only arrays: {', '.join(self.arrays)})")
 
+    def without_images(self) -> "Dataset":
+        """The same dataset minus in-memory images and the reader, cheap to send to worker processes."""
+        return Dataset(name=self.name, items=self.items,
+                       arrays={k: v for k, v in self.arrays.items() if k != "images"},
+                       info=self.info, fingerprint=self.fingerprint)
+
     def subset(self, idx: np.ndarray) -> "Dataset":
         """A view on some items (arrays sliced, info shared)."""
         idx = np.asarray(idx)

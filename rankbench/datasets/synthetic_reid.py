@@ -35,7 +35,7 @@ def _person(rng: np.random.Generator) -> dict:
         "stripe_freq": rng.choice([0.0, 0.0, 0.15, 0.3, 0.5]),
         "stripe_phase": rng.uniform(0, 2 * np.pi),
         "shirt_end": rng.uniform(0.52, 0.62),
-        "width": rng.uniform(0.55, 0.8),
+        "width": rng.uniform(0.8, 1.0),
         "bag": rng.random() < 0.3,
         "bag_colour": palette(),
     }
@@ -52,12 +52,12 @@ def _render(p: dict, cam_gain: np.ndarray, cam_gamma: float, rng: np.random.Gene
         xx = -xx
     img = np.empty((H, W, 3))
     img[:] = rng.uniform(0.3, 0.7, size=3) * rng.uniform(0.6, 1.0)  # background
-    img += rng.normal(0, 0.08, size=(H, W, 1)) * (np.sin(yy * rng.uniform(5, 30)) > 0)[..., None]
+    img += rng.normal(0, 0.05, size=(H, W, 1)) * (np.sin(yy * rng.uniform(5, 30)) > 0)[..., None]
     half = p["width"] / 2
     head = ((xx / 0.13) ** 2 + ((yy - 0.1) / 0.07) ** 2) < 1
     hair = head & (yy < 0.075)
-    torso = (np.abs(xx) < half * 0.5) & (yy >= 0.17) & (yy < p["shirt_end"])
-    legs = (np.abs(xx) < half * 0.42) & (yy >= p["shirt_end"]) & (yy < 0.97) & (np.abs(xx) > 0.02)
+    torso = (np.abs(xx) < half * 0.6) & (yy >= 0.17) & (yy < p["shirt_end"])
+    legs = (np.abs(xx) < half * 0.5) & (yy >= p["shirt_end"]) & (yy < 0.97) & (np.abs(xx) > 0.02)
     stripes = np.sin(2 * np.pi * p["stripe_freq"] * yy * H / 4 + p["stripe_phase"]) > 0
     img[head] = p["skin"]
     img[hair] = p["hair"]

@@ -1,1 +1,1 @@
-"""rankbench.engine"""
+"""The experiment engine: runner, feature cache and result store."""

@@ -1,1 +1,1 @@
-"""rankbench.report"""
+"""Tables, plots, the expected-number check and the cross-paper REPORT.md."""

@@ -1,0 +1,132 @@
+"""UMIST faces (Graham & Allinson 1998), cropped version: 575 grey 112x92 images of 20 people.
+
+Layout: ``umist_cropped/<subject>/face/<subject><NNN>.pgm`` (binary PGM, P5). Items are ordered by
+subject, then file name. The ordinal label of an image comes from its subject, through a mapping
+given in the config (the data ship no per-subject attributes): ``labels`` is either a dict
+``{subject: label}`` or the path of a CSV with a ``subject`` column and a ``label_column``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError, DataError
+from ..registry import datasets
+from .base import Dataset, Loader, fingerprint_files, require_dir
+
+HEIGHT, WIDTH = 112, 92
+
+
+def read_pgm(path: Path) -> np.ndarray:
+    """Read an 8-bit binary PGM (P5) as a (H, W) uint8 array, naming the file on any problem."""
+    data = Path(path).read_bytes()
+    if not data.startswith(b"P5"):
+        raise DataError(f"{path}: not a binary PGM image (expected magic 'P5', got {data[:2]!r})")
+    # header: magic, width, height, maxval, separated by whitespace; '#' comments allowed
+    fields, pos = [], 2
+    token = re.compile(rb"\s*(?:#[^\n]*\n\s*)*(\d+)")
+    for _ in range(3):
+        m = token.match(data, pos)
+        if not m:
+            raise DataError(f"{path}: malformed PGM header")
+        fields.append(int(m.group(1)))
+        pos = m.end()
+    width, height, maxval = fields
+    if maxval > 255:
+        raise DataError(f"{path}: 16-bit PGM (maxval {maxval}) not supported; expected 8-bit")
+    pixels = np.frombuffer(data, dtype=np.uint8, offset=pos + 1)
+    if pixels.size < width * height:
+        raise DataError(f"{path}: truncated PGM ({pixels.size} of {width * height} pixels)")
+    return pixels[: width * height].reshape(height, width)
+
+
+def subject_labels(labels, label_column: str, where: str) -> dict[str, float]:
+    """The ``{subject: label}`` mapping from a dict or a CSV path."""
+    if isinstance(labels, dict):
+        try:
+            return {str(k): float(v) for k, v in labels.items()}
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"{where}: labels must map subject -> number ({e})") from None
+    path = Path(str(labels)).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"{where}: labels file {path} not found (expected a CSV with columns "
+                          f"'subject' and {label_column!r}, or a mapping {{subject: label}})")
+    table = pd.read_csv(path, comment="#", dtype={"subject": str})
+    for col in ("subject", label_column):
+        if col not in table.columns:
+            raise DataError(f"{path}: no column {col!r} (has: {', '.join(table.columns)})")
+    return dict(zip(table["subject"].astype(str), table[label_column].astype(float)))
+
+
+@datasets.register("umist")
+class UMIST(Loader):
+    """UMIST cropped faces: 575 grey 112x92 PGM images of 20 subjects, ordinal labels per subject.
+
+    Parameters
+    ----------
+    root : str, optional
+        The dataset folder (holding ``umist_cropped/``); default ``<data-root>/umist``.
+    labels : dict or str, optional
+        ``{subject: label}`` or a CSV path (relative paths are read from the dataset folder).
+        Every subject folder must have a label. Without it there is no ``label`` column.
+    label_column : str
+        Column of the CSV holding the label (default ``paper_label``).
+    """
+
+    folder = "umist"
+    layout = "umist_cropped/<subject>/face/<subject><NNN>.pgm, 8-bit binary PGM, 112 high x 92 wide"
+
+    def __init__(self, root=None, labels=None, label_column: str = "paper_label"):
+        self.root = root
+        self.labels = labels
+        self.label_column = label_column
+
+    def load(self, data_root=None) -> Dataset:
+        root = self.root_dir(data_root)
+        base = require_dir(root / "umist_cropped", "dataset umist", self.layout)
+        subjects = sorted(p.name for p in base.iterdir() if p.is_dir() and p.name != "license_files")
+        if not subjects:
+            raise DataError(f"dataset umist: no subject folders in {base}; expected layout: {self.layout}")
+        mapping = None
+        if self.labels is not None:
+            lab = self.labels
+            if isinstance(lab, str) and not Path(lab).expanduser().is_absolute() and (root / lab).is_file():
+                lab = str(root / lab)
+            mapping = subject_labels(lab, self.label_column, "dataset umist")
+            missing = [s for s in mapping if s not in subjects]
+            if missing:
+                raise DataError(f"dataset umist: subject folder {base / missing[0]} not found "
+                                f"(labels name it); expected layout: {self.layout}")
+            unlabelled = [s for s in subjects if s not in mapping]
+            if unlabelled:
+                raise ConfigError(f"dataset umist: labels give no label for subject {unlabelled[0]!r}")
+        rows, images, paths = [], [], []
+        for subj in subjects:
+            face = require_dir(base / subj / "face", f"dataset umist subject {subj}", self.layout)
+            files = sorted(p for p in face.iterdir() if p.is_file() and not p.name.startswith("."))
+            if not files:
+                raise DataError(f"dataset umist: no images in {face}; expected layout: {self.layout}")
+            for f in files:
+                if f.suffix.lower() != ".pgm":
+                    raise DataError(f"dataset umist: {f} is not a .pgm file; expected layout: {self.layout}")
+                img = read_pgm(f)
+                if img.shape != (HEIGHT, WIDTH):
+                    raise DataError(f"dataset umist: {f} is {img.shape[1]}x{img.shape[0]} (w x h); "
+                                    f"expected {WIDTH}x{HEIGHT}")
+                rows.append({"id": f.stem, "subject": subj, "path": str(f)})
+                images.append(img)
+                paths.append(f)
+        items = pd.DataFrame(rows)
+        if mapping is not None:
+            items["label"] = items["subject"].map(mapping).astype(float)
+        return Dataset(
+            name="umist",
+            items=items,
+            arrays={"images": np.stack(images)},
+            info={"root": str(root), "subject_labels": mapping},
+            fingerprint=fingerprint_files(paths, extra=repr(sorted((mapping or {}).items()))),
+        )

@@ -1,0 +1,47 @@
+"""On-disk feature cache keyed by dataset content and extractor parameters.
+
+The cache folder is ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``; entries are ``.npy`` files
+named by a digest of (dataset fingerprint, extractor name, version, parameters), so changing any
+parameter computes afresh and a second run with the same ones loads instantly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..datasets.base import Dataset
+from ..features.base import Extractor
+from .store import atomic_save_npy
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("RANKBENCH_CACHE") or Path.home() / ".cache" / "rankbench")
+
+
+def feature_key(dataset: Dataset, extractor: Extractor) -> str:
+    blob = json.dumps({"dataset": dataset.fingerprint, **extractor.cache_key()}, sort_keys=True, default=str)
+    return hashlib.sha1(blob.encode()).hexdigest()[:20]
+
+
+def get_features(dataset: Dataset, extractor: Extractor, n_jobs: int = 1, progress: bool = False,
+                 use_cache: bool = True) -> np.ndarray:
+    """The extractor's features for every item, from the cache when possible."""
+    if not (use_cache and extractor.cacheable and dataset.fingerprint):
+        return np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
+    path = cache_dir() / "features" / f"{extractor.registry_name}-{feature_key(dataset, extractor)}.npy"
+    if path.is_file():
+        try:
+            return np.load(path, allow_pickle=False)
+        except (ValueError, OSError):
+            path.unlink(missing_ok=True)  # a corrupt entry is recomputed, never trusted
+    X = np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
+    try:
+        atomic_save_npy(path, X)
+    except OSError:
+        pass  # an unwritable cache only costs time
+    return X

@@ -1,0 +1,144 @@
+"""Concept retrieval: rank a collection once per concept, scored by AP at depths and MAP.
+
+Merler, Yan & Smith, "Imbalanced RankBoost for Efficiently Ranking Large-Scale Image/Video
+Collections": every concept is a separate ranking task over the test collection; the score is
+AP@d = (1/TP) sum_{k<=d} (TP_k / k) I_k with TP the relevant items in the whole test collection
+(:func:`rankbench.metrics.average_precision`), at depths 100, 500 and full, and MAP its mean over
+concepts. The paper's result is MAP against ranking time, so the time spent scoring the test
+collection (``test_s``, summed over concepts) is the ranking time.
+
+Data: ``arrays["relevance"]`` (items x concepts, 0/1) and ``info["concepts"]`` (names).
+Split: the dataset's ``train`` column (``split_by: dataset``) or a seeded random
+``train_fraction`` of the items (``split_by: random``). A concept is evaluated in a trial only
+if it has at least ``min_positives`` relevant items on both sides of the split (and a negative
+in training); the kept concepts are stored with the split, so every method sees the same ones.
+
+Metrics: ``ap@D/<concept>`` for D in ``depths`` and ``ap/<concept>`` (full depth), with their
+means over concepts ``map@D`` and ``map``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..datasets.base import Dataset
+from ..errors import ConfigError, DataError
+from ..metrics import average_precision
+from ..registry import protocols
+from .base import Meter, Protocol, TrialResult, take
+
+_SPLITS = ("random", "dataset")
+
+
+@protocols.register("retrieval")
+class Retrieval(Protocol):
+    """Per-concept ranking of a collection (Merler et al.), scored by AP@D and MAP@D.
+
+    Parameters
+    ----------
+    split_by : "random" or "dataset"
+        A seeded random split of ``train_fraction`` of the items, or the dataset's ``train`` column.
+    train_fraction : float
+        Fraction of items that train, for ``split_by: random``.
+    depths : list of int
+        Cut-offs D of ``ap@D`` / ``map@D``; full depth (``ap`` / ``map``) is always reported.
+    concepts : list of str, optional
+        Evaluate only these concepts (default: all).
+    min_positives : int
+        Least number of relevant items a concept needs in the training rows and in the test rows.
+    """
+
+    capability = ("item_scorer",)
+
+    def __init__(self, split_by: str = "random", train_fraction: float = 0.5,
+                 depths: tuple[int, ...] = (100, 500), concepts: list[str] | None = None,
+                 min_positives: int = 1):
+        self.split_by = split_by
+        self.train_fraction = train_fraction
+        self.depths = depths
+        self.concepts = concepts
+        self.min_positives = min_positives
+
+    # ------------------------------------------------------------------ checks
+    def check_dataset(self, dataset: Dataset) -> None:
+        if self.split_by not in _SPLITS:
+            raise ConfigError(f"protocol.split_by: expected one of {', '.join(_SPLITS)}, got {self.split_by!r}")
+        if self.split_by == "random" and not 0 < self.train_fraction < 1:
+            raise ConfigError(f"protocol.train_fraction: expected a number in (0, 1), got {self.train_fraction!r}")
+        if self.split_by == "dataset":
+            dataset.column("train")
+        if any(int(d) != d or d < 1 for d in self.depths):
+            raise ConfigError(f"protocol.depths: expected positive integers, got {list(self.depths)}")
+        if int(self.min_positives) < 1:
+            raise ConfigError(f"protocol.min_positives: expected an integer >= 1, got {self.min_positives!r}")
+        R = dataset.arrays.get("relevance")
+        names = dataset.info.get("concepts")
+        if R is None or R.ndim != 2 or R.shape[0] != len(dataset):
+            raise DataError(f"protocol retrieval needs arrays['relevance'] (items x concepts, 0/1); dataset "
+                            f"{dataset.name!r} has arrays: {', '.join(dataset.arrays) or 'none'}")
+        if names is None or len(names) != R.shape[1]:
+            raise DataError(f"protocol retrieval needs info['concepts'] naming the {R.shape[1]} relevance "
+                            f"columns of dataset {dataset.name!r}")
+        if self.concepts is not None:
+            unknown = [c for c in self.concepts if c not in names]
+            if unknown:
+                shown = ", ".join(list(names)[:20]) + (" ..." if len(names) > 20 else "")
+                raise ConfigError(f"protocol.concepts: unknown concept {unknown[0]!r} in dataset "
+                                  f"{dataset.name!r}; concepts: {shown}")
+
+    # ------------------------------------------------------------------ split
+    def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
+        n = len(dataset)
+        if self.split_by == "dataset":
+            is_train = dataset.column("train").astype(bool)
+            train, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+        else:
+            perm = rng.permutation(n)
+            n_train = int(round(self.train_fraction * n))
+            train, test = np.sort(perm[:n_train]), np.sort(perm[n_train:])
+        names = list(dataset.info["concepts"])
+        wanted = names if self.concepts is None else list(self.concepts)
+        cols = np.array([names.index(c) for c in wanted], dtype=int)
+        R = np.asarray(dataset.arrays["relevance"])[:, cols] > 0
+        pos_tr, pos_te = R[train].sum(0), R[test].sum(0)
+        keep = (pos_tr >= self.min_positives) & (pos_te >= self.min_positives) & (pos_tr < len(train))
+        if not keep.any():
+            raise DataError(f"protocol retrieval: no concept of dataset {dataset.name!r} has at least "
+                            f"{self.min_positives} relevant items in both the training and the test rows")
+        return {"train": train.tolist(), "test": test.tolist(),
+                "concepts": [c for c, k in zip(wanted, keep) if k]}
+
+    # ------------------------------------------------------------------ evaluate
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+                 meter: Meter) -> TrialResult:
+        train = np.asarray(split["train"], dtype=int)
+        test = np.asarray(split["test"], dtype=int)
+        names = list(dataset.info["concepts"])
+        R = np.asarray(dataset.arrays["relevance"]) > 0
+        X_tr, X_te = take(X, train), take(X, test)
+        depths = [int(d) for d in self.depths]
+        metrics: dict[str, float] = {}
+        per_depth: dict[str, list[float]] = {f"@{d}": [] for d in depths} | {"": []}
+        for concept in split["concepts"]:
+            c = names.index(concept)
+            ranker = make_ranker()  # fresh per concept: one binary ranking task each
+            with meter.train():
+                ranker.fit(X_tr, R[train, c].astype(int))
+            with meter.test():
+                s = np.asarray(ranker.decision_function(X_te), dtype=float)
+            if s.shape not in ((len(test),), (len(test), 1)):
+                raise ValueError(f"decision_function returned shape {s.shape}, expected ({len(test)},)")
+            s, rel = s.ravel(), R[test, c]
+            for d in depths:
+                ap = average_precision(s, rel, depth=d)
+                metrics[f"ap@{d}/{concept}"] = ap
+                per_depth[f"@{d}"].append(ap)
+            ap = average_precision(s, rel)
+            metrics[f"ap/{concept}"] = ap
+            per_depth[""].append(ap)
+        for suffix, values in per_depth.items():
+            metrics[f"map{suffix}"] = float(np.mean(values))
+        return TrialResult(metrics=metrics, extra={"n_concepts": len(split["concepts"]),
+                                                   "n_train": len(train), "n_test": len(test)})

@@ -1,0 +1,233 @@
+"""Primal RankSVM with squared hinge loss solved by truncated Newton + conjugate gradient.
+
+Objective (Prosser et al. 2010, eq. 4; Chapelle & Keerthi 2010)::
+
+    f(w) = 1/2 ||w||^2 + C * sum_s max(0, 1 - w^T (x+_s - x-_s))^2
+
+where ``x+_s = |x_i - x_p|`` and ``x-_s = |x_i - x_n|`` for triple s. Writing ``a_s = x-_s - x+_s``
+and ``z_s = w^T a_s``, each loss term is ``max(0, 1 + z_s)^2``.
+
+The solver only needs three products with the (n_triples, d) matrix A of the ``a_s`` rows, given
+by an *oracle*: ``z(v) = A v``, ``rmat(t) = A^T t`` and the fused ``hvp(v, act) = (A^T diag(act)
+A v, A v)``. :class:`StreamOracle` computes them by streaming difference vectors from a
+:class:`~rankbench.rankers._pairs.PairSet` (one pass each); :class:`DenseOracle` uses the
+materialised A (the paper's memory behaviour).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._pairs import PairSet
+
+
+class DenseOracle:
+    """Products with an explicit (n_triples, d) matrix A."""
+
+    def __init__(self, A: np.ndarray):
+        self.A = A
+        self.d = A.shape[1]
+        self.n_passes = 0
+
+    def z(self, v):
+        self.n_passes += 1
+        return self.A @ v.astype(self.A.dtype)
+
+    def rmat(self, t):
+        self.n_passes += 1
+        return (t.astype(self.A.dtype) @ self.A).astype(np.float64)
+
+    def hvp(self, v, act):
+        self.n_passes += 2
+        zv = (self.A @ v.astype(self.A.dtype)).astype(np.float64)
+        return ((act * zv).astype(self.A.dtype) @ self.A).astype(np.float64), zv
+
+
+class StreamOracle:
+    """Products with A computed on the fly from a :class:`PairSet` (never stores A).
+
+    Triples are stored on the grid: the row side as a (n_rows, K, n_cols) array (query row r,
+    positive slot k, negative column c) and the column side as (n_rows, n_cols, K) (negative row
+    r, query column c, positive slot k); the flat order is row side then column side, each in
+    C order of its mask.
+    """
+
+    def __init__(self, pairs: PairSet):
+        self.P = pairs
+        self.d = pairs.d
+        self.n_passes = 0
+        rs, cs = pairs.row_side, pairs.col_side
+        self.mask_r = None if rs is None else rs.valid[:, :, None] & rs.neg[:, None, :]
+        self.mask_c = None if cs is None else cs.neg.T[:, :, None] & cs.valid[None, :, :]
+        self.n_r = 0 if rs is None else int(self.mask_r.sum())
+
+    # --- helpers on the grid
+    def _posvals(self, v):
+        """Scores of the positive pairs for v, padded with a trailing 0 for slot -1."""
+        return np.append(self.P.Dpos @ v.astype(self.P.X.dtype), 0.0)
+
+    def _flat(self, V, pv):
+        """Per-triple values V_neg - V_pos from grid scores V (n_rows, n_cols)."""
+        out = []
+        if self.mask_r is not None:
+            Pr = pv[self.P.row_side.pos_id]
+            out.append((V[:, None, :] - Pr[:, :, None])[self.mask_r])
+        if self.mask_c is not None:
+            Pc = pv[self.P.col_side.pos_id]
+            out.append((V[:, :, None] - Pc[None, :, :])[self.mask_c])
+        return np.concatenate(out)
+
+    def _grids(self, t):
+        """Flat triple weights -> (row grid, column grid)."""
+        Tr = Tc = None
+        if self.mask_r is not None:
+            Tr = np.zeros(self.mask_r.shape)
+            Tr[self.mask_r] = t[:self.n_r]
+        if self.mask_c is not None:
+            Tc = np.zeros(self.mask_c.shape)
+            Tc[self.mask_c] = t[self.n_r:]
+        return Tr, Tc
+
+    def _finish(self, acc, pacc_r, pacc_c):
+        """acc + sum over positive pairs of their (negative) coefficient times |x_i - x_p|."""
+        pa = np.zeros(len(self.P.Dpos) + 1)
+        if pacc_r is not None:
+            np.add.at(pa, self.P.row_side.pos_id.ravel(), pacc_r.ravel())
+        if pacc_c is not None:
+            np.add.at(pa, self.P.col_side.pos_id.ravel(), pacc_c.ravel())
+        return acc + pa[:-1].astype(self.P.X.dtype) @ self.P.Dpos
+
+    # --- oracle API
+    def z(self, v):
+        self.n_passes += 1
+        S, _ = self.P.stream(V=np.asarray(v)[:, None])
+        return self._flat(S[..., 0], self._posvals(v))
+
+    def rmat(self, t):
+        self.n_passes += 1
+        Tr, Tc = self._grids(t)
+        G = np.zeros(self.P.shape)
+        pr = pc = None
+        if Tr is not None:
+            G += Tr.sum(1)
+            pr = -Tr.sum(2)
+        if Tc is not None:
+            G += Tc.sum(2)
+            pc = -Tc.sum(0)
+        _, acc = self.P.stream(coef=lambda sl, Sb: G[sl])
+        return self._finish(acc, pr, pc)
+
+    def hvp(self, v, act):
+        """(A^T diag(act) A v, A v) in one pass: the block's scores give its coefficients."""
+        self.n_passes += 1
+        Ar, Ac = self._grids(act)
+        pv = self._posvals(v)
+        rs, cs = self.P.row_side, self.P.col_side
+        pr = None if Ar is None else np.zeros(Ar.shape[:2])
+        pc = None if Ac is None else np.zeros(Ac.shape[1:])
+        Pc = None if cs is None else pv[cs.pos_id]
+
+        def coef(sl, Sb):
+            Vb = Sb[..., 0]
+            G = np.zeros(Vb.shape)
+            if Ar is not None:
+                T = Ar[sl] * (Vb[:, None, :] - pv[rs.pos_id[sl]][:, :, None])
+                G += T.sum(1)
+                pr[sl] -= T.sum(2)
+            if Ac is not None:
+                T = Ac[sl] * (Vb[:, :, None] - Pc[None, :, :])
+                G += T.sum(2)
+                pc[...] -= T.sum(0)
+            return G
+
+        S, acc = self.P.stream(V=np.asarray(v)[:, None], coef=coef)
+        return self._finish(acc, pr, pc), self._flat(S[..., 0], pv)
+
+
+def solve(oracle, C: float, w0=None, z0=None, max_newton: int = 20, max_cg: int = 30,
+          tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Minimise eq. 4 by truncated Newton (CG inner solves, exact line search).
+
+    Parameters
+    ----------
+    oracle : DenseOracle or StreamOracle
+    C : the loss weight of eq. 4.
+    w0, z0 : warm start (``z0 = A w0``, computed when missing).
+    max_newton, max_cg : iteration caps (the *truncated* Newton: CG stops early).
+    tol : stop when ||grad|| <= tol * ||grad at w = 0||.
+
+    Returns
+    -------
+    w, z (= A w), info dict (iterations, passes, objective)
+    """
+    d = oracle.d
+    w = np.zeros(d) if w0 is None else np.asarray(w0, dtype=float).copy()
+    if z0 is not None:
+        z = np.asarray(z0, dtype=float).copy()
+    elif w0 is None or not np.any(w):
+        z = None
+    else:
+        z = np.asarray(oracle.z(w), dtype=float)
+    g_ref = None
+    info = {"newton": 0, "cg": 0}
+    for it in range(max_newton):
+        if z is None:  # w = 0: every margin is 1, no pass needed for z
+            z = np.zeros(_n_triples(oracle))
+        L = np.maximum(1.0 + z, 0.0)
+        g = w + 2 * C * oracle.rmat(L)
+        gn = np.linalg.norm(g)
+        if g_ref is None:
+            g_ref = max(np.linalg.norm(2 * C * oracle.rmat(np.ones_like(z))) if it or w.any() else gn, 1e-300)
+        if gn <= tol * g_ref:
+            break
+        act = (L > 0).astype(float)
+        # CG on (I + 2C A_act^T A_act) s = -g; forcing term eta shrinks as the gradient does
+        eta = min(0.5, np.sqrt(gn / g_ref))
+        s = np.zeros(d)
+        zs = np.zeros_like(z)
+        r = -g
+        p = r.copy()
+        rr = r @ r
+        for _ in range(max_cg):
+            hp, zp = oracle.hvp(p, act)
+            Hp = p + 2 * C * hp
+            alpha = rr / (p @ Hp)
+            s += alpha * p
+            zs += alpha * zp
+            r -= alpha * Hp
+            rr_new = r @ r
+            info["cg"] += 1
+            if np.sqrt(rr_new) <= eta * gn:
+                break
+            p = r + (rr_new / rr) * p
+            rr = rr_new
+        t = _line_search(w, s, z, zs, C)
+        w += t * s
+        z += t * zs
+        info["newton"] += 1
+    L = np.maximum(1.0 + z, 0.0)
+    info["objective"] = float(0.5 * w @ w + C * L @ L)
+    info["passes"] = oracle.n_passes
+    return w, z, info
+
+
+def _n_triples(oracle) -> int:
+    if isinstance(oracle, DenseOracle):
+        return oracle.A.shape[0]
+    return int(sum(m.sum() for m in (oracle.mask_r, oracle.mask_c) if m is not None))
+
+
+def _line_search(w, s, z, zs, C, iters: int = 30) -> float:
+    """Exact minimiser of the convex piecewise-quadratic f(w + t s) by 1-D Newton steps."""
+    ws, ss = w @ s, s @ s
+    t = 1.0
+    for _ in range(iters):
+        m = 1.0 + z + t * zs
+        a = m > 0
+        d1 = ws + t * ss + 2 * C * (m[a] @ zs[a])
+        d2 = ss + 2 * C * (zs[a] @ zs[a])
+        step = d1 / d2
+        t -= step
+        if abs(step) <= 1e-10 * max(1.0, abs(t)):
+            break
+    return t

@@ -1,0 +1,226 @@
+"""cMDS-DML: ordinal distance metric learning with classical MDS (Yu & Li).
+
+Reference: P. Yu and Q.-N. Li, "Ordinal Distance Metric Learning with MDS for Image Ranking"
+(arXiv 2018). Equation and algorithm numbers below are the paper's.
+
+The method learns a linear map ``L`` (s x d), so that the metric is ``A = L^T L``:
+
+1. ideal points ``y_i`` in R^s from the labels: the squared-distance matrix (8)
+   ``D_ij = (|r_i - r_j| + beta)^2`` (0 for equal labels) embedded by classical MDS (4)-(6),
+   either directly on the n x n matrix or by Algorithm 1 on the m x m label matrix (11);
+2. ``K`` target neighbours per training point (same label, Euclidean, eq. (2));
+3. minimise (10) ``f(L, c) = 1/2 sum ||L x_i - c y_i||^2
+   + mu sum_{eta_ij = 1} (||L(x_i - x_j)||^2 - ||x_i - x_j||^2)^2``
+   by steepest descent with the Armijo rule (Algorithm 2, S4-S6) from ``L0 = [e_1 ... e_s]^T``,
+   ``c0 = 1``, on centred data (Assumption 2).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ..registry import rankers
+from .base import MetricLearner
+
+
+# --------------------------------------------------------------------------- the ideal points
+def label_distance_matrix(r: np.ndarray, beta: float = 1.0) -> np.ndarray:
+    """Squared distances (8): ``(|r_i - r_j| + beta)^2`` for different labels, else 0."""
+    r = np.asarray(r, float)
+    diff = np.abs(r[:, None] - r[None, :])
+    return np.where(diff > 0, (diff + beta) ** 2, 0.0)
+
+
+def classical_mds(D: np.ndarray, s: int) -> np.ndarray:
+    """Classical MDS (4)-(6) of a squared-distance matrix ``D`` to ``s`` dimensions.
+
+    Returns the (n, s) coordinates ``[sqrt(l_1) p_1, ..., sqrt(l_s) p_s]``; eigenvalues that are
+    not positive (``D`` of rank below s, or not an EDM) give zero columns, so the output always
+    has ``s`` columns.
+    """
+    D = np.asarray(D, float)
+    n = len(D)
+    J = np.eye(n) - 1.0 / n
+    B = -0.5 * J @ D @ J
+    lam, P = np.linalg.eigh((B + B.T) / 2)
+    order = np.argsort(lam)[::-1][:s]
+    lam = np.clip(lam[order], 0.0, None)
+    # numerically zero eigenvalues would give arbitrary directions of size ~1e-8; zero them
+    lam[lam < 1e-10 * max(lam.max(initial=0.0), 1.0)] = 0.0
+    Y = P[:, order] * np.sqrt(lam)
+    if Y.shape[1] < s:
+        Y = np.hstack([Y, np.zeros((n, s - Y.shape[1]))])
+    return Y
+
+
+def mds_from_labels(r: np.ndarray, s: int, beta: float = 1.0) -> np.ndarray:
+    """Algorithm 1: the ideal points from the m x m label matrix, O(m^3) instead of O(n^3).
+
+    Step 1 builds Delta (11) over the distinct labels, step 2 embeds it by cMDS in
+    ``s1 = min(s, m)`` dimensions, step 3 copies each label's point to its items (padded with zeros
+    to ``s``) and step 4 centres them (the paper writes the sum; the mean is what makes
+    ``sum_i y_i = 0`` as the text states). The distances equal those of cMDS on the n x n ``D``.
+    """
+    r = np.asarray(r, float)
+    levels, idx = np.unique(r, return_inverse=True)
+    Z = classical_mds(label_distance_matrix(levels, beta), min(s, len(levels)))
+    Y = np.zeros((len(r), s))
+    Y[:, : Z.shape[1]] = Z[idx]
+    return Y - Y.mean(axis=0)
+
+
+def beta_lower_bound(r: np.ndarray) -> float:
+    """Theorem 1: ``D`` of (8) is an EDM whenever ``beta >= -4 mu_0``.
+
+    ``mu_0`` is the smallest eigenvalue of ``-1/2 J Dbar^(1/2) J`` with ``Dbar^(1/2) = (|a_i - a_j|)``
+    over the distinct labels (9).
+    """
+    levels = np.unique(np.asarray(r, float))
+    m = len(levels)
+    J = np.eye(m) - 1.0 / m
+    mu0 = np.linalg.eigvalsh(-0.5 * J @ np.abs(levels[:, None] - levels[None, :]) @ J).min()
+    return float(-4.0 * mu0)
+
+
+def target_neighbours(X: np.ndarray, y: np.ndarray, K: int) -> np.ndarray:
+    """(P, 2) index pairs ``(i, j)``: ``j`` is one of the ``K`` nearest same-label points of ``i``
+    (eq. (2)); fewer when a label has at most ``K`` items. Ties go to the lower index."""
+    from scipy.spatial.distance import cdist
+
+    D = cdist(X, X, "sqeuclidean")
+    same = np.asarray(y)[:, None] == np.asarray(y)[None, :]
+    np.fill_diagonal(same, False)
+    D = np.where(same, D, np.inf)
+    k = min(int(K), len(X) - 1)
+    nn = np.argsort(D, axis=1, kind="stable")[:, :k]
+    i = np.repeat(np.arange(len(X)), k)
+    j = nn.ravel()
+    keep = np.isfinite(D[i, j])
+    return np.column_stack([i[keep], j[keep]])
+
+
+# --------------------------------------------------------------------------- objective (10)
+def objective(L, c, X, Y, V, v2, mu):
+    """f(L, c) of (10); ``V`` rows are ``x_i - x_j`` over target pairs, ``v2`` their squared norms."""
+    R = X @ L.T - c * Y
+    e = ((V @ L.T) ** 2).sum(axis=1) - v2
+    return 0.5 * float((R**2).sum()) + mu * float((e**2).sum())
+
+
+def gradient(L, c, X, Y, V, v2, mu):
+    """The gradient of (10) as in Section 4 ("Implementations"), vectorised over items and pairs:
+
+    ``grad_L = sum (L x_i - c y_i) x_i^T + 4 mu sum (||L v||^2 - ||v||^2) L v v^T``,
+    ``grad_c = c sum ||y_i||^2 - sum y_i^T L x_i``.
+    """
+    R = X @ L.T - c * Y
+    LV = V @ L.T
+    e = (LV**2).sum(axis=1) - v2
+    gL = R.T @ X + 4.0 * mu * (LV * e[:, None]).T @ V
+    gc = -float((R * Y).sum())
+    return gL, gc
+
+
+@rankers.register("cmds_dml")
+class CMDSDML(BaseEstimator, MetricLearner):
+    """cMDS-DML (Yu & Li): a linear map fitted to classical-MDS ideal points of the ordinal labels.
+
+    Parameters (the paper's names)
+    ----------
+    s : int
+        Embedding dimension (rows of L).
+    K : int
+        Target neighbours per training point (same label).
+    mu : float
+        Weight of the local-structure term of (10).
+    beta : float
+        Offset in (8); Theorem 1 guarantees an EDM for ``beta >= beta_lower_bound(labels)``.
+    gamma, rho, sigma : float
+        Armijo rule (S5): trial steps ``gamma * rho^m``, sufficient decrease ``sigma``.
+    r : int
+        At most ``r`` trial steps per iteration (the paper's "maximum number for line search loop").
+        ``m`` runs over 1..r (the paper's "smallest positive integer"); if none satisfies the
+        Armijo condition the last one, ``gamma * rho^r``, is taken, as the loop ends there.
+    tol : float
+        Stop when the gradient norm ``||grad f(L, c)||`` (Frobenius, L and c together) is at most
+        ``tol`` (S4's epsilon; the paper does not give its value).
+    max_iter : int
+        Iteration cap (not given in the paper; see the yuli configs for the value used).
+    mds : {"direct", "labels"}
+        S2 by cMDS of the n x n matrix (8), as in the paper's experiments, or by Algorithm 1.
+    """
+
+    def __init__(self, s: int = 3, K: int = 5, mu: float = 1e-10, beta: float = 1.0,
+                 gamma: float = 1e-9, rho: float = 0.5, sigma: float = 0.05, r: int = 20,
+                 tol: float = 1e-6, max_iter: int = 1000, mds: str = "direct"):
+        self.s = s
+        self.K = K
+        self.mu = mu
+        self.beta = beta
+        self.gamma = gamma
+        self.rho = rho
+        self.sigma = sigma
+        self.r = r
+        self.tol = tol
+        self.max_iter = max_iter
+        self.mds = mds
+
+    def ideal_points(self, y: np.ndarray) -> np.ndarray:
+        """S1-S2: the cMDS estimates ``y_i`` of the embedding points."""
+        if self.mds == "direct":
+            return classical_mds(label_distance_matrix(y, self.beta), self.s)
+        if self.mds == "labels":
+            return mds_from_labels(y, self.s, self.beta)
+        raise ValueError(f"mds must be 'direct' or 'labels', got {self.mds!r}")
+
+    def fit(self, X, y):
+        X = check_array(X, dtype=float)
+        y = np.asarray(y, float)
+        d = X.shape[1]
+        if self.s > d:
+            raise ValueError(f"s={self.s} exceeds the input dimension d={d}")
+        if self.beta < beta_lower_bound(y) - 1e-12:
+            warnings.warn(f"beta={self.beta} is below Theorem 1's bound {beta_lower_bound(y):.4g}: "
+                          "D may not be a Euclidean distance matrix", RuntimeWarning, stacklevel=2)
+        self.mean_ = X.mean(axis=0)
+        Xc = X - self.mean_  # Assumption 2
+        Y = self.ideal_points(y)
+        pairs = target_neighbours(Xc, y, self.K)  # S3
+        V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
+        v2 = (V**2).sum(axis=1)
+        L = np.eye(self.s, d)  # L0 = (e_1, ..., e_s)^T
+        c = 1.0
+        f = objective(L, c, Xc, Y, V, v2, self.mu)
+        self.n_iter_, self.n_backtracks_ = 0, 0
+        steps = self.gamma * self.rho ** np.arange(1, self.r + 1)
+        for _ in range(self.max_iter):
+            gL, gc = gradient(L, c, Xc, Y, V, v2, self.mu)  # S4
+            g2 = float((gL**2).sum()) + gc**2
+            if np.sqrt(g2) <= self.tol:
+                break
+            # S5: f along L - a gL, c - a gc is cheap once the projections of the direction are known
+            XL, XG = Xc @ L.T, Xc @ gL.T
+            VL, VG = V @ L.T, V @ gL.T
+            for m, a in enumerate(steps, start=1):
+                R = XL - a * XG - (c - a * gc) * Y
+                e = ((VL - a * VG) ** 2).sum(axis=1) - v2
+                f_new = 0.5 * float((R**2).sum()) + self.mu * float((e**2).sum())
+                if f_new - f <= -self.sigma * a * g2:
+                    break
+            self.n_backtracks_ += m
+            L, c, f = L - a * gL, c - a * gc, f_new  # S6
+            self.n_iter_ += 1
+        self.L_, self.c_, self.objective_ = L, c, f
+        self.grad_norm_ = float(np.sqrt(g2))
+        self.target_pairs_ = pairs
+        self.ideal_points_ = Y
+        return self
+
+    def transform(self, X):
+        """The embedding ``L (x - mean)`` of each row, shape (n, s)."""
+        check_is_fitted(self, "L_")
+        return (check_array(X, dtype=float) - self.mean_) @ self.L_.T

@@ -1,0 +1,59 @@
+"""Grade a run against published numbers: OK within the tolerance, OKISH within 1.5x, else FAIL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .tables import fmt_value
+
+
+def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    methods_run = set(summary["method"])
+    idx = summary.set_index(["setting", "method", "metric"])
+    rows = []
+    for e in expected:
+        setting = e.get("setting") or ""
+        row = {"method": e["method"], "metric": e["metric"], "setting": setting,
+               "published": e["value"], "tolerance": e["tolerance"], "source": e.get("source", ""),
+               "note": e.get("note", ""), "ours": None, "diff": None}
+        key = (setting, e["method"], e["metric"])
+        if e["method"] not in methods_run:
+            row["grade"] = "PUBLISHED"
+        elif key not in idx.index:
+            row["grade"] = "FAIL"
+            row["note"] = (row["note"] + " " if row["note"] else "") + "(not measured in this run)"
+        else:
+            ours = float(idx.loc[key]["mean"])
+            diff = ours - e["value"]
+            row.update(ours=ours, diff=diff)
+            tol = e["tolerance"]
+            row["grade"] = "OK" if abs(diff) <= tol + 1e-12 else "OKISH" if abs(diff) <= 1.5 * tol + 1e-12 else "FAIL"
+        rows.append(row)
+    return rows
+
+
+def check_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = ["| setting | method | metric | ours | published | diff | tolerance | grade | source | note |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        m = r["metric"]
+        ours = fmt_value(m, r["ours"]) if r["ours"] is not None else "–"
+        diff = fmt_value(m, r["diff"]) if r["diff"] is not None else "–"
+        lines.append(f"| {r['setting'] or '–'} | {r['method']} | {m} | {ours} | {fmt_value(m, r['published'])} | "
+                     f"{diff} | ±{fmt_value(m, r['tolerance'])} | {r['grade']} | {r['source']} | {r['note']} |")
+    return "\n".join(lines)
+
+
+def any_fail(rows: list[dict[str, Any]]) -> bool:
+    return any(r["grade"] == "FAIL" for r in rows)
+
+
+def grade_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in rows:
+        out[r["grade"]] = out.get(r["grade"], 0) + 1
+    return out
+
+

@@ -1,0 +1,216 @@
+"""Plots made for reading: CMC curves, bars with error bars, per-task bars, sweeps, MAP vs time.
+
+Every figure is written as PNG and SVG. Published numbers from the config's ``expected`` block are
+drawn beside ours (black diamonds) where they exist.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .tables import is_rate
+
+HEADLINE = ("mae", "pair_acc", "error_rate", "map", "nauc", "cmc@1")
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"figure.dpi": 110, "axes.grid": True, "grid.alpha": 0.3,
+                         "axes.spines.top": False, "axes.spines.right": False})
+    return plt
+
+
+def _save(fig, out: Path, stem: str) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "svg"):
+        p = out / f"{stem}.{ext}"
+        fig.savefig(p, bbox_inches="tight")
+        paths.append(p)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return paths
+
+
+def _slug(s: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in s).strip("_")[:60] or "all"
+
+
+def _scale(metric: str) -> float:
+    return 100.0 if is_rate(metric) else 1.0
+
+
+def _published(expected: list[dict], setting: str, metric: str) -> dict[str, float]:
+    return {e["method"]: e["value"] for e in expected
+            if e["metric"] == metric and (e.get("setting") or "") == setting}
+
+
+def cmc_plot(records: list[dict], methods: list[str], setting: str, out: Path, title: str,
+             max_rank: int = 50, expected: list[dict] | None = None) -> list[Path]:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    for m in methods:
+        curves = [r["curves"]["cmc"] for r in records
+                  if r["method"] == m and r["setting"] == setting and "cmc" in r.get("curves", {})]
+        if not curves:
+            continue
+        n = min(len(c) for c in curves)
+        mean = np.mean([c[:n] for c in curves], axis=0)[:max_rank] * 100
+        ranks = np.arange(1, len(mean) + 1)
+        ax.plot(ranks, mean, marker="o", markersize=2.5, linewidth=1.6,
+                label=f"{m} (r1 {mean[0]:.1f}%)")
+    for e in expected or []:
+        if (e.get("setting") or "") == setting and e["metric"].startswith("cmc@"):
+            r = int(e["metric"][4:])
+            if r <= max_rank:
+                ax.plot([r], [e["value"] * 100], "kD", markersize=4, alpha=0.7)
+    if expected:
+        ax.plot([], [], "kD", markersize=4, label="published")
+    ax.set_xlabel("rank")
+    ax.set_ylabel("matching rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_xlim(1, max_rank)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower right")
+    return _save(fig, out, f"cmc_{_slug(setting)}")
+
+
+def bar_plot(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, out: Path,
+             title: str, expected: list[dict]) -> list[Path]:
+    plt = _plt()
+    sub = summary[(summary["setting"] == setting) & (summary["metric"] == metric)].set_index("method")
+    present = [m for m in methods if m in sub.index]
+    pub = _published(expected, setting, metric)
+    k = _scale(metric)
+    fig, ax = plt.subplots(figsize=(max(4.5, 0.9 * len(present) + 2), 4))
+    x = np.arange(len(present))
+    ax.bar(x, sub.loc[present, "mean"] * k, yerr=sub.loc[present, "std"] * k, capsize=4,
+           color="#4C72B0", alpha=0.85, label="ours (mean ± std)")
+    px = [i for i, m in enumerate(present) if m in pub]
+    if px:
+        ax.plot(px, [pub[present[i]] * k for i in px], "kD", label="published")
+    ax.set_xticks(x, present, rotation=20, ha="right")
+    ax.set_ylabel(metric + (" (%)" if k == 100 else ""))
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return _save(fig, out, f"bars_{_slug(metric)}_{_slug(setting)}")
+
+
+def task_plot(summary: pd.DataFrame, methods: list[str], family: str, setting: str, out: Path,
+              title: str, expected: list[dict]) -> list[Path]:
+    plt = _plt()
+    sub = summary[(summary["setting"] == setting) & summary["metric"].str.startswith(family + "/")]
+    tasks = list(dict.fromkeys(sub["metric"]))
+    present = [m for m in methods if m in set(sub["method"])]
+    k = _scale(family)
+    width = 0.8 / max(len(present), 1)
+    fig, ax = plt.subplots(figsize=(max(6, 0.75 * len(tasks) * max(1, len(present) / 3) + 2), 4.4))
+    idx = sub.set_index(["method", "metric"])
+    for j, m in enumerate(present):
+        vals = [idx.loc[(m, t), "mean"] * k if (m, t) in idx.index else np.nan for t in tasks]
+        errs = [idx.loc[(m, t), "std"] * k if (m, t) in idx.index else 0 for t in tasks]
+        xs = np.arange(len(tasks)) + (j - (len(present) - 1) / 2) * width
+        ax.bar(xs, vals, width, yerr=errs, capsize=2, label=m)
+        pub = [_published(expected, setting, t).get(m) for t in tasks]
+        pts = [(x, p * k) for x, p in zip(xs, pub) if p is not None]
+        if pts:
+            ax.plot(*zip(*pts), "kD", markersize=3)
+    if any(_published(expected, setting, t) for t in tasks):
+        ax.plot([], [], "kD", markersize=3, label="published")
+    ax.set_xticks(np.arange(len(tasks)), [t.split("/", 1)[1] for t in tasks], rotation=30, ha="right")
+    ax.set_ylabel(family + (" (%)" if k == 100 else ""))
+    vals_all = sub["mean"].to_numpy() * k
+    if k == 100 and len(vals_all):
+        ax.set_ylim(max(0, np.nanmin(vals_all) - 10), 100)
+    ax.set_title(title)
+    ax.legend(fontsize=7, ncol=min(4, len(present) + 1))
+    return _save(fig, out, f"tasks_{_slug(family)}_{_slug(setting)}")
+
+
+def sweep_plot(summary: pd.DataFrame, methods: list[str], metric: str, out: Path, title: str,
+               expected: list[dict]) -> list[Path] | None:
+    """Metric against the swept value (one sweep key with numeric values)."""
+    settings = [s for s in dict.fromkeys(summary["setting"]) if s]
+    parsed = []
+    for s in settings:
+        if "," in s or "=" not in s:
+            return None
+        key, val = s.split("=", 1)
+        try:
+            parsed.append((s, key, float(val)))
+        except ValueError:
+            return None
+    if len({p[1] for p in parsed}) != 1:
+        return None
+    plt = _plt()
+    k = _scale(metric)
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    sub = summary[summary["metric"] == metric].set_index(["setting", "method"])
+    for m in methods:
+        pts = [(v, sub.loc[(s, m), "mean"] * k, sub.loc[(s, m), "std"] * k)
+               for s, _, v in parsed if (s, m) in sub.index]
+        if not pts:
+            continue
+        xs, ys, es = zip(*pts)
+        line = ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=m)
+        pub = [(v, _published(expected, s, metric).get(m)) for s, _, v in parsed]
+        pub = [(v, p * k) for v, p in pub if p is not None]
+        if pub:
+            ax.plot(*zip(*pub), linestyle="--", marker="D", color=line[0].get_color(), alpha=0.6,
+                    label=f"{m} (published)")
+    ax.set_xlabel(parsed[0][1].split(".")[-1])
+    ax.set_ylabel(metric + (" (%)" if k == 100 else ""))
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return _save(fig, out, f"sweep_{_slug(metric)}")
+
+
+def time_plot(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, out: Path,
+              title: str) -> list[Path]:
+    """A quality metric against ranking (test) time, one point per method."""
+    plt = _plt()
+    sub = summary[summary["setting"] == setting].set_index(["method", "metric"])
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    for m in methods:
+        if (m, metric) in sub.index and (m, "test_s") in sub.index:
+            ax.errorbar(sub.loc[(m, "test_s"), "mean"], sub.loc[(m, metric), "mean"],
+                        yerr=sub.loc[(m, metric), "std"], marker="o", capsize=3, label=m)
+    ax.set_xlabel("ranking time (s)")
+    ax.set_ylabel(metric)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return _save(fig, out, f"time_{_slug(metric)}_{_slug(setting)}")
+
+
+def make_plots(records: list[dict], summary: pd.DataFrame, methods: list[str], out: Path,
+               title: str, expected: list[dict[str, Any]]) -> list[Path]:
+    paths: list[Path] = []
+    settings = list(dict.fromkeys(summary["setting"]))
+    metrics = set(summary["metric"])
+    for s in settings:
+        label = f"{title}" + (f" [{s}]" if s else "")
+        if any("cmc" in r.get("curves", {}) for r in records):
+            paths += cmc_plot(records, methods, s, out, label, expected=expected)
+        for h in HEADLINE:
+            if h in metrics and not h.startswith("cmc"):
+                paths += bar_plot(summary, methods, h, s, out, label, expected)
+                break
+        for fam in dict.fromkeys(m.split("/")[0] for m in metrics if "/" in m):
+            paths += task_plot(summary, methods, fam, s, out, label, expected)
+        if "map" in metrics:
+            paths += time_plot(summary, methods, "map", s, out, label)
+    if len([s for s in settings if s]) > 1:
+        for h in HEADLINE:
+            if h in metrics:
+                paths += sweep_plot(summary, methods, h, out, title, expected) or []
+                break
+    return paths
