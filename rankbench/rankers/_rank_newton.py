@@ -28,6 +28,7 @@ class DenseOracle:
         self.A = A
         self.d = A.shape[1]
         self.n_passes = 0
+        self._a1 = None
 
     def z(self, v):
         self.n_passes += 1
@@ -56,6 +57,7 @@ class StreamOracle:
         self.P = pairs
         self.d = pairs.d
         self.n_passes = 0
+        self._a1 = None
         rs, cs = pairs.row_side, pairs.col_side
         self.mask_r = None if rs is None else rs.valid[:, :, None] & rs.neg[:, None, :]
         self.mask_c = None if cs is None else cs.neg.T[:, :, None] & cs.valid[None, :, :]
@@ -177,7 +179,7 @@ def solve(oracle, C: float, w0=None, z0=None, max_newton: int = 20, max_cg: int 
         g = w + 2 * C * oracle.rmat(L)
         gn = np.linalg.norm(g)
         if g_ref is None:
-            g_ref = max(np.linalg.norm(2 * C * oracle.rmat(np.ones_like(z))) if it or w.any() else gn, 1e-300)
+            g_ref = 2 * C * _a1_norm(oracle, z, g if not w.any() else None, C)
         if gn <= tol * g_ref:
             break
         act = (L > 0).astype(float)
@@ -209,6 +211,15 @@ def solve(oracle, C: float, w0=None, z0=None, max_newton: int = 20, max_cg: int 
     info["objective"] = float(0.5 * w @ w + C * L @ L)
     info["passes"] = oracle.n_passes
     return w, z, info
+
+
+def _a1_norm(oracle, z, g0, C) -> float:
+    """||A^T 1||, the gradient scale at w = 0 (cached on the oracle; free on a cold start)."""
+    if getattr(oracle, "_a1", None) is None:
+        oracle._a1 = (np.linalg.norm(g0) / (2 * C) if g0 is not None
+                      else np.linalg.norm(oracle.rmat(np.ones_like(z))))
+        oracle._a1 = max(oracle._a1, 1e-300)
+    return oracle._a1
 
 
 def _n_triples(oracle) -> int:

@@ -1,0 +1,57 @@
+# rankbench: every target runs from a fresh clone with nothing but Python 3.11.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/datasets),../shared/datasets,datasets))
+JOBS   ?= 2
+PAPERS := prosser yuli sharaf
+
+.PHONY: install quickstart test regress reproduce-all $(addprefix reproduce-,$(PAPERS)) bench clean
+
+$(BIN)/rankbench: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $@
+
+install: $(BIN)/rankbench  ## create .venv and install rankbench with its test extras
+
+quickstart: install  ## run the embedded synthetic re-identification example
+	$(BIN)/rankbench run configs/quickstart.yaml --out results/quickstart/latest-quickstart --quiet || \
+	  $(BIN)/rankbench run configs/quickstart.yaml --quiet
+
+test: install  ## the whole test suite (real-data tests skip when ../shared/datasets is absent)
+	$(BIN)/python -m pytest -q
+
+# CI's regression of published numbers: every config with a regress: block, reduced, then checked.
+regress: install
+	@set -e; fails=0; runs=""; \
+	for cfg in $$(grep -l '^regress:' configs/*/*.yaml); do \
+	  name=$$(basename $$cfg .yaml); out=results/regress/$$(basename $$(dirname $$cfg))-$$name; \
+	  rm -rf $$out; echo "== $$cfg"; \
+	  $(BIN)/rankbench run $$cfg --regress --data-root $(DATA) --jobs $(JOBS) --out $$out --quiet > $$out.log 2>&1 \
+	    || { echo "run failed:"; tail -5 $$out.log; fails=$$((fails+1)); continue; }; \
+	  runs="$$runs $$out"; \
+	  $(BIN)/rankbench check $$out || fails=$$((fails+1)); \
+	done; \
+	[ -z "$$runs" ] || $(BIN)/rankbench collect $$runs --out results/regress/REPORT.md; \
+	echo "regress: $$fails config(s) failed"; [ $$fails -eq 0 ]
+
+define reproduce
+reproduce-$(1): install
+	@set -e; runs=""; for cfg in configs/$(1)/*.yaml; do \
+	  out=results/$(1)/$$$$(basename $$$$cfg .yaml); rm -rf $$$$out; echo "== $$$$cfg"; \
+	  $(BIN)/rankbench run $$$$cfg --data-root $(DATA) --jobs $(JOBS) --out $$$$out --quiet > /dev/null; \
+	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
+	$(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
+endef
+$(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
+
+reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md
+	$(BIN)/rankbench collect $$(ls -d results/prosser/*/ results/yuli/*/ results/sharaf/*/ 2>/dev/null) --out results/REPORT.md
+
+bench: install  ## speed/memory benchmarks, each side by side with a peer
+	@for s in scripts/bench_*.py; do echo "== $$s"; $(BIN)/python $$s --data-root $(DATA) || exit 1; done
+
+clean:
+	rm -rf $(VENV) results/regress .pytest_cache
