@@ -17,8 +17,7 @@ $(BIN)/rankbench: pyproject.toml
 install: $(BIN)/rankbench  ## create .venv and install rankbench with its test extras
 
 quickstart: install  ## run the embedded synthetic re-identification example
-	$(BIN)/rankbench run configs/quickstart.yaml --out results/quickstart/latest-quickstart --quiet || \
-	  $(BIN)/rankbench run configs/quickstart.yaml --quiet
+	$(BIN)/rankbench run configs/quickstart.yaml
 
 test: install  ## the whole test suite (real-data tests skip when ../shared/datasets is absent)
 	$(BIN)/python -m pytest -q

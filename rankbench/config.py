@@ -128,7 +128,10 @@ def load_raw(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     if parent is not None:
         if not isinstance(parent, str):
             raise ConfigError(f"{path}: extends: expected a file path, got {type(parent).__name__}")
-        data = merge(load_raw(path.parent / parent, _seen + (path,)), data)
+        base = load_raw(path.parent / parent, _seen + (path,))
+        if "name" not in data:
+            base.pop("name", None)  # an extending file is its own experiment
+        data = merge(base, data)
     data.setdefault("name", path.stem)
     return data
 

@@ -1,0 +1,234 @@
+"""The command line end to end: the output contract, and one clear line for every bad input."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from rankbench.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+SMALL = """
+name: small
+dataset: {name: synthetic_reid, n_people: 40}
+features: [{name: colour, extractor: color_strips, bins: 8}]
+protocol: {name: reid, trials: 3, n_test: 15}
+rankers:
+  - {name: L1, ranker: l1}
+  - {name: Bhattacharyya, ranker: bhattacharyya}
+expected:
+  - {method: L1, metric: cmc@20, value: 1.0, tolerance: 0.5, source: "made up, always OK"}
+  - {method: RelTree, metric: cmc@1, value: 0.5, tolerance: 0.1, source: "published only"}
+"""
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+    return invoke
+
+
+def write(tmp_path, text, name="small.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_run_writes_the_output_contract(cli, tmp_path):
+    cfg = write(tmp_path, SMALL)
+    out = tmp_path / "run"
+    res = cli("run", cfg, "--out", out, "-q")
+    assert res.exit_code == 0, res.output
+    for f in ("config.yaml", "splits.json", "trials.csv", "summary.csv", "summary.md", "manifest.json",
+              "plots/cmc_all.png", "plots/cmc_all.svg"):
+        assert (out / f).is_file(), f
+    trials = pd.read_csv(out / "trials.csv", keep_default_na=False)
+    assert list(trials.columns) == ["setting", "trial", "method", "metric", "value"]
+    assert {"cmc@1", "cmc@50", "nauc", "train_s", "test_s", "peak_mb"} <= set(trials["metric"])
+    assert trials["trial"].nunique() == 3
+    summary = pd.read_csv(out / "summary.csv", keep_default_na=False)
+    assert list(summary.columns) == ["setting", "method", "metric", "mean", "std", "n_trials"]
+    r1 = summary[(summary.method == "L1") & (summary.metric == "cmc@1")]
+    vals = trials[(trials.method == "L1") & (trials.metric == "cmc@1")]["value"]
+    assert r1["mean"].item() == pytest.approx(vals.mean())
+    assert r1["std"].item() == pytest.approx(vals.std(ddof=1))
+    splits = json.loads((out / "splits.json").read_text())
+    assert len(splits[""]) == 3 and {"trial", "seed", "train", "probe", "gallery"} <= set(splits[""][0])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {"rankbench_version", "git_commit", "python", "packages", "machine", "start", "end",
+            "wall_s_per_method"} <= set(manifest)
+    md = (out / "summary.md").read_text()
+    assert "| L1 |" in md and "PUBLISHED" in md and "OK" in md
+
+    assert cli("check", out).exit_code == 0
+    assert cli("report", out).exit_code == 0
+
+
+def test_check_fails_on_a_missed_number(cli, tmp_path):
+    cfg = write(tmp_path, SMALL.replace("value: 1.0, tolerance: 0.5", "value: 0.0, tolerance: 0.01"))
+    out = tmp_path / "run"
+    assert cli("run", cfg, "--out", out, "-q").exit_code == 0
+    res = cli("check", out)
+    assert res.exit_code == 1 and "FAIL" in res.output
+
+
+def test_same_seed_same_numbers_and_jobs_do_not_change_them(cli, tmp_path):
+    cfg = write(tmp_path, SMALL)
+    assert cli("run", cfg, "--out", tmp_path / "a", "-q").exit_code == 0
+    assert cli("run", cfg, "--out", tmp_path / "b", "-q", "--jobs", "2").exit_code == 0
+    a = pd.read_csv(tmp_path / "a" / "trials.csv", keep_default_na=False)
+    b = pd.read_csv(tmp_path / "b" / "trials.csv", keep_default_na=False)
+    q = ~a.metric.isin(["train_s", "test_s", "peak_mb"])
+    assert np.array_equal(a[q].value.to_numpy(), b[q].value.to_numpy())
+
+
+def test_resume_after_interrupt_gives_identical_numbers(cli, tmp_path, monkeypatch):
+    from rankbench.engine import runner
+
+    cfg = write(tmp_path, SMALL.replace("trials: 3", "trials: 4"))
+    assert cli("run", cfg, "--out", tmp_path / "full", "-q").exit_code == 0
+
+    real = runner._run_job
+    calls = {"n": 0}
+
+    def interrupting(job, *args):
+        calls["n"] += 1
+        if calls["n"] == 3:  # trial 2 of 4 of the first method
+            raise KeyboardInterrupt
+        return real(job, *args)
+
+    monkeypatch.setattr(runner, "_run_job", interrupting)
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp_path / "part"), "-q"])
+    assert res.exit_code == 130
+    assert "interrupted: 2 of 8 results saved" in res.output and "--resume" in res.output
+    monkeypatch.setattr(runner, "_run_job", real)
+    assert cli("run", cfg, "--out", tmp_path / "part", "--resume", "-q").exit_code == 0
+    full = pd.read_csv(tmp_path / "full" / "trials.csv", keep_default_na=False)
+    part = pd.read_csv(tmp_path / "part" / "trials.csv", keep_default_na=False)
+    q = ~full.metric.isin(["train_s", "test_s", "peak_mb"])
+    assert full[q].reset_index(drop=True).equals(part[q].reset_index(drop=True))
+
+
+def test_sweep_run_has_settings_and_a_sweep_plot(cli, tmp_path):
+    cfg = write(tmp_path, SMALL.replace("expected:", "sweep: {protocol.n_test: [10, 20]}\nexpected_:").split("expected_:")[0])
+    out = tmp_path / "sw"
+    assert cli("run", cfg, "--out", out, "-q", "--trials", "2").exit_code == 0
+    summary = pd.read_csv(out / "summary.csv", keep_default_na=False)
+    assert set(summary.setting) == {"protocol.n_test=10", "protocol.n_test=20"}
+    assert (out / "plots" / "sweep_nauc.png").is_file()
+
+
+def test_features_export(cli, tmp_path):
+    cfg = write(tmp_path, SMALL)
+    out = tmp_path / "f.npz"
+    res = cli("features", cfg, "--out", out)
+    assert res.exit_code == 0, res.output
+    z = np.load(out)
+    assert z["X_colour"].shape == (80, 9 * 6 * 8) and len(z["ids"]) == 80 and "identity" in z
+
+
+def test_list_validate_version_help(cli, tmp_path):
+    res = cli("list", "rankers")
+    assert "l1" in res.output and "bhattacharyya" in res.output
+    assert cli("validate", write(tmp_path, SMALL)).exit_code == 0
+    assert "0.1.0" in cli("--version").output
+    for cmd in ("run", "validate", "list", "report", "check", "features", "collect"):
+        assert "Example" in cli(cmd, "--help").output
+
+
+# ------------------------------------------------------------------------------ bad input
+def one_line_error(res, *needles):
+    assert res.exit_code != 0
+    err = res.output.strip().splitlines()
+    assert len(err) == 1, res.output
+    assert err[0].startswith("rankbench: error:") and "Traceback" not in res.output
+    for n in needles:
+        assert n in err[0], err[0]
+
+
+def test_bad_inputs_give_one_clear_line(cli, tmp_path):
+    one_line_error(cli("run", tmp_path / "missing.yaml"), "missing.yaml", "not found")
+    one_line_error(cli("run", write(tmp_path, "a: [\n", "syn.yaml")), "syn.yaml", "YAML syntax error at line")
+    one_line_error(cli("run", write(tmp_path, SMALL + "colour: red\n", "k.yaml")), "k.yaml", "colour: unknown key")
+    one_line_error(cli("run", write(tmp_path, SMALL.replace("trials: 3", "trials: many"), "t.yaml")),
+                   "t.yaml", "protocol.trials", "integer")
+    one_line_error(cli("run", write(tmp_path, SMALL.replace("ranker: l1", "ranker: l7"), "r.yaml")),
+                   "rankers.L1.ranker", "unknown ranker 'l7'", "bhattacharyya")
+    one_line_error(cli("run", write(tmp_path, SMALL), "--set", "protocol.nope=1"), "unknown parameter 'nope'")
+    one_line_error(cli("run", write(tmp_path, SMALL), "--set", "rankers.Ghost.C=1"), "--set", "Ghost")
+
+
+def test_output_folder_not_writable(cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    one_line_error(cli("run", write(tmp_path, SMALL), "--out", blocker / "run"), "not writable")
+
+
+def test_run_folder_is_never_overwritten(cli, tmp_path):
+    cfg = write(tmp_path, SMALL)
+    assert cli("run", cfg, "--out", tmp_path / "r", "-q").exit_code == 0
+    before = (tmp_path / "r" / "trials.csv").read_text()
+    one_line_error(cli("run", cfg, "--out", tmp_path / "r"), "already holds a run", "--resume")
+    assert (tmp_path / "r" / "trials.csv").read_text() == before
+
+
+def test_missing_dataset_folder_shows_layout(cli, tmp_path):
+    text = SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}")
+    one_line_error(cli("run", write(tmp_path, text), "--data-root", tmp_path / "nodata"),
+                   "viper", "not found", "expected layout", "cam_a")
+
+
+def test_unreadable_image_is_named(cli, tmp_path):
+    root = tmp_path / "data" / "viper"
+    for cam in ("cam_a", "cam_b"):
+        (root / cam).mkdir(parents=True)
+    import cv2
+
+    img = np.zeros((128, 48, 3), np.uint8)
+    for pid in range(4):
+        for cam in ("cam_a", "cam_b"):
+            cv2.imwrite(str(root / cam / f"{pid:03d}_000.bmp"), img)
+    (root / "cam_b" / "002_000.bmp").write_bytes(b"BM\x00\x01truncated")
+    text = SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}").replace("n_test: 15", "n_test: 2")
+    one_line_error(cli("run", write(tmp_path, text), "--data-root", tmp_path / "data", "--no-cache"),
+                   "002_000.bmp")
+
+
+def test_real_sigint_saves_finished_trials(tmp_path):
+    """A real Ctrl-C: exit 130, one line, finished results on disk, resume completes the run."""
+    import signal
+    import time
+
+    cfg = write(tmp_path, SMALL.replace("n_people: 40", "n_people: 400").replace("n_test: 15", "n_test: 300")
+                .replace("trials: 3", "trials: 40"))
+    out = tmp_path / "sig"
+    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "trials").glob("*.json"))) < 2 and proc.poll() is None:
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.skip("run finished before it could be interrupted")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().startswith("rankbench: error: interrupted") and len(err.strip().splitlines()) == 1
+    saved = len(list((out / "trials").glob("*.json")))
+    assert saved >= 2
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "--resume", "-q"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert len(list((out / "trials").glob("*.json"))) == 80

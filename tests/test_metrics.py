@@ -1,0 +1,101 @@
+"""Metrics against brute-force references written independently of rankbench.metrics."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from rankbench import metrics
+
+
+def brute_rank(scores, true_cols):
+    """Rank by explicit sorting: position of the first true match, ties placed before it."""
+    best = max(scores[c] for c in true_cols)
+    wrong = [s for j, s in enumerate(scores) if j not in true_cols]
+    return 1 + sum(s >= best for s in wrong)
+
+
+def test_cmc_matches_brute_force_with_multishot_gallery():
+    rng = np.random.default_rng(0)
+    S = rng.integers(0, 5, size=(30, 12)).astype(float)  # many ties on purpose
+    g_ids = np.repeat(np.arange(6), 2)
+    p_ids = rng.integers(0, 6, 30)
+    ranks = metrics.match_ranks(S, p_ids, g_ids)
+    for i in range(30):
+        assert ranks[i] == brute_rank(S[i], set(np.flatnonzero(g_ids == p_ids[i])))
+    curve = metrics.cmc_curve(S, p_ids, g_ids)
+    for r in range(1, 13):
+        assert curve[r - 1] == pytest.approx(np.mean(ranks <= r))
+    assert metrics.nauc(curve) == pytest.approx(curve.mean())
+
+
+def test_cmc_perfect_and_constant_scorers():
+    ids = np.arange(10)
+    assert metrics.cmc_curve(np.eye(10), ids, ids)[0] == 1.0
+    # a constant scorer must not look perfect: ties count against the method
+    curve = metrics.cmc_curve(np.zeros((10, 10)), ids, ids)
+    assert curve[0] == 0.0 and curve[-1] == 1.0
+
+
+def test_cmc_rejects_probe_without_gallery_match():
+    with pytest.raises(ValueError):
+        metrics.cmc_curve(np.zeros((2, 2)), np.array([0, 5]), np.array([0, 1]))
+
+
+def brute_ap(scores, rel, depth):
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], -i))[:depth]
+    tp_total = sum(rel)
+    hits, acc = 0, 0.0
+    for k, i in enumerate(order, start=1):
+        if rel[i]:
+            hits += 1
+            acc += hits / k
+    return acc / tp_total if tp_total else 0.0
+
+
+@pytest.mark.parametrize("depth", [None, 1, 5, 17, 100])
+def test_average_precision_brute_force(depth):
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        n = 60
+        scores = rng.integers(0, 20, n).astype(float)
+        rel = rng.random(n) < 0.2
+        got = metrics.average_precision(scores, rel, depth)
+        assert got == pytest.approx(brute_ap(list(scores), list(rel), depth or n))
+
+
+def test_average_precision_no_relevant_is_zero():
+    assert metrics.average_precision(np.arange(5.0), np.zeros(5)) == 0.0
+
+
+def test_knn_regress_and_mae():
+    Z_train = np.array([[0.0], [1.0], [2.0], [10.0]])
+    y_train = np.array([0, 1, 2, 9])
+    pred = metrics.knn_regress(Z_train, y_train, np.array([[0.9], [9.0]]), k=2)
+    assert pred.tolist() == [0.5, 5.5]
+    assert metrics.mae([1, 2], [1.5, 1.0]) == pytest.approx(0.75)
+
+
+def test_pair_accuracy_ignores_equal_pairs_and_counts_ties_wrong():
+    s = np.array([3.0, 1.0, 1.0, 0.0])
+    pairs = np.array([[0, 1], [1, 2], [2, 3], [3, 0]])
+    sign = np.array([1, 1, 0, 1])
+    # (0,1) right; (1,2) tie -> wrong; (2,3) equal strength -> left out; (3,0) wrong
+    assert metrics.pair_accuracy(s, pairs, sign) == pytest.approx(1 / 3)
+
+
+def test_grouped_pair_accuracy_equals_listing_every_pair():
+    rng = np.random.default_rng(2)
+    s = rng.integers(0, 8, 120).astype(float)
+    g = rng.integers(0, 5, 120)
+    correct = total = 0
+    for i, j in itertools.permutations(range(120), 2):
+        if g[i] > g[j]:
+            total += 1
+            correct += s[i] > s[j]
+    acc, n = metrics.grouped_pair_accuracy(s, g)
+    assert n == total and acc == pytest.approx(correct / total)
+
+
+def test_error_rate():
+    assert metrics.error_rate([0, 1, 1, 0], [0, 1, 0, 0]) == 0.25
