@@ -48,9 +48,9 @@ class StreamOracle:
     """Products with A computed on the fly from a :class:`PairSet` (never stores A).
 
     Triples are stored on the grid: the row side as a (n_rows, K, n_cols) array (query row r,
-    positive slot k, negative column c) and the column side as (n_rows, n_cols, K) (negative row
-    r, query column c, positive slot k); the flat order is row side then column side, each in
-    C order of its mask.
+    positive slot k, negative column c) and the column side as (n_cols, K, n_rows); the flat
+    order is row side then column side, each in C order of its mask (query, positive, negative:
+    the order of :meth:`PairSet.materialize`).
     """
 
     def __init__(self, pairs: PairSet):
@@ -60,7 +60,7 @@ class StreamOracle:
         self._a1 = None
         rs, cs = pairs.row_side, pairs.col_side
         self.mask_r = None if rs is None else rs.valid[:, :, None] & rs.neg[:, None, :]
-        self.mask_c = None if cs is None else cs.neg.T[:, :, None] & cs.valid[None, :, :]
+        self.mask_c = None if cs is None else cs.valid[:, :, None] & cs.neg[:, None, :]
         self.n_r = 0 if rs is None else int(self.mask_r.sum())
 
     # --- helpers on the grid
@@ -76,7 +76,7 @@ class StreamOracle:
             out.append((V[:, None, :] - Pr[:, :, None])[self.mask_r])
         if self.mask_c is not None:
             Pc = pv[self.P.col_side.pos_id]
-            out.append((V[:, :, None] - Pc[None, :, :])[self.mask_c])
+            out.append((V.T[:, None, :] - Pc[:, :, None])[self.mask_c])
         return np.concatenate(out)
 
     def _grids(self, t):
@@ -114,8 +114,8 @@ class StreamOracle:
             G += Tr.sum(1)
             pr = -Tr.sum(2)
         if Tc is not None:
-            G += Tc.sum(2)
-            pc = -Tc.sum(0)
+            G += Tc.sum(1).T
+            pc = -Tc.sum(2)
         _, acc = self.P.stream(coef=lambda sl, Sb: G[sl])
         return self._finish(acc, pr, pc)
 
@@ -126,7 +126,7 @@ class StreamOracle:
         pv = self._posvals(v)
         rs, cs = self.P.row_side, self.P.col_side
         pr = None if Ar is None else np.zeros(Ar.shape[:2])
-        pc = None if Ac is None else np.zeros(Ac.shape[1:])
+        pc = None if Ac is None else np.zeros(Ac.shape[:2])
         Pc = None if cs is None else pv[cs.pos_id]
 
         def coef(sl, Sb):
@@ -137,9 +137,9 @@ class StreamOracle:
                 G += T.sum(1)
                 pr[sl] -= T.sum(2)
             if Ac is not None:
-                T = Ac[sl] * (Vb[:, :, None] - Pc[None, :, :])
-                G += T.sum(2)
-                pc[...] -= T.sum(0)
+                T = Ac[:, :, sl] * (Vb.T[:, None, :] - Pc[:, :, None])
+                G += T.sum(1).T
+                pc[...] -= T.sum(2)
             return G
 
         S, acc = self.P.stream(V=np.asarray(v)[:, None], coef=coef)

@@ -141,6 +141,14 @@ def solve_kernel_primal(K: np.ndarray, A: sp.csr_matrix, ordered: np.ndarray, C:
 
     Returns beta, the dual-form coefficients ``A' alpha`` (alpha = -g, eq. 4) and diagnostics.
     """
+    from threadpoolctl import threadpool_limits
+
+    # n x n solves with n of a few hundred are slower multi-threaded on a shared machine
+    with threadpool_limits(limits=1 if K.shape[0] < 2000 else None, user_api="blas"):
+        return _solve_kernel_primal(K, A, ordered, C, beta0, tol, max_iter)
+
+
+def _solve_kernel_primal(K, A, ordered, C, beta0, tol, max_iter):
     n = K.shape[0]
     AT = A.T.tocsr()
     beta = np.zeros(n) if beta0 is None else beta0.copy()
