@@ -1,0 +1,33 @@
+"""Histogram of oriented gradients (Dalal & Triggs 2005) via scikit-image."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import features
+from ._imgutil import resize, to_grey
+from .base import Extractor
+
+
+@features.register("hog")
+class HoG(Extractor):
+    """HoG of the grey image resized to ``image_size`` (skimage.feature.hog; L2-Hys blocks).
+
+    Defaults give 8x8 cells of 16 px on 128 px, 2x2-cell blocks, 9 orientations: 1764-d.
+    """
+
+    def __init__(self, image_size=128, orientations=9, pixels_per_cell=16, cells_per_block=2,
+                 block_norm="L2-Hys"):
+        self.image_size = image_size
+        self.orientations = orientations
+        self.pixels_per_cell = pixels_per_cell
+        self.cells_per_block = cells_per_block
+        self.block_norm = block_norm
+
+    def transform_image(self, img: np.ndarray) -> np.ndarray:
+        from skimage.feature import hog
+
+        g = resize(to_grey(img), self.image_size)
+        ppc, cpb = int(self.pixels_per_cell), int(self.cells_per_block)
+        return hog(g, orientations=int(self.orientations), pixels_per_cell=(ppc, ppc),
+                   cells_per_block=(cpb, cpb), block_norm=self.block_norm, feature_vector=True)
