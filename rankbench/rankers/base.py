@@ -78,3 +78,14 @@ def capabilities(est) -> set[str]:
 def accepts_views(est) -> bool:
     inner = getattr(est, "inner_ranker", None)
     return accepts_views(inner) if inner is not None else bool(getattr(est, "accepts_views", False))
+
+
+def fit_accepts(est, name: str) -> bool:
+    """Whether the (innermost) ranker's ``fit`` takes a keyword ``name`` (e.g. ``constraints``)."""
+    import inspect
+
+    inner = getattr(est, "inner_ranker", None)
+    if inner is not None:
+        return fit_accepts(inner, name)
+    params = inspect.signature(est.fit).parameters
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
