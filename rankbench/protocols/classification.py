@@ -1,0 +1,196 @@
+"""Classification with optional pairwise constraints, scored by error rate (Yan et al., PKLR).
+
+Yan, Zhang, Yang & Hauptmann, "A Discriminative Learning Framework with Pairwise Constraints for
+Video Object Classification": a few labelled examples plus pairs of unlabelled examples known to
+show the same object (``same`` = 1) or different objects (0). The paper is transductive - its
+constraints join examples it then classifies (Section 2.3, Figure 3; Section 4.2) - and so is this
+protocol under ``split_by: random``.
+
+Per trial (seeded):
+
+* the *pool* is every item (``split_by: random``) or the items of the dataset's ``train`` column
+  (``split_by: dataset``);
+* *labelled* rows are ``n_train_per_class`` random pool items of each class, or a random
+  ``train_fraction`` of the pool (under ``split_by: dataset`` with neither, the whole pool);
+* *test* rows are every item not labelled (``random``) or the non-``train`` items (``dataset``);
+* ``n_constraints`` distinct pairs ``(i, j, same)`` are drawn among the pool rows that are not
+  labelled, uniformly over all pairs (``constraint_type: any``), over same-class pairs
+  (``same``, the paper's spiral example uses 4 such pairs) or over different-class pairs
+  (``different``); ``same`` comes from the ground-truth labels (the paper's simulated oracle).
+
+Rankers see labels as codes 0..n_classes-1. A ranker whose ``fit`` takes ``constraints`` gets
+``fit(X, y, constraints=C)`` where ``X`` holds the labelled rows followed by the unlabelled rows
+that occur in constraints, ``y`` is -1 for the latter (scikit-learn's semi-supervised convention)
+and ``C`` is an (c, 3) int array ``(i, j, same)`` of row positions in that ``X``. Other
+classifiers get ``fit(X_labelled, y_labelled)``. Metric: ``error_rate`` on the test rows.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from ..datasets.base import Dataset
+from ..errors import ConfigError, DataError
+from ..metrics import error_rate
+from ..registry import protocols
+from .base import Meter, Protocol, TrialResult, take
+
+_SPLITS = ("random", "dataset")
+_CONSTRAINTS = ("any", "same", "different")
+
+
+def accepts_constraints(ranker: Any) -> bool:
+    """Whether the ranker's (or a preprocessing wrapper's inner ranker's) ``fit`` takes ``constraints``."""
+    inner = getattr(ranker, "inner_ranker", None) or ranker
+    return "constraints" in inspect.signature(inner.fit).parameters
+
+
+def draw_pairs(labels: np.ndarray, rows: np.ndarray, n: int, kind: str,
+               rng: np.random.Generator) -> np.ndarray:
+    """``n`` distinct unordered pairs of ``rows`` with ``same`` from ``labels``, as (n, 3) ints.
+
+    Rejection sampling in batches: uniform over all pairs of distinct rows that satisfy ``kind``
+    (acceptance is at least about 1/n_classes for ``same``, so few batches are needed).
+    """
+    rows = np.asarray(rows)
+    lab = labels[rows]
+    _, counts = np.unique(lab, return_counts=True)
+    n_same = int((counts * (counts - 1) // 2).sum())
+    n_all = len(rows) * (len(rows) - 1) // 2
+    available = {"any": n_all, "same": n_same, "different": n_all - n_same}[kind]
+    if n > available:
+        raise ConfigError(f"protocol.n_constraints: {n} {kind!r} pairs asked for, but only {available} "
+                          f"exist among the {len(rows)} unlabelled pool rows")
+    chosen: dict[tuple[int, int], None] = {}  # insertion-ordered set, for reproducibility
+    while len(chosen) < n:
+        a, b = rng.integers(0, len(rows), size=(2, max(4 * (n - len(chosen)), 16)))
+        ok = a != b
+        if kind != "any":
+            ok &= (lab[a] == lab[b]) == (kind == "same")
+        for i, j in zip(np.minimum(a, b)[ok], np.maximum(a, b)[ok]):
+            chosen.setdefault((int(i), int(j)), None)
+            if len(chosen) == n:
+                break
+    pairs = np.array(list(chosen), dtype=int).reshape(-1, 2)
+    same = (lab[pairs[:, 0]] == lab[pairs[:, 1]]).astype(int)
+    return np.column_stack([rows[pairs[:, 0]], rows[pairs[:, 1]], same])
+
+
+@protocols.register("classification")
+class Classification(Protocol):
+    """Classification from few labels plus optional pairwise constraints (Yan et al.), error rate.
+
+    Parameters
+    ----------
+    n_train_per_class : int, optional
+        Labelled items drawn per class from the pool (the paper's spirals: 40).
+    train_fraction : float, optional
+        Or: the fraction of the pool that is labelled.
+    split_by : "random" or "dataset"
+        The pool is every item, or the dataset's ``train`` rows (then the other rows test).
+    n_constraints : int
+        Pairwise constraints drawn among unlabelled pool rows.
+    constraint_type : "any", "same" or "different"
+        Which pairs are drawn (see module docstring).
+    label : str
+        The items column holding the class label.
+    """
+
+    capability = ("classifier",)
+
+    def __init__(self, n_train_per_class: int | None = None, train_fraction: float | None = None,
+                 split_by: str = "random", n_constraints: int = 0, constraint_type: str = "any",
+                 label: str = "label"):
+        self.n_train_per_class = n_train_per_class
+        self.train_fraction = train_fraction
+        self.split_by = split_by
+        self.n_constraints = n_constraints
+        self.constraint_type = constraint_type
+        self.label = label
+
+    # ------------------------------------------------------------------ checks
+    def check_dataset(self, dataset: Dataset) -> None:
+        if self.split_by not in _SPLITS:
+            raise ConfigError(f"protocol.split_by: expected one of {', '.join(_SPLITS)}, got {self.split_by!r}")
+        if self.constraint_type not in _CONSTRAINTS:
+            raise ConfigError(f"protocol.constraint_type: expected one of {', '.join(_CONSTRAINTS)}, "
+                              f"got {self.constraint_type!r}")
+        if self.n_train_per_class is not None and self.train_fraction is not None:
+            raise ConfigError("protocol: give n_train_per_class or train_fraction, not both")
+        if self.split_by == "random" and self.n_train_per_class is None and self.train_fraction is None:
+            raise ConfigError("protocol: split_by random needs n_train_per_class or train_fraction")
+        if (self.split_by == "dataset" and self.n_constraints and self.n_train_per_class is None
+                and self.train_fraction is None):
+            raise ConfigError("protocol.n_constraints: with split_by dataset and neither n_train_per_class nor "
+                              "train_fraction every pool row is labelled, leaving none for constraints")
+        if self.train_fraction is not None and not 0 < self.train_fraction < 1:
+            raise ConfigError(f"protocol.train_fraction: expected a number in (0, 1), got {self.train_fraction!r}")
+        if self.n_train_per_class is not None and int(self.n_train_per_class) < 1:
+            raise ConfigError(f"protocol.n_train_per_class: expected an integer >= 1, got {self.n_train_per_class!r}")
+        if int(self.n_constraints) < 0:
+            raise ConfigError(f"protocol.n_constraints: expected an integer >= 0, got {self.n_constraints!r}")
+        y = dataset.column(self.label)
+        pool = self._pool(dataset)
+        if self.n_train_per_class is not None:
+            classes, counts = np.unique(y[pool], return_counts=True)
+            if counts.min() < self.n_train_per_class:
+                c = classes[np.argmin(counts)]
+                raise ConfigError(f"protocol.n_train_per_class: {self.n_train_per_class} asked for, but class "
+                                  f"{c!r} has only {counts.min()} items in the pool of dataset {dataset.name!r}")
+        if len(np.unique(y)) < 2:
+            raise DataError(f"protocol classification: dataset {dataset.name!r} has fewer than two classes")
+
+    def _pool(self, dataset: Dataset) -> np.ndarray:
+        if self.split_by == "dataset":
+            return np.flatnonzero(dataset.column("train").astype(bool))
+        return np.arange(len(dataset))
+
+    # ------------------------------------------------------------------ split
+    def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
+        y = dataset.column(self.label)
+        pool = self._pool(dataset)
+        if self.n_train_per_class is not None:
+            labelled = np.concatenate([rng.choice(pool[y[pool] == c], int(self.n_train_per_class), replace=False)
+                                       for c in np.unique(y[pool])])
+        elif self.train_fraction is not None:
+            labelled = rng.permutation(pool)[: int(round(self.train_fraction * len(pool)))]
+        else:
+            labelled = pool
+        labelled = np.sort(labelled)
+        unlabelled_pool = np.setdiff1d(pool, labelled)
+        if self.split_by == "dataset":
+            test = np.flatnonzero(~dataset.column("train").astype(bool))
+        else:
+            test = unlabelled_pool
+        constraints = (draw_pairs(y, unlabelled_pool, int(self.n_constraints), self.constraint_type, rng)
+                       if self.n_constraints else np.zeros((0, 3), int))
+        return {"train": labelled.tolist(), "test": test.tolist(), "constraints": constraints.tolist()}
+
+    # ------------------------------------------------------------------ evaluate
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+                 meter: Meter) -> TrialResult:
+        classes, codes = np.unique(dataset.column(self.label), return_inverse=True)
+        train = np.asarray(split["train"], dtype=int)
+        test = np.asarray(split["test"], dtype=int)
+        C = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)
+        ranker = make_ranker()
+        use_c = len(C) > 0 and accepts_constraints(ranker)
+        if use_c:
+            extra = np.setdiff1d(np.unique(C[:, :2]), train)
+            rows = np.concatenate([train, extra])
+            y_fit = np.concatenate([codes[train], np.full(len(extra), -1)])
+            pos = np.full(len(dataset), -1)
+            pos[rows] = np.arange(len(rows))
+            kwargs = {"constraints": np.column_stack([pos[C[:, 0]], pos[C[:, 1]], C[:, 2]])}
+        else:
+            rows, y_fit, kwargs = train, codes[train], {}
+        with meter.train():
+            ranker.fit(take(X, rows), y_fit, **kwargs)
+        with meter.test():
+            pred = np.asarray(ranker.predict(take(X, test)))
+        return TrialResult(metrics={"error_rate": error_rate(codes[test], pred)},
+                           extra={"n_train": len(train), "n_test": len(test),
+                                  "n_constraints": len(C), "constraints_used": bool(use_c)})
