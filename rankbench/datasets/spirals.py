@@ -55,6 +55,7 @@ class TwoSpirals(Loader):
         label = np.r_[np.ones(self.n_positive, int), np.zeros(self.n_negative, int)]
         items = pd.DataFrame({"id": [f"{'pos' if y else 'neg'}{i:03d}" for i, y in
                                      enumerate(label)], "label": label})
-        return Dataset(name="two_spirals", items=items, arrays={"points": points},
+        # "feat" too: the generic feature name, which the `array` extractor reads by default
+        return Dataset(name="two_spirals", items=items, arrays={"points": points, "feat": points},
                        info={"classes": [0, 1]},
                        fingerprint=fingerprint_arrays(points, label))

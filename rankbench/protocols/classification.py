@@ -27,7 +27,6 @@ classifiers get ``fit(X_labelled, y_labelled)``. Metric: ``error_rate`` on the t
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -36,16 +35,11 @@ from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import error_rate
 from ..registry import protocols
+from ..rankers.base import fit_accepts
 from .base import Meter, Protocol, TrialResult, take
 
 _SPLITS = ("random", "dataset")
 _CONSTRAINTS = ("any", "same", "different")
-
-
-def accepts_constraints(ranker: Any) -> bool:
-    """Whether the ranker's (or a preprocessing wrapper's inner ranker's) ``fit`` takes ``constraints``."""
-    inner = getattr(ranker, "inner_ranker", None) or ranker
-    return "constraints" in inspect.signature(inner.fit).parameters
 
 
 def draw_pairs(labels: np.ndarray, rows: np.ndarray, n: int, kind: str,
@@ -177,7 +171,7 @@ class Classification(Protocol):
         test = np.asarray(split["test"], dtype=int)
         C = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)
         ranker = make_ranker()
-        use_c = len(C) > 0 and accepts_constraints(ranker)
+        use_c = len(C) > 0 and fit_accepts(ranker, "constraints")
         if use_c:
             extra = np.setdiff1d(np.unique(C[:, :2]), train)
             rows = np.concatenate([train, extra])
