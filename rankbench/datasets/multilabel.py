@@ -39,6 +39,7 @@ class MulanLoader(Loader):
     xml: str = ""
     train_file: str = ""
     test_file: str = ""
+    n_features: int | None = None  # checked when set
 
     def __init__(self, root=None):
         self.root = root
