@@ -125,25 +125,26 @@ class StreamOracle:
         Ar, Ac = self._grids(act)
         pv = self._posvals(v)
         rs, cs = self.P.row_side, self.P.col_side
-        pr = None if Ar is None else np.zeros(Ar.shape[:2])
-        pc = None if Ac is None else np.zeros(Ac.shape[:2])
         Pc = None if cs is None else pv[cs.pos_id]
 
-        def coef(sl, Sb):
+        def coef(sl, Sb):  # pure function of the block: safe to run in threads
             Vb = Sb[..., 0]
             G = np.zeros(Vb.shape)
             if Ar is not None:
-                T = Ar[sl] * (Vb[:, None, :] - pv[rs.pos_id[sl]][:, :, None])
-                G += T.sum(1)
-                pr[sl] -= T.sum(2)
+                G += (Ar[sl] * (Vb[:, None, :] - pv[rs.pos_id[sl]][:, :, None])).sum(1)
             if Ac is not None:
-                T = Ac[:, :, sl] * (Vb.T[:, None, :] - Pc[:, :, None])
-                G += T.sum(1).T
-                pc[...] -= T.sum(2)
+                G += (Ac[:, :, sl] * (Vb.T[:, None, :] - Pc[:, :, None])).sum(1).T
             return G
 
         S, acc = self.P.stream(V=np.asarray(v)[:, None], coef=coef)
-        return self._finish(acc, pr, pc), self._flat(S[..., 0], pv)
+        V = S[..., 0]
+        # the positive pairs' coefficients need whole rows / columns: take them from the grid
+        pr = pc = None
+        if Ar is not None:
+            pr = -(Ar * (V[:, None, :] - pv[rs.pos_id][:, :, None])).sum(2)
+        if Ac is not None:
+            pc = -(Ac * (V.T[:, None, :] - Pc[:, :, None])).sum(2)
+        return self._finish(acc, pr, pc), self._flat(V, pv)
 
 
 def solve(oracle, C: float, w0=None, z0=None, max_newton: int = 20, max_cg: int = 30,

@@ -1,0 +1,93 @@
+"""i-LIDS re-identification set (Zheng, Gong & Xiang 2009): 119 people, 476 images of varying size."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pandas as pd
+
+from ..errors import DataError
+from ..registry import datasets
+from .base import Dataset, Loader, fingerprint_files, read_image
+
+_NAME = re.compile(r"^(\d{4})_?(\d{3})\.jpe?g$", re.IGNORECASE)
+_SUBFOLDERS = ("", "images", "Persons")
+
+
+@datasets.register("ilids")
+class ILIDS(Loader):
+    """i-LIDS (public 119-person set): PPPP_SSS.jpg or PPPPSSS.jpg, resized to a common size.
+
+    Parameters
+    ----------
+    root : the folder of the JPEGs, or a folder holding them under ``images/`` or ``Persons/``
+        (default ``<data-root>/ilids``).
+    size : (height, width) every image is resized to (default 128 x 64), as the originals vary
+        (widths about 30-130 px, heights 76-304 px).
+    min_images : people with fewer images are left out (re-identification needs a probe and a
+        gallery image); they are reported with a warning and listed in ``info["left_out"]``.
+    check_images : decode every image at load time so an unreadable file is reported up front.
+
+    Items: ``id`` (file stem), ``identity`` (``PPPP``), ``index`` (``SSS``), ``path``. There is no
+    camera label in this set, so there is no ``cam`` column.
+    """
+
+    folder = "ilids"
+    layout = ("ilids/PPPP_SSS.jpg or ilids/PPPPSSS.jpg (PPPP person, SSS image index), optionally "
+              "under ilids/images/ or ilids/Persons/")
+
+    def __init__(self, root=None, size=(128, 64), min_images=2, check_images=True):
+        self.root = root
+        self.size = size
+        self.min_images = min_images
+        self.check_images = check_images
+
+    def _image_dir(self, root):
+        for sub in _SUBFOLDERS:
+            d = root / sub if sub else root
+            if d.is_dir() and any(p.suffix.lower() in (".jpg", ".jpeg") for p in d.iterdir()):
+                return d
+        raise DataError(f"dataset ilids: no JPEG images in {root} or its images/ or Persons/ "
+                        f"sub-folder; expected layout: {self.layout}")
+
+    def load(self, data_root=None) -> Dataset:
+        import cv2
+
+        root = self.root_dir(data_root)
+        folder = self._image_dir(root)
+        rows = []
+        for path in sorted(folder.iterdir()):
+            if path.suffix.lower() not in (".jpg", ".jpeg"):
+                continue
+            m = _NAME.match(path.name)
+            if not m:
+                raise DataError(f"dataset ilids: unexpected file name {path}; expected layout: {self.layout}")
+            rows.append({"id": path.stem, "identity": m.group(1), "index": int(m.group(2)), "path": str(path)})
+        items = pd.DataFrame(rows)
+        dup = items.duplicated(["identity", "index"])
+        if dup.any():
+            r = items[dup].iloc[0]
+            raise DataError(f"dataset ilids: image {r['index']:03d} of person {r['identity']} appears "
+                            f"twice (e.g. {r['path']}); name files either PPPP_SSS.jpg or PPPPSSS.jpg")
+        counts = items["identity"].value_counts()
+        few = sorted(counts[counts < self.min_images].index)
+        if few:
+            warnings.warn(f"dataset ilids: leaving out {len(few)} person(s) with fewer than "
+                          f"{self.min_images} images: {', '.join(few)}", stacklevel=2)
+            items = items[~items["identity"].isin(few)]
+        if items.empty:
+            raise DataError(f"dataset ilids: no person in {folder} has {self.min_images} or more images")
+        items = items.sort_values(["identity", "index"]).reset_index(drop=True)
+        paths = list(items["path"])
+        h, w = (int(v) for v in self.size)
+
+        def reader(i: int):
+            return cv2.resize(read_image(paths[i]), (w, h), interpolation=cv2.INTER_AREA)
+
+        if self.check_images:
+            for i in range(len(paths)):
+                reader(i)
+        return Dataset(name="ilids", items=items, image_reader=reader,
+                       info={"root": str(folder), "left_out": few, "size": [h, w]},
+                       fingerprint=fingerprint_files(paths, extra=f"ilids:{h}x{w}"))
