@@ -119,6 +119,10 @@ def test_mulan_loader_errors_name_file_and_layout(tmp_path):
     write(root / "tiny.xml", "<labels>")
     with pytest.raises(DataError, match="tiny.xml"):
         Tiny(root=str(root)).load()
+    write(root / "tiny.xml", XML)
+    write(root / "tiny-test.arff", HEADER + "@data\n1,2,red\n")
+    with pytest.raises(DataError, match=r"tiny-test.arff:10: row has 3 values.*expected layout: tiny/"):
+        Tiny(root=str(root)).load()
     with pytest.raises(DataError, match="folder .* not found"):
         Tiny(root=str(tmp_path / "absent")).load()
 

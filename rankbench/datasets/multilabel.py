@@ -52,7 +52,10 @@ class MulanLoader(Loader):
         concepts = read_mulan_labels(xml)
         feats, rels, ids, train = [], [], [], []
         for f, is_train in zip(files, (True, False)):
-            arff = read_arff(f)
+            try:
+                arff = read_arff(f)
+            except DataError as e:
+                raise DataError(f"{e}; expected layout: {self.layout}") from None
             try:
                 lab = arff.columns(concepts)
             except DataError as e:
