@@ -125,6 +125,58 @@ def gradient(L, c, X, Y, V, v2, mu):
     return gL, gc
 
 
+def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
+    """Algorithm 2, S4-S6: steepest descent with the Armijo rule on (10) from (L0, c0 = 1).
+
+    Every gradient is ``G = R^T X + (4 mu W)^T V`` (R = XL^T - cY, W = (VL^T) * e), so each iterate
+    is ``L = L0 - A^T X - B^T V`` and the whole descent runs on the Gram matrix of ``[X; V]``:
+    an iteration costs O((n + P)^2 s), independent of d, with the same iterates as the d-space
+    update (checked in the tests). The objective along the search line needs only the products
+    of the direction with X and V, which the Gram matrix gives.
+
+    Returns ``(L, c, n_iter, n_backtracks, ||grad f||^2 at the last gradient)``.
+    """
+    n = len(X)
+    Z = np.vstack([X, V])
+    Kz = Z @ Z.T
+    ZL = Z @ L0.T
+    R, LV = ZL[:n] - Y, ZL[n:]
+    c = 1.0
+    e = (LV**2).sum(axis=1) - v2
+    f = 0.5 * float((R**2).sum()) + mu * float((e**2).sum())
+    coef = np.zeros_like(ZL)  # L = L0 - coef^T Z
+    U = np.empty_like(ZL)
+    steps = gamma * rho ** np.arange(1, r + 1)
+    n_iter = n_bt = 0
+    g2 = np.inf
+    two_mu4 = 4.0 * mu
+    for _ in range(max_iter):
+        U[:n] = R
+        np.multiply(LV, (two_mu4 * e)[:, None], out=U[n:])
+        KU = Kz @ U  # rows: X G^T and V G^T
+        # grad_c = c sum ||y||^2 - sum y^T L x, with L x = r + c y
+        gc = -float(np.vdot(Y, R))
+        g2 = float(np.vdot(U, KU)) + gc * gc
+        if g2 <= tol * tol:
+            break
+        dR = KU[:n] - gc * Y
+        dV = KU[n:]
+        for m, a in enumerate(steps, start=1):
+            R_new = R - a * dR
+            LV_new = LV - a * dV
+            e_new = np.einsum("ij,ij->i", LV_new, LV_new) - v2
+            f_new = 0.5 * float(np.vdot(R_new, R_new)) + mu * float(np.dot(e_new, e_new))
+            if f_new - f <= -sigma * a * g2:
+                break
+        # S6 (after r trials without sufficient decrease the last, smallest step is taken)
+        R, LV, e, f = R_new, LV_new, e_new, f_new
+        c -= a * gc
+        coef += a * U
+        n_iter += 1
+        n_bt += m
+    return L0 - coef.T @ Z, c, n_iter, n_bt, g2
+
+
 @rankers.register("cmds_dml")
 class CMDSDML(BaseEstimator, MetricLearner):
     """cMDS-DML (Yu & Li): a linear map fitted to classical-MDS ideal points of the ordinal labels.
@@ -192,29 +244,12 @@ class CMDSDML(BaseEstimator, MetricLearner):
         pairs = target_neighbours(Xc, y, self.K)  # S3
         V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
         v2 = (V**2).sum(axis=1)
-        L = np.eye(self.s, d)  # L0 = (e_1, ..., e_s)^T
-        c = 1.0
-        f = objective(L, c, Xc, Y, V, v2, self.mu)
-        self.n_iter_, self.n_backtracks_ = 0, 0
-        steps = self.gamma * self.rho ** np.arange(1, self.r + 1)
-        for _ in range(self.max_iter):
-            gL, gc = gradient(L, c, Xc, Y, V, v2, self.mu)  # S4
-            g2 = float((gL**2).sum()) + gc**2
-            if np.sqrt(g2) <= self.tol:
-                break
-            # S5: f along L - a gL, c - a gc is cheap once the projections of the direction are known
-            XL, XG = Xc @ L.T, Xc @ gL.T
-            VL, VG = V @ L.T, V @ gL.T
-            for m, a in enumerate(steps, start=1):
-                R = XL - a * XG - (c - a * gc) * Y
-                e = ((VL - a * VG) ** 2).sum(axis=1) - v2
-                f_new = 0.5 * float((R**2).sum()) + self.mu * float((e**2).sum())
-                if f_new - f <= -self.sigma * a * g2:
-                    break
-            self.n_backtracks_ += m
-            L, c, f = L - a * gL, c - a * gc, f_new  # S6
-            self.n_iter_ += 1
-        self.L_, self.c_, self.objective_ = L, c, f
+        L0 = np.eye(self.s, d)  # L0 = (e_1, ..., e_s)^T
+        L, c, n_iter, n_bt, g2 = descend(L0, Xc, Y, V, v2, self.mu, self.gamma, self.rho,
+                                         self.sigma, self.r, self.tol, self.max_iter)
+        self.L_, self.c_ = L, c
+        self.n_iter_, self.n_backtracks_ = n_iter, n_bt
+        self.objective_ = objective(L, c, Xc, Y, V, v2, self.mu)
         self.grad_norm_ = float(np.sqrt(g2))
         self.target_pairs_ = pairs
         self.ideal_points_ = Y

@@ -39,13 +39,13 @@ def psd_project(A: np.ndarray) -> np.ndarray:
 
 def h_objective(A, M, V, v2, mu):
     """h(A) of (1) with ``<A, M>`` standing for the weighted sum of squared distances."""
-    e = np.einsum("pi,ij,pj->p", V, A, V) - v2
+    e = ((V @ A) * V).sum(axis=1) - v2
     return -float((A * M).sum()) + mu * float((e**2).sum())
 
 
 def h_gradient(A, M, V, v2, mu):
     """grad h(A) = -M + 2 mu sum_{eta_ij = 1} (d_A^2 - d_I^2) (x_i - x_j)(x_i - x_j)^T."""
-    e = np.einsum("pi,ij,pj->p", V, A, V) - v2
+    e = ((V @ A) * V).sum(axis=1) - v2
     return -M + 2.0 * mu * (V.T * e) @ V
 
 
@@ -68,34 +68,42 @@ class LDMLR(BaseEstimator, MetricLearner):
         unnormalised data (the quadratic term's curvature is ~ mu ||x_i - x_j||^4); "auto" uses
         ``1 / Lip``, the inverse Lipschitz constant of grad h, ``Lip = 2 mu lambda_max(G)`` with
         ``G_pq = ((x_p - x'_p)^T (x_q - x'_q))^2`` over target pairs (the standard safe step of
-        projected gradient for a smooth convex objective).
+        projected gradient for a smooth convex objective); a number is a multiple of that step.
+    normalize : bool
+        Divide the centred data by the root-mean-square target-neighbour distance before learning.
+        The two terms of h scale as x^2 and x^4, so ``mu`` means something only for data of a
+        known scale; Li et al.'s ``mu = 1e3`` is taken to be for unit-scale data (our reading:
+        the review does not say how the data were scaled). Without it, raw pixels make the
+        learned A indistinguishable from I.
     """
 
     def __init__(self, K: int = 5, mu: float = 1e3, p: float = 1.0, T_max: int = 30,
-                 step: float | str = "auto"):
+                 step: float | str = "auto", normalize: bool = True):
         self.K = K
         self.mu = mu
         self.p = p
         self.T_max = T_max
         self.step = step
+        self.normalize = normalize
 
     def fit(self, X, y):
         X = check_array(X, dtype=float)
         y = np.asarray(y, float)
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
+        pairs = target_neighbours(Xc, y, self.K)
+        self.scale_ = 1.0
+        if self.normalize and len(pairs):
+            self.scale_ = float(np.sqrt(((Xc[pairs[:, 0]] - Xc[pairs[:, 1]]) ** 2).sum(axis=1).mean())) or 1.0
+        Xc = Xc / self.scale_
         W = ordinal_weights(y, self.p)
         # sum_{i,j} w_ij (x_i - x_j)(x_i - x_j)^T = 2 X^T (diag(W 1) - W) X  (W symmetric)
         M = 2.0 * Xc.T @ ((np.diag(W.sum(axis=1)) - W) @ Xc)
-        pairs = target_neighbours(Xc, y, self.K)
         V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
         v2 = (V**2).sum(axis=1)
-        if self.step == "auto":
-            G = (V @ V.T) ** 2
-            lip = 2.0 * self.mu * float(np.linalg.eigvalsh(G).max()) if len(V) else 1.0
-            step = 1.0 / lip
-        else:
-            step = float(self.step)
+        G = (V @ V.T) ** 2
+        lip = 2.0 * self.mu * float(np.linalg.eigvalsh(G).max()) if len(V) else 1.0
+        step = (1.0 if self.step == "auto" else float(self.step)) / lip
         A = np.eye(X.shape[1])
         for _ in range(self.T_max):
             A = psd_project(A - step * h_gradient(A, M, V, v2, self.mu))
@@ -111,4 +119,4 @@ class LDMLR(BaseEstimator, MetricLearner):
     def transform(self, X):
         """``L (x - mean)`` with ``A = L^T L``, so Euclidean distances are d_A."""
         check_is_fitted(self, "L_")
-        return (check_array(X, dtype=float) - self.mean_) @ self.L_.T
+        return ((check_array(X, dtype=float) - self.mean_) / self.scale_) @ self.L_.T

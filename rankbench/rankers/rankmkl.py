@@ -73,6 +73,10 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         distance); lists are searched jointly by ``cv``-fold CV on the training pairs.
     lam : float
         Weight of the L2 regulariser ``(lam / 2) ||d||^2`` on the kernel weights.
+    kernel_norm : {"centred", "diag"}
+        ``centred`` divides each base kernel by its centred trace / n on the training rows (the
+        spread pair differences see; constants cancel in Q = A K A'), so uniform weights give each
+        feature set equal say; ``diag`` keeps the unit mean diagonal.
     cv_weights : {"uniform", "learned"}
         What CV runs per grid point: a kernel RankSVM with uniform weights (fast) or the whole MKL.
     max_iter, tol : outer (GMKL) iterations and relative objective tolerance.
@@ -88,9 +92,10 @@ class RankMKL(PairwiseRanker, BaseEstimator):
 
     accepts_views = True
 
-    def __init__(self, kernels=None, C=1.0, gamma=1.0, lam=1.0, cv=5, cv_weights="uniform", max_iter=50,
-                 tol=1e-5, inner_tol=1e-8, random_state=None):
+    def __init__(self, kernels=None, C=1.0, gamma=1.0, lam=1.0, kernel_norm="centred", cv=5,
+                 cv_weights="uniform", max_iter=50, tol=1e-5, inner_tol=1e-8, random_state=None):
         self.kernels = kernels
+        self.kernel_norm = kernel_norm
         self.C = C
         self.gamma = gamma
         self.lam = lam
@@ -109,11 +114,17 @@ class RankMKL(PairwiseRanker, BaseEstimator):
                               f"{', '.join(views)} (set `combine: views` and matching feature names)")
         return {v: kinds.get(v, "linear") for v in views}
 
-    def _grams(self, X, Y, gamma):
+    def _grams(self, X, Y, gamma, fitting=False):
         rows = []
         for v, kind in self.kinds_.items():
             rows.append(base_kernel(kind, X[v], Y[v], gamma, self.scales_[v]))
-        return np.stack(rows)
+        Ks = np.stack(rows)
+        if fitting:
+            # centred trace: the spread that pair differences see (constants cancel in A K A')
+            n = Ks.shape[1]
+            ct = np.einsum("kii->k", Ks) / n - Ks.sum(axis=(1, 2)) / n ** 2
+            self.centred_scale_ = np.maximum(ct, 1e-12) if self.kernel_norm == "centred" else np.ones(len(Ks))
+        return Ks / self.centred_scale_[:, None, None]
 
     def fit(self, X, pairs, sign):
         if not isinstance(X, dict):
@@ -133,7 +144,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
 
         def grams(g):
             if g not in cache:
-                cache[g] = self._grams(X, X, g)
+                cache[g] = self._grams(X, X, g, fitting=True)
             return cache[g]
 
         self.cv_scores_ = None

@@ -28,6 +28,11 @@ class RankSVM(PairwiseRanker, BaseEstimator):
     gradient (Chapelle 2007). Gradients and Hessian-vector products go through the sparse pair
     matrix A (eq. 6) as ``X' A' (...)``, so the p x d pair-difference matrix is never formed.
 
+    Given a dict of feature views (config ``combine: views``), the views are concatenated after
+    scaling each *set* to [0, 1] with its minimum and maximum over the training rows (one affine
+    map per set, not per column): the paper's "Feature Concatenation" baseline (Sec. 4.2). The
+    shift cancels in pair differences; the scale sets each set's weight.
+
     Parameters
     ----------
     C : float or list of float
@@ -44,9 +49,12 @@ class RankSVM(PairwiseRanker, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : (d,) array, the ranking function is ``X @ coef_``.
+    coef_ : (d,) array, the ranking function is ``X @ coef_`` (X: the scaled concatenation for views).
+    view_ranges_ : dict view -> (min, max) on the training rows, when fitted on views.
     C_ : chosen C;  cv_scores_ : CV accuracy per grid value;  n_iter_ : Newton iterations.
     """
+
+    accepts_views = True
 
     def __init__(self, C=1.0, cv=5, tol=1e-6, max_iter=50, random_state=None):
         self.C = C
@@ -55,8 +63,21 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
+    def _matrix(self, X, fitting=False):
+        if not isinstance(X, dict):
+            return np.asarray(X, dtype=float)
+        if fitting:
+            self.view_ranges_ = {k: (float(np.min(v)), float(np.max(v))) for k, v in X.items()}
+        blocks = []
+        for k, (lo, hi) in self.view_ranges_.items():
+            if k not in X:
+                raise ValueError(f"view {k!r} missing from X (fitted on {', '.join(self.view_ranges_)})")
+            v = np.asarray(X[k], dtype=float).reshape(len(X[k]), -1)
+            blocks.append((v - lo) / (hi - lo if hi > lo else 1.0))
+        return np.hstack(blocks)
+
     def fit(self, X, pairs, sign):
-        X = np.asarray(X, dtype=float)
+        X = self._matrix(X, fitting=True)
         pairs, sign = check_pairs(pairs, sign, len(X))
         grid = as_grid(self.C)
         self.cv_scores_ = None
@@ -78,4 +99,4 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        return np.asarray(X, dtype=float) @ self.coef_
+        return self._matrix(X) @ self.coef_
