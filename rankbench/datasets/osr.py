@@ -39,8 +39,9 @@ class OSR(Loader):
     layout = "osr/images/<category>_<name>.jpg and osr/relative_ordering.csv " \
              "(rows attribute,<category>...; larger = more)"
 
-    def __init__(self, root=None):
+    def __init__(self, root=None, n_per_category=None):
         self.root = root
+        self.n_per_category = n_per_category
 
     def load(self, data_root=None) -> Dataset:
         root = self.root_dir(data_root)
@@ -55,6 +56,14 @@ class OSR(Loader):
         if bad:
             raise DataError(f"dataset osr: image {img_dir / bad[0]} has no known category prefix "
                             f"(known: {', '.join(strength.index)}); expected layout: {self.layout}")
+        if self.n_per_category is not None:
+            seen: dict[str, int] = {}
+            keep = []
+            for p, c in zip(files, cats):
+                seen[c] = seen.get(c, 0) + 1
+                if seen[c] <= int(self.n_per_category):
+                    keep.append((p, c))
+            files, cats = [p for p, _ in keep], [c for _, c in keep]
         items = pd.DataFrame({
             "id": [p.stem for p in files],
             "category": cats,

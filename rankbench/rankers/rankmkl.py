@@ -85,8 +85,8 @@ class RankMKL(PairwiseRanker, BaseEstimator):
 
     Attributes
     ----------
-    kernel_weights_ : dict view -> learned weight d_i (each base kernel scaled to unit mean
-        diagonal on the training rows, so weights are comparable).
+    kernel_weights_ : dict view -> learned weight d_i (base kernels normalised as ``kernel_norm``
+        says, so the weights are comparable across views).
     C_, gamma_, cv_scores_, objective_history_.
     """
 
@@ -114,17 +114,19 @@ class RankMKL(PairwiseRanker, BaseEstimator):
                               f"{', '.join(views)} (set `combine: views` and matching feature names)")
         return {v: kinds.get(v, "linear") for v in views}
 
-    def _grams(self, X, Y, gamma, fitting=False):
-        rows = []
-        for v, kind in self.kinds_.items():
-            rows.append(base_kernel(kind, X[v], Y[v], gamma, self.scales_[v]))
-        Ks = np.stack(rows)
-        if fitting:
-            # centred trace: the spread that pair differences see (constants cancel in A K A')
-            n = Ks.shape[1]
-            ct = np.einsum("kii->k", Ks) / n - Ks.sum(axis=(1, 2)) / n ** 2
-            self.centred_scale_ = np.maximum(ct, 1e-12) if self.kernel_norm == "centred" else np.ones(len(Ks))
-        return Ks / self.centred_scale_[:, None, None]
+    def _grams(self, X, Y, gamma):
+        return np.stack([base_kernel(kind, X[v], Y[v], gamma, self.scales_[v])
+                         for v, kind in self.kinds_.items()])
+
+    def _train_grams(self, X, gamma):
+        """Training base kernels and the per-kernel divisor that normalises them."""
+        Ks = self._grams(X, X, gamma)
+        if self.kernel_norm == "diag":
+            return Ks, np.ones(len(Ks))
+        # centred trace: the spread that pair differences see (constants cancel in A K A')
+        n = Ks.shape[1]
+        ct = np.maximum(np.einsum("kii->k", Ks) / n - Ks.sum(axis=(1, 2)) / n ** 2, 1e-12)
+        return Ks / ct[:, None, None], ct
 
     def fit(self, X, pairs, sign):
         if not isinstance(X, dict):
@@ -140,12 +142,14 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         self.X_fit_ = X
         grid = [{"C": float(c), "gamma": float(g)}
                 for c, g in itertools.product(as_grid(self.C), as_grid(self.gamma))]
+        if self.kernel_norm not in ("centred", "diag"):
+            raise ConfigError(f"rankmkl: kernel_norm must be 'centred' or 'diag', not {self.kernel_norm!r}")
         cache = {}
 
         def grams(g):
             if g not in cache:
-                cache[g] = self._grams(X, X, g, fitting=True)
-            return cache[g]
+                cache[g] = self._train_grams(X, g)
+            return cache[g][0]
 
         self.cv_scores_ = None
         if len(grid) > 1:
@@ -166,6 +170,8 @@ class RankMKL(PairwiseRanker, BaseEstimator):
             best = grid[0]
         self.C_, self.gamma_ = best["C"], best["gamma"]
         A = pair_matrix(pairs, sign, n)
+        grams(self.gamma_)
+        self.kernel_divisors_ = cache[self.gamma_][1]
         self.d_, self.dual_coef_, self.objective_history_ = gmkl(
             grams(self.gamma_), A, sign != 0, self.C_, self.lam, self.max_iter, self.tol, self.inner_tol)
         self.kernel_weights_ = {v: float(w) for v, w in zip(self.views_, self.d_)}
@@ -178,4 +184,5 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         if missing:
             raise ValueError(f"view {missing[0]!r} missing from X (fitted on {', '.join(self.views_)})")
         Ks = self._grams({v: np.asarray(X[v], float) for v in self.views_}, self.X_fit_, self.gamma_)
+        Ks /= self.kernel_divisors_[:, None, None]
         return np.tensordot(self.d_, Ks, axes=1) @ self.dual_coef_
