@@ -18,7 +18,7 @@ def read_strength_csv(path) -> pd.DataFrame:
     except Exception as exc:
         raise DataError(f"{path}: cannot be parsed as CSV ({exc}); expected a header "
                         "'attribute,<category>,...' and one row of integer strengths per attribute")
-    if table.empty or not all(np.issubdtype(t, np.number) for t in table.dtypes):
+    if table.empty or not all(pd.api.types.is_numeric_dtype(t) for t in table.dtypes):
         raise DataError(f"{path}: expected a header 'attribute,<category>,...' and one row of numeric "
                         "strengths per attribute")
     table.index = table.index.astype(str).str.strip()

@@ -186,7 +186,8 @@ def chi2_distance(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     from sklearn.metrics.pairwise import additive_chi2_kernel
 
     if (X < 0).any() or (Y < 0).any():
-        raise ValueError("the chi-square kernel needs non-negative features (histograms)")
+        raise ConfigError("kernel chi2: features must be non-negative (histograms); use kernel: linear "
+                          "or a non-negative feature set")
     return -additive_chi2_kernel(np.asarray(X, float), np.asarray(Y, float))
 
 
@@ -204,6 +205,8 @@ def base_kernel(kind: str, X: np.ndarray, Y: np.ndarray, gamma: float, scale: fl
 
 
 def kernel_scale(kind: str, X: np.ndarray) -> float:
+    if kind not in ("linear", "chi2"):
+        raise ConfigError(f"unknown kernel {kind!r}; valid kernels: linear, chi2")
     if kind == "linear":
         return float(max(np.einsum("ij,ij->i", X, X).mean(), 1e-12))
     D = chi2_distance(X, X)
