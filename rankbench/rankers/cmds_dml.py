@@ -134,7 +134,11 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
     update (checked in the tests). The objective along the search line needs only the products
     of the direction with X and V, which the Gram matrix gives.
 
-    Returns ``(L, c, n_iter, n_backtracks, ||grad f||^2 at the last gradient)``.
+    Stops on ``||grad f|| <= tol``, after ``max_iter`` iterations, or when none of the ``r`` trial
+    steps gives sufficient decrease (the paper leaves that case open; taking the smallest step
+    anyway diverges when ``gamma rho^r`` is still too long for the data's scale).
+
+    Returns ``(L, c, n_iter, n_trial_steps, ||grad f||^2 at the last gradient, stop reason)``.
     """
     n = len(X)
     Z = np.vstack([X, V])
@@ -158,6 +162,7 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
         gc = -float(np.vdot(Y, R))
         g2 = float(np.vdot(U, KU)) + gc * gc
         if g2 <= tol * tol:
+            stop = "tol"
             break
         dR = KU[:n] - gc * Y
         dV = KU[n:]
@@ -168,13 +173,20 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
             f_new = 0.5 * float(np.vdot(R_new, R_new)) + mu * float(np.dot(e_new, e_new))
             if f_new - f <= -sigma * a * g2:
                 break
-        # S6 (after r trials without sufficient decrease the last, smallest step is taken)
-        R, LV, e, f = R_new, LV_new, e_new, f_new
+        else:
+            # no sufficient decrease within r trial steps: stop rather than take a step that
+            # may increase f (gamma too large for the data's scale)
+            stop = "line search"
+            n_bt += r
+            break
+        R, LV, e, f = R_new, LV_new, e_new, f_new  # S6
         c -= a * gc
         coef += a * U
         n_iter += 1
         n_bt += m
-    return L0 - coef.T @ Z, c, n_iter, n_bt, g2
+    else:
+        stop = "max_iter"
+    return L0 - coef.T @ Z, c, n_iter, n_bt, g2, stop
 
 
 @rankers.register("cmds_dml")
@@ -196,7 +208,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
     r : int
         At most ``r`` trial steps per iteration (the paper's "maximum number for line search loop").
         ``m`` runs over 1..r (the paper's "smallest positive integer"); if none satisfies the
-        Armijo condition the last one, ``gamma * rho^r``, is taken, as the loop ends there.
+        Armijo condition the descent stops (``stop_reason_ == "line search"``).
     tol : float
         Stop when the gradient norm ``||grad f(L, c)||`` (Frobenius, L and c together) is at most
         ``tol`` (S4's epsilon; the paper does not give its value).
@@ -245,7 +257,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
         V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
         v2 = (V**2).sum(axis=1)
         L0 = np.eye(self.s, d)  # L0 = (e_1, ..., e_s)^T
-        L, c, n_iter, n_bt, g2 = descend(L0, Xc, Y, V, v2, self.mu, self.gamma, self.rho,
+        L, c, n_iter, n_bt, g2, self.stop_reason_ = descend(L0, Xc, Y, V, v2, self.mu, self.gamma, self.rho,
                                          self.sigma, self.r, self.tol, self.max_iter)
         self.L_, self.c_ = L, c
         self.n_iter_, self.n_backtracks_ = n_iter, n_bt
