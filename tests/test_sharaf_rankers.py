@@ -155,3 +155,17 @@ def test_bad_pairs_are_refused():
         RankSVM().fit(X, P, np.zeros(len(P), int))
     with pytest.raises(ValueError, match="lie in"):
         RankSVM().fit(X, P + 1000, s)
+
+
+def test_ranksvm_more_dims_than_items_is_still_optimal():
+    """With d > n the solver works in the row space of X; the optimum must not change."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(15, 40))
+    y = X[:, 0]
+    P = np.array([(i, j) for i in range(15) for j in range(15) if y[i] > y[j]])
+    s = np.ones(len(P), int)
+    r = RankSVM(C=0.5, tol=1e-10).fit(X, P, s)
+    ref = minimize(brute_objective, np.zeros(40), args=(X, P, s, 0.5), method="BFGS",
+                   options={"gtol": 1e-10, "maxiter": 10000})
+    assert r.objective_ == pytest.approx(ref.fun, rel=1e-7)
+    np.testing.assert_allclose(r.coef_, ref.x, atol=1e-4)
