@@ -34,16 +34,22 @@ class Pixels(Extractor):
 
 @features.register("array")
 class Array(Extractor):
-    """A named array shipped with the dataset (e.g. ``landmarks``), flattened per item."""
+    """A named array shipped with the dataset (e.g. ``landmarks``), flattened per item, times ``scale``.
+
+    ``scale`` changes units only (e.g. FG-NET landmark pixels -> units of ~ the image size); it
+    matters to learners whose step sizes are absolute, such as cMDS-DML's Armijo ``gamma``.
+    """
 
     cacheable = False
 
-    def __init__(self, name: str = "feat"):
-        self.name = name
+    def __init__(self, key: str = "feat", scale: float = 1.0):
+        # `key`, not `name`: a feature set's `name` in the config is its own label
+        self.key = key
+        self.scale = scale
 
     def extract(self, dataset: Dataset, n_jobs: int = 1, progress: bool = False) -> np.ndarray:
-        if self.name not in dataset.arrays:
-            raise DataError(f"features array: dataset {dataset.name!r} ships no array {self.name!r} "
+        if self.key not in dataset.arrays:
+            raise DataError(f"features array: dataset {dataset.name!r} ships no array {self.key!r} "
                             f"(it has: {', '.join(dataset.arrays) or 'none'})")
-        a = np.asarray(dataset.arrays[self.name], dtype=float)
-        return a.reshape(len(a), -1)
+        a = np.asarray(dataset.arrays[self.key], dtype=float)
+        return a.reshape(len(a), -1) * float(self.scale)
