@@ -63,7 +63,10 @@ def mds_from_labels(r: np.ndarray, s: int, beta: float = 1.0) -> np.ndarray:
     Step 1 builds Delta (11) over the distinct labels, step 2 embeds it by cMDS in
     ``s1 = min(s, m)`` dimensions, step 3 copies each label's point to its items (padded with zeros
     to ``s``) and step 4 centres them (the paper writes the sum; the mean is what makes
-    ``sum_i y_i = 0`` as the text states). The distances equal those of cMDS on the n x n ``D``.
+    ``sum_i y_i = 0`` as the text states). The distances equal those of cMDS on the n x n ``D``
+    whenever ``s >= m - 1`` (both then reproduce D exactly). For smaller s (e.g. FG-NET's five
+    labels in s = 3) both are truncations and differ: the n x n route weights each label by its
+    number of items, Algorithm 1 weights the labels equally.
     """
     r = np.asarray(r, float)
     levels, idx = np.unique(r, return_inverse=True)
