@@ -24,7 +24,7 @@ test: install  ## the whole test suite (real-data tests skip when ../shared/data
 
 # CI's regression of published numbers: every config with a regress: block, reduced, then checked.
 regress: install
-	@set -e; fails=0; runs=""; \
+	@set -e; fails=0; runs=""; mkdir -p results/regress; \
 	for cfg in $$(grep -l '^regress:' configs/*/*.yaml); do \
 	  name=$$(basename $$cfg .yaml); out=results/regress/$$(basename $$(dirname $$cfg))-$$name; \
 	  rm -rf $$out; echo "== $$cfg"; \
@@ -38,16 +38,17 @@ regress: install
 
 define reproduce
 reproduce-$(1): install
-	@set -e; runs=""; for cfg in configs/$(1)/*.yaml; do \
+	@set -e; runs=""; mkdir -p results/$(1); for cfg in configs/$(1)/*.yaml; do \
 	  out=results/$(1)/$$$$(basename $$$$cfg .yaml); rm -rf $$$$out; echo "== $$$$cfg"; \
-	  $(BIN)/rankbench run $$$$cfg --data-root $(DATA) --jobs $(JOBS) --out $$$$out --quiet > /dev/null; \
+	  if ! $(BIN)/rankbench run $$$$cfg --data-root $(DATA) --jobs $(JOBS) --out $$$$out --quiet > $$$$out.log 2>&1; then \
+	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
 	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
-	$(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
+	[ -z "$$$$runs" ] || $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
 endef
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 
 reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md
-	$(BIN)/rankbench collect $$(ls -d results/prosser/*/ results/yuli/*/ results/sharaf/*/ 2>/dev/null) --out results/REPORT.md
+	$(BIN)/rankbench collect $$(ls -d $(foreach p,$(PAPERS),results/$(p)/*/) 2>/dev/null) --out results/REPORT.md
 
 bench: install  ## speed/memory benchmarks, each side by side with a peer
 	@for s in scripts/bench_*.py; do echo "== $$s"; $(BIN)/python $$s --data-root $(DATA) || exit 1; done
