@@ -17,7 +17,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     strip) of :class:`~rankbench.features.elf.ELFStrips`). A training pair is (query, candidate
     in the other camera), labelled +1 for the same person and -1 otherwise. Weak classifier k
     compares one histogram: ``h(q, g) = +1 if dist(q_k, g_k) <= theta else -1``. Each round
-    picks the (histogram, theta) of least weighted error e, with ``alpha = 1/2 ln((1 - e) / e)``
+    picks the (histogram, theta) of least weighted error e (theta among quantiles), with ``alpha = 1/2 ln((1 - e) / e)``
     and the usual AdaBoost re-weighting. The similarity of a pair is ``sum_t alpha_t h_t``
     (larger = better match).
 
@@ -26,12 +26,15 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     n_rounds : boosting rounds.
     n_bins : dims per histogram (16 in the paper's feature).
     distance : ``"l1"`` or ``"bhattacharyya"`` (sqrt(1 - BC)) between two histograms.
+    n_thresholds : candidate thresholds per histogram (at most 255): half quantiles of its
+        same-person training distances, half of its different-person ones; each round then costs one weighted bincount per histogram.
     balance : start with half the weight on same-person pairs (there are ~m times fewer).
     block : rows of the pair grid per block when computing distances.
     """
 
-    def __init__(self, n_rounds=200, n_bins=16, distance="l1", balance=True, block=4):
+    def __init__(self, n_rounds=200, n_bins=16, distance="l1", n_thresholds=64, balance=True, block=4):
         self.n_rounds = n_rounds
+        self.n_thresholds = n_thresholds
         self.n_bins = n_bins
         self.distance = distance
         self.balance = balance
@@ -56,27 +59,40 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         n, H = dist.shape
         w = np.where(label > 0, 0.5 / max((label > 0).sum(), 1), 0.5 / max((label < 0).sum(), 1)) \
             if self.balance else np.full(n, 1.0 / n)
-        order = np.argsort(dist, axis=0, kind="stable")               # (n, H)
-        ds = np.take_along_axis(dist, order, axis=0)
-        last = np.ones_like(ds, dtype=bool)
-        last[:-1] = ds[:-1] != ds[1:]                                  # valid cut after a run of ties
+        # candidate thresholds: quantiles of each histogram's distances; code = first threshold
+        # >= the distance, so "+1 iff dist <= thr[j]" is "code <= j"
+        # half of them from same-person distances: they are ~1/m of the pairs and lie low
+        n_pos = self.n_thresholds // 2
+        n_neg = self.n_thresholds - n_pos - 1
+        q = lambda k: np.linspace(0, 1, k + 1)[1:]
+        thr = np.sort(np.concatenate([
+            np.quantile(dist[label > 0], q(n_pos), axis=0),
+            np.quantile(dist[label < 0][:: max(1, n // 20000)], q(n_neg), axis=0)]), axis=0).T
+        thr = np.concatenate([thr, np.full((H, 1), np.inf)], axis=1)    # "always +1" closes it
+        thr = thr.astype(np.float32)                                    # (H, q) ascending
+        codes = np.empty((H, n), dtype=np.uint8)
+        for k in range(H):
+            codes[k] = np.searchsorted(thr[k], dist[:, k], side="left")
+        del dist
+        w_pos = lambda w: w[label > 0].sum()
         hists, cuts, alphas = [], [], []
         for _ in range(int(self.n_rounds)):
-            wl = (w * label)[order]                                    # sorted, signed weights
-            # error of "+1 iff dist <= ds[i]": positives above the cut + negatives at or below
-            err = (w[label > 0].sum() - np.cumsum(np.where(wl > 0, wl, 0), axis=0)
-                   + np.cumsum(np.where(wl < 0, -wl, 0), axis=0))
-            err = np.where(last, err, np.inf)
-            i, k = np.unravel_index(np.argmin(err), err.shape)
-            e = float(np.clip(err[i, k] / w.sum(), 1e-12, 1 - 1e-12))
+            sw = w * label
+            # error of "+1 iff code <= j" = positives above the cut + negatives at or below it
+            err = np.empty((H, self.n_thresholds))
+            for k in range(H):  # one bincount per histogram keeps its copy in cache
+                err[k] = np.bincount(codes[k], weights=sw, minlength=self.n_thresholds)
+            err = w_pos(w) - np.cumsum(err, axis=1)
+            k, j = np.unravel_index(np.argmin(err), err.shape)
+            e = float(np.clip(err[k, j] / w.sum(), 1e-12, 1 - 1e-12))
             if e >= 0.5:
                 break
             a = 0.5 * np.log((1 - e) / e)
-            h = np.where(dist[:, k] <= ds[i, k], 1.0, -1.0)
+            h = np.where(codes[k] <= j, 1.0, -1.0)
             w = w * np.exp(-a * label * h)
             w /= w.sum()
             hists.append(int(k))
-            cuts.append(float(ds[i, k]))
+            cuts.append(float(thr[k, j]))
             alphas.append(a)
         self.hists_ = np.asarray(hists, dtype=int)
         self.thresholds_ = np.asarray(cuts)
