@@ -146,35 +146,51 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
     n = len(X)
     Z = np.vstack([X, V])
     Kz = Z @ Z.T
-    ZL = Z @ L0.T
-    R, LV = ZL[:n] - Y, ZL[n:]
+    # state S = [X L^T - c Y; V L^T] (residuals and projected pair differences), updated in place
+    # in preallocated buffers (few temporaries: small Python overhead, also under allocation tracing)
+    S = Z @ L0.T
+    S[:n] -= Y
+    Y0 = np.zeros_like(S)
+    Y0[:n] = Y
+    w = np.ones((len(Z), 1))  # U = S * w: rows 1 for items, 4 mu e for pairs
+    U, KU, D, tmp = (np.empty_like(S) for _ in range(4))
+    coef = np.zeros_like(S)  # L = L0 - coef^T Z
+    r1, r2, e = np.empty(len(Z)), np.empty(len(Z)), np.empty(len(V))
+    w_pairs, S_items, S_pairs = w[n:, 0], S[:n], S[n:]
+    r1_items, r1_pairs, r2_items, r2_pairs = r1[:n], r1[n:], r2[:n], r2[n:]
+    np.einsum("ij,ij->i", S_pairs, S_pairs, out=e)
+    e -= v2
     c = 1.0
-    e = (LV**2).sum(axis=1) - v2
-    f = 0.5 * float((R**2).sum()) + mu * float((e**2).sum())
-    coef = np.zeros_like(ZL)  # L = L0 - coef^T Z
-    U = np.empty_like(ZL)
-    steps = gamma * rho ** np.arange(1, r + 1)
+    steps = (gamma * rho ** np.arange(1, r + 1)).tolist()
     n_iter = n_bt = 0
     g2 = np.inf
-    two_mu4 = 4.0 * mu
+    stop = "max_iter"
     for _ in range(max_iter):
-        U[:n] = R
-        np.multiply(LV, (two_mu4 * e)[:, None], out=U[n:])
-        KU = Kz @ U  # rows: X G^T and V G^T
-        # grad_c = c sum ||y||^2 - sum y^T L x, with L x = r + c y
-        gc = -float(np.vdot(Y, R))
+        np.multiply(e, 4.0 * mu, out=w_pairs)
+        np.multiply(S, w, out=U)
+        np.matmul(Kz, U, out=KU)  # rows: X G^T and V G^T for G = grad_L f
+        gc = -float(np.vdot(Y, S_items))  # grad_c = c sum ||y||^2 - sum y^T L x
         g2 = float(np.vdot(U, KU)) + gc * gc
         if g2 <= tol * tol:
             stop = "tol"
             break
-        dR = KU[:n] - gc * Y
-        dV = KU[n:]
+        np.multiply(Y0, gc, out=tmp)
+        np.subtract(KU, tmp, out=D)  # S(a) = S - a D along the search line
+        # f(a) - f(0) is a polynomial in a: quadratic for the fitting term, quartic for the pairs
+        # (e_p(a) = e_p - 2 a p1_p + a^2 p2_p); its coefficients make every Armijo trial a few
+        # scalar operations, and the difference is computed without cancellation
+        np.multiply(S, D, out=tmp)
+        np.sum(tmp, axis=1, out=r1)
+        np.multiply(D, D, out=tmp)
+        np.sum(tmp, axis=1, out=r2)
+        A1, A2 = float(r1_items.sum()), float(r2_items.sum())
+        E1 = -4.0 * float(np.dot(e, r1_pairs))
+        E2 = 4.0 * float(np.dot(r1_pairs, r1_pairs)) + 2.0 * float(np.dot(e, r2_pairs))
+        E3 = -4.0 * float(np.dot(r1_pairs, r2_pairs))
+        E4 = float(np.dot(r2_pairs, r2_pairs))
         for m, a in enumerate(steps, start=1):
-            R_new = R - a * dR
-            LV_new = LV - a * dV
-            e_new = np.einsum("ij,ij->i", LV_new, LV_new) - v2
-            f_new = 0.5 * float(np.vdot(R_new, R_new)) + mu * float(np.dot(e_new, e_new))
-            if f_new - f <= -sigma * a * g2:
+            df = a * (-A1 + 0.5 * a * A2) + mu * a * (E1 + a * (E2 + a * (E3 + a * E4)))
+            if df <= -sigma * a * g2:
                 break
         else:
             # no sufficient decrease within r trial steps: stop rather than take a step that
@@ -182,13 +198,16 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
             stop = "line search"
             n_bt += r
             break
-        R, LV, e, f = R_new, LV_new, e_new, f_new  # S6
+        # S6
+        np.multiply(D, a, out=tmp)
+        S -= tmp
+        np.einsum("ij,ij->i", S_pairs, S_pairs, out=e)
+        e -= v2
         c -= a * gc
-        coef += a * U
+        np.multiply(U, a, out=tmp)
+        coef += tmp
         n_iter += 1
         n_bt += m
-    else:
-        stop = "max_iter"
     return L0 - coef.T @ Z, c, n_iter, n_bt, g2, stop
 
 
