@@ -219,29 +219,28 @@ def as_grid(value) -> list:
     return list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
 
 
-def pair_folds(sign: np.ndarray, n_folds: int, rng: np.random.Generator) -> np.ndarray:
-    """Fold index of every training pair (ordered and similar pairs spread evenly)."""
-    fold = np.empty(len(sign), dtype=int)
-    for group in (sign != 0, sign == 0):
-        idx = np.flatnonzero(group)
-        fold[rng.permutation(idx)] = np.arange(len(idx)) % n_folds
-    return fold
-
-
 def cv_pair_accuracy(fit_score, pairs, sign, grid: list[dict], n_folds: int, rng) -> tuple[dict, list]:
     """Choose the grid point with the best mean held-out pair accuracy (ties: first in grid).
 
-    ``fit_score(params, train_mask) -> item scores``; accuracy is over held-out ordered pairs.
+    The training *items* are split into ``n_folds`` folds; fold k trains on the pairs whose two
+    items are both outside fold k and is scored on the ordered pairs inside fold k. Splitting the
+    pairs themselves would leak: a held-out pair shares its images with training pairs, which
+    rewards memorising images (too large C). ``fit_score(params, pair_mask) -> item scores``.
     """
-    folds = pair_folds(sign, n_folds, rng)
+    n_items = int(pairs.max()) + 1
+    item_fold = rng.permutation(n_items) % n_folds
+    pf = item_fold[pairs]
     scores = []
     for params in grid:
         accs = []
         for k in range(n_folds):
-            test = (folds == k) & (sign != 0)
-            f = fit_score(params, folds != k)
+            train = (pf[:, 0] != k) & (pf[:, 1] != k)
+            test = (pf[:, 0] == k) & (pf[:, 1] == k) & (sign != 0)
+            if not test.any() or not (train & (sign != 0)).any():
+                continue
+            f = fit_score(params, train)
             d = (f[pairs[test, 0]] - f[pairs[test, 1]]) * sign[test]
             accs.append(np.mean(d > 0))
-        scores.append(float(np.mean(accs)))
-    best = int(np.argmax(scores))
+        scores.append(float(np.mean(accs)) if accs else float("nan"))
+    best = int(np.nanargmax(scores)) if not np.isnan(scores).all() else 0
     return grid[best], scores
