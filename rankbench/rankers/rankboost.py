@@ -29,12 +29,13 @@ class RankBoost(PairScorer, BaseEstimator):
 
     Parameters
     ----------
-    n_rounds : number of boosting rounds T.
+    n_rounds : number of boosting rounds T (100: on VIPeR p = 316, 200 rounds gave no better CMC
+        at twice the time).
     n_thresholds : candidate thresholds per dimension (quantiles of the training differences).
     block : rows of the pair grid per block when coding the differences.
     """
 
-    def __init__(self, n_rounds=200, n_thresholds=16, block=4):
+    def __init__(self, n_rounds=100, n_thresholds=16, block=4):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.block = block
