@@ -155,9 +155,12 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
     w = np.ones((len(Z), 1))  # U = S * w: rows 1 for items, 4 mu e for pairs
     U, KU, D, tmp = (np.empty_like(S) for _ in range(4))
     coef = np.zeros_like(S)  # L = L0 - coef^T Z
-    r1, r2, e = np.empty(len(Z)), np.empty(len(Z)), np.empty(len(V))
+    # B rows: [0 | e] (pair residuals e_p = ||L v_p||^2 - ||v_p||^2), r1 = rows of S * D,
+    # r2 = rows of D * D; one small product of B's pair columns gives all the line's coefficients
+    B = np.zeros((3, len(Z)))
+    e, r1, r2 = B[0, n:], B[1], B[2]
+    B_pairs, B_items = B[:, n:], B[:, :n]
     w_pairs, S_items, S_pairs = w[n:, 0], S[:n], S[n:]
-    r1_items, r1_pairs, r2_items, r2_pairs = r1[:n], r1[n:], r2[:n], r2[n:]
     np.einsum("ij,ij->i", S_pairs, S_pairs, out=e)
     e -= v2
     c = 1.0
@@ -177,17 +180,16 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
         np.multiply(Y0, gc, out=tmp)
         np.subtract(KU, tmp, out=D)  # S(a) = S - a D along the search line
         # f(a) - f(0) is a polynomial in a: quadratic for the fitting term, quartic for the pairs
-        # (e_p(a) = e_p - 2 a p1_p + a^2 p2_p); its coefficients make every Armijo trial a few
+        # (e_p(a) = e_p - 2 a r1_p + a^2 r2_p); its coefficients make every Armijo trial a few
         # scalar operations, and the difference is computed without cancellation
-        np.multiply(S, D, out=tmp)
-        np.sum(tmp, axis=1, out=r1)
-        np.multiply(D, D, out=tmp)
-        np.sum(tmp, axis=1, out=r2)
-        A1, A2 = float(r1_items.sum()), float(r2_items.sum())
-        E1 = -4.0 * float(np.dot(e, r1_pairs))
-        E2 = 4.0 * float(np.dot(r1_pairs, r1_pairs)) + 2.0 * float(np.dot(e, r2_pairs))
-        E3 = -4.0 * float(np.dot(r1_pairs, r2_pairs))
-        E4 = float(np.dot(r2_pairs, r2_pairs))
+        np.einsum("ij,ij->i", S, D, out=r1)
+        np.einsum("ij,ij->i", D, D, out=r2)
+        (ee, e1, e2), (_, p11, p12), (_, _, p22) = (B_pairs @ B_pairs.T).tolist()
+        _, A1, A2 = B_items.sum(axis=1).tolist()
+        E1 = -4.0 * e1
+        E2 = 4.0 * p11 + 2.0 * e2
+        E3 = -4.0 * p12
+        E4 = p22
         for m, a in enumerate(steps, start=1):
             df = a * (-A1 + 0.5 * a * A2) + mu * a * (E1 + a * (E2 + a * (E3 + a * E4)))
             if df <= -sigma * a * g2:
