@@ -196,3 +196,17 @@ def test_real_ranksvm_matches_the_authors_pubfig_predictors(shared_data):
         theirs = X[te] @ W[:, k]
         assert np.corrcoef(ours, theirs)[0, 1] > 0.98, attr
         assert grouped_pair_accuracy(ours, st[te])[0] > grouped_pair_accuracy(theirs, st[te])[0] - 0.01
+
+
+def test_mkl_fast_scoring_equals_the_kernel_expansion():
+    rng = np.random.default_rng(2)
+    views = {"a": rng.normal(size=(50, 6)), "h": rng.uniform(size=(50, 9))}
+    X, P, s, _ = toy(n=50)
+    m = RankMKL(kernels={"h": "chi2"}, C=1.0).fit(views, P, s)
+    new = {"a": rng.normal(size=(20, 6)), "h": rng.uniform(size=(20, 9))}
+    Ks = m._grams(new, m.X_fit_, m.gamma_) / m.kernel_divisors_[:, None, None]
+    np.testing.assert_allclose(m.decision_function(new), np.tensordot(m.d_, Ks, axes=1) @ m.dual_coef_,
+                               rtol=1e-10, atol=1e-10)
+    k = KernelRankSVM(kernel="linear", C=1.0).fit(views["a"], P, s)
+    np.testing.assert_allclose(k.decision_function(new["a"]),
+                               k._gram(new["a"], k.X_fit_, 1.0) @ k.dual_coef_, atol=1e-10)

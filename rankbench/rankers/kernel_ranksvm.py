@@ -90,4 +90,8 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        return self._gram(np.asarray(X, dtype=float), self.X_fit_, self.gamma_) @ self.dual_coef_
+        X = np.asarray(X, dtype=float)
+        if self.kernel == "linear":
+            # x' (X_fit' b) / scale: the primal weights, so scoring costs O(n d) per item set
+            return (X @ (self.X_fit_.T @ self.dual_coef_)) / self.scale_
+        return self._gram(X, self.X_fit_, self.gamma_) @ self.dual_coef_

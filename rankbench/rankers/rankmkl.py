@@ -175,6 +175,8 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         self.d_, self.dual_coef_, self.objective_history_ = gmkl(
             grams(self.gamma_), A, sign != 0, self.C_, self.lam, self.max_iter, self.tol, self.inner_tol)
         self.kernel_weights_ = {v: float(w) for v, w in zip(self.views_, self.d_)}
+        self.linear_coef_ = {v: self.X_fit_[v].T @ self.dual_coef_ for v, kind in self.kinds_.items()
+                             if kind == "linear"}
         return self
 
     def decision_function(self, X):
@@ -183,6 +185,16 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         missing = [v for v in self.views_ if v not in X]
         if missing:
             raise ValueError(f"view {missing[0]!r} missing from X (fitted on {', '.join(self.views_)})")
-        Ks = self._grams({v: np.asarray(X[v], float) for v in self.views_}, self.X_fit_, self.gamma_)
-        Ks /= self.kernel_divisors_[:, None, None]
-        return np.tensordot(self.d_, Ks, axes=1) @ self.dual_coef_
+        f = 0.0
+        for k, (v, kind) in enumerate(self.kinds_.items()):
+            w = self.d_[k] / self.kernel_divisors_[k]
+            if w == 0:
+                continue
+            Xv = np.asarray(X[v], float)
+            if kind == "linear":
+                # k(x, X_fit) b = x' (X_fit' b) / scale: one primal weight vector per linear view,
+                # so scoring costs O(n d), not O(n n_train d)
+                f = f + w * (Xv @ self.linear_coef_[v]) / self.scales_[v]
+            else:
+                f = f + w * (base_kernel(kind, Xv, self.X_fit_[v], self.gamma_, self.scales_[v]) @ self.dual_coef_)
+        return np.broadcast_to(np.asarray(f, float), (len(next(iter(X.values()))),)).copy()
