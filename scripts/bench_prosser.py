@@ -110,9 +110,9 @@ def main():
                                    .fit(X[tr], y[tr], cams[tr]))
         row("Ensemble RankSVM, materialised", t_em, m_em, cmc(ensm, X, y, cams, test))
         rb, t_rb, m_rb = measure(lambda: RankBoost().fit(X[tr], y[tr], cams[tr]))
-        row("RankBoost (200 rounds)", t_rb, m_rb, cmc(rb, X, y, cams, test), PAPER["RankBoost"])
+        row(f"RankBoost ({rb.n_rounds} rounds)", t_rb, m_rb, cmc(rb, X, y, cams, test), PAPER["RankBoost"])
         elf, t_el, m_el = measure(lambda: ELFAdaBoost().fit(X[tr], y[tr], cams[tr]))
-        row("ELF AdaBoost (200 rounds)", t_el, m_el, cmc(elf, X, y, cams, test), PAPER["ELF"])
+        row(f"ELF AdaBoost ({elf.n_rounds} rounds)", t_el, m_el, cmc(elf, X, y, cams, test), PAPER["ELF"])
         results.update(mat=(t_mat, m_mat), ens=(t_en, m_en), ensm=(t_em, m_em), rb=(t_rb, m_rb), elf=(t_el, m_el))
 
     # ---- LinearSVC on the explicit pairwise transform of the same triples, smaller training set

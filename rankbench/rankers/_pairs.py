@@ -223,7 +223,8 @@ def weighted_l1(Q, G, w, block=64) -> np.ndarray:
     vec = W.ndim == 1
     W = W[:, None] if vec else W
     out = np.empty((len(Q), len(G), W.shape[1]))
-    block = max(1, min(block, int(2e7 // max(1, len(G) * Q.shape[1]))))
+    # about 16 MB of float32 differences per block: fast and small next to the features
+    block = max(1, min(block, int(4e6 // max(1, len(G) * Q.shape[1]))))
     with threadpool_limits(1):
         for s in range(0, len(Q), block):
             D = np.abs(Q[s:s + block, None, :] - G[None, :, :])
