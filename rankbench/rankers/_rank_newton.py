@@ -173,7 +173,7 @@ def solve(oracle, C: float, w0=None, z0=None, max_newton: int = 20, max_cg: int 
         z = np.asarray(oracle.z(w), dtype=float)
     g_ref = None
     info = {"newton": 0, "cg": 0}
-    for it in range(max_newton):
+    for _ in range(max_newton):
         if z is None:  # w = 0: every margin is 1, no pass needed for z
             z = np.zeros(_n_triples(oracle))
         L = np.maximum(1.0 + z, 0.0)
