@@ -111,8 +111,6 @@ class PairSet:
         -------
         S or None, acc or None
         """
-        from threadpoolctl import threadpool_limits
-
         nr, nc = self.shape
         Xc = self.X[self.cols]
         S = None if V is None else np.empty((nr, nc, V.shape[1]), dtype=np.float64)
@@ -140,7 +138,7 @@ class PairSet:
 
         # many small matrix products: BLAS threading only adds overhead; numpy's elementwise
         # work releases the GIL, so n_jobs threads share the blocks instead
-        with threadpool_limits(1):
+        with single_blas_thread():
             if n_jobs == 1:
                 accs = [work(blocks)]
             else:
@@ -167,6 +165,19 @@ class PairSet:
                     out[t:t + len(negs)] = Dn - self.Dpos[pid]
                     t += len(negs)
         return out
+
+
+_CONTROLLER = None
+
+
+def single_blas_thread():
+    """Context limiting BLAS to one thread (the libraries are looked up once, not per call)."""
+    global _CONTROLLER
+    from threadpoolctl import ThreadpoolController
+
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def build_pairs(X, y, cams=None, block=2, dtype=np.float32, n_jobs=1) -> PairSet:
@@ -215,8 +226,6 @@ def weighted_l1(Q, G, w, block=64) -> np.ndarray:
 
     ``w`` may be (d,) or (d, k); the result is (nq, ng) or (nq, ng, k).
     """
-    from threadpoolctl import threadpool_limits
-
     Q = np.asarray(Q, dtype=np.float32)
     G = np.asarray(G, dtype=np.float32)
     W = np.asarray(w, dtype=np.float32)
@@ -225,7 +234,7 @@ def weighted_l1(Q, G, w, block=64) -> np.ndarray:
     out = np.empty((len(Q), len(G), W.shape[1]))
     # about 16 MB of float32 differences per block: fast and small next to the features
     block = max(1, min(block, int(4e6 // max(1, len(G) * Q.shape[1]))))
-    with threadpool_limits(1):
+    with single_blas_thread():
         for s in range(0, len(Q), block):
             D = np.abs(Q[s:s + block, None, :] - G[None, :, :])
             out[s:s + block] = (D.reshape(-1, Q.shape[1]) @ W).reshape(D.shape[0], len(G), -1)

@@ -92,11 +92,11 @@ class StreamOracle:
 
     def _finish(self, acc, pacc_r, pacc_c):
         """acc + sum over positive pairs of their (negative) coefficient times |x_i - x_p|."""
-        pa = np.zeros(len(self.P.Dpos) + 1)
-        if pacc_r is not None:
-            np.add.at(pa, self.P.row_side.pos_id.ravel(), pacc_r.ravel())
-        if pacc_c is not None:
-            np.add.at(pa, self.P.col_side.pos_id.ravel(), pacc_c.ravel())
+        n = len(self.P.Dpos) + 1
+        pa = np.zeros(n)
+        for side, pacc in ((self.P.row_side, pacc_r), (self.P.col_side, pacc_c)):
+            if pacc is not None:  # slot -1 (padding) lands in the extra last entry
+                pa += np.bincount(side.pos_id.ravel() % n, weights=pacc.ravel(), minlength=n)
         return acc + pa[:-1].astype(self.P.X.dtype) @ self.P.Dpos
 
     # --- oracle API
@@ -163,6 +163,13 @@ def solve(oracle, C: float, w0=None, z0=None, max_newton: int = 20, max_cg: int 
     -------
     w, z (= A w), info dict (iterations, passes, objective)
     """
+    from ._pairs import single_blas_thread
+
+    with single_blas_thread():
+        return _solve(oracle, C, w0, z0, max_newton, max_cg, tol)
+
+
+def _solve(oracle, C, w0, z0, max_newton, max_cg, tol):
     d = oracle.d
     w = np.zeros(d) if w0 is None else np.asarray(w0, dtype=float).copy()
     if z0 is not None:
@@ -229,17 +236,21 @@ def _n_triples(oracle) -> int:
     return int(sum(m.sum() for m in (oracle.mask_r, oracle.mask_c) if m is not None))
 
 
-def _line_search(w, s, z, zs, C, iters: int = 30) -> float:
-    """Exact minimiser of the convex piecewise-quadratic f(w + t s) by 1-D Newton steps."""
+def _line_search(w, s, z, zs, C, iters: int = 20) -> float:
+    """Minimiser of the convex piecewise-quadratic f(w + t s) by 1-D Newton steps (exact once
+    the active set stops changing, usually in a few steps)."""
     ws, ss = w @ s, s @ s
+    keep = (zs != 0)          # triples the direction does not move add a constant
+    z, zs = z[keep], zs[keep]
     t = 1.0
+    prev = None
     for _ in range(iters):
-        m = 1.0 + z + t * zs
-        a = m > 0
-        d1 = ws + t * ss + 2 * C * (m[a] @ zs[a])
+        a = z + t * zs > -1.0
+        if prev is not None and np.array_equal(a, prev):
+            break             # same active set: the last step was exact
+        m = 1.0 + z[a] + t * zs[a]
+        d1 = ws + t * ss + 2 * C * (m @ zs[a])
         d2 = ss + 2 * C * (zs[a] @ zs[a])
-        step = d1 / d2
-        t -= step
-        if abs(step) <= 1e-10 * max(1.0, abs(t)):
-            break
+        t -= d1 / d2
+        prev = a
     return t
