@@ -152,3 +152,24 @@ def test_elf_adaboost_picks_the_discriminative_histogram():
     assert cmc_curve(S, y[cams == "a"], y[cams == "b"])[4] >= 0.9
     with pytest.raises(ValueError):
         ELFAdaBoost(n_bins=5).fit(X, y, cams)
+
+
+@pytest.mark.realdata
+def test_real_viper_prsvm_beats_l1(shared_data):
+    from rankbench.datasets.viper import VIPeR
+    from rankbench.features.elf import ELFStrips
+    from rankbench.rankers.template import L1Norm
+
+    if not (shared_data / "viper").is_dir():
+        pytest.skip("no viper folder")
+    ds = VIPeR(check_images=False).load(str(shared_data))
+    people = np.random.default_rng(0).permutation(ds.items["identity"].unique())[:160]
+    ds = ds.subset(np.flatnonzero(ds.items["identity"].isin(people)))
+    X = ELFStrips().extract(ds)
+    y, cams = ds.column("identity"), ds.column("cam")
+    train = np.isin(y, people[:60])
+    pa, pb = ~train & (cams == "a"), ~train & (cams == "b")
+    r = PRSVM(C=0.005).fit(X[train], y[train], cams[train])
+    ours = cmc_curve(r.similarity(X[pa], X[pb]), y[pa], y[pb])
+    l1 = cmc_curve(L1Norm().fit(X[train]).similarity(X[pa], X[pb]), y[pa], y[pb])
+    assert ours[19] > l1[19] + 0.1  # 100 test people: learning the weights pays off clearly
