@@ -191,6 +191,31 @@ def time_plot(summary: pd.DataFrame, methods: list[str], metric: str, setting: s
     return _save(fig, out, f"time_{_slug(metric)}_{_slug(setting)}")
 
 
+def kernel_weight_plot(records: list[dict], method: str, setting: str, out: Path,
+                       title: str) -> list[Path]:
+    """Mean learned kernel weight per view and task (multiple-kernel rankers), as stacked bars."""
+    weights = [r["extra"]["kernel_weights"] for r in records
+               if r["method"] == method and r["setting"] == setting and r.get("extra", {}).get("kernel_weights")]
+    if not weights:
+        return []
+    tasks = list(weights[0])
+    views = list(dict.fromkeys(v for w in weights for t in tasks for v in w.get(t, {})))
+    mean = np.array([[np.mean([w[t].get(v, 0.0) for w in weights if t in w]) for v in views] for t in tasks])
+    share = mean / np.where(mean.sum(axis=1, keepdims=True) > 0, mean.sum(axis=1, keepdims=True), 1)
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(tasks) + 2), 4.2))
+    bottom = np.zeros(len(tasks))
+    for j, v in enumerate(views):
+        ax.bar(np.arange(len(tasks)), share[:, j], bottom=bottom, label=v)
+        bottom += share[:, j]
+    ax.set_xticks(np.arange(len(tasks)), tasks, rotation=30, ha="right")
+    ax.set_ylabel("share of kernel weight")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{title}: {method} kernel weights (mean over {len(weights)} trials)")
+    ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
+    return _save(fig, out, f"kernel_weights_{_slug(method)}_{_slug(setting)}")
+
+
 def make_plots(records: list[dict], summary: pd.DataFrame, methods: list[str], out: Path,
                title: str, expected: list[dict[str, Any]]) -> list[Path]:
     paths: list[Path] = []
@@ -208,6 +233,8 @@ def make_plots(records: list[dict], summary: pd.DataFrame, methods: list[str], o
             paths += task_plot(summary, methods, fam, s, out, label, expected)
         if "map" in metrics:
             paths += time_plot(summary, methods, "map", s, out, label)
+        for m in methods:
+            paths += kernel_weight_plot(records, m, s, out, label)
     if len([s for s in settings if s]) > 1:
         for h in HEADLINE:
             if h in metrics:
