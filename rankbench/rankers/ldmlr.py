@@ -101,12 +101,17 @@ class LDMLR(BaseEstimator, MetricLearner):
         M = 2.0 * Xc.T @ ((np.diag(W.sum(axis=1)) - W) @ Xc)
         V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
         v2 = (V**2).sum(axis=1)
-        G = (V @ V.T) ** 2
-        lip = 2.0 * self.mu * float(np.linalg.eigvalsh(G).max()) if len(V) else 1.0
-        step = (1.0 if self.step == "auto" else float(self.step)) / lip
-        A = np.eye(X.shape[1])
-        for _ in range(self.T_max):
-            A = psd_project(A - step * h_gradient(A, M, V, v2, self.mu))
+        from threadpoolctl import threadpool_limits
+
+        # eigendecompositions of a few hundred rows: single-threaded BLAS is faster and does not
+        # thrash on a busy machine
+        with threadpool_limits(limits=1, user_api="blas"):
+            G = (V @ V.T) ** 2
+            lip = 2.0 * self.mu * float(np.linalg.eigvalsh(G).max()) if len(V) else 1.0
+            step = (1.0 if self.step == "auto" else float(self.step)) / lip
+            A = np.eye(X.shape[1])
+            for _ in range(self.T_max):
+                A = psd_project(A - step * h_gradient(A, M, V, v2, self.mu))
         self.A_ = A
         self.step_ = step
         self.objective_ = h_objective(A, M, V, v2, self.mu)
