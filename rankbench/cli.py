@@ -152,7 +152,8 @@ def check(run_dir, expected):
     """Compare RUN_DIR with published numbers; exit 1 if any number FAILs.
 
     A number is OK within its tolerance, OKISH within 1.5x the tolerance, FAIL beyond;
-    PUBLISHED rows are methods this run did not include.
+    GAP is a miss the config documents as a known gap (with its reason); PUBLISHED rows are
+    methods this run did not include.
 
     \b
     Example:

@@ -68,6 +68,8 @@ class ExpectedCfg(_Strict):
     source: str = ""
     setting: str | None = None
     note: str = ""
+    #: why we are known not to match; a miss beyond tolerance is then graded GAP (shown, not failed)
+    known_gap: str = ""
 
 
 class RegressCfg(_Strict):

@@ -232,3 +232,12 @@ def test_real_sigint_saves_finished_trials(tmp_path):
                          capture_output=True, text=True, env=env, timeout=600)
     assert res.returncode == 0, res.stderr
     assert len(list((out / "trials").glob("*.json"))) == 80
+
+
+def test_known_gap_is_shown_but_does_not_fail(cli, tmp_path):
+    text = SMALL.replace('value: 1.0, tolerance: 0.5, source: "made up, always OK"',
+                         'value: 0.0, tolerance: 0.01, source: "x", known_gap: "our features differ"')
+    out = tmp_path / "gap"
+    assert cli("run", write(tmp_path, text), "--out", out, "-q").exit_code == 0
+    res = cli("check", out)
+    assert res.exit_code == 0 and "GAP" in res.output and "known gap: our features differ" in res.output

@@ -38,7 +38,8 @@ def write_collected(run_dirs: list[Path], out: Path) -> tuple[Path, int]:
         sections.setdefault(_paper(rd), []).append(f"### {cfg.get('name', rd.name)}\n\nrun: `{rd}`\n{body}")
     lines = ["# rankbench reproduction report", "",
              "Grades: OK = within the stated tolerance of the published number, OKISH = within 1.5x, "
-             "FAIL = beyond; PUBLISHED = a published row we do not run.", "",
+             "FAIL = beyond; GAP = a documented known mismatch (its reason is in the note); "
+             "PUBLISHED = a published row we do not run.", "",
              "Totals: " + (", ".join(f"{v} {k}" for k, v in sorted(totals.items())) or "no published numbers"), ""]
     for paper in sorted(sections):
         lines += [f"## {paper}", ""] + sections[paper]
