@@ -281,8 +281,12 @@ class CMDSDML(BaseEstimator, MetricLearner):
         V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
         v2 = (V**2).sum(axis=1)
         L0 = np.eye(self.s, d)  # L0 = (e_1, ..., e_s)^T
-        L, c, n_iter, n_bt, g2, self.stop_reason_ = descend(L0, Xc, Y, V, v2, self.mu, self.gamma, self.rho,
-                                         self.sigma, self.r, self.tol, self.max_iter)
+        from threadpoolctl import threadpool_limits
+
+        # products of a few hundred rows: threads cost more than they save (and thrash on a busy machine)
+        with threadpool_limits(limits=1, user_api="blas"):
+            L, c, n_iter, n_bt, g2, self.stop_reason_ = descend(
+                L0, Xc, Y, V, v2, self.mu, self.gamma, self.rho, self.sigma, self.r, self.tol, self.max_iter)
         self.L_, self.c_ = L, c
         self.n_iter_, self.n_backtracks_ = n_iter, n_bt
         self.objective_ = objective(L, c, Xc, Y, V, v2, self.mu)
