@@ -6,7 +6,7 @@ DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/dat
 JOBS   ?= 2
 PAPERS := prosser yuli sharaf
 
-.PHONY: install quickstart test regress reproduce-all $(addprefix reproduce-,$(PAPERS)) bench clean
+.PHONY: install quickstart test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ reproduce-$(1): install
 	[ -z "$$$$runs" ] || $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
 endef
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
+
+reproduce-yuli: yuli-figures
+yuli-figures: install  ## the paper's figures 2-4 and 6 (distances, 3-D embeddings)
+	$(BIN)/python scripts/yuli_figures.py results/yuli/figures --data-root $(DATA)
 
 reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md
 	$(BIN)/rankbench collect $$(ls -d $(foreach p,$(PAPERS),results/$(p)/*/) 2>/dev/null) --out results/REPORT.md

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -95,11 +96,26 @@ class Config(_Strict):
 
 
 # ------------------------------------------------------------------------------------ loading
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 reads ``1e-10`` (no dot) as a string; papers write parameters that way."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def yaml_load(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)
+
+
 def read_yaml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml_load(path.read_text())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -183,7 +199,7 @@ def parse_set(item: str) -> tuple[str, Any]:
         raise ConfigError(f"--set {item}: expected key.path=value")
     key, raw = item.split("=", 1)
     try:
-        return key.strip(), yaml.safe_load(raw)
+        return key.strip(), yaml_load(raw)
     except yaml.YAMLError:
         return key.strip(), raw
 

@@ -107,3 +107,9 @@ def test_every_shipped_config_validates():
         setting_configs(data, cfg, str(p))
         if cfg.regress is not None:
             load_config(p, regress=True)
+
+
+def test_exponent_without_dot_is_a_float(tmp_path):
+    p = write(tmp_path, "f.yaml", BASE.replace("n_test: 10", "n_test: 10, ranks: [1e0]"))
+    _, cfg = load_config(p, ["protocol.n_test=1e1"])
+    assert cfg.protocol.params()["ranks"] == [1.0] and cfg.protocol.params()["n_test"] == 10.0

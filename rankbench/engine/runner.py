@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..config import Config, RankerCfg, dataset_params, load_config, ranker_feature_names, setting_configs
+from ..config import (Config, RankerCfg, dataset_params, load_config, ranker_feature_names,
+                      setting_configs, yaml_load)
 from ..datasets.base import Dataset
 from ..errors import ConfigError, RankbenchError
 from ..protocols.base import Meter, Protocol
@@ -164,7 +165,7 @@ def run_experiment(config_path: str | Path, opts: RunOptions) -> Path:
     if opts.resume:
         if not (run_dir / "splits.json").is_file():
             raise ConfigError(f"--resume: {run_dir} holds no earlier run (no splits.json)")
-        if (run_dir / "config.yaml").is_file() and yaml.safe_load((run_dir / "config.yaml").read_text()) != data:
+        if (run_dir / "config.yaml").is_file() and yaml_load((run_dir / "config.yaml").read_text()) != data:
             raise ConfigError(f"--resume: the config differs from the one {run_dir} was started with; "
                               f"start a new run instead")
     elif (run_dir / "splits.json").is_file():
