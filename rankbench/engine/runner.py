@@ -218,7 +218,11 @@ def run_experiment(config_path: str | Path, opts: RunOptions) -> Path:
     todo = [w for w in work if not w[0].path.is_file()]
     try:
         if opts.jobs == 1 or len(todo) <= 1:
-            for w in progress_bar(todo, desc=cfg.name, enabled=opts.progress):
+            bar = progress_bar(todo, desc=cfg.name, enabled=opts.progress)
+            for w in bar:
+                if hasattr(bar, "set_postfix_str"):
+                    job = w[0]
+                    bar.set_postfix_str(f"{job.setting + ' ' if job.setting else ''}{job.method} trial {job.trial}")
                 _run_job(*w)
         else:
             from joblib import Parallel, delayed
