@@ -14,8 +14,9 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     """ELF (Gray & Tao 2008): discrete AdaBoost of thresholded single-histogram distances.
 
     The feature vector is read as consecutive histograms of ``n_bins`` dims (one per (channel,
-    strip) of :class:`~rankbench.features.elf.ELFStrips`). A training pair is (query, candidate
-    in the other camera), labelled +1 for the same person and -1 otherwise. Weak classifier k
+    strip) of :class:`~rankbench.features.elf.ELFStrips`, or one (channel, region) of Gray &
+    Tao's localized pool, :class:`~rankbench.features.elf_regions.ELFRegions`). A training pair
+    is (query, candidate in the other camera), labelled +1 for the same person and -1 otherwise. Weak classifier k
     compares one histogram: ``h(q, g) = +1 if dist(q_k, g_k) <= theta else -1``. Each round
     picks the (histogram, theta) of least weighted error e (theta among quantiles), with ``alpha = 1/2 ln((1 - e) / e)``
     and the usual AdaBoost re-weighting. The similarity of a pair is ``sum_t alpha_t h_t``
@@ -67,7 +68,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         q = lambda k: np.linspace(0, 1, k + 1)[1:]
         thr = np.sort(np.concatenate([
             np.quantile(dist[label > 0], q(n_pos), axis=0),
-            np.quantile(dist[label < 0][:: max(1, n // 20000)], q(n_neg), axis=0)]), axis=0).T
+            np.quantile(dist[np.nonzero(label < 0)[0][:: max(1, n // 20000)]], q(n_neg), axis=0)]), axis=0).T
         thr = np.concatenate([thr, np.full((H, 1), np.inf)], axis=1)    # "always +1" closes it
         thr = thr.astype(np.float32)                                    # (H, q) ascending
         codes = np.empty((H, n), dtype=np.uint8)
@@ -117,7 +118,10 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         out = np.empty((len(R), len(Cm), Rh.shape[1]), dtype=np.float32)
         for s in range(0, len(R), self.block):
             out[s:s + self.block] = self._hist_dist(Rh[s:s + self.block, None], Ch[None])
-        return out[cand] if cand is not None else out
+        if cand is None:
+            return out
+        # every cell a candidate (the two-camera grid): a view, not a copy of the whole grid
+        return out.reshape(-1, out.shape[2]) if cand.all() else out[cand]
 
     def similarity(self, Q, G):
         """``sum_t alpha_t h_t(q, g)`` for every (probe, gallery) pair, shape (nq, ng)."""
