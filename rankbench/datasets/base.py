@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -142,7 +143,7 @@ def fingerprint_arrays(*arrays: np.ndarray, extra: str = "") -> str:
     return h.hexdigest()[:16]
 
 
-class Loader:
+class Loader(ABC):
     """Base of dataset loaders.
 
     Subclasses are registered in :data:`rankbench.registry.datasets`, set ``folder`` (the
@@ -155,8 +156,9 @@ class Loader:
     folder: str = ""
     layout: str = ""
 
-    def load(self, data_root: str | None = None) -> Dataset:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def load(self, data_root: str | None = None) -> Dataset:
+        """Read the dataset from ``<data_root>/<folder>`` (or ``root``)."""
 
     def get_params(self) -> dict[str, Any]:
         from ..registry import init_params

@@ -26,8 +26,9 @@ class Extractor(BaseEstimator):
     #: and are not cached.
     cacheable = True
 
-    def transform_image(self, img: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must define transform_image or extract")
+    def transform_image(self, img: np.ndarray) -> np.ndarray:
+        """One image -> 1-D feature vector; subclasses override this or :meth:`extract`."""
+        raise TypeError(f"{type(self).__name__} defines neither transform_image nor extract")
 
     def extract(self, dataset: Dataset, n_jobs: int = 1, progress: bool = False) -> np.ndarray:
         """Features of every item, shape (n_items, n_dims), float32 or float64."""

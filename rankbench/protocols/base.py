@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -107,7 +108,7 @@ class TrialResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Protocol(BaseEstimator):
+class Protocol(BaseEstimator, ABC):
     """Abstract protocol. Subclasses set ``capability`` and implement ``split`` and ``evaluate``."""
 
     #: capabilities a ranker must have one of (see :mod:`rankbench.rankers.base`)
@@ -115,10 +116,11 @@ class Protocol(BaseEstimator):
     #: metric plotted as a curve (e.g. "cmc"), if any
     curve: str | None = None
 
+    @abstractmethod
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
         """One trial's split as a JSON-serialisable dict of index lists (row positions)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def evaluate(
         self,
         make_ranker: Callable[[], Any],
@@ -128,7 +130,6 @@ class Protocol(BaseEstimator):
         meter: Meter,
     ) -> TrialResult:
         """Fit fresh rankers on the training rows of ``split`` and score the test rows."""
-        raise NotImplementedError
 
     def check_dataset(self, dataset: Dataset) -> None:
         """Raise a DataError if the dataset lacks what this protocol needs."""
