@@ -31,15 +31,40 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         same-person training distances, half of its different-person ones; each round then costs one weighted bincount per histogram.
     balance : start with half the weight on same-person pairs (there are ~m times fewer).
     block : rows of the pair grid per block when computing distances.
+    units : ``"hist"`` (default), ``"bin"`` or ``"both"``: the weak learners' inputs are
+        whole-histogram distances, single-dimension differences ``|x_k - y_k|`` (one per feature
+        dimension, Prosser et al.'s "single feature channels" read literally), or both pools.
+        With ``"bin"``/``"both"`` and the full grid (``neg_per_pos=None``) memory is
+        O(n_pairs * d); prefer ``neg_per_pos``.
+    neg_per_pos : None (default: every training pair, balanced weights) or int k: Gray & Tao's
+        sampling, all same-person pairs and k times as many different-person pairs drawn at
+        random; each half carries half the weight.
+    neg_sampling : with ``neg_per_pos``: ``"uniform"`` draws the negatives uniformly and weights
+        them by ``exp(F)`` (F = current boosted score), ``"hard"`` draws them with probability
+        proportional to ``exp(F)`` (hard-negative mining) and weights them equally.
+    resample : with ``neg_per_pos``: draw new negatives every round (True) or once (False).
+    score : ``"vote"`` (default): ``sum_t alpha_t h_t``; ``"margin"``: the real-valued
+        ``sum_t alpha_t (theta_t - d_t) / s_t`` with ``s_t`` the training spread (std) of the
+        chosen unit's distances; ``"tanh"``: the same margin squashed, ``sum_t alpha_t
+        tanh((theta_t - d_t) / s_t)``. An "always +1" learner (theta = inf) adds ``alpha_t``.
+    random_state : seed of the negative sampling.
     """
 
-    def __init__(self, n_rounds=200, n_bins=16, distance="l1", n_thresholds=64, balance=True, block=4):
+    def __init__(self, n_rounds=200, n_bins=16, distance="l1", n_thresholds=64, balance=True, block=4,
+                 units="hist", neg_per_pos=None, neg_sampling="uniform", resample=True, score="vote",
+                 random_state=None):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.n_bins = n_bins
         self.distance = distance
         self.balance = balance
         self.block = block
+        self.units = units
+        self.neg_per_pos = neg_per_pos
+        self.neg_sampling = neg_sampling
+        self.resample = resample
+        self.score = score
+        self.random_state = random_state
 
     def fit(self, X, y, cams=None):
         """Boost on all (image, other-camera image) pairs of the training set."""
@@ -48,6 +73,12 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         X = np.asarray(X, dtype=float)
         if X.shape[1] % self.n_bins:
             raise ValueError(f"elf: feature length {X.shape[1]} is not a multiple of n_bins={self.n_bins}")
+        if self.units not in ("hist", "bin", "both"):
+            raise ValueError(f"elf: units must be 'hist', 'bin' or 'both', not {self.units!r}")
+        if self.score not in ("vote", "margin", "tanh"):
+            raise ValueError(f"elf: score must be 'vote', 'margin' or 'tanh', not {self.score!r}")
+        if self.neg_per_pos is not None:
+            return self._fit_sampled(X, np.asarray(y), cams)
         P = build_pairs(X, np.asarray(y), cams, block=self.block)
         yy = np.asarray(y)
         same = yy[P.rows][:, None] == yy[P.cols][None, :]
@@ -71,6 +102,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             np.quantile(dist[np.nonzero(label < 0)[0][:: max(1, n // 20000)]], q(n_neg), axis=0)]), axis=0).T
         thr = np.concatenate([thr, np.full((H, 1), np.inf)], axis=1)    # "always +1" closes it
         thr = thr.astype(np.float32)                                    # (H, q) ascending
+        spread = np.maximum(dist[:: max(1, n // 20000)].std(axis=0), 1e-12)
         codes = np.empty((H, n), dtype=np.uint8)
         for k in range(H):
             codes[k] = np.searchsorted(thr[k], dist[:, k], side="left")
@@ -98,7 +130,112 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         self.hists_ = np.asarray(hists, dtype=int)
         self.thresholds_ = np.asarray(cuts)
         self.alphas_ = np.asarray(alphas)
+        self.scales_ = spread[self.hists_].astype(float)
         return self
+
+    def _fit_sampled(self, X, y, cams):
+        """Boosting on all same-person pairs and ``neg_per_pos`` sampled different-person pairs."""
+        from ._pairs import build_pairs
+
+        rng = np.random.default_rng(self.random_state)
+        P = build_pairs(X, y, cams, block=self.block)
+        same = y[P.rows][:, None] == y[P.cols][None, :]
+        cand = np.ones(P.shape, bool)
+        if P.col_side is None:
+            cand = (P.row_side.neg | same) & ~np.eye(*P.shape, dtype=bool)
+        pr, pc = np.nonzero(same & cand)
+        nr, nc = np.nonzero(~same & cand)
+        pa, pb = P.rows[pr], P.cols[pc]
+        na, nb_ = P.rows[nr], P.cols[nc]
+        n_p, n_n = len(pa), len(na)
+        k = max(1, int(round(self.neg_per_pos * n_p)))
+        q = int(self.n_thresholds)
+        Dp = self._pair_distances(X[pa], X[pb])                          # (n_p, U)
+        ref = rng.choice(n_n, size=min(n_n, 20000), replace=False)
+        Dref = self._pair_distances(X[na[ref]], X[nb_[ref]])
+        n_pos = q // 2
+        qs = lambda m: np.linspace(0, 1, m + 1)[1:]
+        thr = np.sort(np.concatenate([np.quantile(Dp, qs(n_pos), axis=0),
+                                      np.quantile(Dref, qs(q - n_pos - 1), axis=0)]), axis=0).T
+        U = thr.shape[0]
+        spread = np.maximum(np.concatenate([Dp, Dref]).std(axis=0), 1e-12)
+        # codes of all units in one searchsorted: unit u's thresholds shifted by u * off
+        off = 2.0 * float(max(np.abs(thr).max(), Dp.max(), Dref.max())) + 1.0
+        shift = off * np.arange(U)
+        flat = (thr.astype(np.float64) + shift[:, None]).ravel()
+        del Dref
+
+        def codes_of(D):
+            c = np.searchsorted(flat, D + shift[None, :], side="left") - (np.arange(U) * (q - 1))[None, :]
+            return np.minimum(c, q - 1)                     # q - 1: "always +1" (theta = inf)
+
+        Cp = codes_of(Dp)
+        Fp, Fn = np.zeros(n_p), np.zeros(n_n)
+        base = (np.arange(U) * q)[None, :]
+        hists, cuts, alphas = [], [], []
+        Cn = idx = None
+        for t in range(int(self.n_rounds)):
+            if t == 0 or self.resample:
+                if self.neg_sampling == "hard":
+                    pn = np.exp(Fn - Fn.max())
+                    idx = rng.choice(n_n, size=k, replace=True, p=pn / pn.sum())
+                elif self.neg_sampling == "uniform":
+                    idx = rng.choice(n_n, size=k, replace=k > n_n)
+                else:
+                    raise ValueError(f"elf: neg_sampling must be 'uniform' or 'hard', not {self.neg_sampling!r}")
+                Cn = codes_of(self._pair_distances(X[na[idx]], X[nb_[idx]]))
+            wp = np.exp(-(Fp - Fp.min()))
+            wp *= 0.5 / wp.sum()
+            if self.neg_sampling == "hard":
+                wn = np.full(len(idx), 0.5 / len(idx))
+            else:
+                wn = np.exp(Fn[idx] - Fn[idx].max())
+                wn *= 0.5 / wn.sum()
+            # weighted histogram of codes per unit: + for positives, - for negatives
+            acc = np.bincount((base + Cp).ravel(), weights=np.repeat(wp, U), minlength=U * q)
+            acc -= np.bincount((base + Cn).ravel(), weights=np.repeat(wn, U), minlength=U * q)
+            err = 0.5 - np.cumsum(acc.reshape(U, q), axis=1)    # wp.sum() = 0.5, total = 1
+            u, j = np.unravel_index(np.argmin(err), err.shape)
+            e = float(np.clip(err[u, j], 1e-12, 1 - 1e-12))
+            if e >= 0.5:
+                break
+            a = 0.5 * np.log((1 - e) / e)
+            cut = float(thr[u, j]) if j < q - 1 else np.inf
+            Fp -= a * np.where(Cp[:, u] <= j, 1.0, -1.0)       # F: score, -y F on positives
+            dn = self._one_unit(X, na, nb_, u)
+            Fn += a * np.where(dn <= cut, 1.0, -1.0)
+            hists.append(int(u))
+            cuts.append(cut)
+            alphas.append(a)
+        self.hists_ = np.asarray(hists, dtype=int)
+        self.thresholds_ = np.asarray(cuts)
+        self.alphas_ = np.asarray(alphas)
+        self.scales_ = spread[self.hists_].astype(float)
+        return self
+
+    def _pair_distances(self, A, B):
+        """Unit distances of matching rows of A and B (n, d): (n, U)."""
+        return self._unit_dist(A[:, None], B[:, None])[:, 0]
+
+    def _one_unit(self, X, a, b, u):
+        """Distance of unit ``u`` between rows ``a`` and ``b`` of X (only that unit's columns copied)."""
+        nb = self.n_bins
+        H = X.shape[1] // nb
+        if self.units == "bin" or (self.units == "both" and u >= H):
+            c = u - (H if self.units == "both" else 0)
+            return np.abs(X[a, c] - X[b, c])
+        Xu = X[:, u * nb:(u + 1) * nb]
+        return self._hist_dist(Xu[a], Xu[b])
+
+    def _unit_dist(self, A, B):
+        """Distances of every unit (histograms, then dims) between A (..., d) and B (..., d)."""
+        parts = []
+        if self.units in ("hist", "both"):
+            nb = self.n_bins
+            parts.append(self._hist_dist(A.reshape(*A.shape[:-1], -1, nb), B.reshape(*B.shape[:-1], -1, nb)))
+        if self.units in ("bin", "both"):
+            parts.append(np.abs(A - B))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
 
     def _hist_dist(self, A, B):
         """Distances between matching histograms of A (..., H, b) and B (..., H, b)."""
@@ -110,25 +247,33 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         raise ValueError(f"elf: distance must be 'l1' or 'bhattacharyya', not {self.distance!r}")
 
     def _grid_distances(self, R, Cm, cand=None, hists=None):
-        nb = self.n_bins
-        Rh = R.reshape(len(R), -1, nb)
-        Ch = Cm.reshape(len(Cm), -1, nb)
-        if hists is not None:
-            Rh, Ch = Rh[:, hists], Ch[:, hists]
-        out = np.empty((len(R), len(Cm), Rh.shape[1]), dtype=np.float32)
+        out = None
         for s in range(0, len(R), self.block):
-            out[s:s + self.block] = self._hist_dist(Rh[s:s + self.block, None], Ch[None])
+            D = self._unit_dist(R[s:s + self.block, None], Cm[None])
+            if hists is not None:
+                D = D[..., hists]
+            if out is None:
+                out = np.empty((len(R), len(Cm), D.shape[2]), dtype=np.float32)
+            out[s:s + self.block] = D
         if cand is None:
             return out
         # every cell a candidate (the two-camera grid): a view, not a copy of the whole grid
         return out.reshape(-1, out.shape[2]) if cand.all() else out[cand]
 
     def similarity(self, Q, G):
-        """``sum_t alpha_t h_t(q, g)`` for every (probe, gallery) pair, shape (nq, ng)."""
+        """The boosted score of every (probe, gallery) pair, shape (nq, ng); see ``score``."""
         used = np.unique(self.hists_)
+        out = np.zeros((len(Q), len(G)))
+        if len(used) == 0:
+            return out
         D = self._grid_distances(np.asarray(Q, float), np.asarray(G, float), hists=used)
         pos = np.searchsorted(used, self.hists_)
-        out = np.zeros(D.shape[:2])
-        for p, t, a in zip(pos, self.thresholds_, self.alphas_):
-            out += a * np.where(D[..., p] <= t, 1.0, -1.0)
+        scales = getattr(self, "scales_", np.ones(len(self.hists_)))
+        for p, t, a, sc in zip(pos, self.thresholds_, self.alphas_, scales):
+            if self.score == "vote" or not np.isfinite(t):
+                out += a * np.where(D[..., p] <= t, 1.0, -1.0)
+            elif self.score == "margin":
+                out += a * (t - D[..., p]) / sc
+            else:
+                out += a * np.tanh((t - D[..., p]) / sc)
         return out
