@@ -238,8 +238,8 @@ def run_experiment(config_path: str | Path, opts: RunOptions) -> Path:
 
     from ..report.build import build_report, write_manifest
 
-    write_manifest(run_dir, started, _dt.datetime.now().astimezone(), str(config_path))
-    build_report(run_dir, plots=cfg.output.plots)
+    built = build_report(run_dir, plots=cfg.output.plots)
+    write_manifest(run_dir, started, _dt.datetime.now().astimezone(), str(config_path), built["records"])
     return run_dir
 
 

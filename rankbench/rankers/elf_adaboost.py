@@ -127,11 +127,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             hists.append(int(k))
             cuts.append(float(thr[k, j]))
             alphas.append(a)
-        self.hists_ = np.asarray(hists, dtype=int)
-        self.thresholds_ = np.asarray(cuts)
-        self.alphas_ = np.asarray(alphas)
-        self.scales_ = spread[self.hists_].astype(float)
-        return self
+        return self._store(hists, cuts, alphas, spread)
 
     def _fit_sampled(self, X, y, cams):
         """Boosting on all same-person pairs and ``neg_per_pos`` sampled different-person pairs."""
@@ -207,6 +203,10 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             hists.append(int(u))
             cuts.append(cut)
             alphas.append(a)
+        return self._store(hists, cuts, alphas, spread)
+
+    def _store(self, hists, cuts, alphas, spread):
+        """Keep the chosen weak classifiers as fitted attributes."""
         self.hists_ = np.asarray(hists, dtype=int)
         self.thresholds_ = np.asarray(cuts)
         self.alphas_ = np.asarray(alphas)

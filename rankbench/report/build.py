@@ -54,7 +54,7 @@ def build_report(run_dir: Path, plots: bool = True) -> dict:
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
     atomic_write_text(run_dir / "summary.md", md)
-    return {"summary": summary, "plots": plot_paths, "markdown": md}
+    return {"summary": summary, "plots": plot_paths, "markdown": md, "config": cfg, "records": records}
 
 
 def _git_commit() -> str | None:
@@ -79,8 +79,9 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def write_manifest(run_dir: Path, started: _dt.datetime, ended: _dt.datetime, config_path: str = "") -> None:
-    records = read_trials(run_dir)
+def write_manifest(run_dir: Path, started: _dt.datetime, ended: _dt.datetime, config_path: str = "",
+                   records: list[dict] | None = None) -> None:
+    records = read_trials(run_dir) if records is None else records
     wall: dict[str, float] = {}
     for r in records:
         wall[r["method"]] = wall.get(r["method"], 0.0) + r.get("wall_s", 0.0)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ..engine.store import atomic_write_text
-from .build import build_report, load_run
+from .build import build_report
 from .check import check_markdown, grade_counts, grade_rows
 
 
@@ -25,8 +25,8 @@ def write_collected(run_dirs: list[Path], out: Path) -> tuple[Path, int]:
     n_fail = 0
     totals: dict[str, int] = {}
     for rd in run_dirs:
-        cfg, _, _ = load_run(rd)
         built = build_report(rd, plots=True)
+        cfg = built["config"]
         rows = grade_rows(built["summary"], cfg.get("expected") or [])
         n_fail += sum(r["grade"] == "FAIL" for r in rows)
         for k, v in grade_counts(rows).items():
