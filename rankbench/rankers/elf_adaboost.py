@@ -91,7 +91,11 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         label = np.where(same[r, c], 1.0, -1.0)
         n = len(r)
         A, B = P.X[P.rows], P.X[P.cols]
-        dist_of = lambda idx: self._pair_distances(A[r[idx]], B[c[idx]]).astype(np.float32)
+
+        def dist_of(idx):  # unit distances of pairs idx, in blocks: no (pairs x d) copy of X
+            return np.concatenate([self._pair_distances(A[r[idx[s0:s0 + 2048]]], B[c[idx[s0:s0 + 2048]]])
+                                   .astype(np.float32) for s0 in range(0, len(idx), 2048)])
+
         w = np.where(label > 0, 0.5 / max((label > 0).sum(), 1), 0.5 / max((label < 0).sum(), 1)) \
             if self.balance else np.full(n, 1.0 / n)
         # candidate thresholds: quantiles of each unit's distances, half of them from same-person
@@ -109,8 +113,8 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
-        for s0 in range(0, n, 8192):
-            codes[:, s0:s0 + 8192] = encode(dist_of(np.arange(s0, min(n, s0 + 8192)))).T
+        for s0 in range(0, n, 2048):
+            codes[:, s0:s0 + 2048] = encode(dist_of(np.arange(s0, min(n, s0 + 2048)))).T
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         w_pos = lambda w: w[label > 0].sum()
         hists, cuts, alphas = [], [], []
