@@ -248,7 +248,8 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             return np.sqrt(np.maximum(1 - bc, 0))
         raise ValueError(f"elf: distance must be 'l1' or 'bhattacharyya', not {self.distance!r}")
 
-    def _grid_distances(self, R, Cm, cand=None, hists=None):
+    def _grid_distances(self, R, Cm, hists=None):
+        """Unit distances (or only the units ``hists``) of every (row of R, row of Cm): (nr, nc, U)."""
         out = None
         for s in range(0, len(R), self.block):
             D = self._unit_dist(R[s:s + self.block, None], Cm[None])
@@ -257,10 +258,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             if out is None:
                 out = np.empty((len(R), len(Cm), D.shape[2]), dtype=np.float32)
             out[s:s + self.block] = D
-        if cand is None:
-            return out
-        # every cell a candidate (the two-camera grid): a view, not a copy of the whole grid
-        return out.reshape(-1, out.shape[2]) if cand.all() else out[cand]
+        return out
 
     def similarity(self, Q, G):
         """The boosted score of every (probe, gallery) pair, shape (nq, ng); see ``score``."""
@@ -285,8 +283,8 @@ def _encoder(thr):
     """``codes(D)``: for distances D (n, U), the index of the first of unit u's ascending
     thresholds ``thr[u]`` (U, q - 1) that is >= D[:, u]; q - 1 when none is (theta = inf).
 
-    One searchsorted over all units: unit u's thresholds are shifted by ``u * off``, with ``off``
-    larger than any distance, so the units' ranges never overlap.
+    One searchsorted over all units: unit u's thresholds are shifted by ``u * off``, and distances
+    are clipped to ``off / 2`` (above every threshold), so the units' ranges never overlap.
     """
     U, k = thr.shape
     off = 2.0 * float(np.abs(thr[np.isfinite(thr)]).max(initial=0.0)) + 1.0
@@ -296,6 +294,6 @@ def _encoder(thr):
 
     def codes(D):
         D = np.minimum(np.asarray(D, dtype=np.float64), off / 2)  # beyond every threshold: code k
-        return np.minimum(np.searchsorted(flat, D + shift[None, :], side="left") - base, k)
+        return np.searchsorted(flat, D + shift[None, :], side="left") - base
 
     return codes
