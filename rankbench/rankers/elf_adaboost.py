@@ -81,12 +81,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         if self.neg_per_pos is not None:
             return self._fit_sampled(X, np.asarray(y), cams)
         P = build_pairs(X, np.asarray(y), cams, block=self.block)
-        yy = np.asarray(y)
-        same = yy[P.rows][:, None] == yy[P.cols][None, :]
-        cand = np.ones(P.shape, bool)
-        if P.col_side is None:  # one grid of all images: only other-camera (or other) images
-            cand = P.row_side.neg | same
-            cand &= ~np.eye(*P.shape, dtype=bool)
+        same, cand = _pair_grid(P, np.asarray(y))
         r, c = np.nonzero(cand)
         label = np.where(same[r, c], 1.0, -1.0)
         n = len(r)
@@ -98,15 +93,10 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
         w = np.where(label > 0, 0.5 / max((label > 0).sum(), 1), 0.5 / max((label < 0).sum(), 1)) \
             if self.balance else np.full(n, 1.0 / n)
-        # candidate thresholds: quantiles of each unit's distances, half of them from same-person
-        # pairs (they are ~1/m of the pairs and lie low), half from a sample of the others
+        # candidate thresholds from every same-person pair and a sample of the others
         step = max(1, n // 20000)
-        n_pos = self.n_thresholds // 2
-        q = lambda k: np.linspace(0, 1, k + 1)[1:]
-        thr = np.sort(np.concatenate([
-            np.quantile(dist_of(np.flatnonzero(label > 0)), q(n_pos), axis=0),
-            np.quantile(dist_of(np.flatnonzero(label < 0)[::step]), q(self.n_thresholds - n_pos - 1), axis=0)]),
-            axis=0).T.astype(np.float32)                               # (U, q - 1) ascending
+        thr = _thresholds(dist_of(np.flatnonzero(label > 0)), dist_of(np.flatnonzero(label < 0)[::step]),
+                          self.n_thresholds).astype(np.float32)
         spread = np.maximum(dist_of(np.arange(0, n, step)).std(axis=0), 1e-12)
         encode = _encoder(thr)
         H = thr.shape[0]
@@ -144,10 +134,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
         rng = np.random.default_rng(self.random_state)
         P = build_pairs(X, y, cams, block=self.block)
-        same = y[P.rows][:, None] == y[P.cols][None, :]
-        cand = np.ones(P.shape, bool)
-        if P.col_side is None:
-            cand = (P.row_side.neg | same) & ~np.eye(*P.shape, dtype=bool)
+        same, cand = _pair_grid(P, y)
         pr, pc = np.nonzero(same & cand)
         nr, nc = np.nonzero(~same & cand)
         pa, pb = P.rows[pr], P.cols[pc]
@@ -158,10 +145,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         Dp = self._pair_distances(X[pa], X[pb])                          # (n_p, U)
         ref = rng.choice(n_n, size=min(n_n, 20000), replace=False)
         Dref = self._pair_distances(X[na[ref]], X[nb_[ref]])
-        n_pos = q // 2
-        qs = lambda m: np.linspace(0, 1, m + 1)[1:]
-        thr = np.sort(np.concatenate([np.quantile(Dp, qs(n_pos), axis=0),
-                                      np.quantile(Dref, qs(q - n_pos - 1), axis=0)]), axis=0).T
+        thr = _thresholds(Dp, Dref, q)
         U = thr.shape[0]
         spread = np.maximum(np.concatenate([Dp, Dref]).std(axis=0), 1e-12)
         codes_of = _encoder(thr)
@@ -268,8 +252,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             return out
         D = self._grid_distances(np.asarray(Q, float), np.asarray(G, float), hists=used)
         pos = np.searchsorted(used, self.hists_)
-        scales = getattr(self, "scales_", np.ones(len(self.hists_)))
-        for p, t, a, sc in zip(pos, self.thresholds_, self.alphas_, scales):
+        for p, t, a, sc in zip(pos, self.thresholds_, self.alphas_, self.scales_):
             if self.score == "vote" or not np.isfinite(t):
                 out += a * np.where(D[..., p] <= t, 1.0, -1.0)
             elif self.score == "margin":
@@ -277,6 +260,24 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             else:
                 out += a * np.tanh((t - D[..., p]) / sc)
         return out
+
+
+def _pair_grid(P, y):
+    """``same`` and ``cand`` masks over P's (rows x cols) grid: same identity, and candidate pair
+    (on one grid of all images: other-camera, or other, images only)."""
+    same = y[P.rows][:, None] == y[P.cols][None, :]
+    if P.col_side is not None:
+        return same, np.ones(P.shape, bool)
+    return same, (P.row_side.neg | same) & ~np.eye(*P.shape, dtype=bool)
+
+
+def _thresholds(Dpos, Dneg, q):
+    """Candidate thresholds (U, q - 1), ascending per unit: q // 2 quantiles of the same-person
+    distances (they are ~1/m of the pairs and lie low) and the rest from different-person ones."""
+    n_pos = q // 2
+    at = lambda m: np.linspace(0, 1, m + 1)[1:]
+    return np.sort(np.concatenate([np.quantile(Dpos, at(n_pos), axis=0),
+                                   np.quantile(Dneg, at(q - n_pos - 1), axis=0)]), axis=0).T
 
 
 def _encoder(thr):
