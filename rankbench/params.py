@@ -1,0 +1,189 @@
+"""Declared parameter constraints of rankbench components, and the one place that checks them.
+
+Every dataset loader, feature extractor, ranker, protocol and preprocessor declares the type,
+range and allowed values of each ``__init__`` parameter once, in its signature, with ordinary
+type annotations and pydantic constraints::
+
+    from typing import Annotated, Literal
+    from pydantic import Field
+    from rankbench.params import PositiveInt, PositiveFloat
+
+    class ColorStrips(Extractor):
+        def __init__(self, spaces: tuple[Literal["rgb", "hsv", "ycrcb"], ...] = ("rgb",),
+                     n_strips: PositiveInt = 6, bins: Annotated[int, Field(ge=2, le=256)] = 16):
+            ...
+
+:func:`check_params` reads those annotations (``typing.get_type_hints``), builds a pydantic model
+of the signature once per class and validates a config's values against it, so a wrong type, an
+out-of-range value or an unknown option becomes one line naming the parameter, what was expected
+and what was given, before any work starts. Classes that come from scikit-learn (registered
+preprocessors) keep scikit-learn's own ``_parameter_constraints``, which are checked with
+scikit-learn's validator. Constraints that join several parameters, or a parameter and the data
+(``n_test`` below the number of people), stay with the component (``check_dataset``, ``fit``).
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import functools
+import inspect
+import types
+import typing
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, Strict, ValidationError, create_model
+
+from .errors import ConfigError
+
+# --------------------------------------------------------------------------- common constraints
+PositiveInt = Annotated[int, Field(ge=1)]
+NonNegativeInt = Annotated[int, Field(ge=0)]
+PositiveFloat = Annotated[float, Field(gt=0)]
+NonNegativeFloat = Annotated[float, Field(ge=0)]
+#: a proportion strictly between 0 and 1 (a training fraction, a quantile)
+OpenFraction = Annotated[float, Field(gt=0, lt=1)]
+#: a probability or a weight share in [0, 1]
+UnitInterval = Annotated[float, Field(ge=0, le=1)]
+#: ``random_state``: a non-negative integer seed, or None (the engine then sets the trial's seed)
+Seed = Annotated[int, Field(ge=0)] | None
+
+_MODEL_CONFIG = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_default=False)
+
+
+def init_params(cls: type) -> dict[str, inspect.Parameter]:
+    """The named parameters of ``cls.__init__`` (no ``self``, no ``*args`` / ``**kwargs``)."""
+    sig = inspect.signature(cls.__init__)
+    return {k: p for k, p in sig.parameters.items()
+            if k != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+
+
+def accepts_any_keyword(cls: type) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values())
+
+
+def annotations(cls: type) -> dict[str, Any]:
+    """Resolved annotations of ``cls.__init__``'s parameters (missing ones are absent)."""
+    try:
+        hints = typing.get_type_hints(cls.__init__, include_extras=True)
+    except Exception as exc:  # an annotation that does not resolve is a bug in the component
+        raise TypeError(f"{cls.__module__}.{cls.__qualname__}: parameter annotations do not resolve "
+                        f"({exc}); import every name used in them") from exc
+    hints.pop("return", None)
+    return {k: v for k, v in hints.items() if k in init_params(cls)}
+
+
+def _strict(hint: Any) -> Any:
+    """``hint`` with its scalar types made strict: a YAML ``true`` is not the number 1 and the
+    string ``"16"`` is not an integer (containers keep pydantic's list -> tuple conversion)."""
+    if hint in (int, float, bool, str):
+        return Annotated[hint, Strict()]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if not args or origin is typing.Literal:
+        return hint
+    if origin is Annotated:
+        return Annotated[(_strict(args[0]), *args[1:])]
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(_strict(a) for a in args)]
+    if origin in (list, tuple, set, frozenset, dict):
+        return origin[tuple(a if a is Ellipsis else _strict(a) for a in args)]
+    return hint
+
+
+@functools.lru_cache(maxsize=None)
+def _model(cls: type):
+    hints = annotations(cls)
+    fields = {}
+    for name, p in init_params(cls).items():
+        default = ... if p.default is p.empty else p.default
+        fields[name] = (_strict(hints.get(name, Any)), default)
+    return create_model(f"{cls.__name__}Params", __config__=_MODEL_CONFIG, **fields)
+
+
+_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false",
+          type(None): "null", Any: "anything", dict: "a mapping", list: "a list", tuple: "a list"}
+
+
+def describe(hint: Any) -> str:
+    """A reader's phrase for an annotation: ``Annotated[int, Field(ge=1)] | None`` ->
+    "an integer >= 1 or null" (used in error messages and ``rankbench list``)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Annotated:
+        base, bounds = describe(args[0]), []
+        for meta in args[1:]:
+            for m in getattr(meta, "metadata", [meta]):
+                for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+                    if getattr(m, attr, None) is not None:
+                        bounds.append(f"{sym} {getattr(m, attr)}")
+                if getattr(m, "min_length", None):
+                    bounds.append(f"with at least {m.min_length} item(s)")
+        return f"{base} {' and '.join(bounds)}" if bounds else base
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in args) if len(args) > 1 else repr(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(dict.fromkeys(describe(a) for a in args))
+    if origin in (list, tuple, set, frozenset) or origin is collections.abc.Sequence:
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return f"a list of {len(args)} items ({', '.join(describe(a) for a in args)})"
+        return f"a list (each {describe(args[0])})" if args else "a list"
+    if origin is dict:
+        return f"a mapping of {describe(args[0])} to {describe(args[1])}" if args else "a mapping"
+    if hint in _NAMES:
+        return _NAMES[hint]
+    return getattr(hint, "__name__", str(hint))
+
+
+def _format(err: ValidationError, cls: type, params: dict, where: str) -> str:
+    first = err.errors()[0]
+    name = str(first["loc"][0])
+    top = len(first["loc"]) == 1
+    if first["type"] == "extra_forbidden" and top:
+        return f"{where}: unknown parameter {name!r}"
+    if first["type"] == "missing" and top:
+        return f"{where}: missing required parameter {name!r}"
+    want = describe(annotations(cls).get(name, Any))
+    if first["type"] == "value_error":  # an explicit check of the component: its own words
+        want = first["msg"].removeprefix("Value error, ")
+    return f"{where}.{name}: expected {want}, got {params.get(name)!r}"
+
+
+def check_params(cls: type, params: dict[str, Any], where: str) -> dict[str, Any]:
+    """Validate ``params`` for ``cls(**params)``; returns them as the constructor should get them.
+
+    Raises :class:`~rankbench.errors.ConfigError` with ``<where>.<param>: expected ..., got ...``
+    (or an unknown / missing parameter) on the first problem.
+    """
+    allowed = init_params(cls)
+    unknown = [k for k in params if k not in allowed]
+    if unknown and not accepts_any_keyword(cls):
+        raise ConfigError(f"{where}: unknown parameter {unknown[0]!r}; allowed: "
+                          f"{', '.join(allowed) or '(none: this component takes no parameters)'}")
+    missing = [k for k, p in allowed.items() if p.default is p.empty and k not in params]
+    if missing:
+        raise ConfigError(f"{where}: missing required parameter {missing[0]!r}")
+    known = {k: v for k, v in params.items() if k in allowed}
+    sk_constraints = getattr(cls, "_parameter_constraints", None)
+    if isinstance(sk_constraints, dict) and not annotations(cls):
+        return {**params, **_check_sklearn(cls, sk_constraints, known, where)}
+    try:
+        model = _model(cls).model_validate(known)
+    except ValidationError as err:
+        raise ConfigError(_format(err, cls, known, where)) from None
+    return {**params, **{k: getattr(model, k) for k in known}}
+
+
+def _check_sklearn(cls, constraints, params, where):
+    from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
+
+    try:
+        validate_parameter_constraints({k: v for k, v in constraints.items() if k in params},
+                                       params, caller_name=cls.__name__)
+    except InvalidParameterError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return params
+
+
+def validate_estimator(est: Any, where: str | None = None) -> None:
+    """Check an instance's current parameters (for ``fit`` of components used from Python)."""
+    cls = type(est)
+    check_params(cls, {k: getattr(est, k) for k in init_params(cls) if hasattr(est, k)},
+                 where or cls.__name__)
