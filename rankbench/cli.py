@@ -1,10 +1,13 @@
-"""The ``rankbench`` command line: parses, calls the engine, prints. No logic of its own."""
+"""The ``rankbench`` command line: parses arguments, calls :mod:`rankbench.app`, prints the result.
+
+Every user mistake is one line on stderr, ``rankbench: error: ...``, and exit status 1 (2 for a
+command-line usage error, 130 after Ctrl-C); a traceback means a bug in rankbench.
+"""
 
 from __future__ import annotations
 
 import functools
 import sys
-from pathlib import Path
 
 import click
 
@@ -12,118 +15,194 @@ from . import __version__
 from .errors import RankbenchError
 
 
+def _fail(message: str, status: int = 1) -> None:
+    click.echo(f"rankbench: error: {message}", err=True)
+    sys.exit(status)
+
+
 def user_errors(fn):
-    """Turn a user mistake into one line on stderr and exit 1 (2 for usage, 130 for Ctrl-C)."""
+    """Turn a user mistake into one line on stderr and a non-zero exit."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from .engine.runner import RunInterrupted
+
         try:
             return fn(*args, **kwargs)
+        except RunInterrupted as exc:
+            _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", 130)
         except RankbenchError as exc:
-            from .engine.runner import RunInterrupted
-
-            click.echo(f"rankbench: error: {exc}", err=True)
-            sys.exit(130 if isinstance(exc, RunInterrupted) else 1)
+            _fail(str(exc).replace("\n", " "))
         except KeyboardInterrupt:
-            click.echo("rankbench: interrupted", err=True)
-            sys.exit(130)
+            _fail("interrupted", 130)
 
     return wrapper
+
+
+class _Group(click.Group):
+    """Usage errors (an unknown option, a bad option value) as one line, like every other error."""
+
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
+        try:
+            rv = super().main(*args, **kwargs)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            _fail("interrupted", 130)
+        except click.UsageError as exc:
+            hint = f" (see: {exc.ctx.command_path} --help)" if exc.ctx else ""
+            _fail(f"{exc.format_message()}{hint}", 2)
+        except click.ClickException as exc:
+            _fail(exc.format_message(), exc.exit_code or 1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _command_line() -> list[str]:
+    """The command as a user would retype it (from click's parsed values, not the process argv)."""
+    ctx = click.get_current_context()
+    words = ["rankbench", ctx.info_name]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if value in (None, False, ()) or value == param.default:
+            continue
+        if isinstance(param, click.Argument):
+            words.append(str(value))
+            continue
+        flag = max(param.opts, key=len)
+        if value is True:
+            words.append(flag)
+        else:
+            for v in value if isinstance(value, tuple) else (value,):
+                words += [flag, str(v)]
+    return words
+
+
+def _overrides(sets, trials=None, seed=None, regress=False):
+    from .config import Overrides, parse_set
+
+    return Overrides([parse_set(s) for s in sets], trials, seed, regress)
 
 
 _data_root = click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
                           help="Folder with one sub-folder per dataset (viper/, umist/, ...). "
                                "Default: $RANKBENCH_DATA, else ./datasets.")
+_sets = click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE",
+                     help="Override a config key, e.g. --set protocol.n_test=100 --set rankers.PRSVM.C=1.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="rankbench")
 def main():
     """Reproduce classic ranking benchmarks and compare rankers under the same protocols.
 
     \b
-    Example:
+    Examples:
       rankbench run configs/quickstart.yaml
       rankbench run configs/prosser/viper_p316.yaml --data-root ../shared/datasets --jobs 2
-      rankbench check results/viper_p316/20261122-120000
+      rankbench check results/quickstart/<timestamp>
     """
+
+
+@main.command()
+@click.argument("config", type=click.Path(dir_okay=False), required=False)
+@_data_root
+@click.option("--out", type=click.Path(file_okay=False),
+              help="New run folder (default results/<name>/<timestamp>); never overwritten.")
+@click.option("--resume", type=click.Path(file_okay=False), metavar="RUN_DIR",
+              help="Continue the interrupted run in RUN_DIR with its own config (CONFIG optional).")
+@click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials.")
+@click.option("--seed", type=click.IntRange(min=0), help="Override the config's seed.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Parallel worker processes.")
+@_sets
+@click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
+@click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
+@click.option("--no-plots", is_flag=True, help="Tables only.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@user_errors
+def run(config, data_root, out, resume, trials, seed, jobs, sets, regress, no_cache, no_plots, quiet):
+    """Run the experiment described by CONFIG and write tables and plots.
+
+    \b
+    Writes config.yaml, splits.json, trials/, trials.csv, summary.csv, summary.md,
+    manifest.json and plots/ into a new run folder. Results are saved per trial as they
+    finish; an interrupted run continues with --resume RUN_DIR.
+    \b
+    Examples:
+      rankbench run configs/quickstart.yaml --trials 3 --set protocol.n_test=50
+      rankbench run --resume results/quickstart/<timestamp>
+    """
+    from . import app
+    from .engine.runner import EngineOptions
+
+    options = EngineOptions(data_root=data_root, jobs=jobs, use_cache=not no_cache, progress=not quiet,
+                            invocation={"argv": _command_line(), "overrides": list(sets),
+                                        "trials": trials, "seed": seed, "regress": regress})
+    result = app.run(config, overrides=_overrides(sets, trials, seed, regress), out=out, resume=resume,
+                     options=options, plots=False if no_plots else None)
+    click.echo(result.report["markdown"])
+    click.echo(f"results in {result.folder.path}")
 
 
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False))
 @_data_root
-@click.option("--out", type=click.Path(file_okay=False), help="Run folder (default results/<name>/<timestamp>).")
-@click.option("--trials", type=click.IntRange(min=1), help="Override protocol.trials.")
-@click.option("--seed", type=int, help="Override protocol.seed.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Parallel worker processes.")
-@click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE",
-              help="Override a config key, e.g. --set protocol.n_test=100 --set rankers.PRSVM.C=1.")
-@click.option("--resume", is_flag=True, help="Continue an interrupted run in --out (or the latest run).")
-@click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
-@click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-@user_errors
-def run(config, data_root, out, trials, seed, jobs, sets, resume, regress, no_cache, quiet):
-    """Run the experiment described by CONFIG and write tables and plots.
-
-    \b
-    Writes config.yaml, splits.json, trials.csv, summary.csv, summary.md, manifest.json and
-    plots/ into the run folder. Results are saved per trial as they finish; an interrupted run
-    continues with --resume.
-    \b
-    Example:
-      rankbench run configs/quickstart.yaml --trials 3 --set protocol.n_test=50
-    """
-    from .engine.runner import RunOptions, run_experiment
-
-    opts = RunOptions(data_root=data_root, out=out, trials=trials, seed=seed, jobs=jobs,
-                      sets=list(sets), resume=resume, progress=not quiet, regress=regress,
-                      use_cache=not no_cache)
-    run_dir = run_experiment(config, opts)
-    click.echo((run_dir / "summary.md").read_text())
-    click.echo(f"results in {run_dir}")
-
-
-@main.command()
-@click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE", help="Override a config key.")
+@_sets
 @click.option("--regress", is_flag=True, help="Validate with the regress: block applied.")
 @user_errors
-def validate(config, sets, regress):
-    """Check CONFIG (schema, registry names, parameters) without running it.
+def validate(config, data_root, sets, regress):
+    """Check CONFIG without running it: exactly the checks `run` makes before any work.
 
     \b
+    The config's keys and values, every component's parameters, the dataset (it is loaded)
+    and whether each ranker can run under the protocol.
+    \b
     Example:
-      rankbench validate configs/yuli/umist_table3.yaml
+      rankbench validate configs/yuli/umist_table3_K.yaml --data-root ../shared/datasets
     """
-    from .engine.runner import RunOptions, prepare
+    from . import app
 
-    _, cfg, settings = prepare(config, RunOptions(sets=list(sets), regress=regress))
-    n = len(settings)
-    click.echo(f"{config}: OK — dataset {cfg.dataset.name}, protocol {cfg.protocol.name}, "
-               f"{len(cfg.rankers)} ranker(s), {cfg.protocol.trials} trial(s)"
-               + (f", {n} sweep settings" if n > 1 else ""))
+    p = app.validate(config, _overrides(sets, regress=regress), data_root)
+    cfg = p.experiment.config
+    n = len(p.settings)
+    click.echo(f"{config}: OK - dataset {cfg.dataset.name} ({len(p.settings[0].dataset)} items), protocol "
+               f"{cfg.protocol.name}, {len(cfg.rankers)} ranker(s), {cfg.trials} trial(s)"
+               + (f", {n} sweep settings" if n > 1 else "") + f", {p.n_jobs} jobs")
 
 
 @main.command(name="list")
 @click.argument("kind", required=False,
                 type=click.Choice(["datasets", "features", "rankers", "protocols", "preprocessors"]))
-def list_(kind):
-    """List registered datasets, features, rankers, protocols and preprocessors.
+@click.argument("name", required=False)
+@user_errors
+def list_(kind, name):
+    """List components, or describe one: its parameters, their constraints and defaults.
 
     \b
-    Example:
+    Examples:
       rankbench list rankers
+      rankbench list rankers prsvm
     """
-    from .registry import ALL
+    from . import app
 
-    for k, reg in ALL.items():
-        if kind and k != kind:
-            continue
+    if name:
+        if not kind:
+            raise click.UsageError("give the kind before the name, e.g. rankbench list rankers prsvm")
+        d = app.describe_component(kind, name)
+        click.echo(f"{d['name']}  ({d['class']}, from {d['origin']})\n")
+        click.echo(d["doc"] + "\n")
+        click.echo("parameters:")
+        for pname, want, default in d["parameters"]:
+            click.echo(f"  {pname:18s} {want}  [default: {default}]")
+        return
+    for k, rows in app.components(kind).items():
         click.echo(f"{k}:")
-        for name, doc in reg.describe():
-            click.echo(f"  {name:22s} {doc}")
+        for cname, doc, origin in rows:
+            where = "" if origin == "rankbench" else f"  [{origin}]"
+            click.echo(f"  {cname:22s} {doc}{where}")
+    for line in app.broken_plugins():
+        click.echo(f"warning: plug-in not loaded: {line}", err=True)
 
 
 @main.command()
@@ -135,12 +214,11 @@ def report(run_dir, no_plots):
 
     \b
     Example:
-      rankbench report results/quickstart/20261122-120000
+      rankbench report results/quickstart/<timestamp>
     """
-    from .report.build import build_report
+    from . import app
 
-    out = build_report(Path(run_dir), plots=not no_plots)
-    click.echo(out["markdown"])
+    click.echo(app.report(run_dir, plots=not no_plots)["markdown"])
 
 
 @main.command()
@@ -149,30 +227,25 @@ def report(run_dir, no_plots):
               help="A YAML file with an 'expected:' list (default: the run's own config).")
 @user_errors
 def check(run_dir, expected):
-    """Compare RUN_DIR with published numbers; exit 1 if any number FAILs.
+    """Compare RUN_DIR with published numbers; exit 1 if any number FAILs or is MISSING.
 
-    A number is OK within its tolerance, OKISH within 1.5x the tolerance, FAIL beyond;
-    GAP is a miss the config documents as a known gap (with its reason); PUBLISHED rows are
-    methods this run did not include.
+    A number is OK within its tolerance, OKISH within 1.5x the tolerance (counted, and passing),
+    FAIL beyond; GAP is a miss the config documents as a known gap (with its reason); PUBLISHED
+    rows are methods this run does not include; MISSING is a number an incomplete run lacks.
 
     \b
     Example:
-      rankbench check results/viper_p316/20261122-120000
+      rankbench check results/quickstart/<timestamp>
     """
-    from .config import read_yaml
-    from .report.check import any_fail, check_markdown, grade_counts, grade_rows
-    from .report.build import load_run
-    from .report.tables import summary_frame, trials_frame
+    from . import app
+    from .report.check import check_markdown
 
-    cfg, records, methods = load_run(Path(run_dir))
-    exp = (read_yaml(Path(expected)).get("expected") if expected else cfg.get("expected")) or []
-    if not exp:
-        raise RankbenchError(f"{expected or Path(run_dir) / 'config.yaml'}: expected: no published numbers to check")
-    rows = grade_rows(summary_frame(trials_frame(records), methods), exp)
-    click.echo(check_markdown(rows))
-    counts = grade_counts(rows)
-    click.echo(", ".join(f"{v} {k}" for k, v in counts.items()))
-    sys.exit(1 if any_fail(rows) else 0)
+    res = app.check(run_dir, expected)
+    for line in res.status:
+        click.echo(line.replace("**", ""))
+    click.echo(check_markdown(res.rows))
+    click.echo(", ".join(f"{v} {k}" for k, v in res.counts.items()))
+    sys.exit(1 if res.failed else 0)
 
 
 @main.command()
@@ -180,40 +253,19 @@ def check(run_dir, expected):
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output .npz file.")
 @_data_root
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @user_errors
-def features(config, out, data_root, jobs):
+def features(config, out, data_root, jobs, quiet):
     """Extract CONFIG's feature sets for the whole dataset into an .npz (ids, labels, one array per set).
 
     \b
     Example:
-      rankbench features configs/prosser/viper_p316.yaml --out viper_elf.npz --data-root ../shared/datasets
+      rankbench features configs/quickstart.yaml --out quickstart_features.npz
     """
-    import io
+    from . import app
 
-    import numpy as np
-
-    from .engine.cache import get_features
-    from .engine.runner import RunOptions, build_dataset, prepare
-    from .engine.store import atomic_write_bytes
-    from .registry import features as feature_registry
-
-    _, cfg, _ = prepare(config, RunOptions())
-    ds = build_dataset(cfg, data_root)
-    arrays = {"ids": ds.items["id"].astype(str).to_numpy()}
-    for col in ("identity", "cam", "label", "category", "subject"):
-        if col in ds.items.columns:
-            arrays[col] = ds.items[col].to_numpy()
-    for f in cfg.features:
-        ext = feature_registry.build(f.extractor, f.params(), f"features.{f.key}")
-        arrays[f"X_{f.key}"] = get_features(ds, ext, n_jobs=jobs, progress=True)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **{k: (v.astype(str) if v.dtype == object else v) for k, v in arrays.items()})
-    try:
-        atomic_write_bytes(Path(out), buf.getvalue())
-    except OSError as exc:
-        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
-    shapes = ", ".join(f"{k} {v.shape}" for k, v in arrays.items())
-    click.echo(f"wrote {out}: {shapes}")
+    shapes = app.export_features(config, out, data_root, jobs, progress=not quiet)
+    click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in shapes.items()))
 
 
 @main.command()
@@ -225,11 +277,11 @@ def collect(run_dirs, out):
 
     \b
     Example:
-      rankbench collect results/*/latest --out results/REPORT.md
+      rankbench collect results/quickstart/* --out results/REPORT.md
     """
-    from .report.collect import write_collected
+    from . import app
 
-    path, n_fail = write_collected([Path(d) for d in run_dirs], Path(out))
+    path, n_fail = app.collect(list(run_dirs), out)
     click.echo(f"wrote {path} ({len(run_dirs)} runs, {n_fail} published numbers FAIL)")
 
 

@@ -1,9 +1,11 @@
-"""Experiment configs: YAML schema, ``extends``, ``--set`` overrides and sweeps.
+"""Experiment configs: YAML schema, ``extends``, overrides, sweeps and every check before a run.
 
-Every mistake becomes a one-line :class:`~rankbench.errors.ConfigError` naming the file, the key
-path and what was expected. The schema is in ``DEVELOPING.md``; keys that are not schema fields
-are parameters of the named loader / extractor / ranker / protocol and are checked against that
-class's ``__init__`` signature.
+A config is read (duplicate keys and undecodable files are errors, not silent choices), merged
+with what it ``extends``, overridden (the ``regress`` block, ``--set``, ``--trials`` / ``--seed``),
+validated against the schema below, and every component it names is looked up and its
+parameters checked against the constraints the component declares (:mod:`rankbench.params`).
+Every mistake is one :class:`~rankbench.errors.ConfigError` line: ``<file>: <key path>: expected
+<what>, got <value>``. The schema is documented in ``DEVELOPING.md``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import copy
 import itertools
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,16 +21,18 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
-from .registry import check_params, datasets, features, preprocessors, protocols, rankers
+from .metrics import metric_info
+from .params import check_params, init_params
+from .registry import datasets, features, preprocessors, protocols, rankers
 
 
 # ------------------------------------------------------------------------------------ schema
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class _WithParams(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     def params(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
@@ -57,8 +62,6 @@ class RankerCfg(_WithParams):
 
 class ProtocolCfg(_WithParams):
     name: str
-    trials: int = Field(5, ge=1)
-    seed: int = 0
 
 
 class ExpectedCfg(_Strict):
@@ -69,8 +72,12 @@ class ExpectedCfg(_Strict):
     source: str = ""
     setting: str | None = None
     note: str = ""
-    #: why we are known not to match; a miss beyond tolerance is then graded GAP (shown, not failed)
+    #: why we are known not to match; a miss beyond 1.5x tolerance is then graded GAP
     known_gap: str = ""
+    #: a published row of a method this config does not run (shown beside ours, not graded)
+    published_only: bool = False
+    #: trials behind the published number; a run with fewer says so when checked
+    trials: int | None = Field(None, ge=1)
 
 
 class RegressCfg(_Strict):
@@ -89,15 +96,52 @@ class Config(_Strict):
     features: list[FeatureCfg] = Field(default_factory=list)
     protocol: ProtocolCfg
     rankers: list[RankerCfg] = Field(..., min_length=1)
+    trials: int = Field(5, ge=1, le=100_000)
+    seed: int = Field(0, ge=0, le=2**32 - 1)
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     expected: list[ExpectedCfg] = Field(default_factory=list)
     regress: RegressCfg | None = None
     output: OutputCfg = Field(default_factory=OutputCfg)
 
 
-# ------------------------------------------------------------------------------------ loading
+@dataclass
+class Setting:
+    """One sweep setting: its label (``protocol.n_test=316``), typed values and validated config."""
+
+    label: str
+    values: dict[str, Any]
+    config: Config
+
+
+@dataclass
+class Experiment:
+    """A resolved config: the dict written to ``config.yaml``, its validated form and its settings."""
+
+    origin: str
+    data: dict[str, Any]
+    config: Config
+    settings: list[Setting] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+
+# ------------------------------------------------------------------------------------ YAML
 class _Loader(yaml.SafeLoader):
-    """YAML 1.1 reads ``1e-10`` (no dot) as a string; papers write parameters that way."""
+    """Safe YAML with two fixes: ``1e-10`` (no dot) is a float, as papers write parameters, and a
+    key given twice in one mapping is an error instead of silently keeping the last value."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first at line {seen[key].line + 1})",
+                    key_node.start_mark)
+            seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.add_implicit_resolver(
@@ -112,19 +156,27 @@ def yaml_load(text: str) -> Any:
 
 
 def read_yaml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise ConfigError(f"{path}: config file not found")
+    """A YAML file's top-level mapping, or one ConfigError line naming the file and the problem."""
     try:
-        data = yaml_load(path.read_text())
+        if not path.is_file():
+            raise ConfigError(f"{path}: config file not found" if not path.exists()
+                              else f"{path}: not a file")
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the config "
+                          "as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config ({exc.strerror or exc})") from None
+    try:
+        data = yaml_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}: YAML syntax error{where}: {problem}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config ({exc.strerror})") from None
+        raise ConfigError(f"{path}: YAML error{where}: {problem}") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of config keys at the top level")
+        raise ConfigError(f"{path}: expected a mapping of config keys at the top level, "
+                          f"got {type(data).__name__}")
     return data
 
 
@@ -138,15 +190,19 @@ def merge(base: dict, over: dict) -> dict:
 
 def load_raw(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     """The config as a plain dict with ``extends`` resolved (relative to the extending file)."""
-    path = Path(path).resolve()
-    if path in _seen:
-        raise ConfigError(f"{path}: extends: circular chain")
+    path = Path(path)
+    try:
+        resolved = path.resolve()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot resolve path ({exc.strerror or exc})") from None
+    if resolved in _seen:
+        raise ConfigError(f"{path}: extends: circular chain ({' -> '.join(p.name for p in _seen + (resolved,))})")
     data = read_yaml(path)
     parent = data.pop("extends", None)
     if parent is not None:
         if not isinstance(parent, str):
-            raise ConfigError(f"{path}: extends: expected a file path, got {type(parent).__name__}")
-        base = load_raw(path.parent / parent, _seen + (path,))
+            raise ConfigError(f"{path}: extends: expected a file path, got {parent!r}")
+        base = load_raw(path.parent / parent, _seen + (resolved,))
         if "name" not in data:
             base.pop("name", None)  # an extending file is its own experiment
         data = merge(base, data)
@@ -175,6 +231,8 @@ def _step(node: Any, key: str, path: str, create: bool) -> tuple[Any, Any]:
 def set_path(data: dict, dotted: str, value: Any, origin: str) -> None:
     """Set ``a.b.c`` (list items by name or index; ``*`` for every item) to ``value``."""
     parts = dotted.split(".")
+    if not dotted or any(not p for p in parts):
+        raise ConfigError(f"{origin}: {dotted!r}: expected a key path like protocol.n_test")
     nodes = [data]
     for depth, key in enumerate(parts):
         last = depth == len(parts) - 1
@@ -195,6 +253,7 @@ def set_path(data: dict, dotted: str, value: Any, origin: str) -> None:
 
 
 def parse_set(item: str) -> tuple[str, Any]:
+    """``key.path=value`` (the value read as YAML) from one ``--set``."""
     if "=" not in item:
         raise ConfigError(f"--set {item}: expected key.path=value")
     key, raw = item.split("=", 1)
@@ -205,28 +264,28 @@ def parse_set(item: str) -> tuple[str, Any]:
 
 
 # ------------------------------------------------------------------------------------ validation
+_MOVED = {"protocol.trials": "trials", "protocol.seed": "seed"}
+
+
 def _format_validation(err: ValidationError, data: dict, origin: str) -> str:
     e = err.errors()[0]
     loc = list(e["loc"])
-    # name list items (rankers.PRSVM) rather than numbering them (rankers.2)
-    shown = []
-    node: Any = data
-    for part in loc:
+    shown, node = [], data
+    for part in loc:  # name list items (rankers.PRSVM) rather than numbering them (rankers.2)
         if isinstance(node, list) and isinstance(part, int) and part < len(node):
             item = node[part]
-            label = item.get("name") or item.get("extractor") if isinstance(item, dict) else None
+            label = (item.get("name") or item.get("extractor")) if isinstance(item, dict) else None
             shown.append(str(label) if label else str(part))
         else:
             shown.append(str(part))
         node = node[part] if isinstance(node, (dict, list)) and _has(node, part) else None
-    msg = e["msg"]
+    where = ".".join(shown)
     if e["type"] == "extra_forbidden":
-        msg = "unknown key"
-    elif e["type"] == "missing":
-        msg = "required key missing"
-    got = e.get("input")
-    suffix = f" (got {got!r})" if e["type"] not in ("missing", "extra_forbidden") and not isinstance(got, (dict, list)) else ""
-    return f"{origin}: {'.'.join(shown)}: {msg}{suffix}"
+        return f"{origin}: {where}: unknown key"
+    if e["type"] == "missing":
+        return f"{origin}: {where}: required key missing"
+    want = e["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
+    return f"{origin}: {where}: expected {want}, got {e.get('input')!r}"
 
 
 def _has(node: Any, part: Any) -> bool:
@@ -236,52 +295,84 @@ def _has(node: Any, part: Any) -> bool:
 
 
 def validate(data: dict, origin: str) -> Config:
+    """The schema and every component reference of one (sweep-free) config dict."""
+    proto = data.get("protocol")
+    if isinstance(proto, dict):
+        for old, new in _MOVED.items():
+            if old.split(".")[1] in proto:
+                raise ConfigError(f"{origin}: {old}: '{new}' is a run parameter now; write it at the "
+                                  f"top level of the config ({new}: {proto[old.split('.')[1]]!r})")
     try:
         cfg = Config.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_format_validation(err, data, origin)) from None
-    _check_names(cfg, origin)
+    check_components(cfg, origin)
     return cfg
 
 
-def _check_names(cfg: Config, origin: str) -> None:
-    ds = datasets.get(cfg.dataset.name, f"{origin}: dataset.name")
-    check_params(ds, dataset_params(cfg), f"{origin}: dataset ({cfg.dataset.name})")
+def _where(origin: str, path: str) -> str:
+    return f"{origin}: {path}"
+
+
+def check_components(cfg: Config, origin: str) -> None:
+    """Registry names, declared parameter constraints and cross-references of every component."""
+    ds = datasets.get(cfg.dataset.name, _where(origin, "dataset.name"))
+    check_params(ds, dataset_params(cfg), _where(origin, "dataset"))
     keys = []
     for f in cfg.features:
-        cls = features.get(f.extractor, f"{origin}: features.{f.key}.extractor")
-        check_params(cls, f.params(), f"{origin}: features.{f.key}")
+        cls = features.get(f.extractor, _where(origin, f"features.{f.key}.extractor"))
+        check_params(cls, f.params(), _where(origin, f"features.{f.key}"))
         keys.append(f.key)
-    if len(set(keys)) != len(keys):
-        raise ConfigError(f"{origin}: features: two feature sets share a name; give each a distinct 'name'")
-    pcls = protocols.get(cfg.protocol.name, f"{origin}: protocol.name")
-    check_params(pcls, cfg.protocol.params(), f"{origin}: protocol ({cfg.protocol.name})")
+    dup = [k for k in keys if keys.count(k) > 1]
+    if dup:
+        raise ConfigError(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
+    pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))
+    check_params(pcls, cfg.protocol.params(), _where(origin, "protocol"))
     names = [r.name for r in cfg.rankers]
-    if len(set(names)) != len(names):
-        raise ConfigError(f"{origin}: rankers: display names must be unique, got {names}")
+    dup = [n for n in names if names.count(n) > 1]
+    if dup:
+        raise ConfigError(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
     for r in cfg.rankers:
-        cls = rankers.get(r.ranker, f"{origin}: rankers.{r.name}.ranker")
-        check_params(cls, r.params(), f"{origin}: rankers.{r.name}")
+        cls = rankers.get(r.ranker, _where(origin, f"rankers.{r.name}.ranker"))
+        params = r.params()
+        check_params(cls, params, _where(origin, f"rankers.{r.name}"))
         for fname in ranker_feature_names(cfg, r):
             if fname not in keys:
                 raise ConfigError(f"{origin}: rankers.{r.name}.features: unknown feature set {fname!r}; "
                                   f"defined: {', '.join(keys) or '(none)'}")
+        if r.preprocess and r.combine == "views":
+            raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: not available with combine: views "
+                              "(each view would need its own steps); preprocess the views' features instead")
         for i, step in enumerate(r.preprocess):
             step = dict(step)
             sname = step.pop("name", None)
             if sname is None:
                 raise ConfigError(f"{origin}: rankers.{r.name}.preprocess.{i}: missing 'name'; valid: "
                                   f"{', '.join(preprocessors.names())}")
-            scls = preprocessors.get(sname, f"{origin}: rankers.{r.name}.preprocess.{i}")
-            check_params(scls, step, f"{origin}: rankers.{r.name}.preprocess.{sname}")
-    if len(cfg.sweep) > 2:
-        raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
-    # a method no ranker runs is a published-only row: shown in reports, not graded
+            scls = preprocessors.get(sname, _where(origin, f"rankers.{r.name}.preprocess.{i}"))
+            check_params(scls, step, _where(origin, f"rankers.{r.name}.preprocess.{sname}"))
+    _check_expected(cfg, pcls, origin)
+
+
+def _check_expected(cfg: Config, protocol_cls: type, origin: str) -> None:
+    methods = [r.name for r in cfg.rankers]
+    families = set(getattr(protocol_cls, "metric_families", ())) | {"train_s", "test_s", "peak_mb"}
     labels = [lbl for lbl, _ in sweep_settings(cfg.sweep)]
     for i, e in enumerate(cfg.expected):
-        if e.setting is not None and cfg.sweep and e.setting not in labels:
-            raise ConfigError(f"{origin}: expected.{i}.setting: {e.setting!r} is not a sweep setting; "
-                              f"valid: {', '.join(labels)}")
+        where = f"{origin}: expected.{i}"
+        if e.method not in methods and not e.published_only:
+            raise ConfigError(f"{where}.method: {e.method!r} is not a ranker of this config (rankers: "
+                              f"{', '.join(methods)}); mark a published row of another method with "
+                              "published_only: true")
+        if e.method in methods and e.published_only:
+            raise ConfigError(f"{where}.published_only: {e.method!r} is run by this config; drop published_only")
+        info = metric_info(e.metric)
+        if info is None or (families and info.family not in families):
+            raise ConfigError(f"{where}.metric: unknown metric {e.metric!r} for protocol "
+                              f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+        if e.setting is not None and e.setting not in labels:
+            valid = ", ".join(l for l in labels if l) or "(none: this config has no sweep)"
+            raise ConfigError(f"{where}.setting: {e.setting!r} is not a sweep setting; valid: {valid}")
 
 
 def dataset_params(cfg: Config) -> dict[str, Any]:
@@ -298,13 +389,24 @@ def ranker_feature_names(cfg: Config, r: RankerCfg) -> list[str]:
     return [r.features] if isinstance(r.features, str) else list(r.features)
 
 
+def ranker_params(cfg: Config, r: RankerCfg, where: str = "") -> tuple[type, dict[str, Any]]:
+    """The ranker class and its checked constructor parameters."""
+    cls = rankers.get(r.ranker, where)
+    return cls, check_params(cls, r.params(), where or f"rankers.{r.name}")
+
+
+def accepts_random_state(cls: type) -> bool:
+    return "random_state" in init_params(cls)
+
+
 # ------------------------------------------------------------------------------------ sweeps
 def _fmt(v: Any) -> str:
     return yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()
 
 
 def sweep_settings(sweep: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any]]]:
-    """(label, {key path: value}) for every combination; one empty setting without a sweep."""
+    """(label, {key path: value}) for every combination, in the order written; one empty setting
+    without a sweep. Labels are ``key=value`` joined by commas."""
     if not sweep:
         return [("", {})]
     keys = list(sweep)
@@ -315,32 +417,79 @@ def sweep_settings(sweep: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any
     return out
 
 
-def load_config(path: str | Path, sets: list[str] | tuple[str, ...] = (), regress: bool = False) -> tuple[dict, Config]:
-    """Read, merge, override and validate a config; returns (raw dict, validated Config)."""
-    origin = str(path)
-    data = load_raw(path)
-    if regress:
+# ------------------------------------------------------------------------------------ overrides
+@dataclass
+class Overrides:
+    """What a user changes at run time, typed (never spelled as command-line text)."""
+
+    sets: list[tuple[str, Any]] = field(default_factory=list)
+    trials: int | None = None
+    seed: int | None = None
+    regress: bool = False
+
+    def empty(self) -> bool:
+        return not (self.sets or self.trials is not None or self.seed is not None or self.regress)
+
+
+def _swept(sweep: Any, key: str) -> str | None:
+    if not isinstance(sweep, dict):
+        return None
+    for k in sweep:
+        if key == k or key.startswith(k + ".") or k.startswith(key + "."):
+            return k
+    return None
+
+
+def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
+    """A copy of ``data`` with the regress block, ``--set`` values, trials and seed applied."""
+    data = copy.deepcopy(data)
+    if over.regress:
         block = data.get("regress")
         if not block:
             raise ConfigError(f"{origin}: regress: this config declares no regress block")
+        if not isinstance(block, dict):
+            raise ConfigError(f"{origin}: regress: expected a mapping with trials and set, got {block!r}")
         for k, v in (block.get("set") or {}).items():
             set_path(data, k, v, f"{origin}: regress.set")
         if block.get("trials"):
-            data.setdefault("protocol", {})["trials"] = block["trials"]
-    for item in sets:
-        key, value = parse_set(item)
+            data["trials"] = block["trials"]
+        if "rankers" in (block.get("set") or {}) and isinstance(data.get("expected"), list):
+            # the reduced run grades only the methods it still runs
+            kept = {r.get("name") for r in data["rankers"] if isinstance(r, dict)}
+            data["expected"] = [e for e in data["expected"] if not isinstance(e, dict)
+                                or e.get("method") in kept or e.get("published_only")]
+    for key, value in over.sets:
+        hit = _swept(data.get("sweep"), key)
+        if hit is not None:
+            raise ConfigError(f"--set {key}: this key is swept (sweep: {hit}); a single value would be "
+                              f"ignored by every setting; change the sweep instead, e.g. --set "
+                              f"'sweep={{{hit}: [...]}}'")
         set_path(data, key, value, "--set")
+    if over.trials is not None:
+        data["trials"] = over.trials
+    if over.seed is not None:
+        data["seed"] = over.seed
+    return data
+
+
+def resolve(data: dict, origin: str) -> Experiment:
+    """Validate a resolved dict and every sweep setting of it."""
     cfg = validate(data, origin)
-    return data, cfg
-
-
-def setting_configs(data: dict, cfg: Config, origin: str) -> list[tuple[str, Config]]:
-    """One validated Config per sweep setting (the sweep keys applied)."""
-    out = []
+    if len(cfg.sweep) > 2:
+        raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
+    settings = []
     for label, values in sweep_settings(cfg.sweep):
         d = copy.deepcopy(data)
         d.pop("sweep", None)
+        d.pop("expected", None)  # checked above against the sweep's labels
         for k, v in values.items():
             set_path(d, k, v, f"{origin}: sweep")
-        out.append((label, validate(d, origin)))
-    return out
+        settings.append(Setting(label, values, validate(d, f"{origin} [{label}]" if label else origin)))
+    return Experiment(origin, data, cfg, settings)
+
+
+def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Experiment:
+    """Read, merge, override and validate a config file."""
+    origin = str(path)
+    data = apply_overrides(load_raw(path), overrides or Overrides(), origin)
+    return resolve(data, origin)

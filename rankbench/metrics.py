@@ -10,30 +10,90 @@ Conventions (tested against independent references in ``tests/test_metrics.py``)
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 import numpy as np
 
 
+# --------------------------------------------------------------------------- declarations
+@dataclass(frozen=True)
+class MetricInfo:
+    """What a metric is, declared once for every table, plot and check.
+
+    ``rate`` metrics are fractions in [0, 1] in the files and percentages in tables and plots;
+    ``higher_is_better`` orients comparisons; ``cost`` marks time and memory columns.
+    """
+
+    family: str
+    pattern: str
+    label: str
+    rate: bool = True
+    higher_is_better: bool = True
+    cost: bool = False
+    unit: str = ""
+
+
+METRICS: tuple[MetricInfo, ...] = (
+    MetricInfo("cmc@K", r"cmc@\d+", "matching rate at rank K"),
+    MetricInfo("nauc", r"nauc", "normalised area under the CMC curve"),
+    MetricInfo("ap@D", r"ap@\d+", "average precision at depth D"),
+    MetricInfo("ap", r"ap", "average precision (full depth)"),
+    MetricInfo("map@D", r"map@\d+", "mean average precision at depth D"),
+    MetricInfo("map", r"map", "mean average precision (full depth)"),
+    MetricInfo("mae", r"mae", "mean absolute error", rate=False, higher_is_better=False),
+    MetricInfo("pair_acc", r"pair_acc", "pair accuracy"),
+    MetricInfo("error_rate", r"error_rate", "error rate", higher_is_better=False),
+    MetricInfo("train_s", r"train_s", "training time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("test_s", r"test_s", "scoring time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("rank_s", r"rank_s", "ranking time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("evals", r"evals", "base-model evaluations per item", rate=False, higher_is_better=False,
+               cost=True),
+    MetricInfo("peak_mb", r"peak_mb", "peak memory", rate=False, higher_is_better=False, cost=True, unit="MB"),
+)
+_COMPILED = [(re.compile(m.pattern + r"\Z"), m) for m in METRICS]
+
+
+def metric_info(name: str) -> MetricInfo | None:
+    """The declaration of a metric name (``cmc@5``, ``pair_acc/Male``: the part before ``/``)."""
+    base = name.split("/", 1)[0]
+    for rx, info in _COMPILED:
+        if rx.match(base):
+            return info
+    return None
+
+
+def is_rate(name: str) -> bool:
+    info = metric_info(name)
+    return bool(info and info.rate)
+
+
 # --------------------------------------------------------------------------- re-identification
-def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
+def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
+                candidates: np.ndarray | None = None) -> np.ndarray:
     """1-based rank of the first correct gallery item for each probe.
 
     Parameters
     ----------
     similarity : (n_probe, n_gallery) array, larger = better match.
-    probe_ids, gallery_ids : identities; every probe identity must occur in the gallery.
+    probe_ids, gallery_ids : identities; every probe must have a correct candidate.
+    candidates : optional (n_probe, n_gallery) bool mask of the gallery items each probe is ranked
+        against (e.g. only another camera's images); default every gallery item.
 
     Returns
     -------
-    ranks : (n_probe,) int array; rank = 1 + number of wrong gallery items scoring >= the best
+    ranks : (n_probe,) int array; rank = 1 + number of wrong candidates scoring >= the best
         correct one (ties count against the method).
     """
     S = np.asarray(similarity, dtype=float)
     same = np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]
+    if candidates is not None:
+        same &= candidates
     if not same.any(axis=1).all():
-        raise ValueError("every probe identity must appear in the gallery")
+        raise ValueError("every probe identity must appear among its gallery candidates")
+    wrong = ~same if candidates is None else candidates & ~same
     best_true = np.where(same, S, -np.inf).max(axis=1)
-    wrong_above = ((S >= best_true[:, None]) & ~same).sum(axis=1)
-    return wrong_above + 1
+    return ((S >= best_true[:, None]) & wrong).sum(axis=1) + 1
 
 
 def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, Strict, ValidationError, create_model
 
-from .errors import ConfigError
+from .errors import ParameterError
 
 # --------------------------------------------------------------------------- common constraints
 PositiveInt = Annotated[int, Field(ge=1)]
@@ -52,12 +52,16 @@ _MODEL_CONFIG = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validat
 
 def init_params(cls: type) -> dict[str, inspect.Parameter]:
     """The named parameters of ``cls.__init__`` (no ``self``, no ``*args`` / ``**kwargs``)."""
+    if cls.__init__ is object.__init__:
+        return {}
     sig = inspect.signature(cls.__init__)
     return {k: p for k, p in sig.parameters.items()
             if k != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
 
 
 def accepts_any_keyword(cls: type) -> bool:
+    if cls.__init__ is object.__init__:  # no __init__ of its own: takes no parameters
+        return False
     return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values())
 
 
@@ -149,17 +153,17 @@ def _format(err: ValidationError, cls: type, params: dict, where: str) -> str:
 def check_params(cls: type, params: dict[str, Any], where: str) -> dict[str, Any]:
     """Validate ``params`` for ``cls(**params)``; returns them as the constructor should get them.
 
-    Raises :class:`~rankbench.errors.ConfigError` with ``<where>.<param>: expected ..., got ...``
+    Raises :class:`~rankbench.errors.ParameterError` (a ConfigError and a ValueError) with ``<where>.<param>: expected ..., got ...``
     (or an unknown / missing parameter) on the first problem.
     """
     allowed = init_params(cls)
     unknown = [k for k in params if k not in allowed]
     if unknown and not accepts_any_keyword(cls):
-        raise ConfigError(f"{where}: unknown parameter {unknown[0]!r}; allowed: "
+        raise ParameterError(f"{where}: unknown parameter {unknown[0]!r}; allowed: "
                           f"{', '.join(allowed) or '(none: this component takes no parameters)'}")
     missing = [k for k, p in allowed.items() if p.default is p.empty and k not in params]
     if missing:
-        raise ConfigError(f"{where}: missing required parameter {missing[0]!r}")
+        raise ParameterError(f"{where}: missing required parameter {missing[0]!r}")
     known = {k: v for k, v in params.items() if k in allowed}
     sk_constraints = getattr(cls, "_parameter_constraints", None)
     if isinstance(sk_constraints, dict) and not annotations(cls):
@@ -167,18 +171,23 @@ def check_params(cls: type, params: dict[str, Any], where: str) -> dict[str, Any
     try:
         model = _model(cls).model_validate(known)
     except ValidationError as err:
-        raise ConfigError(_format(err, cls, known, where)) from None
+        raise ParameterError(_format(err, cls, known, where)) from None
     return {**params, **{k: getattr(model, k) for k in known}}
 
 
 def _check_sklearn(cls, constraints, params, where):
+    """scikit-learn's own declarations, checked by scikit-learn's validator one parameter at a time
+    so that the message can name the parameter in rankbench's form."""
     from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
-    try:
-        validate_parameter_constraints({k: v for k, v in constraints.items() if k in params},
-                                       params, caller_name=cls.__name__)
-    except InvalidParameterError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+    for name, value in params.items():
+        if name not in constraints:
+            continue
+        try:
+            validate_parameter_constraints({name: constraints[name]}, {name: value}, caller_name=cls.__name__)
+        except InvalidParameterError:
+            want = " or ".join(str(c) for c in constraints[name])
+            raise ParameterError(f"{where}.{name}: expected {want}, got {value!r}") from None
     return params
 
 

@@ -1,28 +1,46 @@
 """Name -> class tables for datasets, feature extractors, rankers, protocols and preprocessors.
 
-A YAML name is a registry key. Modules register their classes with a decorator::
+A YAML name is a registry key. Three ways in:
 
-    from rankbench.registry import rankers
+* built in: a module of ``rankbench.datasets``, ``.features``, ``.rankers``, ``.protocols`` or
+  ``.preprocess`` (at any depth, e.g. ``rankbench/rankers/ranksvm/prsvm.py``) registers its class
+  with a decorator; every such module is imported on the first look-up (modules and packages whose
+  name starts with ``_`` are private helpers and are skipped)::
 
-    @rankers.register("prsvm")
-    class PRSVM(BaseEstimator): ...
+      from rankbench.registry import rankers
 
-Every module of the packages ``rankbench.datasets``, ``rankbench.features``, ``rankbench.rankers``
-and ``rankbench.protocols`` is imported on first look-up, so adding a ranker is one module with one
-decorator line. Modules must import heavy optional libraries inside functions, not at top level.
+      @rankers.register("prsvm")
+      class PRSVM(PairScorer, BaseEstimator): ...
+
+* by import path, with no registration at all: ``ranker: mypackage.module:MyRanker`` (or
+  ``path/to/file.py:MyRanker`` for a file outside any package);
+* by an installed package that declares an entry point in the ``rankbench`` group, whose value is
+  a module that registers its classes with the decorators above (``[project.entry-points.rankbench]
+  mypkg = "mypkg.rankbench_plugin"``).
+
+``rankbench list`` shows every component with where it came from; ``rankbench list rankers NAME``
+its parameters, their constraints and defaults, and its docstring. Modules must import heavy
+optional libraries inside functions, not at top level.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from .errors import ConfigError
+from .params import annotations, check_params, describe, init_params
 
 _PACKAGES = ("datasets", "features", "rankers", "protocols", "preprocess")
+ENTRY_POINT_GROUP = "rankbench"
 _discovered = False
+_plugin_errors: list[str] = []
 
 
 def _discover() -> None:
@@ -32,9 +50,35 @@ def _discover() -> None:
     _discovered = True
     for pkg_name in _PACKAGES:
         pkg = importlib.import_module(f"rankbench.{pkg_name}")
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"rankbench.{pkg_name}.{mod.name}")
+        for mod in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}."):
+            if not any(part.startswith("_") for part in mod.name.split(".")):
+                importlib.import_module(mod.name)
+    _load_entry_points()
+
+
+def _load_entry_points() -> None:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        origin = f"{ep.dist.name if ep.dist else ep.name} (entry point)"
+        _Origin.current = origin
+        try:
+            ep.load()
+        except Exception as exc:  # a broken plug-in must not break rankbench: it is listed as such
+            _plugin_errors.append(f"entry point {ep.name} = {ep.value}: {type(exc).__name__}: {exc}")
+        finally:
+            _Origin.current = None
+
+
+class _Origin:
+    current: str | None = None
+
+
+@dataclass
+class Entry:
+    name: str
+    cls: type
+    origin: str
 
 
 class Registry:
@@ -42,13 +86,17 @@ class Registry:
 
     def __init__(self, kind: str):
         self.kind = kind
-        self._table: dict[str, type] = {}
+        self._table: dict[str, Entry] = {}
 
     def register(self, name: str) -> Callable[[type], type]:
         def deco(cls: type) -> type:
-            if name in self._table and self._table[name] is not cls:
-                raise RuntimeError(f"{self.kind} {name!r} registered twice")
-            self._table[name] = cls
+            old = self._table.get(name)
+            if old is not None and old.cls is not cls:
+                raise RuntimeError(f"{self.kind} {name!r} registered twice ({old.cls.__module__} and "
+                                   f"{cls.__module__})")
+            origin = _Origin.current or ("rankbench" if cls.__module__.startswith("rankbench.")
+                                         else cls.__module__)
+            self._table[name] = Entry(name, cls, origin)
             cls.registry_name = name
             return cls
 
@@ -58,51 +106,91 @@ class Registry:
         _discover()
         return sorted(self._table)
 
-    def get(self, name: str, where: str = "") -> type:
+    def entries(self) -> list[Entry]:
         _discover()
-        if name not in self._table:
-            prefix = f"{where}: " if where else ""
-            raise ConfigError(
-                f"{prefix}unknown {self.kind} {name!r}; valid {self.kind}s: {', '.join(self.names())}"
-            )
-        return self._table[name]
+        return [self._table[n] for n in sorted(self._table)]
 
-    def describe(self) -> list[tuple[str, str]]:
-        """(name, first docstring line) for ``rankbench list``."""
-        out = []
-        for name in self.names():
-            doc = inspect.getdoc(self._table[name]) or ""
-            out.append((name, doc.strip().splitlines()[0] if doc else ""))
-        return out
+    def get(self, name: str, where: str = "") -> type:
+        """The class named ``name``: a registered name or an import path ``module:Class``."""
+        _discover()
+        prefix = f"{where}: " if where else ""
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{prefix}expected a {self.kind} name, got {name!r}")
+        if name in self._table:
+            return self._table[name].cls
+        if ":" in name:
+            return load_by_path(name, prefix, self.kind)
+        raise ConfigError(f"{prefix}unknown {self.kind} {name!r}; valid {self.kind}s: {', '.join(self.names())} "
+                          f"(or an import path module:Class)")
+
+    def describe(self) -> list[tuple[str, str, str]]:
+        """(name, first docstring line, origin) for ``rankbench list``."""
+        return [(e.name, first_line(e.cls), e.origin) for e in self.entries()]
 
     def build(self, name: str, params: dict[str, Any], where: str = "") -> Any:
-        """Instantiate ``name`` with ``params``, naming the allowed parameters on a mistake."""
+        """Instantiate ``name`` with ``params`` checked against its declared constraints."""
         cls = self.get(name, where)
-        check_params(cls, params, where or f"{self.kind} {name}")
-        return cls(**params)
+        return cls(**check_params(cls, params, where or f"{self.kind} {name}"))
 
 
-def init_params(cls: type) -> dict[str, inspect.Parameter]:
-    sig = inspect.signature(cls.__init__)
-    return {k: p for k, p in sig.parameters.items() if k != "self" and p.kind is not p.VAR_KEYWORD}
+def first_line(cls: type) -> str:
+    doc = inspect.getdoc(cls) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
-def check_params(cls: type, params: dict[str, Any], where: str) -> None:
-    allowed = init_params(cls)
-    accepts_any = any(
-        p.kind is p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values()
-    )
-    unknown = [k for k in params if k not in allowed]
-    if unknown and not accepts_any:
-        raise ConfigError(
-            f"{where}: unknown parameter {unknown[0]!r}; allowed: {', '.join(allowed) or '(none)'}"
-        )
-    missing = [
-        k for k, p in allowed.items()
-        if p.default is p.empty and p.kind is not p.VAR_POSITIONAL and k not in params
-    ]
-    if missing:
-        raise ConfigError(f"{where}: missing required parameter {missing[0]!r}")
+def load_by_path(spec: str, prefix: str = "", kind: str = "component") -> type:
+    """``package.module:Class`` or ``path/to/file.py:Class`` -> the class (one-line errors)."""
+    target, _, attr = spec.rpartition(":")
+    if not target or not attr:
+        raise ConfigError(f"{prefix}expected an import path module:Class, got {spec!r}")
+    try:
+        if target.endswith(".py"):
+            path = Path(target).expanduser()
+            if not path.is_file():
+                raise ConfigError(f"{prefix}{kind} file {path} not found")
+            mod_name = f"rankbench_user_{abs(hash(str(path.resolve())))}"
+            module = sys.modules.get(mod_name)
+            if module is None:
+                spec_ = importlib.util.spec_from_file_location(mod_name, path)
+                module = importlib.util.module_from_spec(spec_)
+                sys.modules[mod_name] = module
+                spec_.loader.exec_module(module)
+        else:
+            module = importlib.import_module(target)
+    except ConfigError:
+        raise
+    except ImportError as exc:
+        raise ConfigError(f"{prefix}cannot import {target!r} for {kind} {spec!r} ({exc})") from None
+    except Exception as exc:  # the user's module failed while importing: say where
+        raise ConfigError(f"{prefix}importing {target!r} failed: {type(exc).__name__}: {exc}") from None
+    cls = getattr(module, attr, None)
+    if not inspect.isclass(cls):
+        raise ConfigError(f"{prefix}{target!r} has no class {attr!r}")
+    if "registry_name" not in cls.__dict__:
+        cls.registry_name = spec
+    return cls
+
+
+def parameter_table(cls: type) -> list[tuple[str, str, str]]:
+    """(parameter, constraint, default) rows for ``rankbench list KIND NAME``."""
+    hints = annotations(cls)
+    rows = []
+    for name, p in init_params(cls).items():
+        sk = getattr(cls, "_parameter_constraints", {}) or {}
+        if name in hints:
+            want = describe(hints[name])
+        elif name in sk:  # scikit-learn's own declaration
+            want = " or ".join(str(c) for c in sk[name])
+        else:
+            want = "(not declared)"
+        default = "(required)" if p.default is p.empty else repr(p.default)
+        rows.append((name, want, default))
+    return rows
+
+
+def plugin_errors() -> list[str]:
+    _discover()
+    return list(_plugin_errors)
 
 
 datasets = Registry("dataset")

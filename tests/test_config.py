@@ -1,115 +1,172 @@
-"""Config loading: extends, --set, sweeps, and one-line errors naming file and key path."""
+"""Config loading: extends, overrides, sweeps, and one-line errors naming file, key and expectation."""
 
 from pathlib import Path
 
 import pytest
 
-from rankbench.config import load_config, setting_configs, sweep_settings
+from rankbench.config import Overrides, load_experiment, sweep_settings
 from rankbench.errors import ConfigError
 
 BASE = """
 dataset: {name: synthetic_reid, n_people: 30}
 features: [{name: colour, extractor: color_strips, bins: 8}]
-protocol: {name: reid, trials: 2, n_test: 10}
+protocol: {name: reid, n_test: 10, ranks: [1, 5]}
+trials: 2
 rankers:
   - {name: L1, ranker: l1}
   - {name: Bha, ranker: bhattacharyya}
 """
 
 
-def write(tmp_path: Path, name: str, text: str) -> Path:
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
     p = tmp_path / name
-    p.write_text(text)
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
     return p
 
 
+def sets(*items):
+    from rankbench.config import parse_set
+
+    return Overrides([parse_set(i) for i in items])
+
+
 def test_defaults_and_name_from_file(tmp_path):
-    _, cfg = load_config(write(tmp_path, "exp.yaml", BASE))
-    assert cfg.name == "exp" and cfg.protocol.trials == 2 and cfg.protocol.seed == 0
+    cfg = load_experiment(write(tmp_path, "exp.yaml", BASE)).config
+    assert cfg.name == "exp" and cfg.trials == 2 and cfg.seed == 0
     assert cfg.rankers[0].combine == "concat"
 
 
 def test_extends_merges_dicts_and_replaces_lists(tmp_path):
     write(tmp_path, "base.yaml", BASE)
-    child = write(tmp_path, "child.yaml", "extends: base.yaml\nprotocol: {trials: 7}\n")
-    _, cfg = load_config(child)
-    assert cfg.protocol.trials == 7 and cfg.protocol.params()["n_test"] == 10
+    child = write(tmp_path, "child.yaml", "extends: base.yaml\ntrials: 7\nprotocol: {n_test: 12}\n")
+    cfg = load_experiment(child).config
+    assert cfg.trials == 7 and cfg.protocol.params() == {"n_test": 12, "ranks": [1, 5]}
     assert cfg.name == "child"
 
 
-def test_set_overrides_by_ranker_name_and_wildcard(tmp_path):
-    p = write(tmp_path, "e.yaml", BASE.replace("{name: L1, ranker: l1}", "{name: E, ranker: euclidean, preprocess: [{name: pca, n_components: 5}]}"))
-    data, cfg = load_config(p, ["protocol.n_test=12", "rankers.E.preprocess.0.n_components=3"])
-    assert cfg.protocol.params()["n_test"] == 12
-    assert cfg.rankers[0].preprocess[0]["n_components"] == 3
+def test_set_overrides_by_ranker_name(tmp_path):
+    p = write(tmp_path, "e.yaml", BASE.replace("{name: L1, ranker: l1}",
+                                               "{name: E, ranker: euclidean, preprocess: [{name: pca, n_components: 5}]}"))
+    exp = load_experiment(p, sets("protocol.n_test=12", "rankers.E.preprocess.0.n_components=3"))
+    assert exp.config.protocol.params()["n_test"] == 12
+    assert exp.config.rankers[0].preprocess[0]["n_components"] == 3
 
 
-def test_sweep_settings_and_labels(tmp_path):
-    p = write(tmp_path, "s.yaml", BASE + "sweep:\n  protocol.n_test: [5, 10]\n  features.colour.bins: [4, 8]\n")
-    data, cfg = load_config(p)
-    settings = setting_configs(data, cfg, str(p))
-    assert [lbl for lbl, _ in settings] == [
-        "protocol.n_test=5,features.colour.bins=4", "protocol.n_test=5,features.colour.bins=8",
-        "protocol.n_test=10,features.colour.bins=4", "protocol.n_test=10,features.colour.bins=8"]
-    assert settings[1][1].features[0].params()["bins"] == 8
+def test_trials_and_seed_overrides_are_typed(tmp_path):
+    exp = load_experiment(write(tmp_path, "t.yaml", BASE), Overrides(trials=3, seed=9))
+    assert (exp.config.trials, exp.config.seed) == (3, 9)
+    assert (exp.data["trials"], exp.data["seed"]) == (3, 9)
+
+
+def test_sweep_settings_keep_order_and_types(tmp_path):
+    p = write(tmp_path, "s.yaml", BASE + "sweep:\n  protocol.n_test: [10, 5]\n  features.colour.bins: [8, 4]\n")
+    exp = load_experiment(p)
+    assert [s.label for s in exp.settings] == [
+        "protocol.n_test=10,features.colour.bins=8", "protocol.n_test=10,features.colour.bins=4",
+        "protocol.n_test=5,features.colour.bins=8", "protocol.n_test=5,features.colour.bins=4"]
+    assert exp.settings[1].values == {"protocol.n_test": 10, "features.colour.bins": 4}
+    assert exp.settings[1].config.features[0].params()["bins"] == 4
     assert sweep_settings({}) == [("", {})]
 
 
 @pytest.mark.parametrize("text, message", [
     (BASE + "bogus: 1\n", "bogus: unknown key"),
-    (BASE.replace("trials: 2", "trials: two"), "protocol.trials: Input should be a valid integer"),
+    (BASE.replace("trials: 2", "trials: two"), "trials: expected a valid integer, got 'two'"),
+    (BASE.replace("trials: 2", "trials: 0"), "trials: expected greater than or equal to 1, got 0"),
+    (BASE.replace("trials: 2", "trials: 2\nseed: -1"), "seed: expected greater than or equal to 0, got -1"),
     (BASE.replace("ranker: l1", "ranker: nosuch"), "rankers.L1.ranker: unknown ranker 'nosuch'; valid rankers:"),
     (BASE.replace("name: reid", "name: nope"), "unknown protocol 'nope'"),
-    (BASE.replace("n_people: 30", "n_peeple: 30"), "unknown parameter 'n_peeple'; allowed: n_people"),
+    (BASE.replace("n_people: 30", "n_peeple: 30"), "dataset: unknown parameter 'n_peeple'; allowed: n_people"),
     (BASE.replace("bins: 8", "binz: 8"), "features.colour: unknown parameter 'binz'"),
-    (BASE + "sweep: {protocol.n_test: [1], protocol.trials: [1], protocol.seed: [1]}\n", "at most two"),
+    (BASE.replace("bins: 8", "bins: sixteen"), "features.colour.bins: expected an integer"),
+    (BASE.replace("bins: 8", "bins: 16.5"), "features.colour.bins: expected an integer"),
+    (BASE.replace("bins: 8", "spaces: [rgb, xyz]"), "features.colour.spaces: expected a list (each one of 'rgb', 'hsv', 'ycrcb') with at least 1 item(s), got ['rgb', 'xyz']"),
+    (BASE.replace("ranks: [1, 5]", "ranks: [0, 5]"), "protocol.ranks: expected a list"),
+    (BASE.replace("{name: L1, ranker: l1}", "{name: L1, ranker: l1, C: 1}"), "rankers.L1: unknown parameter 'C'; allowed: (none"),
+    (BASE.replace("{name: L1, ranker: l1}", "{name: P, ranker: prsvm, C: -1}"), "rankers.P.C: expected a number > 0 or null, got -1"),
+    (BASE + "sweep: {protocol.n_test: [5], features.colour.bins: [4], seed: [1]}\n", "at most two"),
     (BASE.replace("ranker: l1}", "ranker: l1, features: nope}"), "unknown feature set 'nope'"),
+    (BASE.replace("protocol: {name: reid,", "protocol: {name: reid, trials: 3,"), "protocol.trials: 'trials' is a run parameter now"),
+    (BASE + "expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.01}]\n", "expected.0.method: 'L2' is not a ranker"),
+    (BASE + "expected: [{method: L1, metric: cmc1, value: 0.1, tolerance: 0.01}]\n", "expected.0.metric: unknown metric 'cmc1'"),
+    (BASE + "expected: [{method: L1, metric: mae, value: 0.1, tolerance: 0.01}]\n", "expected.0.metric: unknown metric 'mae'"),
+    (BASE + "expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: -0.01}]\n", "expected.0.tolerance: expected greater than or equal to 0"),
+    (BASE + "expected: [{method: L1, metric: cmc@1, value: 0.1}]\n", "expected.0.tolerance: required key missing"),
+    (BASE + "expected: {method: L1}\n", "expected: expected a valid list"),
 ])
 def test_errors_are_one_line_with_file_and_key(tmp_path, text, message):
     p = write(tmp_path, "bad.yaml", text)
     with pytest.raises(ConfigError) as exc:
-        load_config(p)
+        load_experiment(p)
     msg = str(exc.value)
-    assert message in msg and str(p) in msg and "\n" not in msg
+    assert message in msg and str(p) in msg and "\n" not in msg, msg
+
+
+def test_published_only_rows_are_explicit(tmp_path):
+    ok = BASE + "expected: [{method: PRDC, metric: cmc@1, value: 0.15, tolerance: 0.03, published_only: true}]\n"
+    assert load_experiment(write(tmp_path, "ok.yaml", ok)).config.expected[0].published_only
+    bad = BASE + "expected: [{method: L1, metric: cmc@1, value: 0.15, tolerance: 0.03, published_only: true}]\n"
+    with pytest.raises(ConfigError, match="expected.0.published_only: 'L1' is run by this config"):
+        load_experiment(write(tmp_path, "bad.yaml", bad))
+
+
+def test_duplicate_keys_are_an_error(tmp_path):
+    p = write(tmp_path, "dup.yaml", BASE + "trials: 3\n")
+    with pytest.raises(ConfigError, match=r"dup.yaml: YAML error at line \d+.*duplicate key 'trials' \(first at line \d+\)"):
+        load_experiment(p)
+
+
+def test_non_utf8_and_overlong_paths(tmp_path):
+    p = write(tmp_path, "latin.yaml", BASE.encode() + b"description: caf\xe9\n")
+    with pytest.raises(ConfigError, match="latin.yaml: not UTF-8 text"):
+        load_experiment(p)
+    with pytest.raises(ConfigError) as exc:
+        load_experiment(tmp_path / ("x" * 5000 + ".yaml"))
+    assert "\n" not in str(exc.value)
 
 
 def test_yaml_syntax_error_names_line(tmp_path):
     p = write(tmp_path, "syn.yaml", "dataset: {name: x\nprotocol: [\n")
-    with pytest.raises(ConfigError, match=r"syn.yaml: YAML syntax error at line \d+"):
-        load_config(p)
+    with pytest.raises(ConfigError, match=r"syn.yaml: YAML error at line \d+"):
+        load_experiment(p)
 
 
-def test_missing_file_and_missing_set_key(tmp_path):
+def test_set_errors(tmp_path):
     with pytest.raises(ConfigError, match="config file not found"):
-        load_config(tmp_path / "nope.yaml")
+        load_experiment(tmp_path / "nope.yaml")
     p = write(tmp_path, "ok.yaml", BASE)
     with pytest.raises(ConfigError, match="no item named 'Nobody'"):
-        load_config(p, ["rankers.Nobody.C=1"])
-    with pytest.raises(ConfigError, match="unknown parameter 'nosuch'"):
-        load_config(p, ["protocol.nosuch=3"])
+        load_experiment(p, sets("rankers.Nobody.C=1"))
+    with pytest.raises(ConfigError, match="protocol: unknown parameter 'nosuch'"):
+        load_experiment(p, sets("protocol.nosuch=3"))
     with pytest.raises(ConfigError, match="expected key.path=value"):
-        load_config(p, ["protocol.n_test"])
+        sets("protocol.n_test")
+
+
+def test_set_on_a_swept_key_is_refused(tmp_path):
+    p = write(tmp_path, "sw.yaml", BASE + "sweep: {protocol.n_test: [5, 10]}\n")
+    with pytest.raises(ConfigError, match=r"--set protocol.n_test: this key is swept \(sweep: protocol.n_test\)"):
+        load_experiment(p, sets("protocol.n_test=7"))
 
 
 def test_circular_extends(tmp_path):
     write(tmp_path, "a.yaml", "extends: b.yaml\n")
     write(tmp_path, "b.yaml", "extends: a.yaml\n")
     with pytest.raises(ConfigError, match="circular"):
-        load_config(tmp_path / "a.yaml")
+        load_experiment(tmp_path / "a.yaml")
 
 
 def test_every_shipped_config_validates():
     root = Path(__file__).resolve().parents[1] / "configs"
-    configs = sorted(root.rglob("*.yaml"))
+    configs = sorted(p for p in root.rglob("*.yaml") if "base" not in p.parts)
     assert configs
     for p in configs:
-        data, cfg = load_config(p)
-        setting_configs(data, cfg, str(p))
-        if cfg.regress is not None:
-            load_config(p, regress=True)
+        exp = load_experiment(p)
+        assert exp.settings
+        if exp.config.regress is not None:
+            load_experiment(p, Overrides(regress=True))
 
 
 def test_exponent_without_dot_is_a_float(tmp_path):
-    p = write(tmp_path, "f.yaml", BASE.replace("n_test: 10", "n_test: 10, ranks: [1e0]"))
-    _, cfg = load_config(p, ["protocol.n_test=1e1"])
-    assert cfg.protocol.params()["ranks"] == [1.0] and cfg.protocol.params()["n_test"] == 10.0
+    p = write(tmp_path, "f.yaml", BASE.replace("{name: L1, ranker: l1}", "{name: P, ranker: prsvm, C: 1e-3}"))
+    assert load_experiment(p).config.rankers[0].params()["C"] == 1e-3

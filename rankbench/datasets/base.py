@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..params import init_params
 
 
 @dataclass
@@ -161,8 +162,6 @@ class Loader(ABC):
         """Read the dataset from ``<data_root>/<folder>`` (or ``root``)."""
 
     def get_params(self) -> dict[str, Any]:
-        from ..registry import init_params
-
         return {k: getattr(self, k) for k in init_params(type(self))}
 
     def root_dir(self, data_root: str | None) -> Path:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from ..errors import ConfigError, DataError
+from ..params import NonNegativeInt
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_files, require_dir
 
@@ -59,7 +62,8 @@ class FGNET(Loader):
     folder = "fgnet"
     layout = "points/<PPP>a<AA>[a|b].pts (68 landmarks), optional images/<PPP>A<AA>[a|b].JPG"
 
-    def __init__(self, root=None, ages=None, relabel=None, images: bool = False):
+    def __init__(self, root: str | None = None, ages: Annotated[list[NonNegativeInt], Field(min_length=2)] | None = None,
+                 relabel: dict[int, float] | list[float] | None = None, images: bool = False):
         self.root = root
         self.ages = ages
         self.relabel = relabel

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import warnings
+from typing import Annotated
 
 import pandas as pd
+from pydantic import Field
 
 from ..errors import DataError
+from ..params import PositiveInt
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_files, read_image
 
@@ -37,7 +40,8 @@ class ILIDS(Loader):
     layout = ("ilids/PPPP_SSS.jpg or ilids/PPPPSSS.jpg (PPPP person, SSS image index), optionally "
               "under ilids/images/ or ilids/Persons/")
 
-    def __init__(self, root=None, size=(128, 64), min_images=2, check_images=True):
+    def __init__(self, root: str | None = None, size: tuple[PositiveInt, PositiveInt] | None = (128, 64),
+                 min_images: Annotated[int, Field(ge=1)] = 2, check_images: bool = True):
         self.root = root
         self.size = size
         self.min_images = min_images

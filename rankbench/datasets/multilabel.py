@@ -41,7 +41,7 @@ class MulanLoader(Loader):
     test_file: str = ""
     n_features: int | None = None  # checked when set
 
-    def __init__(self, root=None):
+    def __init__(self, root: str | None = None):
         self.root = root
 
     def load(self, data_root=None) -> Dataset:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..params import PositiveInt
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_files, require_dir, require_file
 
@@ -39,7 +39,7 @@ class OSR(Loader):
     layout = "osr/images/<category>_<name>.jpg and osr/relative_ordering.csv " \
              "(rows attribute,<category>...; larger = more)"
 
-    def __init__(self, root=None, n_per_category=None):
+    def __init__(self, root: str | None = None, n_per_category: PositiveInt | None = None):
         self.root = root
         self.n_per_category = n_per_category
 

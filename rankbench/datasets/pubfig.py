@@ -33,7 +33,7 @@ class PubFig(Loader):
     _fields = ("im_names", "class_labels", "class_names", "attribute_names", "relative_ordering",
                "used_for_training", "feat")
 
-    def __init__(self, root=None, check_images=True):
+    def __init__(self, root: str | None = None, check_images: bool = True):
         self.root = root
         self.check_images = check_images
 

@@ -10,10 +10,14 @@ per class errs on about 10% of the rest, mostly on the outer tails, as in the pa
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from ..errors import ConfigError
+from ..params import NonNegativeFloat, NonNegativeInt, PositiveFloat
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_arrays
 
@@ -36,8 +40,9 @@ class TwoSpirals(Loader):
     folder = ""
     layout = "(generated in memory)"
 
-    def __init__(self, n_positive: int = 201, n_negative: int = 199, turns: float = 2.0,
-                 start: float = np.pi / 2, noise: float = 0.3, random_state: int = 0):
+    def __init__(self, n_positive: Annotated[int, Field(ge=2)] = 201, n_negative: Annotated[int, Field(ge=2)] = 199,
+                 turns: PositiveFloat = 2.0, start: NonNegativeFloat = np.pi / 2, noise: NonNegativeFloat = 0.3,
+                 random_state: NonNegativeInt = 0):
         self.n_positive = n_positive
         self.n_negative = n_negative
         self.turns = turns

@@ -9,9 +9,13 @@ of oriented stripes (texture / edges), attribute 2 the redness; further attribut
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
+from ..params import NonNegativeFloat, NonNegativeInt, PositiveInt
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_arrays
 
@@ -42,10 +46,10 @@ class SyntheticAttributes(Loader):
     folder = "synthetic_attributes"
     layout = "(generated; no files)"
 
-    def __init__(self, root=None, n_categories: int = 5, n_per_category: int = 20, n_attributes: int = 3,
-                 n_levels: int = 4, n_train_per_category: int = 8, image_size: int = 32, noise: float = 0.4,
-                 n_feat: int = 16, random_state: int = 0):
-        self.root = root
+    def __init__(self, n_categories: Annotated[int, Field(ge=2)] = 5, n_per_category: Annotated[int, Field(ge=2)] = 20,
+                 n_attributes: PositiveInt = 3, n_levels: Annotated[int, Field(ge=2)] = 4,
+                 n_train_per_category: PositiveInt = 8, image_size: Annotated[int, Field(ge=8)] = 32,
+                 noise: NonNegativeFloat = 0.4, n_feat: PositiveInt = 16, random_state: NonNegativeInt = 0):
         self.n_categories = n_categories
         self.n_per_category = n_per_category
         self.n_attributes = n_attributes

@@ -8,9 +8,13 @@ faces), so Euclidean k-NN is mediocre and a learned metric helps. Rows are group
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
+from ..params import NonNegativeFloat, NonNegativeInt, PositiveInt
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_arrays
 
@@ -35,10 +39,9 @@ class SyntheticOrdinal(Loader):
     folder = "synthetic_ordinal"
     layout = "(generated; no files)"
 
-    def __init__(self, root=None, n_labels: int = 4, n_per_label: int = 40, n_informative: int = 3,
-                 n_nuisance: int = 20, noise: float = 0.4, nuisance_scale: float = 2.0,
-                 random_state: int = 0):
-        self.root = root
+    def __init__(self, n_labels: Annotated[int, Field(ge=2)] = 4, n_per_label: Annotated[int, Field(ge=2)] = 40,
+                 n_informative: PositiveInt = 3, n_nuisance: NonNegativeInt = 20, noise: NonNegativeFloat = 0.4,
+                 nuisance_scale: NonNegativeFloat = 2.0, random_state: NonNegativeInt = 0):
         self.n_labels = n_labels
         self.n_per_label = n_per_label
         self.n_informative = n_informative

@@ -9,9 +9,13 @@ template matching works but is far from perfect, as on VIPeR.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
+from ..params import NonNegativeInt
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_arrays
 
@@ -82,7 +86,7 @@ class SyntheticReId(Loader):
     folder = ""
     layout = "(generated in memory)"
 
-    def __init__(self, n_people: int = 120, random_state: int = 0):
+    def __init__(self, n_people: Annotated[int, Field(ge=3)] = 120, random_state: NonNegativeInt = 0):
         self.n_people = n_people
         self.random_state = random_state
 

@@ -80,7 +80,8 @@ class UMIST(Loader):
     folder = "umist"
     layout = "umist_cropped/<subject>/face/<subject><NNN>.pgm, 8-bit binary PGM, 112 high x 92 wide"
 
-    def __init__(self, root=None, labels=None, label_column: str = "paper_label"):
+    def __init__(self, root: str | None = None, labels: dict[str, int | float | dict[str, int | float]] | None = None,
+                 label_column: str = "paper_label"):
         self.root = root
         self.labels = labels
         self.label_column = label_column

@@ -32,7 +32,7 @@ class VIPeR(Loader):
     layout = ("viper/cam_a/NNN_AAA.bmp and viper/cam_b/NNN_AAA.bmp (NNN person id, AAA viewpoint "
               "angle; one image per person in each camera)")
 
-    def __init__(self, root=None, check_images=True):
+    def __init__(self, root: str | None = None, check_images: bool = True):
         self.root = root
         self.check_images = check_images
 

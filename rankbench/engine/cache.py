@@ -2,7 +2,8 @@
 
 The cache folder is ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``; entries are ``.npy`` files
 named by a digest of (dataset fingerprint, extractor name, version, parameters), so changing any
-parameter computes afresh and a second run with the same ones loads instantly.
+parameter computes afresh and a second run with the same ones loads instantly. A corrupt entry is
+recomputed, never trusted; an unwritable cache only costs time.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 
 from ..datasets.base import Dataset
 from ..features.base import Extractor
-from .store import atomic_save_npy
+from ..utils.fileio import atomic_save_npy
 
 
 def cache_dir() -> Path:
@@ -33,15 +35,16 @@ def get_features(dataset: Dataset, extractor: Extractor, n_jobs: int = 1, progre
     """The extractor's features for every item, from the cache when possible."""
     if not (use_cache and extractor.cacheable and dataset.fingerprint):
         return np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
-    path = cache_dir() / "features" / f"{extractor.registry_name}-{feature_key(dataset, extractor)}.npy"
+    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", str(extractor.registry_name))[-40:]
+    path = cache_dir() / "features" / f"{slug}-{feature_key(dataset, extractor)}.npy"
     if path.is_file():
         try:
             return np.load(path, allow_pickle=False)
-        except (ValueError, OSError):
-            path.unlink(missing_ok=True)  # a corrupt entry is recomputed, never trusted
+        except (ValueError, OSError, EOFError):
+            path.unlink(missing_ok=True)
     X = np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
     try:
         atomic_save_npy(path, X)
     except OSError:
-        pass  # an unwritable cache only costs time
+        pass
     return X

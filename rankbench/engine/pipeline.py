@@ -1,49 +1,46 @@
-"""A ranker with unsupervised preprocessing steps in front of it.
+"""A ranker with unsupervised preprocessing steps in front of it: scikit-learn's Pipeline, plus the
+one scoring method scikit-learn does not know (``similarity``) and the fit arguments rankers take.
 
 The steps are fitted on exactly the rows passed to ``fit`` (the protocol's training rows) and
-applied to every matrix the ranker later scores. Whatever capability the inner ranker has, the
-wrapper forwards.
+applied to every matrix the ranker later scores, so nothing from the test split leaks into them.
+Protocols see the ranker's own capabilities through :attr:`ranker_capabilities`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from sklearn.pipeline import Pipeline
 
-import numpy as np
+from ..rankers.base import capabilities
 
 
-class Preprocessed:
-    """``steps`` (fitted transformers) followed by ``inner_ranker``."""
+class RankerPipeline(Pipeline):
+    """``steps[:-1]`` (transformers) followed by a ranker; see the module docstring."""
 
-    def __init__(self, steps: list[Any], inner_ranker: Any):
-        self.steps = steps
-        self.inner_ranker = inner_ranker
+    def fit(self, X, *args, **kwargs):
+        """Fit every step on ``X`` (the training rows), then the ranker with the protocol's arguments."""
+        Xt = X
+        for _, step in self.steps[:-1]:
+            Xt = step.fit_transform(Xt)
+        self._final_estimator.fit(Xt, *args, **kwargs)
+        return self
 
-    def _apply(self, X):
-        for step in self.steps:
+    def _pre(self, X):
+        for _, step in self.steps[:-1]:
             X = step.transform(X)
         return X
 
-    def fit(self, X, *args, **kwargs):
-        for step in self.steps:
-            X = step.fit(X).transform(X)
-        self.inner_ranker.fit(X, *args, **kwargs)
-        return self
-
     def similarity(self, Q, G):
-        return self.inner_ranker.similarity(self._apply(Q), self._apply(G))
+        return self._final_estimator.similarity(self._pre(Q), self._pre(G))
 
-    def transform(self, X):
-        return self.inner_ranker.transform(self._apply(X))
+    @property
+    def ranker_capabilities(self) -> frozenset[str]:
+        return capabilities(self._final_estimator)
 
-    def decision_function(self, X) -> np.ndarray:
-        return self.inner_ranker.decision_function(self._apply(X))
+    @property
+    def fit_target(self):
+        """The estimator whose ``fit`` receives the protocol's extra arguments."""
+        return self._final_estimator
 
-    def predict(self, X):
-        return self.inner_ranker.predict(self._apply(X))
-
-    def __getattr__(self, name):
-        # fitted attributes (coef_, kernel_weights_ ...) are read through to the ranker
-        if name.startswith("__") or name in ("steps", "inner_ranker"):
-            raise AttributeError(name)
-        return getattr(self.inner_ranker, name)
+    @property
+    def diagnostics_(self) -> dict:
+        return getattr(self._final_estimator, "diagnostics_", {})

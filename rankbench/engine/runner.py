@@ -1,248 +1,357 @@
 """Run an experiment: settings x trials x methods, in parallel, resumable.
 
-The runner resolves the config, loads the dataset once, extracts (or loads cached) features, draws
-every trial's split from a recorded seed and writes ``splits.json`` before any ranker runs. Each
-(setting, trial, method) job writes its own result file atomically the moment it finishes, so an
-interrupted run loses at most the jobs in flight, and ``--resume`` skips every finished job and
-reuses the recorded splits: the numbers come out exactly as in an uninterrupted run.
+:func:`plan` loads each setting's dataset, builds its protocol and checks the dataset and every
+ranker against it (what ``rankbench validate`` runs; nothing is written). :func:`execute` then
+extracts (or loads cached) features, draws every trial's split from a recorded seed and writes
+``splits.json`` before any ranker runs. Each (setting, trial, method) job writes its own result
+file atomically the moment it finishes, so an interrupted run loses at most the jobs in flight,
+and a resumed run skips every finished job (a truncated or unreadable file counts as unfinished)
+and reuses the recorded splits: the numbers come out exactly as in an uninterrupted run.
 """
 
 from __future__ import annotations
 
-import copy
 import datetime as _dt
 import json
+import os
+import platform
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from ..config import (Config, RankerCfg, dataset_params, load_config, ranker_feature_names,
-                      setting_configs, yaml_load)
+from .. import __version__
+from ..config import (
+    Config,
+    Experiment,
+    RankerCfg,
+    accepts_random_state,
+    dataset_params,
+    ranker_feature_names,
+    ranker_params,
+)
 from ..datasets.base import Dataset
 from ..errors import ConfigError, RankbenchError
-from ..protocols.base import Meter, Protocol
-from ..registry import datasets, features, init_params, preprocessors, protocols, rankers
+from ..params import check_params
+from ..protocols.base import Protocol
 from ..rankers.base import accepts_views
+from ..registry import datasets, features, preprocessors, protocols, rankers
+from ..runfolder import RunFolder
+from ..utils.meter import Meter
+from ..utils.progress import Progress
+from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
-from .pipeline import Preprocessed
-from .progress import progress_bar
-from .store import atomic_write_json, atomic_write_text, trial_file
+from .pipeline import RankerPipeline
 
 
 class RunInterrupted(RankbenchError):
-    """The user stopped a run; finished results are kept."""
+    """The user stopped a run; finished results are kept in ``folder``."""
+
+    def __init__(self, folder: RunFolder, done: int, total: int):
+        self.folder, self.done, self.total = folder, done, total
+        super().__init__(f"interrupted: {done} of {total} results saved in {folder.path}")
 
 
 @dataclass
-class RunOptions:
+class EngineOptions:
+    """How to run (not what): where the data is, how many workers, progress, what to record."""
+
     data_root: str | None = None
-    out: str | None = None
-    trials: int | None = None
-    seed: int | None = None
     jobs: int = 1
-    sets: list[str] = field(default_factory=list)
-    resume: bool = False
-    progress: bool = True
-    regress: bool = False
     use_cache: bool = True
-    results_root: str = "results"
+    progress: bool = True
+    #: what the caller wants recorded about how the run was started (command, overrides)
+    invocation: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class MethodSpec:
+    """Everything needed to build one compared method's fresh estimator, in any process.
+
+    The ranker is kept by name (a registry name or an import path), not as a class, so a worker
+    process resolves it itself; users' classes from a file outside any package work in workers.
+    """
+
+    name: str
+    ranker: str
+    params: dict[str, Any]
+    steps: list[tuple[str, dict[str, Any]]]
+    feature_sets: list[str]
+    combine: str
+    seeded: bool
+
+    def make(self, seed: int | None = None):
+        params = dict(self.params)
+        if self.seeded and "random_state" not in params and seed is not None:
+            params["random_state"] = seed
+        est = rankers.get(self.ranker)(**params)
+        if not self.steps:
+            return est
+        steps = [(f"{name}_{i}", preprocessors.get(name)(**p)) for i, (name, p) in enumerate(self.steps)]
+        return RankerPipeline(steps + [("ranker", est)])
+
+
+@dataclass
+class SettingPlan:
+    label: str
+    values: dict[str, Any]
+    config: Config
+    dataset: Dataset
+    protocol: Protocol
+    methods: list[MethodSpec]
+
+
+@dataclass
+class Plan:
+    experiment: Experiment
+    settings: list[SettingPlan]
+
+    @property
+    def n_jobs(self) -> int:
+        return sum(s.config.trials * len(s.methods) for s in self.settings)
 
 
 @dataclass
 class Job:
     setting: str
     trial: int
-    seed: int
     method: str
-    path: Path
+    seed: int
+    ranker_seed: int
 
 
-def trial_seed(seed: int, trial: int) -> int:
-    """The recorded seed of one trial: independent streams per (run seed, trial)."""
-    return int(np.random.SeedSequence([seed, trial]).generate_state(1)[0] & 0x7FFFFFFF)
+@dataclass
+class Outcome:
+    folder: RunFolder
+    n_done: int
+    n_total: int
+    n_computed: int
 
 
-# ----------------------------------------------------------------------------- building blocks
-def build_dataset(cfg: Config, data_root: str | None) -> Dataset:
-    loader = datasets.build(cfg.dataset.name, dataset_params(cfg),
-                            f"dataset ({cfg.dataset.name})")
+# ----------------------------------------------------------------------------- planning
+def _method(rcfg: RankerCfg, cfg: Config, origin: str) -> MethodSpec:
+    cls, params = ranker_params(cfg, rcfg, f"{origin}: rankers.{rcfg.name}")
+    steps = []
+    for i, raw in enumerate(rcfg.preprocess):
+        raw = dict(raw)
+        name = raw.pop("name")
+        scls = preprocessors.get(name)
+        steps.append((name, check_params(scls, raw, f"{origin}: rankers.{rcfg.name}.preprocess.{i}")))
+    return MethodSpec(rcfg.name, rcfg.ranker, params, steps, ranker_feature_names(cfg, rcfg), rcfg.combine,
+                      accepts_random_state(cls))
+
+
+def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Dataset:
+    where = f"{origin}: dataset" if origin else "dataset"
+    loader = datasets.build(cfg.dataset.name, dataset_params(cfg), where)
     return loader.load(data_root)
 
 
-def build_protocol(cfg: Config) -> Protocol:
-    return protocols.build(cfg.protocol.name, cfg.protocol.params(), f"protocol ({cfg.protocol.name})")
+def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
+    """Load datasets, build protocols and check datasets and rankers against them; write nothing."""
+    loaded: dict[str, Dataset] = {}
+    out = []
+    for st in experiment.settings:
+        cfg = st.config
+        origin = experiment.origin + (f" [{st.label}]" if st.label else "")
+        dkey = json.dumps(cfg.dataset.model_dump(), sort_keys=True, default=str)
+        if dkey not in loaded:
+            loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
+        dataset = loaded[dkey]
+        protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
+        protocol.check_dataset(dataset)
+        methods = []
+        for rcfg in cfg.rankers:
+            spec = _method(rcfg, cfg, origin)
+            probe = spec.make(0)
+            protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
+            if not spec.feature_sets:
+                raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
+            if spec.combine == "views" and not accepts_views(probe):
+                raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
+                                  f"feature matrix; use combine: concat")
+            methods.append(spec)
+        out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, methods))
+    return Plan(experiment, out)
 
 
-def make_ranker_factory(rcfg: RankerCfg, seed: int):
-    """A zero-argument callable giving a fresh (preprocessed) ranker for this trial."""
-    cls = rankers.get(rcfg.ranker)
-    params = rcfg.params()
-    if "random_state" in init_params(cls) and "random_state" not in params:
-        params["random_state"] = seed
-    steps_cfg = [dict(s) for s in rcfg.preprocess]
-
-    def make():
-        ranker = cls(**params)
-        if not steps_cfg:
-            return ranker
-        steps = [preprocessors.get(s.pop("name"))(**s) for s in copy.deepcopy(steps_cfg)]
-        return Preprocessed(steps, ranker)
-
-    return make
+# ----------------------------------------------------------------------------- features and splits
+def _features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: dict) -> dict[str, np.ndarray]:
+    feats = {}
+    for f in sp.config.features:
+        extractor = features.build(f.extractor, f.params(), f"features.{f.key}")
+        fkey = sp.dataset.fingerprint + json.dumps(extractor.cache_key(), sort_keys=True, default=str)
+        if fkey not in cache:
+            t0 = time.perf_counter()
+            cache[fkey] = get_features(sp.dataset, extractor, n_jobs=opts.jobs, progress=opts.progress,
+                                       use_cache=opts.use_cache)
+            timing[f.key] = {"extractor": f.extractor, "shape": list(cache[fkey].shape),
+                             "seconds": round(time.perf_counter() - t0, 3)}
+        feats[f.key] = cache[fkey]
+    return feats
 
 
-def ranker_matrix(cfg: Config, rcfg: RankerCfg, feats: dict[str, np.ndarray], sample) -> Any:
-    names = ranker_feature_names(cfg, rcfg)
-    if not names:
-        raise ConfigError(f"rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
-    if rcfg.combine == "views":
-        if not accepts_views(sample):
-            raise ConfigError(f"rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one feature "
-                              f"matrix; use combine: concat")
-        return {n: feats[n] for n in names}
-    mats = [feats[n] for n in names]
+def method_matrix(spec: MethodSpec, feats: dict[str, np.ndarray]):
+    if spec.combine == "views":
+        return {n: feats[n] for n in spec.feature_sets}
+    mats = [feats[n] for n in spec.feature_sets]
     return mats[0] if len(mats) == 1 else np.hstack([m.reshape(len(m), -1) for m in mats])
 
 
-def _run_job(job: Job, protocol: Protocol, make, X, dataset: Dataset, split: dict) -> dict:
+def draw_splits(sp: SettingPlan, run_seed: int) -> list[dict[str, Any]]:
+    out = []
+    for t in range(sp.config.trials):
+        s = split_seed(run_seed, t)
+        out.append({"trial": t, "seed": s, "ranker_seed": ranker_seed(run_seed, t),
+                    **sp.protocol.split(sp.dataset, np.random.default_rng(s))})
+    return out
+
+
+def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
+    data = folder.read_splits()
+    recorded = {s["label"]: s["trials"] for s in data["settings"]}
+    for sp in p.settings:
+        trials = recorded.get(sp.label)
+        if trials is None or len(trials) != sp.config.trials:
+            raise ConfigError(f"--resume: {folder.path / 'splits.json'} does not match the config "
+                              f"(setting {sp.label or '(default)'!r}); start a new run")
+    return recorded
+
+
+# ----------------------------------------------------------------------------- jobs
+def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
+            folder: RunFolder | None = None) -> dict[str, Any]:
+    """Evaluate one method on one trial's split; write the record when ``folder`` is given."""
     meter = Meter()
     t0 = time.perf_counter()
-    result = protocol.evaluate(make, X, dataset, split, meter)
+    result = protocol.evaluate(lambda: spec.make(job.ranker_seed), X, dataset, split, meter)
     record = {
-        "setting": job.setting, "trial": job.trial, "seed": job.seed, "method": job.method,
-        "metrics": {**result.metrics, **meter.metrics()},
-        "curves": result.curves, "extra": result.extra,
-        "wall_s": time.perf_counter() - t0,
+        "setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
+        "method": job.method, "metrics": {**result.metrics, **meter.metrics()},
+        "curves": result.curves, "extra": result.extra, "wall_s": time.perf_counter() - t0,
     }
-    atomic_write_json(job.path, record)
+    if folder is not None:
+        folder.write_trial(record)
     return record
 
 
-# ----------------------------------------------------------------------------- the run
-def _run_dir(opts: RunOptions, name: str) -> Path:
-    if opts.out:
-        return Path(opts.out)
-    base = Path(opts.results_root) / name
-    if opts.resume:
-        runs = sorted(p for p in base.glob("*") if (p / "splits.json").is_file()) if base.is_dir() else []
-        if not runs:
-            raise ConfigError(f"--resume: no earlier run of {name!r} under {base}; give --out RUN_DIR")
-        return runs[-1]
-    return base / _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+def _label(job: Job) -> str:
+    return f"{job.setting + ' ' if job.setting else ''}{job.method} trial {job.trial}"
 
 
-def _check_writable(run_dir: Path) -> None:
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        probe = run_dir / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise ConfigError(f"output folder {run_dir} is not writable ({exc.strerror or exc})") from None
+def _run_local(work: list[tuple], jobs: int, progress: Progress) -> None:
+    if jobs == 1 or len(work) <= 1:
+        for w in work:
+            run_job(*w)
+            progress.step(_label(w[0]))
+        return
+    from joblib import Parallel, delayed
+
+    gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(run_job)(*w) for w in work)
+    for rec in gen:
+        progress.step(f"{rec['setting'] + ' ' if rec['setting'] else ''}{rec['method']} trial {rec['trial']}")
 
 
-def prepare(config_path: str | Path, opts: RunOptions):
-    """Resolve the config and its sweep settings (also used by ``rankbench validate``)."""
-    sets = list(opts.sets)
-    if opts.trials is not None:
-        sets.append(f"protocol.trials={opts.trials}")
-    if opts.seed is not None:
-        sets.append(f"protocol.seed={opts.seed}")
-    data, cfg = load_config(config_path, sets, regress=opts.regress)
-    settings = setting_configs(data, cfg, str(config_path))
-    return data, cfg, settings
-
-
-def run_experiment(config_path: str | Path, opts: RunOptions) -> Path:
+def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = False) -> Outcome:
+    """Run every job of ``p`` not finished in ``folder`` (see the module docstring)."""
     started = _dt.datetime.now().astimezone()
-    data, cfg, settings = prepare(config_path, opts)
-    run_dir = _run_dir(opts, cfg.name)
-    resolved = yaml.safe_dump(data, sort_keys=False)
-    if opts.resume:
-        if not (run_dir / "splits.json").is_file():
-            raise ConfigError(f"--resume: {run_dir} holds no earlier run (no splits.json)")
-        if (run_dir / "config.yaml").is_file() and yaml_load((run_dir / "config.yaml").read_text()) != data:
-            raise ConfigError(f"--resume: the config differs from the one {run_dir} was started with; "
-                              f"start a new run instead")
-    elif (run_dir / "splits.json").is_file():
-        raise ConfigError(f"output folder {run_dir} already holds a run; use --resume to continue it "
-                          f"or choose another --out")
-    _check_writable(run_dir)
-    atomic_write_text(run_dir / "config.yaml", resolved)
-
-    # dataset and features, shared by settings where their configs agree
-    ds_cache: dict[str, Dataset] = {}
-    feat_cache: dict[str, np.ndarray] = {}
-    splits_path = run_dir / "splits.json"
-    recorded = json.loads(splits_path.read_text()) if opts.resume else {}
-    all_splits: dict[str, list[dict]] = {}
-    work: list[tuple[Job, Protocol, Any, Any, Dataset, dict]] = []
-    for label, scfg in settings:
-        dkey = json.dumps(scfg.dataset.model_dump(), sort_keys=True, default=str)
-        if dkey not in ds_cache:
-            ds_cache[dkey] = build_dataset(scfg, opts.data_root)
-        dataset = ds_cache[dkey]
-        protocol = build_protocol(scfg)
-        protocol.check_dataset(dataset)
-        feats = {}
-        for f in scfg.features:
-            extractor = features.build(f.extractor, f.params(), f"features.{f.key}")
-            fkey = dkey + json.dumps(extractor.cache_key(), sort_keys=True, default=str)
-            if fkey not in feat_cache:
-                feat_cache[fkey] = get_features(dataset, extractor, n_jobs=opts.jobs,
-                                                progress=opts.progress, use_cache=opts.use_cache)
-            feats[f.key] = feat_cache[fkey]
-        if label in recorded:
-            splits = recorded[label]
-        else:
-            splits = []
-            for t in range(scfg.protocol.trials):
-                s = trial_seed(scfg.protocol.seed, t)
-                splits.append({"trial": t, "seed": s, **protocol.split(dataset, np.random.default_rng(s))})
-        all_splits[label] = splits
-        slim = dataset.without_images()
-        for rcfg in scfg.rankers:
-            probe = _probe(rcfg)
-            protocol.check_ranker(probe, f"rankers.{rcfg.name}")
-            X = ranker_matrix(scfg, rcfg, feats, probe)
-            for sp in splits:
-                job = Job(label, sp["trial"], sp["seed"], rcfg.name,
-                          trial_file(run_dir, label, sp["trial"], rcfg.name))
-                work.append((job, protocol, make_ranker_factory(rcfg, sp["seed"]), X, slim, sp))
-    atomic_write_json(splits_path, all_splits)
-
-    todo = [w for w in work if not w[0].path.is_file()]
+    exp = p.experiment
+    fcache: dict[str, np.ndarray] = {}
+    timing: dict[str, Any] = {}
+    recorded = _recorded(folder, p) if resume else {}
+    settings_out, work, n_total = [], [], 0
+    for sp in p.settings:
+        feats = _features(sp, fcache, opts, timing)
+        splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed)
+        settings_out.append({"label": sp.label, "values": sp.values, "trials": splits})
+        slim = sp.dataset.without_images()
+        for spec in sp.methods:
+            X = method_matrix(spec, feats)
+            for s in splits:
+                n_total += 1
+                job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]))
+                if not folder.trial_done(sp.label, s["trial"], spec.name):
+                    work.append((job, sp.protocol, spec, X, slim, s, folder))
+    if not resume:
+        folder.write_splits({"settings": settings_out})
+    progress = Progress(len(work), exp.name, enabled=opts.progress)
+    computed = 0
     try:
-        if opts.jobs == 1 or len(todo) <= 1:
-            bar = progress_bar(todo, desc=cfg.name, enabled=opts.progress)
-            for w in bar:
-                if hasattr(bar, "set_postfix_str"):
-                    job = w[0]
-                    bar.set_postfix_str(f"{job.setting + ' ' if job.setting else ''}{job.method} trial {job.trial}")
-                _run_job(*w)
-        else:
-            from joblib import Parallel, delayed
-
-            gen = Parallel(n_jobs=opts.jobs, return_as="generator_unordered")(
-                delayed(_run_job)(*w) for w in todo)
-            for _ in progress_bar(gen, desc=cfg.name, total=len(todo), enabled=opts.progress):
-                pass
+        _run_local(work, opts.jobs, progress)
+        computed = len(work)
     except KeyboardInterrupt:
-        done = sum(w[0].path.is_file() for w in work)
-        raise RunInterrupted(f"interrupted: {done} of {len(work)} results saved in {run_dir}; "
-                             f"continue with: rankbench run {config_path} --out {run_dir} --resume") from None
+        done = _count_done(folder, p)
+        write_manifest(folder, p, opts, started, timing, done, n_total)
+        raise RunInterrupted(folder, done, n_total) from None
+    finally:
+        progress.close()
+    done = _count_done(folder, p)
+    write_manifest(folder, p, opts, started, timing, done, n_total)
+    return Outcome(folder, done, n_total, computed)
 
-    from ..report.build import build_report, write_manifest
 
-    built = build_report(run_dir, plots=cfg.output.plots)
-    write_manifest(run_dir, started, _dt.datetime.now().astimezone(), str(config_path), built["records"])
-    return run_dir
+def _count_done(folder: RunFolder, p: Plan) -> int:
+    return sum(folder.trial_done(sp.label, t, m.name)
+               for sp in p.settings for t in range(sp.config.trials) for m in sp.methods)
 
 
-def _probe(rcfg: RankerCfg):
-    """An unfitted instance, to ask a ranker for its capabilities."""
-    return make_ranker_factory(rcfg, 0)()
+# ----------------------------------------------------------------------------- manifest
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip() if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {}
+    for pkg in ("numpy", "scipy", "scikit-learn", "scikit-image", "opencv-python-headless", "pandas",
+                "matplotlib", "joblib", "pydantic", "click", "pyyaml", "threadpoolctl"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt.datetime,
+                   feature_timing: dict, n_done: int, n_total: int) -> None:
+    records, _ = folder.read_trials()
+    wall: dict[str, float] = {}
+    for r in records:
+        wall[r["method"]] = wall.get(r["method"], 0.0) + float(r.get("wall_s", 0.0))
+    prev = folder.read_manifest()
+    commit = _git("rev-parse", "HEAD")
+    status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
+    now = _dt.datetime.now().astimezone()
+    manifest = {
+        "rankbench_version": __version__,
+        "git_commit": commit,
+        "git_dirty": bool(status) if status is not None else None,
+        "python": sys.version.split()[0],
+        "packages": _versions(),
+        "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpus": os.cpu_count()},
+        "config_path": p.experiment.origin,
+        "invocation": opts.invocation,
+        "executor": {"kind": "local", "workers": opts.jobs},
+        "data_root": str(Path(opts.data_root).resolve()) if opts.data_root else None,
+        "datasets": {sp.config.dataset.name: sp.dataset.fingerprint for sp in p.settings},
+        "features": {**prev.get("features", {}), **feature_timing},
+        "start": prev.get("start", started.isoformat(timespec="seconds")),
+        "sessions": prev.get("sessions", []) + [{"start": started.isoformat(timespec="seconds"),
+                                                 "end": now.isoformat(timespec="seconds")}],
+        "end": now.isoformat(timespec="seconds"),
+        "wall_s_per_method": {k: round(v, 3) for k, v in wall.items()},
+        "n_results": n_done,
+        "n_expected": n_total,
+        "complete": n_done == n_total,
+    }
+    folder.write_manifest(manifest)

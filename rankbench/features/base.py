@@ -1,13 +1,16 @@
 """Base class of feature extractors.
 
 An extractor is registered in :data:`rankbench.registry.features`; its ``__init__`` only stores
-parameters (scikit-learn style, so ``get_params`` works and keys the on-disk cache). It either
-overrides :meth:`Extractor.transform_image` (one image -> 1-D vector; the base class loops over the
-dataset with a progress bar and can run in parallel) or overrides :meth:`Extractor.extract` to work
-on the whole dataset at once (e.g. features shipped with the data).
+parameters (scikit-learn style, so ``get_params`` works and keys the on-disk cache), each annotated
+with its constraint (:mod:`rankbench.params`). It overrides :meth:`Extractor.transform_image`
+(one image -> 1-D vector) or :meth:`Extractor.transform_batch` (a list of images -> one row
+each, for extractors that share work across images, e.g. FFTs), or :meth:`Extractor.extract` to
+work on the whole dataset at once (features shipped with the data). The base class feeds the
+images in batches, in parallel worker processes when asked, and reports progress.
 
 Bump ``version`` when an extractor's output changes for the same parameters, so stale cache
-entries are not reused.
+entries are not reused; list parameters that change only how the work is done (batch sizes) in
+``execution_params`` so they do not key the cache.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..datasets.base import Dataset
+from ..utils.progress import Progress
 
 
 class Extractor(BaseEstimator):
@@ -25,32 +29,47 @@ class Extractor(BaseEstimator):
     #: Extractors that read ``dataset.arrays`` rather than images set this False: they are cheap
     #: and are not cached.
     cacheable = True
+    #: parameters that do not change the features (left out of the cache key)
+    execution_params: tuple[str, ...] = ()
+    #: images per batch when the extractor has no ``batch_size`` parameter
+    default_batch = 64
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
-        """One image -> 1-D feature vector; subclasses override this or :meth:`extract`."""
-        raise TypeError(f"{type(self).__name__} defines neither transform_image nor extract")
+        """One image -> 1-D feature vector; subclasses override this or :meth:`transform_batch`."""
+        if type(self).transform_batch is Extractor.transform_batch:
+            raise TypeError(f"{type(self).__name__} defines neither transform_image, transform_batch nor extract")
+        return self.transform_batch([img])[0]
+
+    def transform_batch(self, imgs: list[np.ndarray]) -> np.ndarray:
+        """A list of images -> (len(imgs), n_dims)."""
+        return np.vstack([np.asarray(self.transform_image(im)).ravel() for im in imgs])
+
+    def _batch(self) -> int:
+        return int(getattr(self, "batch_size", None) or self.default_batch)
 
     def extract(self, dataset: Dataset, n_jobs: int = 1, progress: bool = False) -> np.ndarray:
         """Features of every item, shape (n_items, n_dims), float32 or float64."""
-        from ..engine.progress import progress_bar
+        n, size = len(dataset), self._batch()
+        chunks = [np.arange(s, min(s + size, n)) for s in range(0, n, size)]
+        parts = []
+        with Progress(n, f"features {self.registry_name}", progress, min_interval=30) as bar:
+            if n_jobs == 1 or len(chunks) == 1:
+                for c in chunks:
+                    parts.append(_extract_chunk(self, dataset, c))
+                    bar.step(n=len(c))
+            else:
+                from joblib import Parallel, delayed
 
-        n = len(dataset)
-        if n_jobs == 1 or n < 64:
-            rows = [self.transform_image(dataset.image(i))
-                    for i in progress_bar(range(n), desc=f"features {self.registry_name}", enabled=progress)]
-        else:
-            from joblib import Parallel, delayed
-
-            chunks = np.array_split(np.arange(n), n_jobs * 4)
-            parts = Parallel(n_jobs=n_jobs)(
-                delayed(_extract_chunk)(self, dataset, c) for c in chunks
-            )
-            rows = [r for part in parts for r in part]
-        return np.vstack(rows)
+                for c, part in zip(chunks, Parallel(n_jobs=n_jobs, return_as="generator")(
+                        delayed(_extract_chunk)(self, dataset, c) for c in chunks)):
+                    parts.append(part)
+                    bar.step(n=len(c))
+        return np.vstack(parts)
 
     def cache_key(self) -> dict:
-        return {"extractor": self.registry_name, "version": self.version, "params": self.get_params()}
+        params = {k: v for k, v in self.get_params().items() if k not in self.execution_params}
+        return {"extractor": self.registry_name, "version": self.version, "params": params}
 
 
-def _extract_chunk(extractor: Extractor, dataset: Dataset, idx: np.ndarray) -> list[np.ndarray]:
-    return [extractor.transform_image(dataset.image(int(i))) for i in idx]
+def _extract_chunk(extractor: Extractor, dataset: Dataset, idx: np.ndarray) -> np.ndarray:
+    return extractor.transform_batch([dataset.image(int(i)) for i in idx])

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
+from pydantic import Field
 
 from ..errors import DataError
+from ..params import PositiveInt
 from ..registry import features
 from .base import Extractor
+
+Bins = Annotated[int, Field(ge=1, le=256)]
 
 
 @features.register("lab_hist")
@@ -17,7 +23,7 @@ class LabHistogram(Extractor):
     are refused because they have no colour.
     """
 
-    def __init__(self, bins=(4, 8, 8), image_size=None):
+    def __init__(self, bins: Bins | tuple[Bins, Bins, Bins] = (4, 8, 8), image_size: PositiveInt | None = None):
         self.bins = bins
         self.image_size = image_size
 

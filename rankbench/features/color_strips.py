@@ -8,8 +8,12 @@ is a concatenation of distributions (which the Bhattacharyya ranker expects).
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Annotated, Literal
 
+import numpy as np
+from pydantic import Field
+
+from ..params import PositiveInt
 from ..registry import features
 from .base import Extractor
 
@@ -54,8 +58,9 @@ def strip_histograms(chans: list[np.ndarray], n_strips: int, bins: int) -> np.nd
 class ColorStrips(Extractor):
     """Per-strip colour histograms (RGB, HSV, YCbCr), each L1-normalised."""
 
-    def __init__(self, spaces: tuple[str, ...] = ("rgb", "hsv", "ycrcb"), n_strips: int = 6,
-                 bins: int = 16, size: tuple[int, int] | None = (128, 48)):
+    def __init__(self, spaces: Annotated[tuple[Literal["rgb", "hsv", "ycrcb"], ...], Field(min_length=1)] = ("rgb", "hsv", "ycrcb"),
+                 n_strips: PositiveInt = 6, bins: Annotated[int, Field(ge=2, le=256)] = 16,
+                 size: tuple[PositiveInt, PositiveInt] | None = (128, 48)):
         self.spaces = spaces
         self.n_strips = n_strips
         self.bins = bins

@@ -31,8 +31,12 @@ Choices the paper leaves open are parameters (defaults in brackets):
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Annotated, Literal
 
+import numpy as np
+from pydantic import Field
+
+from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from .base import Extractor
 
@@ -43,6 +47,7 @@ DEFAULT_GABOR = (
 DEFAULT_SCHMID = ((2, 1), (4, 1), (4, 2), (6, 1), (6, 2), (6, 3), (8, 1), (8, 2), (8, 3),
                   (10, 1), (10, 2), (10, 3), (10, 4))
 COLOURS = ("R", "G", "B", "H", "S", "Y", "Cb", "Cr")
+Colour = Literal["R", "G", "B", "H", "S", "Y", "Cb", "Cr"]
 
 
 def gabor_kernel(gamma, theta, lam, sigma2, support=3.0) -> np.ndarray:
@@ -75,9 +80,14 @@ class ELFStrips(Extractor):
 
     version = 1
 
-    def __init__(self, n_strips=6, n_bins=16, colours=COLOURS, gabor_bank=DEFAULT_GABOR,
-                 schmid_bank=DEFAULT_SCHMID, support=3.0, response="abs", filter_range="fixed",
-                 filter_scale=0.1, normalize="strip", size=None, chunk=128):
+    def __init__(self, n_strips: PositiveInt = 6, n_bins: Annotated[int, Field(ge=2, le=256)] = 16,
+                 colours: tuple[Colour, ...] = COLOURS,
+                 gabor_bank: tuple[tuple[PositiveFloat, float, PositiveFloat, PositiveFloat], ...] = DEFAULT_GABOR,
+                 schmid_bank: tuple[tuple[PositiveFloat, PositiveFloat], ...] = DEFAULT_SCHMID,
+                 support: PositiveFloat = 3.0, response: Literal["abs", "signed"] = "abs",
+                 filter_range: Literal["fixed", "image"] = "fixed", filter_scale: PositiveFloat = 0.1,
+                 normalize: Literal["strip", "channel", "l1", "none"] = "strip",
+                 size: tuple[PositiveInt, PositiveInt] | None = None, chunk: PositiveInt = 128):
         self.n_strips = n_strips
         self.n_bins = n_bins
         self.colours = colours
@@ -99,20 +109,10 @@ class ELFStrips(Extractor):
         return ([gabor_kernel(*g, support=self.support) for g in self.gabor_bank]
                 + [schmid_kernel(*s, support=self.support) for s in self.schmid_bank])
 
-    def transform_image(self, img: np.ndarray) -> np.ndarray:
-        return self.transform_batch(self._prepare([img]))[0]
+    execution_params = ("chunk",)
 
-    def extract(self, dataset, n_jobs=1, progress=False) -> np.ndarray:
-        """All images in chunks (batched filtering), chunks in parallel with joblib."""
-        from joblib import Parallel, delayed
-
-        chunks = [np.arange(s, min(s + self.chunk, len(dataset)))
-                  for s in range(0, len(dataset), self.chunk)]
-        if n_jobs == 1 or len(chunks) == 1:
-            parts = [_chunk(self, dataset, c) for c in chunks]
-        else:
-            parts = Parallel(n_jobs=n_jobs)(delayed(_chunk)(self, dataset, c) for c in chunks)
-        return np.vstack(parts)
+    def _batch(self) -> int:
+        return int(self.chunk)
 
     # ------------------------------------------------------------------ batch computation
     def _prepare(self, imgs) -> list[np.ndarray]:
@@ -128,7 +128,8 @@ class ELFStrips(Extractor):
         return out
 
     def transform_batch(self, imgs: list[np.ndarray]) -> np.ndarray:
-        """Features of RGB uint8 images; images of equal size are filtered as one mosaic."""
+        """Features of RGB (or grey) uint8 images; images of equal size are filtered as one mosaic."""
+        imgs = self._prepare(imgs)
         shapes = {im.shape for im in imgs}
         if len(shapes) > 1:
             return np.vstack([self.transform_batch([im]) for im in imgs])
@@ -200,7 +201,3 @@ class ELFStrips(Extractor):
         elif self.normalize != "none":
             raise ValueError(f"normalize must be strip, channel, l1 or none, not {self.normalize!r}")
         return h.reshape(n, -1)
-
-
-def _chunk(extractor: ELFStrips, dataset, idx) -> np.ndarray:
-    return extractor.transform_batch(extractor._prepare([dataset.image(int(i)) for i in idx]))

@@ -25,12 +25,15 @@ i.e. dimension ``(c * n_regions + r) * n_bins + b``; every ``n_bins`` consecutiv
 from __future__ import annotations
 
 import math
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import Field
 
+from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from .base import Extractor
-from .elf import COLOURS, DEFAULT_GABOR, DEFAULT_SCHMID, ELFStrips
+from .elf import COLOURS, DEFAULT_GABOR, DEFAULT_SCHMID, Colour, ELFStrips
 
 
 def region_pool(n_cells: int, heights, stride: float = 0.5) -> list[tuple[int, int]]:
@@ -79,10 +82,17 @@ class ELFRegions(Extractor):
     """
 
     version = 1
+    execution_params = ("chunk",)
 
-    def __init__(self, n_cells=12, heights=(1, 2, 3, 4, 6), stride=0.5, n_bins=16, colours=COLOURS,
-                 gabor_bank=DEFAULT_GABOR, schmid_bank=DEFAULT_SCHMID, support=3.0, response="abs",
-                 filter_range="fixed", filter_scale=0.1, size=None, chunk=128):
+    def __init__(self, n_cells: PositiveInt = 12,
+                 heights: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (1, 2, 3, 4, 6),
+                 stride: Annotated[float, Field(gt=0, le=1)] = 0.5, n_bins: Annotated[int, Field(ge=2, le=256)] = 16,
+                 colours: tuple[Colour, ...] = COLOURS,
+                 gabor_bank: tuple[tuple[PositiveFloat, float, PositiveFloat, PositiveFloat], ...] = DEFAULT_GABOR,
+                 schmid_bank: tuple[tuple[PositiveFloat, PositiveFloat], ...] = DEFAULT_SCHMID,
+                 support: PositiveFloat = 3.0, response: Literal["abs", "signed"] = "abs",
+                 filter_range: Literal["fixed", "image"] = "fixed", filter_scale: PositiveFloat = 0.1,
+                 size: tuple[PositiveInt, PositiveInt] | None = None, chunk: PositiveInt = 128):
         self.n_cells = n_cells
         self.heights = heights
         self.stride = stride

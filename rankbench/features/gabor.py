@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Annotated
 
+import numpy as np
+from pydantic import Field
+
+from ..params import PositiveInt
 from ..registry import features
 from ._imgutil import resize, to_grey
 from .base import Extractor
@@ -42,17 +46,15 @@ class GaborEnergy(Extractor):
     grid = 384-d. Images are filtered in batches with one FFT each.
     """
 
-    def __init__(self, image_size=128, n_scales=4, n_orientations=6, grid=4, batch_size=32):
+    def __init__(self, image_size: Annotated[int, Field(ge=8)] = 128, n_scales: PositiveInt = 4,
+                 n_orientations: PositiveInt = 6, grid: PositiveInt = 4, batch_size: PositiveInt = 32):
         self.image_size = image_size
         self.n_scales = n_scales
         self.n_orientations = n_orientations
         self.grid = grid
         self.batch_size = batch_size
 
-    def cache_key(self) -> dict:
-        key = super().cache_key()
-        key["params"] = {k: v for k, v in key["params"].items() if k != "batch_size"}
-        return key
+    execution_params = ("batch_size",)
 
     def transform_batch(self, imgs) -> np.ndarray:
         from scipy import fft
@@ -65,11 +67,3 @@ class GaborEnergy(Extractor):
         bank = manjunath_bank(x.shape[-1], int(self.n_scales), int(self.n_orientations))
         out = [block_means(np.abs(fft.ifft2(F * g, workers=1)), int(self.grid)) for g in bank]
         return np.stack(out, axis=1).reshape(len(imgs), -1)
-
-    def transform_image(self, img: np.ndarray) -> np.ndarray:
-        return self.transform_batch([img])[0]
-
-    def extract(self, dataset, n_jobs: int = 1, progress: bool = False) -> np.ndarray:
-        idx = np.arange(len(dataset))
-        chunks = np.array_split(idx, max(1, -(-len(dataset) // int(self.batch_size))))
-        return np.vstack([self.transform_batch([dataset.image(int(i)) for i in c]) for c in chunks])

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Annotated
 
+import numpy as np
+from pydantic import Field
+
+from ..params import NonNegativeInt, PositiveFloat, PositiveInt
 from ..registry import features
 from .base import Extractor
 
@@ -92,8 +96,10 @@ class Gist(Extractor):
 
     version = 1
 
-    def __init__(self, image_size=128, orientations_per_scale=(8, 8, 8, 8), n_blocks=4, fc_prefilt=4.0,
-                 boundary_extension=0, batch_size=32):
+    def __init__(self, image_size: Annotated[int, Field(ge=8)] = 128,
+                 orientations_per_scale: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (8, 8, 8, 8),
+                 n_blocks: PositiveInt = 4, fc_prefilt: PositiveFloat = 4.0,
+                 boundary_extension: NonNegativeInt = 0, batch_size: PositiveInt = 32):
         self.image_size = image_size
         self.orientations_per_scale = orientations_per_scale
         self.n_blocks = n_blocks
@@ -101,11 +107,7 @@ class Gist(Extractor):
         self.boundary_extension = boundary_extension
         self.batch_size = batch_size
 
-    def cache_key(self) -> dict:
-        key = super().cache_key()
-        key["params"] = {k: v for k, v in key["params"].items() if k != "batch_size"}
-        key["params"]["orientations_per_scale"] = list(self.orientations_per_scale)
-        return key
+    execution_params = ("batch_size",)
 
     def transform_batch(self, imgs: list[np.ndarray]) -> np.ndarray:
         """GIST of a list of images (RGB or grey uint8) -> (B, n_filters * n_blocks^2) float32."""
@@ -133,23 +135,3 @@ class Gist(Extractor):
         if getattr(self, "_bank_cache", (None,))[0] != n:
             self._bank_cache = (n, gabor_transfer(n, self.orientations_per_scale).astype(np.float32))
         return self._bank_cache[1]
-
-    def transform_image(self, img: np.ndarray) -> np.ndarray:
-        return self.transform_batch([img])[0]
-
-    def extract(self, dataset, n_jobs: int = 1, progress: bool = False) -> np.ndarray:
-        from ..engine.progress import progress_bar
-
-        chunks = np.array_split(np.arange(len(dataset)), max(1, -(-len(dataset) // int(self.batch_size))))
-        if n_jobs == 1:
-            parts = [self.transform_batch([dataset.image(int(i)) for i in c])
-                     for c in progress_bar(chunks, desc="features gist", enabled=progress)]
-        else:
-            from joblib import Parallel, delayed
-
-            parts = Parallel(n_jobs=n_jobs)(delayed(_gist_chunk)(self, dataset, c) for c in chunks)
-        return np.vstack(parts)
-
-
-def _gist_chunk(extractor: Gist, dataset, idx) -> np.ndarray:
-    return extractor.transform_batch([dataset.image(int(i)) for i in idx])

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Annotated, Literal
 
+import numpy as np
+from pydantic import Field
+
+from ..params import PositiveInt
 from ..registry import features
 from ._imgutil import resize, to_grey
 from .base import Extractor
@@ -16,8 +20,9 @@ class HoG(Extractor):
     Defaults give 8x8 cells of 16 px on 128 px, 2x2-cell blocks, 9 orientations: 1764-d.
     """
 
-    def __init__(self, image_size=128, orientations=9, pixels_per_cell=16, cells_per_block=2,
-                 block_norm="L2-Hys"):
+    def __init__(self, image_size: Annotated[int, Field(ge=8)] = 128, orientations: PositiveInt = 9,
+                 pixels_per_cell: PositiveInt = 16, cells_per_block: PositiveInt = 2,
+                 block_norm: Literal["L1", "L1-sqrt", "L2", "L2-Hys"] = "L2-Hys"):
         self.image_size = image_size
         self.orientations = orientations
         self.pixels_per_cell = pixels_per_cell

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Annotated, Literal
 
+import numpy as np
+from pydantic import Field
+
+from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from ._imgutil import grid_histograms, resize, to_grey
 from .base import Extractor
@@ -20,7 +24,9 @@ class LBP(Extractor):
     RankSVM accuracy from 82.5% to 83.9% (8x8 grid; 77.6% with a 4x4 grid).
     """
 
-    def __init__(self, image_size=128, P=8, R=1.0, method="nri_uniform", grid=8, power=0.5):
+    def __init__(self, image_size: Annotated[int, Field(ge=8)] = 128, P: Annotated[int, Field(ge=4, le=24)] = 8,
+                 R: PositiveFloat = 1.0, method: Literal["nri_uniform", "uniform"] = "nri_uniform",
+                 grid: PositiveInt = 8, power: PositiveFloat = 0.5):
         self.image_size = image_size
         self.P = P
         self.R = R

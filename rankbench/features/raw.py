@@ -10,6 +10,7 @@ import numpy as np
 
 from ..datasets.base import Dataset
 from ..errors import DataError
+from ..params import PositiveFloat
 from ..registry import features
 from .base import Extractor
 
@@ -18,7 +19,7 @@ from .base import Extractor
 class Pixels(Extractor):
     """Raw pixel vector of each image (row-major, grey or RGB as the dataset gives it), times ``scale``."""
 
-    def __init__(self, scale: float = 1.0):
+    def __init__(self, scale: PositiveFloat = 1.0):
         self.scale = scale
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
@@ -42,7 +43,7 @@ class Array(Extractor):
 
     cacheable = False
 
-    def __init__(self, key: str = "feat", scale: float = 1.0):
+    def __init__(self, key: str = "feat", scale: PositiveFloat = 1.0):
         # `key`, not `name`: a feature set's `name` in the config is its own label
         self.key = key
         self.scale = scale

@@ -27,19 +27,18 @@ classifiers get ``fit(X_labelled, y_labelled)``. Metric: ``error_rate`` on the t
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import error_rate
+from ..params import NonNegativeInt, OpenFraction, PositiveInt
+from ..rankers.base import diagnostics, fit_accepts
 from ..registry import protocols
-from ..rankers.base import fit_accepts
-from .base import Meter, Protocol, TrialResult, take
-
-_SPLITS = ("random", "dataset")
-_CONSTRAINTS = ("any", "same", "different")
+from ..utils.meter import Meter
+from .base import Protocol, TrialResult, take
 
 
 def draw_pairs(labels: np.ndarray, rows: np.ndarray, n: int, kind: str,
@@ -94,10 +93,12 @@ class Classification(Protocol):
     """
 
     capability = ("classifier",)
+    headline = "error_rate"
+    metric_families = ("error_rate",)
 
-    def __init__(self, n_train_per_class: int | None = None, train_fraction: float | None = None,
-                 split_by: str = "random", n_constraints: int = 0, constraint_type: str = "any",
-                 label: str = "label"):
+    def __init__(self, n_train_per_class: PositiveInt | None = None, train_fraction: OpenFraction | None = None,
+                 split_by: Literal["random", "dataset"] = "random", n_constraints: NonNegativeInt = 0,
+                 constraint_type: Literal["any", "same", "different"] = "any", label: str = "label"):
         self.n_train_per_class = n_train_per_class
         self.train_fraction = train_fraction
         self.split_by = split_by
@@ -107,11 +108,6 @@ class Classification(Protocol):
 
     # ------------------------------------------------------------------ checks
     def check_dataset(self, dataset: Dataset) -> None:
-        if self.split_by not in _SPLITS:
-            raise ConfigError(f"protocol.split_by: expected one of {', '.join(_SPLITS)}, got {self.split_by!r}")
-        if self.constraint_type not in _CONSTRAINTS:
-            raise ConfigError(f"protocol.constraint_type: expected one of {', '.join(_CONSTRAINTS)}, "
-                              f"got {self.constraint_type!r}")
         if self.n_train_per_class is not None and self.train_fraction is not None:
             raise ConfigError("protocol: give n_train_per_class or train_fraction, not both")
         if self.split_by == "random" and self.n_train_per_class is None and self.train_fraction is None:
@@ -120,12 +116,6 @@ class Classification(Protocol):
                 and self.train_fraction is None):
             raise ConfigError("protocol.n_constraints: with split_by dataset and neither n_train_per_class nor "
                               "train_fraction every pool row is labelled, leaving none for constraints")
-        if self.train_fraction is not None and not 0 < self.train_fraction < 1:
-            raise ConfigError(f"protocol.train_fraction: expected a number in (0, 1), got {self.train_fraction!r}")
-        if self.n_train_per_class is not None and int(self.n_train_per_class) < 1:
-            raise ConfigError(f"protocol.n_train_per_class: expected an integer >= 1, got {self.n_train_per_class!r}")
-        if int(self.n_constraints) < 0:
-            raise ConfigError(f"protocol.n_constraints: expected an integer >= 0, got {self.n_constraints!r}")
         y = dataset.column(self.label)
         pool = self._pool(dataset)
         if self.n_train_per_class is not None:
@@ -186,5 +176,5 @@ class Classification(Protocol):
         with meter.test():
             pred = np.asarray(ranker.predict(take(X, test)))
         return TrialResult(metrics={"error_rate": error_rate(codes[test], pred)},
-                           extra={"n_train": len(train), "n_test": len(test),
-                                  "n_constraints": len(C), "constraints_used": bool(use_c)})
+                           extra={"n_train": len(train), "n_test": len(test), "n_constraints": len(C),
+                                  "constraints_used": bool(use_c), "diagnostics": diagnostics(ranker)})

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import grouped_pair_accuracy
+from ..params import PositiveInt
+from ..rankers.base import diagnostics
 from ..registry import protocols
-from .base import Meter, Protocol, TrialResult, take
+from ..utils.meter import Meter
+from .base import Protocol, TrialResult, take
 
 
 def training_pairs(strength: np.ndarray, n_max: int | None, similar: bool, rng: np.random.Generator):
@@ -64,8 +68,12 @@ class Comparison(Protocol):
     """
 
     capability = ("pairwise",)
+    headline = "pair_acc"
+    metric_families = ("pair_acc",)
 
-    def __init__(self, attributes=None, n_train_per_category=None, n_train_pairs=20000, similar_pairs=True):
+    def __init__(self, attributes: str | Annotated[list[str], Field(min_length=1)] | None = None,
+                 n_train_per_category: PositiveInt | None = None, n_train_pairs: PositiveInt | None = 20000,
+                 similar_pairs: bool = True):
         self.attributes = attributes
         self.n_train_per_category = n_train_per_category
         self.n_train_pairs = n_train_pairs
@@ -123,7 +131,7 @@ class Comparison(Protocol):
         X_train, X_test = take(X, train), take(X, test)
         rng = np.random.default_rng(split["pair_seed"])
         metrics: dict[str, float] = {}
-        extra: dict[str, Any] = {"n_train_pairs": {}, "n_similar_pairs": {}, "n_test_pairs": {}}
+        extra: dict[str, Any] = {"n_train_pairs": {}, "n_similar_pairs": {}, "n_test_pairs": {}, "diagnostics": {}}
         accs = []
         for attr in self._attributes(dataset):
             strength = table[attr].reindex(cats).to_numpy(dtype=float)
@@ -139,11 +147,7 @@ class Comparison(Protocol):
             extra["n_train_pairs"][attr] = int(len(pairs))
             extra["n_similar_pairs"][attr] = int((sign == 0).sum())
             extra["n_test_pairs"][attr] = int(n_pairs)
-            weights = getattr(ranker, "kernel_weights_", None)
-            if weights is not None:
-                extra.setdefault("kernel_weights", {})[attr] = dict(weights)
-            for p in ("C_", "gamma_"):
-                if hasattr(ranker, p):
-                    extra.setdefault(p.rstrip("_"), {})[attr] = float(getattr(ranker, p))
+            if diagnostics(ranker):
+                extra["diagnostics"][attr] = diagnostics(ranker)
         metrics["pair_acc"] = float(np.mean(accs))
         return TrialResult(metrics=metrics, extra=extra)

@@ -17,8 +17,11 @@ import numpy as np
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import knn_regress, mae
+from ..params import PositiveInt
+from ..rankers.base import diagnostics
 from ..registry import protocols
-from .base import Meter, Protocol, TrialResult, take
+from ..utils.meter import Meter
+from .base import Protocol, TrialResult, take
 
 
 @protocols.register("ordinal")
@@ -36,8 +39,10 @@ class Ordinal(Protocol):
     """
 
     capability = ("metric",)
+    headline = "mae"
+    metric_families = ("mae",)
 
-    def __init__(self, n_per_label: int = 10, k: int = 5, label_column: str = "label"):
+    def __init__(self, n_per_label: PositiveInt = 10, k: PositiveInt = 5, label_column: str = "label"):
         self.n_per_label = n_per_label
         self.k = k
         self.label_column = label_column
@@ -47,9 +52,6 @@ class Ordinal(Protocol):
             raise DataError(f"protocol ordinal needs a {self.label_column!r} column; dataset "
                             f"{dataset.name!r} has: {', '.join(dataset.items.columns)} "
                             "(for umist, give the loader a 'labels' mapping)")
-        if int(self.n_per_label) < 1 or int(self.k) < 1:
-            raise ConfigError(f"protocol.n_per_label and protocol.k must be >= 1, got "
-                              f"{self.n_per_label} and {self.k}")
         labels, counts = np.unique(dataset.column(self.label_column), return_counts=True)
         if len(labels) < 2:
             raise DataError(f"protocol ordinal: dataset {dataset.name!r} has a single label")
@@ -81,4 +83,4 @@ class Ordinal(Protocol):
             z_train = ranker.transform(take(X, train))
             z_test = ranker.transform(take(X, test))
             pred = knn_regress(z_train, y[train], z_test, self.k)
-        return TrialResult(metrics={"mae": mae(y[test], pred)})
+        return TrialResult(metrics={"mae": mae(y[test], pred)}, extra={"diagnostics": diagnostics(ranker)})

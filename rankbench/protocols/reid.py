@@ -13,24 +13,28 @@ them). Three ways to form probe and gallery:
 ``pair``
     two random images per test person, one probe and one gallery (Prosser's i-LIDS protocol).
 
-Metrics: ``cmc@K`` for K in ``ranks`` (matching rate at rank K, ties against the method) and
+Metrics: ``cmc@K`` for K in ``ranks`` (default 1, 5, 10, 20, 25, 50 as far as the gallery reaches; a rank
+beyond the gallery is refused) (matching rate at rank K, ties against the method) and
 ``nauc``; the whole CMC curve is kept for plots.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
+from pydantic import Field
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import cmc_curve, nauc
+from ..params import PositiveInt
+from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
-from ..rankers.base import capabilities
-from .base import Meter, Protocol, TrialResult, take
+from ..utils.meter import Meter
+from .base import Protocol, TrialResult, take
 
-_MODES = ("cam", "one_random", "pair")
+DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
 
 
 @protocols.register("reid")
@@ -39,10 +43,13 @@ class ReIdentification(Protocol):
 
     capability = ("pair_scorer", "metric")
     curve = "cmc"
+    headline = "cmc@1"
+    metric_families = ("cmc@K", "nauc")
 
-    def __init__(self, n_test: int = 316, n_train: int | None = None, gallery: str = "cam",
-                 probe_cam: str = "a", gallery_cam: str = "b",
-                 ranks: tuple[int, ...] = (1, 5, 10, 20, 25, 50)):
+    def __init__(self, n_test: Annotated[int, Field(ge=2)] = 316, n_train: PositiveInt | None = None,
+                 gallery: Literal["cam", "one_random", "pair"] = "cam", probe_cam: str = "a",
+                 gallery_cam: str = "b",
+                 ranks: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] | None = None):
         self.n_test = n_test
         self.n_train = n_train
         self.gallery = gallery
@@ -52,8 +59,6 @@ class ReIdentification(Protocol):
 
     # ------------------------------------------------------------------ checks
     def check_dataset(self, dataset: Dataset) -> None:
-        if self.gallery not in _MODES:
-            raise ConfigError(f"protocol.gallery: expected one of {', '.join(_MODES)}, got {self.gallery!r}")
         needed = ["identity"] + (["cam"] if self.gallery == "cam" else [])
         for col in needed:
             if col not in dataset.items.columns:
@@ -67,6 +72,9 @@ class ReIdentification(Protocol):
         if self.n_train is not None and self.n_train + self.n_test > n_total:
             raise ConfigError(f"protocol.n_train: n_train + n_test must be <= {n_total}, got "
                               f"{self.n_train} + {self.n_test}")
+        if self.ranks is not None and max(self.ranks) > self.n_test:  # one gallery image per test person
+            raise ConfigError(f"protocol.ranks: expected ranks <= the gallery size n_test = {self.n_test}, "
+                              f"got {max(self.ranks)}")
 
     def _eligible(self, dataset: Dataset) -> np.ndarray:
         """People usable as test people: seen in both cameras, or with at least two images."""
@@ -78,6 +86,12 @@ class ReIdentification(Protocol):
             return np.array(sorted(in_p & in_g))
         uniq, counts = np.unique(ids, return_counts=True)
         return uniq[counts >= 2]
+
+    def _ranks(self) -> tuple[int, ...]:
+        """The ranks reported: as given, or the usual ones that fit in the gallery."""
+        if self.ranks is not None:
+            return tuple(self.ranks)
+        return tuple(r for r in DEFAULT_RANKS if r <= self.n_test)
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
@@ -122,6 +136,7 @@ class ReIdentification(Protocol):
         with meter.test():
             S = ranker.similarity(take(X, probe), take(X, gal))
         curve = cmc_curve(S, ids[probe], ids[gal])
-        metrics = {f"cmc@{r}": float(curve[min(r, len(curve)) - 1]) for r in self.ranks}
+        metrics = {f"cmc@{r}": float(curve[r - 1]) for r in self._ranks()}
         metrics["nauc"] = nauc(curve)
-        return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()})
+        return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()},
+                           extra={"diagnostics": diagnostics(ranker)})

@@ -19,17 +19,19 @@ means over concepts ``map@D`` and ``map``.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
+from pydantic import Field
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import average_precision
+from ..params import OpenFraction, PositiveInt
+from ..rankers.base import diagnostics
 from ..registry import protocols
-from .base import Meter, Protocol, TrialResult, take
-
-_SPLITS = ("random", "dataset")
+from ..utils.meter import Meter
+from .base import Protocol, TrialResult, take
 
 
 @protocols.register("retrieval")
@@ -51,33 +53,37 @@ class Retrieval(Protocol):
     """
 
     capability = ("item_scorer",)
+    headline = "map"
+    metric_families = ("ap@D", "ap", "map@D", "map")
 
-    def __init__(self, split_by: str = "random", train_fraction: float = 0.5,
-                 depths: tuple[int, ...] = (100, 500), concepts: list[str] | None = None,
-                 min_positives: int = 1):
+    def __init__(self, split_by: Literal["random", "dataset"] = "random", train_fraction: OpenFraction = 0.5,
+                 depths: tuple[PositiveInt, ...] = (100, 500),
+                 concepts: Annotated[list[str], Field(min_length=1)] | None = None,
+                 min_positives: PositiveInt = 1, group_column: str | None = None):
         self.split_by = split_by
         self.train_fraction = train_fraction
         self.depths = depths
         self.concepts = concepts
         self.min_positives = min_positives
+        self.group_column = group_column
 
     # ------------------------------------------------------------------ checks
     def check_dataset(self, dataset: Dataset) -> None:
-        if self.split_by not in _SPLITS:
-            raise ConfigError(f"protocol.split_by: expected one of {', '.join(_SPLITS)}, got {self.split_by!r}")
-        if self.split_by == "random" and not 0 < self.train_fraction < 1:
-            raise ConfigError(f"protocol.train_fraction: expected a number in (0, 1), got {self.train_fraction!r}")
         if self.split_by == "dataset":
             dataset.column("train")
-        if any(int(d) != d or d < 1 for d in self.depths):
-            raise ConfigError(f"protocol.depths: expected positive integers, got {list(self.depths)}")
-        if int(self.min_positives) < 1:
-            raise ConfigError(f"protocol.min_positives: expected an integer >= 1, got {self.min_positives!r}")
+        if self.group_column is not None:
+            if self.split_by == "dataset":
+                raise ConfigError("protocol.group_column: only with split_by: random (the dataset's own "
+                                  "split decides where each item goes)")
+            dataset.column(self.group_column)
         R = dataset.arrays.get("relevance")
         names = dataset.info.get("concepts")
         if R is None or R.ndim != 2 or R.shape[0] != len(dataset):
             raise DataError(f"protocol retrieval needs arrays['relevance'] (items x concepts, 0/1); dataset "
                             f"{dataset.name!r} has arrays: {', '.join(dataset.arrays) or 'none'}")
+        if not np.isin(np.unique(R), (-1, 0, 1)).all():
+            raise DataError(f"dataset {dataset.name!r}: arrays['relevance'] must hold 1 (relevant), 0 (not) "
+                            "or -1 (unjudged)")
         if names is None or len(names) != R.shape[1]:
             raise DataError(f"protocol retrieval needs info['concepts'] naming the {R.shape[1]} relevance "
                             f"columns of dataset {dataset.name!r}")
@@ -94,6 +100,12 @@ class Retrieval(Protocol):
         if self.split_by == "dataset":
             is_train = dataset.column("train").astype(bool)
             train, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+        elif self.group_column is not None:  # whole groups (videos, tracks) on one side
+            groups = dataset.column(self.group_column)
+            uniq = rng.permutation(np.unique(groups))
+            n_train = int(round(self.train_fraction * len(uniq)))
+            is_train = np.isin(groups, uniq[:n_train])
+            train, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
         else:
             perm = rng.permutation(n)
             n_train = int(round(self.train_fraction * n))
@@ -101,9 +113,10 @@ class Retrieval(Protocol):
         names = list(dataset.info["concepts"])
         wanted = names if self.concepts is None else list(self.concepts)
         cols = np.array([names.index(c) for c in wanted], dtype=int)
-        R = np.asarray(dataset.arrays["relevance"])[:, cols] > 0
-        pos_tr, pos_te = R[train].sum(0), R[test].sum(0)
-        keep = (pos_tr >= self.min_positives) & (pos_te >= self.min_positives) & (pos_tr < len(train))
+        R = np.asarray(dataset.arrays["relevance"])[:, cols]
+        pos_tr, pos_te = (R[train] > 0).sum(0), (R[test] > 0).sum(0)
+        neg_tr = (R[train] == 0).sum(0)
+        keep = (pos_tr >= self.min_positives) & (pos_te >= self.min_positives) & (neg_tr > 0)
         if not keep.any():
             raise DataError(f"protocol retrieval: no concept of dataset {dataset.name!r} has at least "
                             f"{self.min_positives} relevant items in both the training and the test rows")
@@ -116,21 +129,26 @@ class Retrieval(Protocol):
         train = np.asarray(split["train"], dtype=int)
         test = np.asarray(split["test"], dtype=int)
         names = list(dataset.info["concepts"])
-        R = np.asarray(dataset.arrays["relevance"]) > 0
+        R = np.asarray(dataset.arrays["relevance"])
         X_tr, X_te = take(X, train), take(X, test)
         depths = [int(d) for d in self.depths]
         metrics: dict[str, float] = {}
         per_depth: dict[str, list[float]] = {f"@{d}": [] for d in depths} | {"": []}
+        diag = {}
         for concept in split["concepts"]:
             c = names.index(concept)
+            judged_tr = R[train, c] >= 0  # unjudged items (-1) neither train nor count (trec_eval -J)
+            judged_te = R[test, c] >= 0
             ranker = make_ranker()  # fresh per concept: one binary ranking task each
             with meter.train():
-                ranker.fit(X_tr, R[train, c].astype(int))
+                ranker.fit(take(X_tr, np.flatnonzero(judged_tr)), R[train, c][judged_tr].astype(int))
             with meter.test():
-                s = np.asarray(ranker.decision_function(X_te), dtype=float)
-            if s.shape not in ((len(test),), (len(test), 1)):
-                raise ValueError(f"decision_function returned shape {s.shape}, expected ({len(test)},)")
-            s, rel = s.ravel(), R[test, c]
+                s = np.asarray(ranker.decision_function(take(X_te, np.flatnonzero(judged_te))), dtype=float)
+            if s.shape not in ((judged_te.sum(),), (judged_te.sum(), 1)):
+                raise ValueError(f"decision_function returned shape {s.shape}, expected ({judged_te.sum()},)")
+            s, rel = s.ravel(), R[test, c][judged_te] > 0
+            if diagnostics(ranker):
+                diag[concept] = diagnostics(ranker)
             for d in depths:
                 ap = average_precision(s, rel, depth=d)
                 metrics[f"ap@{d}/{concept}"] = ap
@@ -140,5 +158,5 @@ class Retrieval(Protocol):
             per_depth[""].append(ap)
         for suffix, values in per_depth.items():
             metrics[f"map{suffix}"] = float(np.mean(values))
-        return TrialResult(metrics=metrics, extra={"n_concepts": len(split["concepts"]),
-                                                   "n_train": len(train), "n_test": len(test)})
+        return TrialResult(metrics=metrics, extra={"n_concepts": len(split["concepts"]), "n_train": len(train),
+                                                   "n_test": len(test), "diagnostics": diag})

@@ -26,23 +26,64 @@ capability (mixin)        methods                                               
   ``constraints`` only to rankers whose ``fit`` accepts it (:func:`fit_accepts`).
 * ``X`` is a 2-D float array, or, for rankers that set ``accepts_views = True``, a dict
   ``{view name: 2-D array}`` (multiple-kernel learners).
+* A fitted ranker may report about itself in ``diagnostics_``, a dict of scalars (a chosen ``C``)
+  or of per-view numbers (learned kernel weights); protocols store it with the trial, and
+  reports tabulate the scalars and plot the per-view numbers. Nothing else of a ranker's
+  attributes is read outside the ranker.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+from abc import ABCMeta, abstractmethod
+
 import numpy as np
 
 
-class PairScorer:
+class _Capability(metaclass=ABCMeta):
+    """Base of the capability mixins: what a ranker can do, declared by inheritance.
+
+    A ranker that lacks a method its capability needs cannot be instantiated, and every ``fit``
+    a ranker defines first checks the parameters against their declared constraints (as
+    scikit-learn's estimators do), so a Python caller gets the same one-line error as a config.
+    """
+
+    #: the capability a mixin stands for (protocols ask for it by this name)
+    _capability: str = ""
+    #: rankers that take a dict of feature views instead of one matrix set this True
+    accepts_views: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "__isabstractmethod__", False) \
+                and not getattr(fit, "_checks_params", False):
+            cls.fit = _checked(fit)
+
+
+class PairScorer(_Capability):
     """Capability: score (probe, gallery) pairs; used by the re-identification protocol."""
 
-    capabilities = ("pair_scorer",)
+    _capability = "pair_scorer"
+
+    @abstractmethod
+    def fit(self, X, y, cams=None): ...
+
+    @abstractmethod
+    def similarity(self, Q, G): ...
 
 
-class MetricLearner:
+class MetricLearner(_Capability):
     """Capability: a learned linear map / embedding; used by ordinal and re-id protocols."""
 
-    capabilities = ("metric",)
+    _capability = "metric"
+
+    @abstractmethod
+    def fit(self, X, y): ...
+
+    @abstractmethod
+    def transform(self, X): ...
 
     def similarity(self, Q: np.ndarray, G: np.ndarray) -> np.ndarray:
         from scipy.spatial.distance import cdist
@@ -50,45 +91,77 @@ class MetricLearner:
         return -cdist(self.transform(Q), self.transform(G), "sqeuclidean")
 
 
-class ItemScorer:
+class ItemScorer(_Capability):
     """Capability: score single items for relevance; used by the retrieval protocol."""
 
-    capabilities = ("item_scorer",)
+    _capability = "item_scorer"
+
+    @abstractmethod
+    def fit(self, X, y): ...
+
+    @abstractmethod
+    def decision_function(self, X): ...
 
 
-class PairwiseRanker:
+class PairwiseRanker(_Capability):
     """Capability: learn a scoring function from ordered pairs; used by the comparison protocol."""
 
-    capabilities = ("pairwise",)
+    _capability = "pairwise"
+
+    @abstractmethod
+    def fit(self, X, pairs, sign): ...
+
+    @abstractmethod
+    def decision_function(self, X): ...
 
 
-class Classifier:
+class Classifier(_Capability):
     """Capability: predict class labels; used by the classification protocol."""
 
-    capabilities = ("classifier",)
+    _capability = "classifier"
+
+    @abstractmethod
+    def fit(self, X, y): ...
+
+    @abstractmethod
+    def predict(self, X): ...
 
 
-def capabilities(est) -> set[str]:
-    inner = getattr(est, "inner_ranker", None)
-    if inner is not None:
-        return capabilities(inner)
-    caps: set[str] = set()
-    for klass in type(est).__mro__:
-        caps.update(klass.__dict__.get("capabilities", ()))
-    return caps
+def _checked(fit):
+    @functools.wraps(fit)
+    def fit_with_checked_params(self, *args, **kwargs):
+        from ..params import validate_estimator
+
+        validate_estimator(self, getattr(self, "registry_name", type(self).__name__))
+        return fit(self, *args, **kwargs)
+
+    fit_with_checked_params._checks_params = True
+    return fit_with_checked_params
+
+
+def capabilities(est) -> frozenset[str]:
+    """The capabilities of a ranker (instance or class): its mixins', or what a wrapper (a
+    preprocessing pipeline) reports for the ranker inside it through ``ranker_capabilities``."""
+    wrapped = None if isinstance(est, type) else getattr(est, "ranker_capabilities", None)
+    if wrapped is not None:
+        return frozenset(wrapped)
+    klass = est if isinstance(est, type) else type(est)
+    return frozenset(k.__dict__["_capability"] for k in klass.__mro__ if k.__dict__.get("_capability"))
 
 
 def accepts_views(est) -> bool:
-    inner = getattr(est, "inner_ranker", None)
-    return accepts_views(inner) if inner is not None else bool(getattr(est, "accepts_views", False))
+    return bool(getattr(est, "accepts_views", False))
 
 
 def fit_accepts(est, name: str) -> bool:
-    """Whether the (innermost) ranker's ``fit`` takes a keyword ``name`` (e.g. ``constraints``)."""
-    import inspect
-
-    inner = getattr(est, "inner_ranker", None)
-    if inner is not None:
-        return fit_accepts(inner, name)
-    params = inspect.signature(est.fit).parameters
+    """Whether the ranker's ``fit`` takes a keyword ``name`` (e.g. ``constraints``); a wrapper names
+    the estimator that receives the arguments through ``fit_target``."""
+    target = getattr(est, "fit_target", est)
+    params = inspect.signature(target.fit).parameters
     return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def diagnostics(est) -> dict:
+    """What a fitted ranker reports about itself for tables and plots (its ``diagnostics_``)."""
+    d = getattr(est, "diagnostics_", None)
+    return dict(d) if isinstance(d, dict) else {}

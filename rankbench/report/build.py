@@ -2,106 +2,97 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
-import platform
-import subprocess
-import sys
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Any
 
-import yaml
+import pandas as pd
 
-from .. import __version__
-from ..engine.store import atomic_write_json, atomic_write_text, read_trials
 from ..errors import RankbenchError
+from ..runfolder import Problem, RunFolder
 from .check import check_markdown, grade_rows
 from .plots import make_plots
 from .tables import summary_frame, summary_markdown, trials_frame
 
 
-def load_run(run_dir: Path):
-    run_dir = Path(run_dir)
-    cfg_path = run_dir / "config.yaml"
-    if not cfg_path.is_file():
-        raise RankbenchError(f"{run_dir}: not a run folder (no config.yaml)")
-    cfg = yaml.safe_load(cfg_path.read_text()) or {}
-    records = read_trials(run_dir)
-    if not records:
-        raise RankbenchError(f"{run_dir}: no trial results yet (trials/ is empty)")
-    methods = [r["name"] for r in cfg.get("rankers", [])]
-    return cfg, records, methods
+@dataclass
+class RunData:
+    """Everything a report needs from one run folder, read once."""
+
+    folder: RunFolder
+    config: dict[str, Any]
+    records: list[dict[str, Any]]
+    problems: list[Problem]
+    methods: list[str]
+    settings: list[dict[str, Any]] = field(default_factory=list)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.config.get("name", self.folder.path.name))
+
+    @property
+    def n_expected(self) -> int:
+        trials = int(self.config.get("trials") or 0)
+        return trials * len(self.methods) * max(1, len(self.settings))
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems and len(self.records) >= self.n_expected
+
+    @property
+    def setting_order(self) -> list[str]:
+        return [s["label"] for s in self.settings] or sorted({r["setting"] for r in self.records})
+
+    def setting_values(self) -> dict[str, dict[str, Any]]:
+        return {s["label"]: s.get("values", {}) for s in self.settings}
 
 
-def build_report(run_dir: Path, plots: bool = True) -> dict:
+def load_run(folder: RunFolder | str, require_results: bool = True) -> RunData:
+    folder = folder if isinstance(folder, RunFolder) else RunFolder.open(folder)
+    cfg = folder.read_config()
+    records, problems = folder.read_trials()
+    if require_results and not records:
+        extra = f" ({len(problems)} unreadable result file(s), e.g. {problems[0].path.name}: " \
+                f"{problems[0].reason})" if problems else ""
+        raise RankbenchError(f"{folder.path}: no trial results yet{extra}")
+    methods = [r["name"] for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r]
+    settings = folder.read_splits()["settings"] if folder.has_splits() else []
+    return RunData(folder, cfg, records, problems, methods, settings, folder.read_manifest())
+
+
+def summary_of(run: RunData) -> pd.DataFrame:
+    return summary_frame(trials_frame(run.records), run.methods, run.setting_order)
+
+
+def status_lines(run: RunData) -> list[str]:
+    """What a reader must know before trusting the tables (empty for a complete run)."""
+    out = []
+    if len(run.records) < run.n_expected:
+        out.append(f"**Incomplete run:** {len(run.records)} of {run.n_expected} results "
+                   f"(continue it with `--resume {run.folder.path}`).")
+    for p in run.problems:
+        out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
+                   "recomputed by `--resume`.")
+    return out
+
+
+def build_report(folder: RunFolder | str, plots: bool = True) -> dict:
     """Write trials.csv, summary.csv, summary.md (with the check table) and plots/."""
-    run_dir = Path(run_dir)
-    cfg, records, methods = load_run(run_dir)
-    trials = trials_frame(records).sort_values(["setting", "method", "trial", "metric"], kind="stable")
-    summary = summary_frame(trials, methods)
-    atomic_write_text(run_dir / "trials.csv", trials.to_csv(index=False))
-    atomic_write_text(run_dir / "summary.csv", summary.to_csv(index=False))
-    title = cfg.get("name", run_dir.name)
-    md = summary_markdown(summary, title, methods)
-    if cfg.get("description"):
-        md = md.replace("\n", f"\n\n{cfg['description']}\n", 1)
-    expected = cfg.get("expected") or []
+    run = load_run(folder)
+    trials = trials_frame(run.records)
+    summary = summary_frame(trials, run.methods, run.setting_order)
+    run.folder.write_text("trials.csv", trials.to_csv(index=False))
+    run.folder.write_text("summary.csv", summary.to_csv(index=False))
+    md = summary_markdown(summary, run.name, run.methods, run.setting_order,
+                          description=run.config.get("description", ""), status=status_lines(run))
+    expected = run.config.get("expected") or []
     if expected:
         md += "\n## Published numbers\n\n" + check_markdown(grade_rows(summary, expected)) + "\n"
     plot_paths = []
     if plots:
-        plot_paths = make_plots(records, summary, methods, run_dir / "plots", title, expected)
+        plot_paths = make_plots(run, summary)
         pngs = [p for p in plot_paths if p.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
-    atomic_write_text(run_dir / "summary.md", md)
-    return {"summary": summary, "plots": plot_paths, "markdown": md, "config": cfg, "records": records}
-
-
-def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                             cwd=Path(__file__).resolve().parent)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _versions() -> dict[str, str]:
-    from importlib import metadata
-
-    out = {}
-    for pkg in ("numpy", "scipy", "scikit-learn", "scikit-image", "opencv-python-headless",
-                "pandas", "matplotlib", "joblib", "pydantic", "click", "pyyaml"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
-
-
-def write_manifest(run_dir: Path, started: _dt.datetime, ended: _dt.datetime, config_path: str = "",
-                   records: list[dict] | None = None) -> None:
-    records = read_trials(run_dir) if records is None else records
-    wall: dict[str, float] = {}
-    for r in records:
-        wall[r["method"]] = wall.get(r["method"], 0.0) + r.get("wall_s", 0.0)
-    manifest = {
-        "rankbench_version": __version__,
-        "git_commit": _git_commit(),
-        "python": sys.version.split()[0],
-        "packages": _versions(),
-        "machine": {"platform": platform.platform(), "processor": platform.machine(),
-                    "cpus": __import__("os").cpu_count()},
-        "start": started.isoformat(timespec="seconds"),
-        "end": ended.isoformat(timespec="seconds"),
-        "wall_s_per_method": {k: round(v, 3) for k, v in wall.items()},
-        "n_results": len(records),
-        "config_path": str(config_path),
-    }
-    prev = run_dir / "manifest.json"
-    if prev.is_file():  # a resumed run keeps its first start time
-        try:
-            manifest["start"] = json.loads(prev.read_text()).get("start", manifest["start"])
-        except ValueError:
-            pass
-    atomic_write_json(prev, manifest)
+    run.folder.write_text("summary.md", md)
+    return {"summary": summary, "plots": plot_paths, "markdown": md, "run": run}

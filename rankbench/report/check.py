@@ -1,5 +1,9 @@
 """Grade a run against published numbers: OK within the tolerance, OKISH within 1.5x, else FAIL.
 
+OKISH passes ``rankbench check`` (it is counted and shown in every summary, so the effective band
+of a passing number is 1.5x its stated tolerance); MISSING (a number the run should have but does
+not, e.g. an incomplete run) fails it.
+
 An expected entry may carry ``known_gap: <reason>``: a documented, understood mismatch. Beyond
 1.5x its tolerance it is graded GAP instead of FAIL, shown with its reason in every table, and does
 not fail ``rankbench check``; within tolerance it is graded OK like any other number.
@@ -14,30 +18,38 @@ import pandas as pd
 from .tables import fmt_value
 
 
+def _note(row: dict, text: str) -> None:
+    row["note"] = (row["note"] + " " if row["note"] else "") + text
+
+
 def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    methods_run = set(summary["method"])
+    """One graded row per expected number (see the module docstring); MISSING where the run has
+    no value for a method it was meant to run (an incomplete run)."""
     idx = summary.set_index(["setting", "method", "metric"])
     rows = []
     for e in expected:
         setting = e.get("setting") or ""
         row = {"method": e["method"], "metric": e["metric"], "setting": setting,
                "published": e["value"], "tolerance": e["tolerance"], "source": e.get("source", ""),
-               "note": e.get("note", ""), "ours": None, "diff": None}
+               "note": e.get("note", ""), "ours": None, "diff": None, "n_trials": None}
         key = (setting, e["method"], e["metric"])
-        if e["method"] not in methods_run:
+        if e.get("published_only"):
             row["grade"] = "PUBLISHED"
         elif key not in idx.index:
-            row["grade"] = "FAIL"
-            row["note"] = (row["note"] + " " if row["note"] else "") + "(not measured in this run)"
+            row["grade"] = "MISSING"
+            _note(row, "(not measured in this run)")
         else:
             ours = float(idx.loc[key]["mean"])
+            row["n_trials"] = n = int(idx.loc[key]["n_trials"])
+            if e.get("trials") and n < int(e["trials"]):
+                _note(row, f"(over {n} trial(s); the published number is over {e['trials']})")
             diff = ours - e["value"]
             row.update(ours=ours, diff=diff)
             tol = e["tolerance"]
             row["grade"] = "OK" if abs(diff) <= tol + 1e-12 else "OKISH" if abs(diff) <= 1.5 * tol + 1e-12 else "FAIL"
             if row["grade"] == "FAIL" and e.get("known_gap"):
                 row["grade"] = "GAP"
-                row["note"] = (row["note"] + " " if row["note"] else "") + f"known gap: {e['known_gap']}"
+                _note(row, f"known gap: {e['known_gap']}")
         rows.append(row)
     return rows
 
@@ -55,7 +67,8 @@ def check_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def any_fail(rows: list[dict[str, Any]]) -> bool:
-    return any(r["grade"] == "FAIL" for r in rows)
+    """FAIL and MISSING fail ``rankbench check``; OK, OKISH, GAP and PUBLISHED do not."""
+    return any(r["grade"] in ("FAIL", "MISSING") for r in rows)
 
 
 def grade_counts(rows: list[dict[str, Any]]) -> dict[str, int]:

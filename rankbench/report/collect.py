@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from ..engine.store import atomic_write_text
+from ..utils.fileio import atomic_write_text
 from .build import build_report
-from .check import check_markdown, grade_counts, grade_rows
+from .check import grade_counts, grade_rows
 
 
-def _paper(run_dir: Path) -> str:
-    try:
-        cfg_path = json.loads((run_dir / "manifest.json").read_text()).get("config_path", "")
-    except (OSError, ValueError):
-        cfg_path = ""
+def _paper(run) -> str:
+    cfg_path = run.manifest.get("config_path", "") or ""
     parent = Path(cfg_path).parent.name if cfg_path else ""
     return parent if parent and parent != "configs" else "other"
 
@@ -26,7 +22,8 @@ def write_collected(run_dirs: list[Path], out: Path) -> tuple[Path, int]:
     totals: dict[str, int] = {}
     for rd in run_dirs:
         built = build_report(rd, plots=True)
-        cfg = built["config"]
+        run = built["run"]
+        cfg = run.config
         rows = grade_rows(built["summary"], cfg.get("expected") or [])
         n_fail += sum(r["grade"] == "FAIL" for r in rows)
         for k, v in grade_counts(rows).items():
@@ -35,7 +32,7 @@ def write_collected(run_dirs: list[Path], out: Path) -> tuple[Path, int]:
         body = built["markdown"].split("\n", 1)[1]  # drop the run's own title
         body = body.replace("](plots/", f"]({rel.as_posix()}/plots/")
         body = body.replace("\n## ", "\n#### ").replace("\n### ", "\n#### ")
-        sections.setdefault(_paper(rd), []).append(f"### {cfg.get('name', rd.name)}\n\nrun: `{rd}`\n{body}")
+        sections.setdefault(_paper(run), []).append(f"### {cfg.get('name', rd.name)}\n\nrun: `{rd}`\n{body}")
     lines = ["# rankbench reproduction report", "",
              "Grades: OK = within the stated tolerance of the published number, OKISH = within 1.5x, "
              "FAIL = beyond; GAP = a documented known mismatch (its reason is in the note); "

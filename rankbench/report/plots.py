@@ -12,9 +12,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .tables import is_rate
+from ..metrics import is_rate
+from ..registry import protocols
 
-HEADLINE = ("mae", "pair_acc", "error_rate", "map", "nauc", "cmc@1")
+
+def headline_metric(protocol_name: str | None, metrics: set[str]) -> str | None:
+    """The metric a protocol declares as its headline, if the run has it; else the first rate."""
+    try:
+        declared = getattr(protocols.get(protocol_name), "headline", None) if protocol_name else None
+    except Exception:  # a run of a protocol that is no longer installed: fall back
+        declared = None
+    if declared in metrics:
+        return declared
+    rates = sorted(m for m in metrics if "/" not in m and is_rate(m))
+    return rates[0] if rates else None
 
 
 def _plt():
@@ -137,18 +148,25 @@ def task_plot(summary: pd.DataFrame, methods: list[str], family: str, setting: s
 
 
 def sweep_plot(summary: pd.DataFrame, methods: list[str], metric: str, out: Path, title: str,
-               expected: list[dict]) -> list[Path] | None:
-    """Metric against the swept value (one sweep key with numeric values)."""
+               expected: list[dict], values: dict[str, dict[str, Any]] | None = None) -> list[Path] | None:
+    """Metric against the swept value (one sweep key with numeric values), in value order."""
     settings = [s for s in dict.fromkeys(summary["setting"]) if s]
     parsed = []
     for s in settings:
-        if "," in s or "=" not in s:
+        v = (values or {}).get(s)
+        if v is None:  # a run folder from before typed settings were recorded
+            if "," in s or "=" not in s:
+                return None
+            key, raw = s.split("=", 1)
+            v = {key: raw}
+        if len(v) != 1:
             return None
-        key, val = s.split("=", 1)
+        (key, val), = v.items()
         try:
             parsed.append((s, key, float(val)))
-        except ValueError:
+        except (TypeError, ValueError):
             return None
+    parsed.sort(key=lambda p: p[2])
     if len({p[1] for p in parsed}) != 1:
         return None
     plt = _plt()
@@ -191,13 +209,31 @@ def time_plot(summary: pd.DataFrame, methods: list[str], metric: str, setting: s
     return _save(fig, out, f"time_{_slug(metric)}_{_slug(setting)}")
 
 
+def _view_weights(record: dict) -> tuple[str, dict[str, dict[str, float]]] | None:
+    """(name, {task: {view: weight}}) of the first per-view diagnostic of a record, if any.
+
+    Protocols store a ranker's ``diagnostics_`` under ``extra["diagnostics"]``, per task
+    (``{task: {name: value}}``) or for the whole trial (``{name: value}``); a value that maps
+    view names to numbers (learned kernel weights) is drawn as shares.
+    """
+    diag = (record.get("extra") or {}).get("diagnostics") or {}
+    per_task = diag if diag and all(isinstance(v, dict) for v in diag.values()) else {"": diag}
+    for task, d in per_task.items():
+        for name, value in (d or {}).items():
+            if isinstance(value, dict) and value and all(isinstance(x, (int, float)) for x in value.values()):
+                return name, {t: dd[name] for t, dd in per_task.items() if isinstance((dd or {}).get(name), dict)}
+    return None
+
+
 def kernel_weight_plot(records: list[dict], method: str, setting: str, out: Path,
                        title: str) -> list[Path]:
-    """Mean learned kernel weight per view and task (multiple-kernel rankers), as stacked bars."""
-    weights = [r["extra"]["kernel_weights"] for r in records
-               if r["method"] == method and r["setting"] == setting and r.get("extra", {}).get("kernel_weights")]
-    if not weights:
+    """Mean learned per-view weight per task (e.g. a multiple-kernel ranker's), as stacked bars."""
+    found = [_view_weights(r) for r in records if r["method"] == method and r["setting"] == setting]
+    found = [f for f in found if f]
+    if not found:
         return []
+    what = found[0][0]
+    weights = [w for _, w in found]
     tasks = list(weights[0])
     views = list(dict.fromkeys(v for w in weights for t in tasks for v in w.get(t, {})))
     mean = np.array([[np.mean([w[t].get(v, 0.0) for w in weights if t in w]) for v in views] for t in tasks])
@@ -211,33 +247,33 @@ def kernel_weight_plot(records: list[dict], method: str, setting: str, out: Path
     ax.set_xticks(np.arange(len(tasks)), tasks, rotation=30, ha="right")
     ax.set_ylabel("share of kernel weight")
     ax.set_ylim(0, 1)
-    ax.set_title(f"{title}: {method} kernel weights (mean over {len(weights)} trials)")
+    ax.set_title(f"{title}: {method} {what.replace('_', ' ')} (mean over {len(weights)} trials)")
     ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
     return _save(fig, out, f"kernel_weights_{_slug(method)}_{_slug(setting)}")
 
 
-def make_plots(records: list[dict], summary: pd.DataFrame, methods: list[str], out: Path,
-               title: str, expected: list[dict[str, Any]]) -> list[Path]:
+def make_plots(run, summary: pd.DataFrame) -> list[Path]:
+    """Every figure a run supports, into ``<run>/plots``."""
+    records, methods, title = run.records, run.methods, run.name
+    expected: list[dict[str, Any]] = run.config.get("expected") or []
+    out = run.folder.path / "plots"
+    summary = summary.assign(std=summary["std"].fillna(0.0))  # one trial: no error bar
     paths: list[Path] = []
     settings = list(dict.fromkeys(summary["setting"]))
     metrics = set(summary["metric"])
+    headline = headline_metric((run.config.get("protocol") or {}).get("name"), metrics)
     for s in settings:
         label = f"{title}" + (f" [{s}]" if s else "")
         if any("cmc" in r.get("curves", {}) for r in records):
             paths += cmc_plot(records, methods, s, out, label, expected=expected)
-        for h in HEADLINE:
-            if h in metrics and not h.startswith("cmc"):
-                paths += bar_plot(summary, methods, h, s, out, label, expected)
-                break
+        if headline and not headline.startswith("cmc"):
+            paths += bar_plot(summary, methods, headline, s, out, label, expected)
         for fam in dict.fromkeys(m.split("/")[0] for m in metrics if "/" in m):
             paths += task_plot(summary, methods, fam, s, out, label, expected)
         if "map" in metrics:
             paths += time_plot(summary, methods, "map", s, out, label)
         for m in methods:
             paths += kernel_weight_plot(records, m, s, out, label)
-    if len([s for s in settings if s]) > 1:
-        for h in HEADLINE:
-            if h in metrics:
-                paths += sweep_plot(summary, methods, h, out, title, expected) or []
-                break
+    if len([s for s in settings if s]) > 1 and headline:
+        paths += sweep_plot(summary, methods, headline, out, title, expected, run.setting_values()) or []
     return paths

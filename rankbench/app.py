@@ -1,0 +1,267 @@
+"""What rankbench does for its users, callable from Python and from the command line alike.
+
+Each function here is one use case: validate a config, run (or resume) an experiment, rebuild a
+run's report, check it against published numbers, export features, collect several runs into one
+report, list components. The CLI (:mod:`rankbench.cli`) only parses arguments, calls these and
+prints what they return; everything a user can get wrong becomes one
+:class:`~rankbench.errors.RankbenchError` line here or below.
+
+Example (Python)::
+
+    from rankbench import app
+    result = app.run("configs/quickstart.yaml", overrides=app.Overrides(trials=2))
+    print(result.report["markdown"])
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import Experiment, Overrides, apply_overrides, load_experiment, resolve
+from .engine.cache import get_features
+from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan
+from .errors import ConfigError, RankbenchError
+from .registry import ALL, parameter_table, plugin_errors
+from .registry import features as feature_registry
+from .report.build import build_report, load_run, status_lines, summary_of
+from .report.check import any_fail, grade_counts, grade_rows
+from .runfolder import CONFIG, RunFolder
+from .utils.fileio import atomic_write_bytes
+
+__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "validate", "run", "report", "check",
+           "export_features", "collect", "components", "describe_component", "load_results"]
+
+
+# ----------------------------------------------------------------------------- validate
+def validate(config: str | Path, overrides: Overrides | None = None, data_root: str | None = None) -> Plan:
+    """Every check ``run`` makes before any work (config, components, dataset, rankers); writes nothing."""
+    return plan(load_experiment(config, overrides), data_root)
+
+
+# ----------------------------------------------------------------------------- run
+@dataclass
+class RunResult:
+    folder: RunFolder
+    outcome: Outcome
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The first key path where two resolved configs differ (``None`` when equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return f"{path}{k}"
+            d = first_difference(a[k], b[k], f"{path}{k}.")
+            if d is not None:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            label = x.get("name") if isinstance(x, dict) and x.get("name") else str(i)
+            d = first_difference(x, y, f"{path}{label}.")
+            if d is not None:
+                return d
+        return None
+    return None if a == b else path.rstrip(".") or "(top level)"
+
+
+def _lookup(data: Any, dotted: str) -> Any:
+    node = data
+    for part in dotted.split("."):
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list):
+            node = next((x for x in node if isinstance(x, dict) and x.get("name") == part),
+                        node[int(part)] if part.isdigit() and int(part) < len(node) else None)
+        else:
+            return None
+    return node
+
+
+def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: Overrides) -> Experiment:
+    """The experiment a folder was started with; a given config / overrides must agree with it."""
+    origin = str(folder.path / CONFIG)
+    started = folder.read_config()
+    if config is not None:
+        wanted = load_experiment(config, overrides).data
+    elif not overrides.empty():
+        wanted = apply_overrides(started, Overrides(overrides.sets, overrides.trials, overrides.seed), origin)
+    else:
+        wanted = started
+    key = first_difference(started, wanted)
+    if key is not None:
+        raise ConfigError(f"--resume {folder.path}: the run was started with {key} = "
+                          f"{_lookup(started, key)!r}, now {_lookup(wanted, key)!r}; resume without "
+                          "changing it (the folder keeps its own config) or start a new run")
+    return resolve(started, origin)
+
+
+def run(config: str | Path | None = None, *, overrides: Overrides | None = None, out: str | Path | None = None,
+        resume: str | Path | None = None, results_root: str | Path = "results",
+        options: EngineOptions | None = None, plots: bool | None = None) -> RunResult:
+    """Run ``config`` into a new run folder, or continue the run in ``resume``.
+
+    A new folder is created exclusively, only after the config, the dataset and every ranker have
+    passed their checks, and is removed again if the run fails before its first result.
+    """
+    overrides = overrides or Overrides()
+    options = options or EngineOptions()
+    if resume is not None:
+        folder = RunFolder.open(resume)
+        if not folder.has_splits():
+            raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
+        exp = _resume_experiment(folder, config, overrides)
+        new = False
+    elif config is None:
+        raise ConfigError("run: give a config file, or --resume RUN_DIR")
+    else:
+        exp = load_experiment(config, overrides)
+        new = True
+    p = plan(exp, options.data_root)
+    if new:
+        folder = RunFolder.create(out, results_root, exp.name)
+    folder.check_writable()
+    try:
+        if new:
+            folder.write_config(exp.data)
+        outcome = execute(p, folder, options, resume=not new)
+    except RunInterrupted:
+        _report_quietly(folder, plots if plots is not None else exp.config.output.plots)
+        raise
+    except BaseException:
+        if new:
+            folder.remove_if_empty_of_results()
+        raise
+    built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
+    return RunResult(folder, outcome, built)
+
+
+def _report_quietly(folder: RunFolder, plots: bool) -> None:
+    """A partial report after an interruption (never hides the interruption itself)."""
+    try:
+        build_report(folder, plots=plots)
+    except Exception:
+        pass
+
+
+# ----------------------------------------------------------------------------- report, check
+def report(run_dir: str | Path, plots: bool = True) -> dict[str, Any]:
+    """Rebuild RUN_DIR's tables and plots from its stored results."""
+    try:
+        return build_report(RunFolder.open(run_dir), plots=plots)
+    except OSError as exc:
+        raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
+
+
+@dataclass
+class CheckResult:
+    rows: list[dict[str, Any]]
+    counts: dict[str, int]
+    status: list[str]
+    failed: bool
+
+
+def check(run_dir: str | Path, expected_file: str | Path | None = None) -> CheckResult:
+    """Grade RUN_DIR against the published numbers of its config (or of ``expected_file``)."""
+    from pydantic import ValidationError
+
+    from .config import ExpectedCfg, read_yaml
+
+    run_data = load_run(RunFolder.open(run_dir))
+    source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
+    raw = read_yaml(Path(expected_file)).get("expected") if expected_file else run_data.config.get("expected")
+    if raw is None or raw == []:
+        raise RankbenchError(f"{source}: expected: no published numbers to check")
+    if not isinstance(raw, list):
+        raise ConfigError(f"{source}: expected: expected a list of published numbers, got {type(raw).__name__}")
+    entries = []
+    for i, e in enumerate(raw):
+        try:
+            entries.append(ExpectedCfg.model_validate(e).model_dump())
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            got = e if not isinstance(e, dict) else e.get(first["loc"][0]) if first["loc"] else e
+            raise ConfigError(f"{source}: expected.{i}.{where}: {first['msg'].lower()}"
+                              + (f", got {got!r}" if first["type"] != "missing" else "")) from None
+    methods = set(run_data.methods)
+    for i, e in enumerate(entries):
+        if e["method"] not in methods and not e["published_only"]:
+            raise ConfigError(f"{source}: expected.{i}.method: {e['method']!r} is not a method of this run "
+                              f"({', '.join(run_data.methods)}); mark other methods' rows published_only: true")
+    rows = grade_rows(summary_of(run_data), entries)
+    status = status_lines(run_data)
+    return CheckResult(rows, grade_counts(rows), status, any_fail(rows) or not run_data.complete)
+
+
+# ----------------------------------------------------------------------------- features
+def export_features(config: str | Path, out: str | Path, data_root: str | None = None, jobs: int = 1,
+                    progress: bool = True) -> dict[str, tuple[int, ...]]:
+    """Extract a config's feature sets for the whole dataset into one .npz (ids, labels, X_<set>)."""
+    exp = load_experiment(config)
+    cfg = exp.config
+    ds = load_dataset(cfg, data_root, exp.origin)
+    arrays: dict[str, np.ndarray] = {"ids": ds.items["id"].astype(str).to_numpy()}
+    for col in ("identity", "cam", "label", "category", "subject", "group"):
+        if col in ds.items.columns:
+            arrays[col] = ds.items[col].to_numpy()
+    for f in cfg.features:
+        ext = feature_registry.build(f.extractor, f.params(), f"{exp.origin}: features.{f.key}")
+        arrays[f"X_{f.key}"] = get_features(ds, ext, n_jobs=jobs, progress=progress)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: (v.astype(str) if v.dtype == object else v) for k, v in arrays.items()})
+    try:
+        atomic_write_bytes(Path(out), buf.getvalue())
+    except OSError as exc:
+        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    return {k: v.shape for k, v in arrays.items()}
+
+
+# ----------------------------------------------------------------------------- collect
+def collect(run_dirs: list[str | Path], out: str | Path) -> tuple[Path, int]:
+    """Several runs into one REPORT.md (per paper, our numbers beside the published ones)."""
+    from .report.collect import write_collected
+
+    folders = [RunFolder.open(d).path for d in run_dirs]
+    try:
+        return write_collected(folders, Path(out))
+    except OSError as exc:
+        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+
+
+# ----------------------------------------------------------------------------- components
+def components(kind: str | None = None) -> dict[str, list[tuple[str, str, str]]]:
+    """(name, summary, origin) of every registered component, by kind."""
+    return {k: reg.describe() for k, reg in ALL.items() if kind in (None, k)}
+
+
+def describe_component(kind: str, name: str) -> dict[str, Any]:
+    """A component's class, origin, parameters (constraint and default) and docstring."""
+    import inspect
+
+    reg = ALL[kind]
+    cls = reg.get(name, f"{kind} {name}")
+    entry = next((e for e in reg.entries() if e.cls is cls), None)
+    return {"name": name, "class": f"{cls.__module__}.{cls.__qualname__}",
+            "origin": entry.origin if entry else "import path",
+            "parameters": parameter_table(cls), "doc": inspect.getdoc(cls) or ""}
+
+
+def broken_plugins() -> list[str]:
+    return plugin_errors()
+
+
+# ----------------------------------------------------------------------------- results as data
+def load_results(run_dir: str | Path):
+    """A run's results as pandas frames: ``(trials, summary)`` (long format: setting, trial,
+    method, metric, value / mean, std, n_trials), e.g. for your own statistics or plots."""
+    from .report.tables import trials_frame
+
+    run_data = load_run(RunFolder.open(run_dir))
+    return trials_frame(run_data.records), summary_of(run_data)

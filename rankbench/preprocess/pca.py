@@ -1,0 +1,59 @@
+"""Principal component analysis as a preprocessing step (fitted on the training rows only).
+
+scikit-learn's PCA is not used here for a measured reason: with fewer rows than the requested
+components (Yu & Li's n = 30 faces of 10304 pixels asked for d = 150) it refuses, and at
+n_components = n it keeps a direction of zero training variance whose orientation is arbitrary
+and adds noise to every test projection. This one clips to the components that carry variance
+and takes the n x n Gram route when n < d (the same components, at a fraction of the cost).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..params import PositiveInt
+from ..registry import preprocessors
+
+
+@preprocessors.register("pca")
+class PCA(BaseEstimator, TransformerMixin):
+    """Principal component analysis: centred, not scaled, to ``n_components`` dimensions.
+
+    Uses the n x n Gram matrix when there are fewer rows than columns (e.g. 30 faces of 10304
+    pixels), which gives the same components at a fraction of the cost. With n rows at most n - 1
+    components carry variance; directions with (numerically) zero variance are dropped.
+    """
+
+    def __init__(self, n_components: PositiveInt = 50, whiten: bool = False):
+        self.n_components = n_components
+        self.whiten = whiten
+
+    def fit(self, X, y=None):
+        X = np.asarray(X, float)
+        self.mean_ = X.mean(axis=0)
+        Xc = X - self.mean_
+        n, d = Xc.shape
+        k = min(self.n_components, n, d)
+        if n < d:
+            # eigenvectors of the n x n Gram matrix give the components as Xc^T u / s
+            evals, U = np.linalg.eigh(Xc @ Xc.T)
+            order = np.argsort(evals)[::-1][:k]
+            s = np.sqrt(np.clip(evals[order], 0, None))
+            keep = s > s[0] * 1e-10 if len(s) else s > 0
+            comps = (Xc.T @ U[:, order[keep]]) / s[keep]
+            self.components_ = comps.T
+            self.explained_variance_ = s[keep] ** 2 / max(n - 1, 1)
+        else:
+            _, s, vt = np.linalg.svd(Xc, full_matrices=False)
+            self.components_ = vt[:k]
+            self.explained_variance_ = s[:k] ** 2 / max(n - 1, 1)
+        return self
+
+    def transform(self, X):
+        check_is_fitted(self, "components_")
+        Z = (np.asarray(X, float) - self.mean_) @ self.components_.T
+        if self.whiten:
+            Z /= np.sqrt(self.explained_variance_ + 1e-12)
+        return Z

@@ -1,0 +1,1 @@
+"""Baselines without learning (template matching) and a plain linear logistic regression."""

@@ -1,0 +1,153 @@
+"""RankBoost (Freund, Iyer, Schapire & Singer, JMLR 2003) on absolute-difference vectors, bipartite form."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+from pydantic import Field
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ...params import PositiveInt, Seed
+from ...registry import rankers
+from .._pair_grid import build_pair_grid
+from ..base import PairScorer
+
+
+@rankers.register("rankboost")
+class RankBoost(PairScorer, BaseEstimator):
+    """RankBoost with threshold weak rankers on single dimensions of |x_i - x_j| (Freund et al. 2003).
+
+    Instances are the difference vectors ``|x_i - x_j|`` of a query image and a candidate; the
+    feedback of each query is *bipartite* (its true matches above its wrong matches), so the
+    distribution over crucial pairs factorises as D(x0, x1) = v(x0) v(x1) within each query
+    (Freund et al., Sec. 3.2, Fig. 4): each round costs O(instances x d), never O(pairs).
+
+    Weak rankers (Freund et al., Sec. 4): ``h(x) = [x_f <= theta]`` with theta among
+    ``n_thresholds`` quantiles of dimension f. Each round picks (f, theta) maximising |r|,
+    ``r = sum_x pi(x) h(x)`` with ``pi(x) = s(x) v(x) sum_{x' opposite, same query} v(x')``
+    (s = +1 for true matches), sets ``alpha = 1/2 ln((1 + r) / (1 - r))`` (negative alpha
+    reverses a threshold) and updates v(x0) <- v(x0) exp(alpha h(x0)), v(x1) <- v(x1)
+    exp(-alpha h(x1)), normalised so that D sums to 1.
+
+    A pair scores ``H(|q - g|) = sum_t alpha_t h_t(|q - g|)``; larger = better match.
+
+    Parameters
+    ----------
+    n_rounds : number of boosting rounds T (100: on VIPeR p = 316, 200 rounds gave no better CMC
+        at twice the time).
+    n_thresholds : candidate thresholds per dimension (quantiles of the training differences).
+    block : rows of the pair grid per block when coding the differences.
+    random_state : seeds the sample of grid entries the threshold quantiles are taken from.
+    """
+
+    def __init__(self, n_rounds: PositiveInt = 100, n_thresholds: Annotated[int, Field(ge=2, le=255)] = 16,
+                 block: PositiveInt = 4, random_state: Seed = None):
+        self.n_rounds = n_rounds
+        self.n_thresholds = n_thresholds
+        self.block = block
+        self.random_state = random_state
+
+    def fit(self, X, y, cams=None):
+        """Boost on every query's true and wrong matches (queries as in ``PRSVM.fit``)."""
+        P = build_pair_grid(np.asarray(X, dtype=float), np.asarray(y), cams, block=self.block)
+        nr, nc = P.shape
+        thr = self._thresholds(P)                      # (d, q) ascending
+        codes = self._codes(P, thr)                    # (d, nr*nc) uint8: first threshold >= value
+        # roles: each grid entry is an instance of its row query and (two cameras) its column query
+        roles = []
+        for side, is_row in P.sides():
+            pos = np.zeros(side.neg.shape, bool)
+            q, k = np.nonzero(side.valid)
+            pos[q, side.pos[q, k]] = True
+            if not is_row:
+                pos, neg = pos.T, side.neg.T
+            else:
+                neg = side.neg
+            roles.append((pos, neg, 1 if is_row else 0))
+        n_inst = sum(int(p.sum() + n.sum()) for p, n, _ in roles)
+        v = [np.where(p | n, 1.0, 0.0) / np.sqrt(n_inst) for p, n, _ in roles]
+        nq = thr.shape[1]
+        feats, cuts, alphas = [], [], []
+        for _ in range(int(self.n_rounds)):
+            pi = np.zeros((nr, nc))
+            for (pos, neg, ax), vv in zip(roles, v):
+                s_pos = (vv * pos).sum(ax, keepdims=True)   # per query: sum v over its true matches
+                s_neg = (vv * neg).sum(ax, keepdims=True)
+                pi += np.where(pos, vv * s_neg, 0.0) - np.where(neg, vv * s_pos, 0.0)
+            r_all = _weighted_cum_hist(codes, pi.ravel(), nq)  # (d, q): sum pi [x_f <= thr_fj]
+            f, j = np.unravel_index(np.argmax(np.abs(r_all)), r_all.shape)
+            r = float(np.clip(r_all[f, j], -1 + 1e-12, 1 - 1e-12))
+            if abs(r) < 1e-12:
+                break
+            a = 0.5 * np.log((1 + r) / (1 - r))
+            h = (codes[f] <= j).reshape(nr, nc)
+            z = 0.0
+            for i, (pos, neg, ax) in enumerate(roles):
+                v[i] = v[i] * np.where(pos, np.exp(-a * h), np.exp(a * h))
+                z_q = (v[i] * pos).sum(ax) * (v[i] * neg).sum(ax)
+                z += z_q.sum()
+            v = [vv / np.sqrt(z) for vv in v]
+            feats.append(int(f))
+            cuts.append(float(thr[f, j]))
+            alphas.append(a)
+        self.features_ = np.asarray(feats, dtype=int)
+        self.thresholds_ = np.asarray(cuts)
+        self.alphas_ = np.asarray(alphas)
+        return self
+
+    def _thresholds(self, P):
+        """Per-dimension quantiles of the training differences (from a sample of grid entries)."""
+        rng = np.random.default_rng(self.random_state)
+        nr, nc = P.shape
+        k = min(nr * nc, 20000)
+        flat = rng.choice(nr * nc, size=k, replace=False)
+        D = np.abs(P.X[P.rows[flat // nc]] - P.X[P.cols[flat % nc]])
+        qs = np.quantile(D, np.linspace(0, 1, self.n_thresholds + 1)[1:], axis=0).T
+        qs[:, -1] = np.inf  # every value falls under the last threshold
+        return qs.astype(np.float32)
+
+    def _codes(self, P, thr):
+        nr, nc = P.shape
+        codes = np.empty((P.d, nr * nc), dtype=np.uint8)
+        Xc = P.X[P.cols]
+        for sl in P.blocks():
+            D = np.abs(P.X[P.rows[sl]][:, None, :] - Xc[None, :, :]).reshape(-1, P.d)
+            c = np.zeros(D.shape, dtype=np.uint8)
+            for j in range(thr.shape[1] - 1):
+                c += D > thr[:, j]
+            codes[:, sl.start * nc:sl.stop * nc] = c.T
+        return codes
+
+    def decision(self, D: np.ndarray) -> np.ndarray:
+        """H of difference vectors D (..., d)."""
+        out = np.zeros(D.shape[:-1])
+        for f, t, a in zip(self.features_, self.thresholds_, self.alphas_):
+            out += a * (D[..., f] <= t)
+        return out
+
+    def similarity(self, Q, G):
+        """``H(|q - g|)`` for every (probe, gallery) pair, shape (nq, ng)."""
+        check_is_fitted(self, "alphas_")
+        Q = np.asarray(Q, dtype=np.float32)
+        G = np.asarray(G, dtype=np.float32)
+        used = np.unique(self.features_)  # only the selected dims: no (nq, ng, d) array
+        pos = np.searchsorted(used, self.features_)
+        D = np.abs(Q[:, None, used] - G[None, :, used])
+        out = np.zeros((len(Q), len(G)))
+        for p, t, a in zip(pos, self.thresholds_, self.alphas_):
+            out += a * (D[..., p] <= t)
+        return out
+
+
+def _weighted_cum_hist(codes: np.ndarray, weights: np.ndarray, nq: int) -> np.ndarray:
+    """(d, nq) array: sum of weights of instances whose code in dim f is <= j.
+
+    One bincount per dimension: its uint8 -> intp copy stays in cache, which makes this about
+    5x faster than one bincount over a large chunk of dimensions.
+    """
+    out = np.empty((codes.shape[0], nq))
+    for f in range(codes.shape[0]):
+        out[f] = np.bincount(codes[f], weights=weights, minlength=nq)
+    return np.cumsum(out, axis=1)

@@ -1,0 +1,1 @@
+"""Kernel logistic regression and its pairwise-constraint extension (Yan et al.)."""

@@ -1,0 +1,303 @@
+"""cMDS-DML: ordinal distance metric learning with classical MDS (Yu & Li).
+
+Reference: P. Yu and Q.-N. Li, "Ordinal Distance Metric Learning with MDS for Image Ranking"
+(arXiv 2018). Equation and algorithm numbers below are the paper's.
+
+The method learns a linear map ``L`` (s x d), so that the metric is ``A = L^T L``:
+
+1. ideal points ``y_i`` in R^s from the labels: the squared-distance matrix (8)
+   ``D_ij = (|r_i - r_j| + beta)^2`` (0 for equal labels) embedded by classical MDS (4)-(6),
+   either directly on the n x n matrix or by Algorithm 1 on the m x m label matrix (11);
+2. ``K`` target neighbours per training point (same label, Euclidean, eq. (2));
+3. minimise (10) ``f(L, c) = 1/2 sum ||L x_i - c y_i||^2
+   + mu sum_{eta_ij = 1} (||L(x_i - x_j)||^2 - ||x_i - x_j||^2)^2``
+   by steepest descent with the Armijo rule (Algorithm 2, S4-S6) from ``L0 = [e_1 ... e_s]^T``,
+   ``c0 = 1``, on centred data (Assumption 2).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Literal
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ...errors import InputError
+from ...params import NonNegativeFloat, NonNegativeInt, OpenFraction, PositiveFloat, PositiveInt
+from ...registry import rankers
+from ...utils.threads import blas_threads
+from ..base import MetricLearner
+from ._neighbours import target_neighbours
+
+
+# --------------------------------------------------------------------------- the ideal points
+def label_distance_matrix(r: np.ndarray, beta: float = 1.0) -> np.ndarray:
+    """Squared distances (8): ``(|r_i - r_j| + beta)^2`` for different labels, else 0."""
+    r = np.asarray(r, float)
+    diff = np.abs(r[:, None] - r[None, :])
+    return np.where(diff > 0, (diff + beta) ** 2, 0.0)
+
+
+def classical_mds(D: np.ndarray, s: int) -> np.ndarray:
+    """Classical MDS (4)-(6) of a squared-distance matrix ``D`` to ``s`` dimensions.
+
+    Returns the (n, s) coordinates ``[sqrt(l_1) p_1, ..., sqrt(l_s) p_s]``; eigenvalues that are
+    not positive (``D`` of rank below s, or not an EDM) give zero columns, so the output always
+    has ``s`` columns.
+    """
+    D = np.asarray(D, float)
+    n = len(D)
+    J = np.eye(n) - 1.0 / n
+    B = -0.5 * J @ D @ J
+    lam, P = np.linalg.eigh((B + B.T) / 2)
+    order = np.argsort(lam)[::-1][:s]
+    lam = np.clip(lam[order], 0.0, None)
+    # numerically zero eigenvalues would give arbitrary directions of size ~1e-8; zero them
+    lam[lam < 1e-10 * max(lam.max(initial=0.0), 1.0)] = 0.0
+    Y = P[:, order] * np.sqrt(lam)
+    if Y.shape[1] < s:
+        Y = np.hstack([Y, np.zeros((n, s - Y.shape[1]))])
+    return Y
+
+
+def mds_from_labels(r: np.ndarray, s: int, beta: float = 1.0) -> np.ndarray:
+    """Algorithm 1: the ideal points from the m x m label matrix, O(m^3) instead of O(n^3).
+
+    Step 1 builds Delta (11) over the distinct labels, step 2 embeds it by cMDS in
+    ``s1 = min(s, m)`` dimensions, step 3 copies each label's point to its items (padded with zeros
+    to ``s``) and step 4 centres them (the paper writes the sum; the mean is what makes
+    ``sum_i y_i = 0`` as the text states). The distances equal those of cMDS on the n x n ``D``
+    whenever ``s >= m - 1`` (both then reproduce D exactly). For smaller s (e.g. FG-NET's five
+    labels in s = 3) both are truncations and differ: the n x n route weights each label by its
+    number of items, Algorithm 1 weights the labels equally.
+    """
+    r = np.asarray(r, float)
+    levels, idx = np.unique(r, return_inverse=True)
+    Z = classical_mds(label_distance_matrix(levels, beta), min(s, len(levels)))
+    Y = np.zeros((len(r), s))
+    Y[:, : Z.shape[1]] = Z[idx]
+    return Y - Y.mean(axis=0)
+
+
+def beta_lower_bound(r: np.ndarray) -> float:
+    """Theorem 1: ``D`` of (8) is an EDM whenever ``beta >= -4 mu_0``.
+
+    ``mu_0`` is the smallest eigenvalue of ``-1/2 J Dbar^(1/2) J`` with ``Dbar^(1/2) = (|a_i - a_j|)``
+    over the distinct labels (9).
+    """
+    levels = np.unique(np.asarray(r, float))
+    m = len(levels)
+    J = np.eye(m) - 1.0 / m
+    mu0 = np.linalg.eigvalsh(-0.5 * J @ np.abs(levels[:, None] - levels[None, :]) @ J).min()
+    return float(-4.0 * mu0)
+
+
+# --------------------------------------------------------------------------- objective (10)
+def objective(L, c, X, Y, V, v2, mu):
+    """f(L, c) of (10); ``V`` rows are ``x_i - x_j`` over target pairs, ``v2`` their squared norms."""
+    R = X @ L.T - c * Y
+    e = ((V @ L.T) ** 2).sum(axis=1) - v2
+    return 0.5 * float((R**2).sum()) + mu * float((e**2).sum())
+
+
+def gradient(L, c, X, Y, V, v2, mu):
+    """The gradient of (10) as in Section 4 ("Implementations"), vectorised over items and pairs:
+
+    ``grad_L = sum (L x_i - c y_i) x_i^T + 4 mu sum (||L v||^2 - ||v||^2) L v v^T``,
+    ``grad_c = c sum ||y_i||^2 - sum y_i^T L x_i``.
+    """
+    R = X @ L.T - c * Y
+    LV = V @ L.T
+    e = (LV**2).sum(axis=1) - v2
+    gL = R.T @ X + 4.0 * mu * (LV * e[:, None]).T @ V
+    gc = -float((R * Y).sum())
+    return gL, gc
+
+
+def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter):
+    """Algorithm 2, S4-S6: steepest descent with the Armijo rule on (10) from (L0, c0 = 1).
+
+    Every gradient is ``G = R^T X + (4 mu W)^T V`` (R = XL^T - cY, W = (VL^T) * e), so each iterate
+    is ``L = L0 - A^T X - B^T V`` and the whole descent runs on the Gram matrix of ``[X; V]``:
+    an iteration costs O((n + P)^2 s), independent of d, with the same iterates as the d-space
+    update (checked in the tests). The objective along the search line needs only the products
+    of the direction with X and V, which the Gram matrix gives.
+
+    Stops on ``||grad f|| <= tol``, after ``max_iter`` iterations, or when none of the ``r`` trial
+    steps gives sufficient decrease (the paper leaves that case open; taking the smallest step
+    anyway diverges when ``gamma rho^r`` is still too long for the data's scale).
+
+    Returns ``(L, c, n_iter, n_trial_steps, ||grad f||^2 at the last gradient, stop reason)``.
+    """
+    n = len(X)
+    Z = np.vstack([X, V])
+    Kz = Z @ Z.T
+    # state S = [X L^T - c Y; V L^T] (residuals and projected pair differences), updated in place
+    # in preallocated buffers (few temporaries: small Python overhead, also under allocation tracing)
+    S = Z @ L0.T
+    S[:n] -= Y
+    Y0 = np.zeros_like(S)
+    Y0[:n] = Y
+    w = np.ones((len(Z), 1))  # U = S * w: rows 1 for items, 4 mu e for pairs
+    U, KU, D, tmp = (np.empty_like(S) for _ in range(4))
+    coef = np.zeros_like(S)  # L = L0 - coef^T Z
+    # B rows: [0 | e] (pair residuals e_p = ||L v_p||^2 - ||v_p||^2), r1 = rows of S * D,
+    # r2 = rows of D * D; one small product of B's pair columns gives all the line's coefficients
+    B = np.zeros((3, len(Z)))
+    e, r1, r2 = B[0, n:], B[1], B[2]
+    B_pairs, B_items = B[:, n:], B[:, :n]
+    w_pairs, S_items, S_pairs = w[n:, 0], S[:n], S[n:]
+    np.einsum("ij,ij->i", S_pairs, S_pairs, out=e)
+    e -= v2
+    c = 1.0
+    steps = (gamma * rho ** np.arange(1, r + 1)).tolist()
+    n_iter = n_bt = 0
+    g2 = np.inf
+    stop = "max_iter"
+    for _ in range(max_iter):
+        np.multiply(e, 4.0 * mu, out=w_pairs)
+        np.multiply(S, w, out=U)
+        np.matmul(Kz, U, out=KU)  # rows: X G^T and V G^T for G = grad_L f
+        gc = -float(np.vdot(Y, S_items))  # grad_c = c sum ||y||^2 - sum y^T L x
+        g2 = float(np.vdot(U, KU)) + gc * gc
+        if g2 <= tol * tol:
+            stop = "tol"
+            break
+        np.multiply(Y0, gc, out=tmp)
+        np.subtract(KU, tmp, out=D)  # S(a) = S - a D along the search line
+        # f(a) - f(0) is a polynomial in a: quadratic for the fitting term, quartic for the pairs
+        # (e_p(a) = e_p - 2 a r1_p + a^2 r2_p); its coefficients make every Armijo trial a few
+        # scalar operations, and the difference is computed without cancellation
+        np.einsum("ij,ij->i", S, D, out=r1)
+        np.einsum("ij,ij->i", D, D, out=r2)
+        (ee, e1, e2), (_, p11, p12), (_, _, p22) = (B_pairs @ B_pairs.T).tolist()
+        _, A1, A2 = B_items.sum(axis=1).tolist()
+        E1 = -4.0 * e1
+        E2 = 4.0 * p11 + 2.0 * e2
+        E3 = -4.0 * p12
+        E4 = p22
+        for m, a in enumerate(steps, start=1):
+            df = a * (-A1 + 0.5 * a * A2) + mu * a * (E1 + a * (E2 + a * (E3 + a * E4)))
+            if df <= -sigma * a * g2:
+                break
+        else:
+            # no sufficient decrease within r trial steps: stop rather than take a step that
+            # may increase f (gamma too large for the data's scale)
+            stop = "line search"
+            n_bt += r
+            break
+        # S6
+        np.multiply(D, a, out=tmp)
+        S -= tmp
+        np.einsum("ij,ij->i", S_pairs, S_pairs, out=e)
+        e -= v2
+        c -= a * gc
+        np.multiply(U, a, out=tmp)
+        coef += tmp
+        n_iter += 1
+        n_bt += m
+    return L0 - coef.T @ Z, c, n_iter, n_bt, g2, stop
+
+
+@rankers.register("cmds_dml")
+class CMDSDML(BaseEstimator, MetricLearner):
+    """cMDS-DML (Yu & Li): a linear map fitted to classical-MDS ideal points of the ordinal labels.
+
+    Parameters (the paper's names)
+    ----------
+    s : int
+        Embedding dimension (rows of L).
+    K : int
+        Target neighbours per training point (same label).
+    mu : float
+        Weight of the local-structure term of (10).
+    beta : float
+        Offset in (8); Theorem 1 guarantees an EDM for ``beta >= beta_lower_bound(labels)``.
+    gamma : float or "auto"
+        Armijo rule (S5): trial steps ``gamma * rho^m``. The step must suit the data's scale (the
+        fitting term's curvature is the largest eigenvalue of X^T X), so there is no good
+        constant default: "auto" takes ``gamma = 2 / lambda_max(X^T X)`` of the centred training
+        data, whose first trial step ``gamma * rho`` is then ``1 / lambda_max`` for rho = 0.5.
+        The paper's values (1e-9 for raw UMIST pixels, 10 for FG-NET) are in the yuli configs.
+    rho, sigma : float
+        Armijo rule (S5): step shrink factor, sufficient decrease ``sigma``.
+    r : int
+        At most ``r`` trial steps per iteration (the paper's "maximum number for line search loop").
+        ``m`` runs over 1..r (the paper's "smallest positive integer"); if none satisfies the
+        Armijo condition the descent stops (``stop_reason_ == "line search"``).
+    tol : float
+        Stop when the gradient norm ``||grad f(L, c)||`` (Frobenius, L and c together) is at most
+        ``tol`` (S4's epsilon; the paper does not give its value).
+    max_iter : int
+        Iteration cap (not given in the paper; see the yuli configs for the value used).
+    mds : {"direct", "labels"}
+        S2 by cMDS of the n x n matrix (8), as in the paper's experiments, or by Algorithm 1.
+    """
+
+    def __init__(self, s: PositiveInt = 3, K: PositiveInt = 5, mu: NonNegativeFloat = 1e-10,
+                 beta: NonNegativeFloat = 1.0, gamma: PositiveFloat | Literal["auto"] = "auto",
+                 rho: OpenFraction = 0.5, sigma: OpenFraction = 0.05, r: PositiveInt = 20,
+                 tol: NonNegativeFloat = 1e-6, max_iter: NonNegativeInt = 1000,
+                 mds: Literal["direct", "labels"] = "direct"):
+        self.s = s
+        self.K = K
+        self.mu = mu
+        self.beta = beta
+        self.gamma = gamma
+        self.rho = rho
+        self.sigma = sigma
+        self.r = r
+        self.tol = tol
+        self.max_iter = max_iter
+        self.mds = mds
+
+    def ideal_points(self, y: np.ndarray) -> np.ndarray:
+        """S1-S2: the cMDS estimates ``y_i`` of the embedding points."""
+        if self.mds == "direct":
+            return classical_mds(label_distance_matrix(y, self.beta), self.s)
+        if self.mds == "labels":
+            return mds_from_labels(y, self.s, self.beta)
+        raise AssertionError(self.mds)  # declared as direct | labels
+
+    def fit(self, X, y):
+        X = check_array(X, dtype=float)
+        y = np.asarray(y, float)
+        d = X.shape[1]
+        if self.s > d:
+            raise InputError(f"cmds_dml: s={self.s} exceeds the input dimension d={d}")
+        if self.beta < beta_lower_bound(y) - 1e-12:
+            warnings.warn(f"beta={self.beta} is below Theorem 1's bound {beta_lower_bound(y):.4g}: "
+                          "D may not be a Euclidean distance matrix", RuntimeWarning, stacklevel=2)
+        self.mean_ = X.mean(axis=0)
+        Xc = X - self.mean_  # Assumption 2
+        Y = self.ideal_points(y)
+        pairs = target_neighbours(Xc, y, self.K)  # S3
+        V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
+        v2 = (V**2).sum(axis=1)
+        L0 = np.eye(self.s, d)  # L0 = (e_1, ..., e_s)^T
+        # products of a few hundred rows: threads cost more than they save (and thrash on a busy machine)
+        with blas_threads(1):
+            self.gamma_ = self._gamma(Xc)
+            L, c, n_iter, n_bt, g2, self.stop_reason_ = descend(
+                L0, Xc, Y, V, v2, self.mu, self.gamma_, self.rho, self.sigma, self.r, self.tol, self.max_iter)
+        self.L_, self.c_ = L, c
+        self.n_iter_, self.n_backtracks_ = n_iter, n_bt
+        self.objective_ = objective(L, c, Xc, Y, V, v2, self.mu)
+        self.grad_norm_ = float(np.sqrt(g2))
+        self.target_pairs_ = pairs
+        self.ideal_points_ = Y
+        self.diagnostics_ = {"n_iter": int(n_iter), "stop": self.stop_reason_}
+        return self
+
+    def _gamma(self, Xc: np.ndarray) -> float:
+        if self.gamma != "auto":
+            return float(self.gamma)
+        G = Xc @ Xc.T if len(Xc) < Xc.shape[1] else Xc.T @ Xc  # same largest eigenvalue
+        return 2.0 / max(float(np.linalg.eigvalsh(G)[-1]), 1e-300)
+
+    def transform(self, X):
+        """The embedding ``L (x - mean)`` of each row, shape (n, s)."""
+        check_is_fitted(self, "L_")
+        return (check_array(X, dtype=float) - self.mean_) @ self.L_.T

@@ -1,0 +1,167 @@
+"""PRSVM: primal RankSVM on absolute-difference vectors (Prosser et al., BMVC 2010, Sec. 2.1)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+from pydantic import Field
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ...params import PositiveFloat, PositiveInt, Seed
+from ...registry import rankers
+from .._pair_grid import build_pair_grid, weighted_l1
+from ..base import PairScorer
+from ._cv import validation_cmc
+from ._oracles import DenseOracle, TripleStreamOracle
+from ._primal import solve
+
+#: a wide logarithmic grid for C (configs give a paper's own grid where it states one)
+DEFAULT_C_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
+
+
+@rankers.register("prsvm")
+class PRSVM(PairScorer, BaseEstimator):
+    """Primal RankSVM (Chapelle & Keerthi) on |x_i - x_j|, squared hinge, truncated Newton-CG.
+
+    Learns ``w`` of eq. 4 of Prosser et al.::
+
+        min_w 1/2 ||w||^2 + C sum_s max(0, 1 - w^T (|x_i - x_p| - |x_i - x_n|))^2
+
+    over every triple of a query image ``x_i``, a true match ``x_p`` and a wrong match ``x_n``
+    (``fit`` says which images form queries). The score of a pair is eq. 1's ``w^T |q - g|``; the
+    constraint makes true matches score *higher*, so ``similarity`` returns this score unchanged.
+
+    Parameters
+    ----------
+    C : float or None
+        Loss weight of eq. 4. None = choose from ``C_grid`` by cross-validation over training
+        people (the paper's protocol).
+    C_grid : sequence of float
+        Candidates for C, scanned in ascending order so that each warm-starts the next.
+    cv : int
+        Folds over training *people* for choosing C (each fold then costs about a quarter of a
+        full fit, as the pair grid shrinks quadratically).
+    cv_rank : int
+        Validation score = mean matching rate over ranks 1..cv_rank on the held-out people.
+    cv_patience : int
+        Stop scanning the grid after this many C values without improvement (the validation
+        curve over C is unimodal in practice and large C costs the most).
+    materialize : bool
+        False: stream difference vectors in blocks (memory O(block * m * d)). True: build the
+        explicit (n_triples, d) matrix of eq. 5, as the paper's Matlab code did.
+    max_newton, max_cg, tol : solver caps and relative gradient tolerance.
+    block : rows of the pair grid streamed at once.
+    n_jobs : threads sharing each streamed pass.
+    random_state : seeds the assignment of people to CV folds.
+
+    Attributes
+    ----------
+    coef_ : (d,) the learned w.  C_ : the C used.  cv_scores_ : {C: validation score}.
+    diagnostics_ : ``{"C": C_}``.
+    """
+
+    def __init__(self, C: PositiveFloat | None = None,
+                 C_grid: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = DEFAULT_C_GRID,
+                 cv: Annotated[int, Field(ge=2)] = 2, cv_rank: PositiveInt = 20, cv_patience: PositiveInt = 1,
+                 materialize: bool = False, max_newton: PositiveInt = 15, max_cg: PositiveInt = 10,
+                 tol: PositiveFloat = 1e-2, block: PositiveInt = 2, n_jobs: PositiveInt = 1,
+                 random_state: Seed = None):
+        self.C = C
+        self.C_grid = C_grid
+        self.cv = cv
+        self.cv_rank = cv_rank
+        self.cv_patience = cv_patience
+        self.materialize = materialize
+        self.max_newton = max_newton
+        self.max_cg = max_cg
+        self.tol = tol
+        self.block = block
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, y, cams=None):
+        """Learn w from training images.
+
+        Parameters
+        ----------
+        X : (m, d) features. y : (m,) identities.
+        cams : (m,) camera of each image, or None. With cameras, every image is a query whose
+            true matches are the same person's images in the other camera(s) and whose wrong
+            matches are every other person's images there; without, candidates are all other
+            images.
+        """
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y)
+        self.cv_scores_ = {}
+        w0 = None
+        if self.C is None:
+            self.C_, w0 = self._choose_C(X, y, cams)
+        else:
+            self.C_ = float(self.C)
+        grid = self._grid(X, y, cams)
+        sol = solve(self._oracle(grid), self.C_, w0=w0, **self._solver_kw())
+        self.coef_ = sol.w
+        self.n_triples_ = grid.n_triples()
+        self.diagnostics_ = {"C": self.C_}
+        return self
+
+    def _solver_kw(self):
+        return dict(max_newton=self.max_newton, max_cg=self.max_cg, tol=self.tol)
+
+    def _grid(self, X, y, cams):
+        return build_pair_grid(X, y, cams, block=self.block, n_jobs=self.n_jobs)
+
+    def _oracle(self, grid):
+        return DenseOracle(grid.materialize()) if self.materialize else TripleStreamOracle(grid)
+
+    def _choose_C(self, X, y, cams):
+        rng = np.random.default_rng(self.random_state)
+        folds = np.array_split(rng.permutation(np.unique(y)), max(2, int(self.cv)))
+        grid_c = sorted(float(c) for c in self.C_grid)
+        totals, counts = np.zeros(len(grid_c)), np.zeros(len(grid_c))
+        sols = [[] for _ in grid_c]
+        cams = None if cams is None else np.asarray(cams)
+        for held in folds:
+            val = np.isin(y, held)
+            tr = ~val
+            oracle = self._oracle(self._grid(X[tr], y[tr], None if cams is None else cams[tr]))
+            w = z = None
+            best, since = -np.inf, 0
+            for k, C in enumerate(grid_c):
+                sol = solve(oracle, C, w0=w, z0=z, **self._solver_kw())
+                w, z = sol.w, sol.z
+                vc = None if cams is None else cams[val]
+                score = validation_cmc(_val_similarity(w, X[val], vc), y[val], vc, self.cv_rank)
+                totals[k] += score
+                counts[k] += 1
+                sols[k].append(w)
+                best, since = (score, 0) if score > best else (best, since + 1)
+                if since >= self.cv_patience:
+                    break
+        # a C skipped on some fold after its early stop counts with the folds that ran it
+        mean = np.where(counts > 0, totals / np.maximum(counts, 1), -np.inf)
+        self.cv_scores_ = {c: float(s) for c, s, n in zip(grid_c, mean, counts) if n}
+        k = int(np.argmax(mean))
+        # the folds' solutions at the chosen C warm-start the final fit on all training people
+        return grid_c[k], np.mean(sols[k], axis=0)
+
+    def similarity(self, Q, G):
+        """Eq. 1's score ``w^T |q - g|`` for every (probe, gallery) pair, shape (nq, ng)."""
+        check_is_fitted(self, "coef_")
+        return weighted_l1(Q, G, self.coef_)
+
+
+def _val_similarity(w, X, cams) -> np.ndarray:
+    """Every validation image against every other by ``w^T |x - x'|``; with two cameras only the
+    cross-camera block is computed (the score is symmetric)."""
+    u = None if cams is None else np.unique(cams)
+    if u is None or len(u) != 2:
+        return weighted_l1(X, X, w)
+    a, b = cams == u[0], cams == u[1]
+    S = np.full((len(X), len(X)), -np.inf)
+    Sab = weighted_l1(X[a], X[b], w)
+    S[np.ix_(a, b)] = Sab
+    S[np.ix_(b, a)] = Sab.T
+    return S

@@ -1,0 +1,59 @@
+"""The FG-NET loader and landmark reader."""
+
+
+import pytest
+
+from rankbench.datasets.fgnet import FGNET, read_pts
+from rankbench.errors import ConfigError, DataError
+
+
+def _write_pts(path, n=68, shift=0.0):
+    pts = "\n".join(f"{i + shift:.2f} {2 * i + shift:.2f}" for i in range(n))
+    path.write_text(f"version: 1\nn_points: {n}\n{{\n{pts}\n}}\n")
+
+
+@pytest.fixture
+def fgnet_root(tmp_path):
+    (tmp_path / "points").mkdir()
+    for stem in ("001a01", "001a05", "002a05", "003a09", "003a10a", "004a10b"):
+        _write_pts(tmp_path / "points" / f"{stem}.pts", shift=int(stem[:3]))
+    return tmp_path
+
+
+def test_fgnet_ages_relabel_and_landmarks(fgnet_root):
+    ds = FGNET(root=str(fgnet_root), ages=[5, 10], relabel=[1, 2]).load()
+    assert list(ds.items["id"]) == ["001a05", "002a05", "003a10a", "004a10b"]
+    assert list(ds.items["label"]) == [1, 1, 2, 2] and list(ds.items["subject"]) == ["001", "002", "003", "004"]
+    L = ds.arrays["landmarks"]
+    assert L.shape == (4, 136) and L[0, :4].tolist() == [1.0, 1.0, 2.0, 3.0]  # x1, y1, x2, y2
+    assert list(FGNET(root=str(fgnet_root), ages=[1], relabel={1: 7}).load().items["label"]) == [7]
+    assert len(FGNET(root=str(fgnet_root)).load()) == 6
+
+
+def test_fgnet_errors(fgnet_root):
+    with pytest.raises(DataError, match="no images of age 19"):
+        FGNET(root=str(fgnet_root), ages=[5, 19]).load()
+    with pytest.raises(ConfigError, match="same length"):
+        FGNET(root=str(fgnet_root), ages=[5, 9], relabel=[1]).load()
+    with pytest.raises(DataError, match="images"):
+        FGNET(root=str(fgnet_root), images=True).load()
+    _write_pts(fgnet_root / "points" / "005a05.pts", n=60)
+    with pytest.raises(DataError, match="005a05.pts: 60 points"):
+        FGNET(root=str(fgnet_root)).load()
+
+
+def test_fgnet_image_pairing_is_case_insensitive(fgnet_root):
+    (fgnet_root / "images").mkdir()
+    for stem in ("001A05", "002A05"):
+        (fgnet_root / "images" / f"{stem}.JPG").write_bytes(b"")
+    ds = FGNET(root=str(fgnet_root), ages=[5], images=True).load()
+    assert [p.split("/")[-1] for p in ds.items["path"]] == ["001A05.JPG", "002A05.JPG"]
+    with pytest.raises(DataError, match="003a09"):
+        FGNET(root=str(fgnet_root), ages=[9], images=True).load()
+
+
+def test_read_pts_malformed(tmp_path):
+    p = tmp_path / "a.pts"
+    p.write_text("hello")
+    with pytest.raises(DataError, match="not a landmark file"):
+        read_pts(p)

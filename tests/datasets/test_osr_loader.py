@@ -1,0 +1,42 @@
+"""The OSR loader."""
+
+
+import numpy as np
+import pytest
+
+from rankbench.errors import DataError
+from rankbench.registry import datasets
+
+
+def write_jpg(path, seed):
+    import cv2
+
+    img = np.random.default_rng(seed).integers(0, 255, size=(40, 40, 3), dtype=np.uint8)
+    cv2.imwrite(str(path), img)
+
+
+def make_osr(root, csv=None, extra=None):
+    (root / "images").mkdir(parents=True)
+    for c in ("coast", "forest", "street"):
+        for i in range(5):
+            write_jpg(root / "images" / f"{c}_img{i}.jpg", i)
+    if extra:
+        write_jpg(root / "images" / extra, 99)
+    (root / "relative_ordering.csv").write_text(csv or "# strengths\nattribute,coast,forest,street\n"
+                                                "natural,3,3,1\nopen,3,1,2\n")
+    return root
+
+
+def test_osr_loader_and_errors(tmp_path):
+    d = datasets.build("osr", {"root": str(make_osr(tmp_path / "osr"))}).load()
+    assert len(d) == 15 and set(d.items.category) == {"coast", "forest", "street"}
+    assert "train" not in d.items.columns
+    assert d.info["strength"].loc["street", "open"] == 2
+    assert len(datasets.build("osr", {"root": str(tmp_path / "osr"), "n_per_category": 2}).load()) == 6
+    with pytest.raises(DataError, match="no known category prefix"):
+        datasets.build("osr", {"root": str(make_osr(tmp_path / "o2", extra="desert_x.jpg"))}).load()
+    with pytest.raises(DataError, match="numeric"):
+        datasets.build("osr", {"root": str(make_osr(tmp_path / "o3", csv="attribute,coast\nnatural,high\n"))}).load()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="relative_ordering.csv"):
+        datasets.build("osr", {"root": str(tmp_path / "empty")}).load()

@@ -1,0 +1,65 @@
+"""The UMIST loader and PGM reader."""
+
+
+import numpy as np
+import pytest
+
+from rankbench.datasets.umist import UMIST, read_pgm
+from rankbench.errors import ConfigError, DataError
+
+
+def _write_pgm(path, h=112, w=92, value=7, comment=False):
+    header = b"P5\n" + (b"# made by a test\n" if comment else b"") + f"{w} {h}\n255\n".encode()
+    path.write_bytes(header + np.full(h * w, value, np.uint8).tobytes())
+
+
+@pytest.fixture
+def umist_root(tmp_path):
+    for subj, n in (("1a", 2), ("1b", 3)):
+        face = tmp_path / "umist_cropped" / subj / "face"
+        face.mkdir(parents=True)
+        for i in range(n):
+            _write_pgm(face / f"{subj}{i:03d}.pgm", value=i, comment=(i == 1))
+    (tmp_path / "umist_cropped" / "license.html").write_text("licence")
+    (tmp_path / "labels.csv").write_text("# derived\nsubject,paper_label\n1a,0\n1b,2\n")
+    return tmp_path
+
+
+def test_umist_loads_layout_and_labels(umist_root):
+    ds = UMIST(root=str(umist_root), labels={"1a": 0, "1b": 2}).load()
+    assert len(ds) == 5 and list(ds.items["subject"]) == ["1a"] * 2 + ["1b"] * 3
+    assert ds.arrays["images"].shape == (5, 112, 92)
+    assert list(ds.items["label"]) == [0, 0, 2, 2, 2]
+    assert ds.image(3).shape == (112, 92) and ds.image(3)[0, 0] == 1
+    csv = UMIST(root=str(umist_root), labels="labels.csv").load()  # relative to the dataset folder
+    assert list(csv.items["label"]) == [0, 0, 2, 2, 2]
+    assert "label" not in UMIST(root=str(umist_root)).load().items.columns
+
+
+def test_umist_errors(umist_root):
+    with pytest.raises(DataError, match="1c"):
+        UMIST(root=str(umist_root), labels={"1a": 0, "1b": 2, "1c": 1}).load()
+    with pytest.raises(ConfigError, match="1b"):
+        UMIST(root=str(umist_root), labels={"1a": 0}).load()
+    with pytest.raises(ConfigError, match="not found"):
+        UMIST(root=str(umist_root), labels="nope.csv").load()
+    _write_pgm(umist_root / "umist_cropped" / "1a" / "face" / "1a009.pgm", h=100)
+    with pytest.raises(DataError, match="1a009.pgm.*expected 92x112"):
+        UMIST(root=str(umist_root)).load()
+    (umist_root / "umist_cropped" / "1a" / "face" / "1a009.pgm").unlink()
+    (umist_root / "umist_cropped" / "1a" / "face" / "1a010.jpg").write_bytes(b"\xff\xd8")
+    with pytest.raises(DataError, match="1a010.jpg is not a .pgm"):
+        UMIST(root=str(umist_root)).load()
+    (umist_root / "empty").mkdir()
+    with pytest.raises(DataError, match="umist_cropped"):
+        UMIST(root=str(umist_root / "empty")).load()
+
+
+def test_read_pgm_rejects_non_pgm(tmp_path):
+    p = tmp_path / "x.pgm"
+    p.write_bytes(b"P6\n2 2\n255\n" + bytes(12))
+    with pytest.raises(DataError, match="not a binary PGM"):
+        read_pgm(p)
+    p.write_bytes(b"P5\n92 112\n255\n" + bytes(10))
+    with pytest.raises(DataError, match="truncated"):
+        read_pgm(p)

@@ -1,0 +1,62 @@
+"""The VIPeR loader: real layout, data root, and one-line errors."""
+
+
+import cv2
+import numpy as np
+import pytest
+
+from rankbench.datasets.viper import VIPeR
+from rankbench.errors import DataError
+
+
+def _write(path, h, w, seed):
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert cv2.imwrite(str(path), img)
+
+
+def make_viper(root, people=(0, 5, 17), angles=(0, 90)):
+    for i, p in enumerate(people):
+        _write(root / "cam_a" / f"{p:03d}_{angles[0]}.bmp", 128, 48, i)
+        _write(root / "cam_b" / f"{p:03d}_{angles[1]}.bmp", 128, 48, 100 + i)
+    return root
+
+
+def test_viper_loads_real_layout(tmp_path):
+    ds = VIPeR(root=make_viper(tmp_path / "viper")).load()
+    assert len(ds) == 6
+    assert list(ds.items.columns) == ["id", "identity", "cam", "angle", "path"]
+    assert list(ds.items["cam"]) == ["a"] * 3 + ["b"] * 3
+    assert list(ds.items["identity"][:3]) == ["000", "005", "017"]
+    assert set(ds.items["angle"]) == {0, 90}
+    assert ds.image(0).shape == (128, 48, 3)
+
+
+def test_viper_data_root_and_missing_camera(tmp_path):
+    make_viper(tmp_path / "viper")
+    assert len(VIPeR().load(str(tmp_path))) == 6
+    for f in (tmp_path / "viper" / "cam_b").iterdir():
+        f.unlink()
+    (tmp_path / "viper" / "cam_b").rmdir()
+    with pytest.raises(DataError, match="cam_b"):
+        VIPeR().load(str(tmp_path))
+
+
+def test_viper_person_in_one_camera_only(tmp_path):
+    root = make_viper(tmp_path / "viper")
+    _write(root / "cam_a" / "042_45.bmp", 128, 48, 7)
+    with pytest.raises(DataError, match="person 042 appears only in cam_a"):
+        VIPeR(root=root).load()
+
+
+def test_viper_unreadable_image(tmp_path):
+    root = make_viper(tmp_path / "viper")
+    (root / "cam_b" / "005_90.bmp").write_bytes(b"not a bitmap")
+    with pytest.raises(DataError, match="005_90.bmp"):
+        VIPeR(root=root).load()
+
+
+def test_viper_missing_folder(tmp_path):
+    with pytest.raises(DataError, match="expected layout"):
+        VIPeR().load(str(tmp_path))

@@ -1,0 +1,59 @@
+"""The feature cache: reused when nothing changed, recomputed when anything did, never trusted corrupt."""
+
+import numpy as np
+import pandas as pd
+
+from rankbench.datasets.base import Dataset
+from rankbench.engine.cache import get_features
+from rankbench.features.base import Extractor
+
+
+class Counting(Extractor):
+    calls = 0
+    execution_params = ("batch",)
+
+    def __init__(self, scale=1.0, batch=4):
+        self.scale = scale
+        self.batch = batch
+
+    def transform_image(self, img):
+        Counting.calls += 1
+        return img.reshape(-1).astype(float) * self.scale
+
+
+Counting.registry_name = "counting"
+
+
+def toy(fp="f1", n=5):
+    imgs = np.arange(n * 4 * 4 * 3, dtype=np.uint8).reshape(n, 4, 4, 3)
+    return Dataset("toy", pd.DataFrame({"id": [str(i) for i in range(n)]}), arrays={"images": imgs}, fingerprint=fp)
+
+
+def test_feature_cache_reuses_and_is_keyed_by_params(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    ds = toy()
+    Counting.calls = 0
+    a = get_features(ds, Counting())
+    assert Counting.calls == 5
+    b = get_features(ds, Counting(batch=2))  # an execution parameter does not key the cache
+    assert Counting.calls == 5 and np.array_equal(a, b)
+    c = get_features(ds, Counting(scale=2.0))
+    assert Counting.calls == 10 and np.allclose(c, 2 * a)
+    ds.fingerprint = "f2"  # other content: computed afresh
+    get_features(ds, Counting())
+    assert Counting.calls == 15
+
+
+def test_corrupt_cache_entry_is_recomputed(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    ds = toy("x", 1)
+    get_features(ds, Counting())
+    for p in (tmp_path / "features").glob("*.npy"):
+        p.write_bytes(b"garbage")
+    Counting.calls = 0
+    assert get_features(ds, Counting()).shape == (1, 48) and Counting.calls == 1
+
+
+def test_parallel_extraction_equals_serial():
+    ds = toy("p", 70)
+    assert np.array_equal(Counting().extract(ds, n_jobs=2), Counting().extract(ds, n_jobs=1))

@@ -1,0 +1,43 @@
+"""Preprocessing inside the training split: scikit-learn's Pipeline, fitted on training rows only."""
+
+import numpy as np
+from sklearn.base import clone
+
+from rankbench.engine.pipeline import RankerPipeline
+from rankbench.preprocess.pca import PCA
+from rankbench.preprocess.scalers import Standardize
+from rankbench.rankers.base import capabilities, diagnostics, fit_accepts
+from rankbench.rankers.baselines.template import Euclidean
+
+
+def test_steps_are_fitted_on_training_rows_only():
+    rng = np.random.default_rng(0)
+    train, test = rng.normal(size=(20, 6)), rng.normal(loc=100, size=(5, 6))
+    pipe = RankerPipeline([("pca", PCA(n_components=3)), ("ranker", Euclidean())]).fit(train, np.arange(20))
+    ref = PCA(n_components=3).fit(train)
+    assert np.allclose(pipe.named_steps["pca"].mean_, train.mean(axis=0))
+    assert np.allclose(pipe.transform(test), ref.transform(test))
+    assert np.allclose(pipe.similarity(test, test), Euclidean().fit(ref.transform(train)).similarity(
+        ref.transform(test), ref.transform(test)))
+
+
+def test_wrapper_reports_the_rankers_capabilities():
+    pipe = RankerPipeline([("z", Standardize()), ("ranker", Euclidean())])
+    assert capabilities(pipe) == capabilities(Euclidean()) == {"metric", "pair_scorer"}
+    assert not fit_accepts(pipe, "constraints") and fit_accepts(pipe, "cams")
+    assert diagnostics(pipe) == {}
+    assert isinstance(clone(pipe), RankerPipeline)
+
+
+def test_pca_matches_sklearn_subspace():
+    from sklearn.decomposition import PCA as SkPCA
+
+    X = np.random.default_rng(1).normal(size=(30, 50))
+    ours = PCA(n_components=5).fit(X).transform(X)
+    ref = SkPCA(n_components=5).fit(X).transform(X)
+    assert np.allclose(np.abs(ours), np.abs(ref), atol=1e-8)
+
+
+def test_pca_clips_to_the_directions_with_variance():
+    X = np.random.default_rng(2).normal(size=(10, 200))
+    assert PCA(n_components=150).fit(X).components_.shape == (9, 200)  # centring removes one

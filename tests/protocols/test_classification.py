@@ -1,0 +1,127 @@
+"""The classification protocol with pairwise constraints."""
+
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankbench.datasets.base import Dataset
+from rankbench.errors import ConfigError
+from rankbench.protocols.classification import draw_pairs
+from rankbench.rankers.base import Classifier
+from rankbench.registry import protocols
+from rankbench.utils.meter import Meter
+
+
+def blobs(n_per=30, k=3, seed=0, train_col=False):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0, 4, (k, 2))
+    y = np.repeat(np.arange(k), n_per) * 10 + 5  # labels that are not 0..k-1
+    X = centres[np.repeat(np.arange(k), n_per)] + rng.normal(size=(k * n_per, 2))
+    items = pd.DataFrame({"id": [f"i{i}" for i in range(len(y))], "label": y})
+    if train_col:
+        items["train"] = rng.random(len(y)) < 0.6
+    return X, Dataset(name="blobs", items=items, arrays={"feat": X})
+
+
+class Recorder(Classifier):
+    """Remembers what fit received; predicts class code 0."""
+
+    def fit(self, X, y, constraints=None):
+        self.X, self.y, self.constraints = X, y, constraints
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), int)
+
+
+class NoConstraints(Recorder):
+    def fit(self, X, y):
+        return super().fit(X, y)
+
+
+def evaluate_with(ranker, protocol, X, ds, seed=0):
+    protocol.check_dataset(ds)
+    sp = protocol.split(ds, np.random.default_rng(seed))
+    return sp, protocol.evaluate(lambda: ranker, X, ds, sp, Meter(measure_memory=False))
+
+
+@pytest.mark.parametrize("kind", ["any", "same", "different"])
+def test_draw_pairs_distinct_and_labelled_from_ground_truth(kind):
+    labels = np.repeat([3, 7, 9], 10)
+    rows = np.arange(0, 30, 2)
+    P = draw_pairs(labels, rows, 12, kind, np.random.default_rng(0))
+    assert P.shape == (12, 3)
+    assert np.isin(P[:, :2], rows).all() and (P[:, 0] != P[:, 1]).all()
+    assert len({tuple(sorted(p)) for p in P[:, :2].tolist()}) == 12
+    assert (P[:, 2] == (labels[P[:, 0]] == labels[P[:, 1]])).all()
+    if kind != "any":
+        assert (P[:, 2] == (kind == "same")).all()
+    again = draw_pairs(labels, rows, 12, kind, np.random.default_rng(0))
+    assert (P == again).all()
+
+
+def test_draw_pairs_refuses_more_than_exist():
+    labels = np.array([0, 0, 1, 1])
+    with pytest.raises(ConfigError, match="n_constraints"):
+        draw_pairs(labels, np.arange(4), 3, "same", np.random.default_rng(0))
+
+
+def test_split_per_class_transductive():
+    X, ds = blobs()
+    p = protocols.build("classification", {"n_train_per_class": 4, "n_constraints": 6})
+    p.check_dataset(ds)
+    sp = p.split(ds, np.random.default_rng(1))
+    y = ds.items.label.to_numpy()
+    assert np.unique(y[sp["train"]], return_counts=True)[1].tolist() == [4, 4, 4]
+    assert sorted(sp["train"] + sp["test"]) == list(range(90))
+    C = np.array(sp["constraints"])
+    assert len(C) == 6 and not np.isin(C[:, :2], sp["train"]).any()
+    assert sp == p.split(ds, np.random.default_rng(1))
+
+
+def test_split_by_dataset_pool_and_test():
+    X, ds = blobs(train_col=True)
+    p = protocols.build("classification", {"split_by": "dataset", "train_fraction": 0.5, "n_constraints": 5})
+    p.check_dataset(ds)
+    sp = p.split(ds, np.random.default_rng(0))
+    tr = ds.items.train.to_numpy()
+    assert tr[sp["train"]].all() and not tr[sp["test"]].any()
+    assert sorted(sp["test"]) == np.flatnonzero(~tr).tolist()
+    C = np.array(sp["constraints"])
+    assert tr[C[:, :2]].all() and not np.isin(C[:, :2], sp["train"]).any()
+
+
+def test_constraint_rows_and_positions_reach_the_ranker():
+    X, ds = blobs()
+    p = protocols.build("classification", {"n_train_per_class": 3, "n_constraints": 5})
+    rec = Recorder()
+    sp, res = evaluate_with(rec, p, X, ds)
+    n_lab = len(sp["train"])
+    assert (rec.X[:n_lab] == X[sp["train"]]).all()
+    assert (rec.y[n_lab:] == -1).all() and set(rec.y[:n_lab]) == {0, 1, 2}  # codes, -1 unlabelled
+    C = np.array(sp["constraints"])
+    assert (rec.X[rec.constraints[:, 0]] == X[C[:, 0]]).all()
+    assert (rec.X[rec.constraints[:, 1]] == X[C[:, 1]]).all()
+    assert (rec.constraints[:, 2] == C[:, 2]).all()
+    assert res.extra["constraints_used"]
+    y = ds.items.label.to_numpy()
+    assert res.metrics["error_rate"] == pytest.approx(np.mean(y[sp["test"]] != y.min()))
+
+
+def test_classifiers_without_constraints_get_labelled_rows_only():
+    X, ds = blobs()
+    rec = NoConstraints()
+    sp, res = evaluate_with(rec, protocols.build("classification", {"n_train_per_class": 3, "n_constraints": 5}),
+                            X, ds)
+    assert len(rec.X) == len(sp["train"]) and rec.constraints is None and not res.extra["constraints_used"]
+
+
+def test_bad_parameters_are_config_errors():
+    X, ds = blobs()
+    for params, match in [({}, "n_train_per_class or train_fraction"),
+                          ({"n_train_per_class": 31}, "only 30"),
+                          ({"n_train_per_class": 2, "train_fraction": 0.5}, "not both"),
+                          ({"n_train_per_class": 2, "constraint_type": "maybe"}, "constraint_type")]:
+        with pytest.raises(ConfigError, match=match):
+            protocols.build("classification", params).check_dataset(ds)

@@ -1,0 +1,67 @@
+"""The relative-attribute comparison protocol."""
+
+
+import numpy as np
+import pytest
+
+from rankbench.errors import ConfigError, DataError
+from rankbench.metrics import pair_accuracy
+from rankbench.protocols.comparison import Comparison, training_pairs
+from rankbench.registry import datasets
+from rankbench.utils.meter import Meter
+
+
+def test_training_pairs_orientation_and_cap():
+    strength = np.array([1, 1, 2, 3, 3])
+    pairs, sign = training_pairs(strength, None, True, np.random.default_rng(0))
+    assert len(pairs) == 10 and (sign == 0).sum() == 2
+    o = sign == 1
+    assert (strength[pairs[o, 0]] > strength[pairs[o, 1]]).all()
+    assert (strength[pairs[~o, 0]] == strength[pairs[~o, 1]]).all()
+    pairs, sign = training_pairs(strength, 4, False, np.random.default_rng(0))
+    assert len(pairs) == 4 and (sign == 1).all()
+
+
+def test_comparison_protocol_on_synthetic():
+    from rankbench.rankers.ranksvm.linear import RankSVM
+
+    d = datasets.build("synthetic_attributes", {}).load()
+    p = Comparison(n_train_pairs=300)
+    split = p.split(d, np.random.default_rng(0))
+    assert set(split["train"]) == set(np.flatnonzero(d.items.train))
+    meter = Meter(measure_memory=False)
+    res = p.evaluate(lambda: RankSVM(C=1.0), d.arrays["feat"], d, split, meter)
+    attrs = d.info["attributes"]
+    assert set(res.metrics) == {"pair_acc", *[f"pair_acc/{a}" for a in attrs]}
+    assert res.metrics["pair_acc"] == pytest.approx(np.mean([res.metrics[f"pair_acc/{a}"] for a in attrs]))
+    assert res.metrics["pair_acc"] > 0.9 and meter.train_s > 0
+    assert all(v <= 300 for v in res.extra["n_train_pairs"].values())
+    # the grouped count agrees with listing every test pair
+    test = np.asarray(split["test"])
+    st = d.info["strength"]["attr0"].reindex(d.column("category")).to_numpy()[test]
+    scores = RankSVM().fit(d.arrays["feat"][split["train"]], *training_pairs(
+        d.info["strength"]["attr0"].reindex(d.column("category")).to_numpy()[split["train"]], None, True,
+        np.random.default_rng(0))).decision_function(d.arrays["feat"][test])
+    i, j = np.triu_indices(len(test), 1)
+    keep = st[i] != st[j]
+    P = np.where((st[i] > st[j])[keep, None], np.column_stack([i, j])[keep], np.column_stack([j, i])[keep])
+    from rankbench.metrics import grouped_pair_accuracy
+
+    acc, n = grouped_pair_accuracy(scores, st)
+    assert n == len(P) and acc == pytest.approx(pair_accuracy(scores, P, np.ones(len(P))))
+
+
+def test_comparison_draws_per_category_and_checks():
+    d = datasets.build("synthetic_attributes", {}).load()
+    d.items = d.items.drop(columns="train")
+    with pytest.raises(ConfigError, match="n_train_per_category"):
+        Comparison().check_dataset(d)
+    p = Comparison(n_train_per_category=3)
+    s1, s2 = p.split(d, np.random.default_rng(1)), p.split(d, np.random.default_rng(1))
+    assert s1 == s2
+    cats = d.column("category")[s1["train"]]
+    assert all((cats == c).sum() == 3 for c in set(cats))
+    with pytest.raises(ConfigError, match="unknown attribute 'smile'"):
+        Comparison(attributes=["smile"], n_train_per_category=3).check_dataset(d)
+    with pytest.raises(DataError, match="cannot draw"):
+        Comparison(n_train_per_category=50).split(d, np.random.default_rng(0))

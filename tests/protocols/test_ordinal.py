@@ -1,0 +1,46 @@
+"""The ordinal protocol: stratified seeded splits, checks, MAE."""
+
+
+import numpy as np
+import pytest
+
+from rankbench.datasets.synthetic_ordinal import SyntheticOrdinal
+from rankbench.errors import ConfigError, DataError
+from rankbench.protocols.ordinal import Ordinal
+from rankbench.rankers.baselines.template import Euclidean
+from rankbench.rankers.metric_learning.cmds_dml import CMDSDML
+from rankbench.utils.meter import Meter
+
+
+def test_ordinal_split_is_stratified_and_seeded():
+    ds = SyntheticOrdinal(n_labels=4, n_per_label=12).load()
+    p = Ordinal(n_per_label=5)
+    p.check_dataset(ds)
+    s1 = p.split(ds, np.random.default_rng(3))
+    s2 = p.split(ds, np.random.default_rng(3))
+    assert s1 == s2
+    y = ds.column("label")
+    assert np.bincount(y[s1["train"]].astype(int)).tolist() == [5] * 4
+    assert sorted(s1["train"] + s1["test"]) == list(range(len(ds)))
+
+
+def test_ordinal_checks():
+    ds = SyntheticOrdinal(n_labels=3, n_per_label=6).load()
+    with pytest.raises(ConfigError, match="n_per_label"):
+        Ordinal(n_per_label=6).check_dataset(ds)
+    with pytest.raises(DataError, match="'grade'"):
+        Ordinal(label_column="grade").check_dataset(ds)
+
+
+def test_ordinal_evaluate_scores_mae_and_times():
+    ds = SyntheticOrdinal(n_labels=4, n_per_label=40).load()
+    X = ds.arrays["feat"]
+    p = Ordinal(n_per_label=10, k=5)
+    res_e, res_c = [], []
+    for t in range(3):
+        split = p.split(ds, np.random.default_rng(t))
+        meter = Meter(measure_memory=False)
+        res_e.append(p.evaluate(Euclidean, X, ds, split, meter).metrics["mae"])
+        assert meter.train_s >= 0 and meter.test_s > 0
+        res_c.append(p.evaluate(lambda: CMDSDML(gamma=0.5, max_iter=300), X, ds, split, Meter()).metrics["mae"])
+    assert 0 <= np.mean(res_c) < np.mean(res_e)

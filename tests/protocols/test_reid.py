@@ -1,0 +1,73 @@
+"""Tests."""
+
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankbench.datasets.base import Dataset
+from rankbench.errors import ConfigError
+from rankbench.protocols.reid import ReIdentification
+from rankbench.rankers.baselines.template import L1Norm
+from rankbench.utils.meter import Meter
+
+
+def two_cam(n=20):
+    rows = [{"id": f"{p}{c}", "identity": p, "cam": c} for p in range(n) for c in "ab"]
+    return Dataset("toy", pd.DataFrame(rows))
+
+
+def multi_shot():
+    counts = [4, 2, 3, 1, 5, 2, 2, 3, 4, 2]  # person 3 has a single image
+    ids = np.repeat(np.arange(len(counts)), counts)
+    return Dataset("toy", pd.DataFrame({"id": [str(i) for i in range(len(ids))], "identity": ids}))
+
+
+def test_cam_mode_disjoint_people_and_views():
+    ds, proto = two_cam(), ReIdentification(n_test=8)
+    proto.check_dataset(ds)
+    sp = proto.split(ds, np.random.default_rng(0))
+    ids, cams = ds.column("identity"), ds.column("cam")
+    assert set(cams[sp["probe"]]) == {"a"} and set(cams[sp["gallery"]]) == {"b"}
+    assert sorted(ids[sp["probe"]]) == sorted(ids[sp["gallery"]]) and len(sp["probe"]) == 8
+    assert not set(ids[sp["train"]]) & set(ids[sp["probe"]]) and len(sp["train"]) == 24
+
+
+def test_one_random_gallery_and_single_image_people_left_out():
+    ds, proto = multi_shot(), ReIdentification(n_test=4, gallery="one_random")
+    proto.check_dataset(ds)
+    sp = proto.split(ds, np.random.default_rng(1))
+    ids = ds.column("identity")
+    g = ids[sp["gallery"]]
+    assert len(g) == len(set(g)) == 4
+    assert 3 not in g  # the single-image person is never a test person
+    for p in g:  # every other image of a test person is a probe
+        assert (ids[sp["probe"]] == p).sum() == (ids == p).sum() - 1
+
+
+def test_pair_mode_two_images_per_person():
+    ds, proto = multi_shot(), ReIdentification(n_test=4, gallery="pair")
+    sp = proto.split(ds, np.random.default_rng(2))
+    ids = ds.column("identity")
+    assert len(sp["probe"]) == len(sp["gallery"]) == 4
+    _, counts = np.unique(ids[sp["train"]], return_counts=True)
+    assert set(counts) == {2}
+
+
+def test_evaluate_perfect_features_give_full_cmc():
+    ds = two_cam(10)
+    X = np.repeat(np.eye(10), 2, axis=0)  # both views of a person identical
+    proto = ReIdentification(n_test=5, ranks=(1, 3))
+    res = proto.evaluate(L1Norm, X, ds, proto.split(ds, np.random.default_rng(0)), Meter())
+    assert res.metrics["cmc@1"] == 1.0 and res.metrics["nauc"] == 1.0 and len(res.curves["cmc"]) == 5
+
+
+@pytest.mark.parametrize("params, msg", [({"n_test": 20}, "n_test"), ({"gallery": "x"}, "gallery"),
+                                         ({"n_test": 5, "n_train": 30}, "n_train"),
+                                         ({"n_test": 5, "ranks": [1, 6]}, "ranks <= the gallery size"),
+                                         ({"ranks": [0, 5]}, "protocol.ranks"), ({"n_test": 1}, "n_test")])
+def test_bad_protocol_settings(params, msg):
+    from rankbench.registry import protocols
+
+    with pytest.raises(ConfigError, match=msg):
+        protocols.build("reid", params, "protocol").check_dataset(two_cam())

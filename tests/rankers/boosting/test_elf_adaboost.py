@@ -1,0 +1,137 @@
+"""ELF's AdaBoost over histogram and single-dimension units, its variants and its encoder."""
+
+
+import numpy as np
+import pytest
+
+from rankbench.features.elf_regions import ELFRegions
+from rankbench.metrics import cmc_curve
+from rankbench.rankers.boosting.elf import ELFAdaBoost
+
+SMALL = dict(n_cells=4, heights=(1, 2, 4), stride=0.5, n_bins=8,
+             gabor_bank=((0.3, 0.0, 4, 2),), schmid_bank=((2, 1),))
+
+
+def toy(n=20, nb=4, H=3, seed=7):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n), 2)
+    cams = np.tile(["a", "b"], n)
+    X = rng.random((2 * n, H * nb))
+    X[:, nb:2 * nb] = rng.random((n, nb))[y] + 0.01 * rng.random((2 * n, nb))  # histogram 1 is stable
+    return X, y, cams
+
+
+def rank5(e, X, y, cams):
+    S = e.similarity(X[cams == "a"], X[cams == "b"])
+    assert S.shape == ((cams == "a").sum(), (cams == "b").sum())
+    return cmc_curve(S, y[cams == "a"], y[cams == "b"])[4]
+
+
+def test_elf_adaboost_picks_the_discriminative_histogram():
+    rng = np.random.default_rng(7)
+    n, nb, H = 20, 4, 3
+    y = np.repeat(np.arange(n), 2)
+    cams = np.tile(["a", "b"], n)
+    X = rng.random((2 * n, H * nb))
+    X[:, nb:2 * nb] = rng.random((n, nb))[y] + 0.01 * rng.random((2 * n, nb))  # histogram 1 is stable
+    e = ELFAdaBoost(n_rounds=15, n_bins=nb).fit(X, y, cams)
+    assert e.hists_[0] == 1
+    S = e.similarity(X[cams == "a"], X[cams == "b"])
+    assert cmc_curve(S, y[cams == "a"], y[cams == "b"])[4] >= 0.9
+    with pytest.raises(ValueError):
+        ELFAdaBoost(n_bins=5).fit(X, y, cams)
+
+
+@pytest.mark.parametrize("sampling", ["uniform", "hard"])
+@pytest.mark.parametrize("resample", [True, False])
+def test_sampled_negatives_find_the_stable_histogram(sampling, resample):
+    X, y, cams = toy()
+    e = ELFAdaBoost(n_rounds=15, n_bins=4, neg_per_pos=2, neg_sampling=sampling, resample=resample,
+                    random_state=0).fit(X, y, cams)
+    assert e.hists_[0] == 1
+    assert len(e.alphas_) == len(e.thresholds_) == len(e.scales_) and (e.alphas_ > 0).all()
+    assert rank5(e, X, y, cams) >= 0.9
+    # the same seed gives the same model
+    e2 = ELFAdaBoost(n_rounds=15, n_bins=4, neg_per_pos=2, neg_sampling=sampling, resample=resample,
+                     random_state=0).fit(X, y, cams)
+    np.testing.assert_array_equal(e.hists_, e2.hists_)
+
+
+@pytest.mark.parametrize("units,first", [("bin", range(4, 8)), ("both", [1, *range(3 + 4, 3 + 8)])])
+@pytest.mark.parametrize("neg_per_pos", [None, 3])
+def test_bin_units_pick_a_dimension_of_the_stable_histogram(units, first, neg_per_pos):
+    X, y, cams = toy()
+    e = ELFAdaBoost(n_rounds=20, n_bins=4, units=units, neg_per_pos=neg_per_pos, random_state=0).fit(X, y, cams)
+    assert e.hists_[0] in list(first)  # unit index: histograms first (for "both"), then dims
+    assert rank5(e, X, y, cams) >= 0.9
+
+
+def test_unit_distances_agree_between_grid_and_pairs():
+    X, y, cams = toy()
+    e = ELFAdaBoost(n_bins=4, units="both")
+    A, B = X[cams == "a"], X[cams == "b"]
+    G = e._grid_distances(A, B)
+    np.testing.assert_allclose(G[np.arange(len(A)), np.arange(len(A))], e._pair_distances(A, B), rtol=1e-6)
+    assert G.shape[2] == 3 + 12
+    for u in (0, 2, 3, 14):
+        np.testing.assert_allclose(e._one_unit(X, np.flatnonzero(cams == "a"), np.flatnonzero(cams == "b"), u),
+                                   e._pair_distances(A, B)[:, u], rtol=1e-6)
+
+
+@pytest.mark.parametrize("score", ["margin", "tanh"])
+def test_real_valued_scores_keep_the_vote_sign_and_break_ties(score):
+    X, y, cams = toy()
+    vote = ELFAdaBoost(n_rounds=10, n_bins=4).fit(X, y, cams)
+    soft = ELFAdaBoost(n_rounds=10, n_bins=4, score=score).fit(X, y, cams)
+    np.testing.assert_array_equal(vote.hists_, soft.hists_)  # training does not depend on the score
+    A, B = X[cams == "a"], X[cams == "b"]
+    Sv, Ss = vote.similarity(A, B), soft.similarity(A, B)
+    assert len(np.unique(Ss)) > len(np.unique(Sv))
+    if score == "tanh":  # each term stays within +-alpha and keeps its vote's sign
+        assert np.all(np.abs(Ss) <= np.abs(vote.alphas_).sum() + 1e-9)
+    assert rank5(soft, X, y, cams) >= 0.9
+
+
+def test_bad_parameters_raise():
+    X, y, cams = toy()
+    for kw in ({"units": "pixels"}, {"score": "rank"}, {"neg_per_pos": 1, "neg_sampling": "odd"}):
+        with pytest.raises(ValueError):
+            ELFAdaBoost(n_rounds=3, n_bins=4, **kw).fit(X, y, cams)
+
+
+def test_encoder_matches_a_searchsorted_per_unit():
+    from rankbench.rankers.boosting.elf import _encoder
+
+    rng = np.random.default_rng(3)
+    thr = np.sort(rng.random((5, 7)) * 2, axis=1).astype(np.float32)
+    D = np.concatenate([rng.random((50, 5)) * 3, thr[None, :, 2], np.full((1, 5), 1e9)]).astype(np.float32)
+    got = _encoder(thr)(D)
+    want = np.stack([np.searchsorted(thr[u], D[:, u], side="left") for u in range(5)], axis=1)
+    np.testing.assert_array_equal(got, want)  # ties go to the threshold itself (d <= theta)
+    assert (got[-1] == 7).all()                 # beyond every threshold: the "always +1" code
+
+
+def test_elf_ranker_boosts_over_region_histograms():
+    # two cameras, identity encoded in the colour of the legs (bottom half) only
+    rng = np.random.default_rng(1)
+    n = 10
+    colours = rng.integers(0, 256, (n, 3))
+    ex = ELFRegions(**SMALL)
+    X, y, cams = [], [], []
+    for i in range(n):
+        for cam in "ab":
+            im = rng.integers(0, 256, (16, 6, 3)).astype(np.uint8)
+            im[8:] = np.clip(colours[i] + rng.normal(0, 4, (8, 6, 3)), 0, 255).astype(np.uint8)
+            X.append(ex.transform_image(im))
+            y.append(i)
+            cams.append(cam)
+    X, y, cams = np.array(X), np.array(y), np.array(cams)
+    e = ELFAdaBoost(n_rounds=20, n_bins=8, n_thresholds=16).fit(X, y, cams)
+    assert len(e.alphas_) > 0 and (e.hists_ < X.shape[1] // 8).all()
+    # chosen regions lie in the bottom half: region index -> (start, height) -> start >= 2 cells
+    R = len(ex.regions())
+    first = ex.regions()[int(e.hists_[0]) % R]
+    assert first[0] >= 2
+    S = e.similarity(X[cams == "a"], X[cams == "b"])
+    assert S.shape == (n, n)
+    assert (S.argmax(1) == np.arange(n)).mean() >= 0.8

@@ -1,0 +1,155 @@
+"""cMDS-DML (Yu & Li): eq. 8, Algorithm 1, Theorem 1, gradient, descent."""
+
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from rankbench.metrics import knn_regress, mae
+from rankbench.rankers.metric_learning import cmds_dml as C
+
+
+def _data(n_per=8, d=12, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0.0, 1.0, 2.0], n_per)
+    X = rng.normal(size=(len(y), d))
+    X[:, 0] += 2.0 * y
+    return X, y
+
+
+def _pairwise(Y):
+    return np.sqrt(((Y[:, None] - Y[None]) ** 2).sum(-1))
+
+
+def _naive_descent(X, Y, V, v2, s, mu, gamma, rho, sigma, r, iters):
+    """Algorithm 2 S4-S6 written directly in d-space, for comparison."""
+    L, c = np.eye(s, X.shape[1]), 1.0
+    for _ in range(iters):
+        gL, gc = C.gradient(L, c, X, Y, V, v2, mu)
+        g2 = (gL**2).sum() + gc**2
+        f = C.objective(L, c, X, Y, V, v2, mu)
+        for m in range(1, r + 1):
+            a = gamma * rho**m
+            if C.objective(L - a * gL, c - a * gc, X, Y, V, v2, mu) - f <= -sigma * a * g2:
+                break
+        L, c = L - a * gL, c - a * gc
+    return L, c
+
+
+def test_label_distance_matrix_eq8():
+    D = C.label_distance_matrix(np.array([0, 0, 1, 3]), beta=1.0)
+    assert D[0, 1] == 0 and D[0, 2] == 4 and D[0, 3] == 16 and D[2, 3] == 9
+    np.testing.assert_array_equal(D, D.T)
+
+
+@pytest.mark.parametrize("labels", [[0, 1, 2], [1, 2, 3, 4, 5], [0, 1, 4]])
+def test_direct_and_algorithm1_give_the_same_distances(labels):
+    rng = np.random.default_rng(1)
+    r = rng.permutation(np.repeat(labels, [3, 5, 4, 2, 6][: len(labels)]).astype(float))
+    s = max(3, len(labels) - 1)  # exact when s covers Delta's embedding dimension (see mds_from_labels)
+    Yd = C.classical_mds(C.label_distance_matrix(r, 1.0), s)
+    Ya = C.mds_from_labels(r, s, 1.0)
+    assert Yd.shape == Ya.shape == (len(r), s)
+    np.testing.assert_allclose(_pairwise(Yd), _pairwise(Ya), atol=1e-8)
+    # both reproduce D exactly (an EDM for beta = 1 >= Theorem 1's bound) and are centred
+    np.testing.assert_allclose(_pairwise(Ya) ** 2, C.label_distance_matrix(r, 1.0), atol=1e-8)
+    np.testing.assert_allclose(Ya.sum(axis=0), 0, atol=1e-9)
+    np.testing.assert_allclose(Yd.sum(axis=0), 0, atol=1e-9)
+
+
+def test_theorem1_bound():
+    assert C.beta_lower_bound([0, 1, 2]) == pytest.approx(0.0, abs=1e-12)  # the paper's mu_0 = 0
+    r = np.array([0.0, 1.0, 5.0, 6.0])
+    b = C.beta_lower_bound(r)
+    for beta in (max(b, 0.0), max(b, 0.0) + 1.0):
+        D = C.label_distance_matrix(r, beta)
+        J = np.eye(4) - 0.25
+        assert np.linalg.eigvalsh(-0.5 * J @ D @ J).min() > -1e-9
+
+
+def test_target_neighbours_same_label_k_each():
+    X, y = _data()
+    pairs = C.target_neighbours(X, y, 3)
+    assert len(pairs) == 3 * len(X)
+    assert (y[pairs[:, 0]] == y[pairs[:, 1]]).all() and (pairs[:, 0] != pairs[:, 1]).all()
+    # the chosen ones are the nearest same-label points
+    i = 0
+    same = np.flatnonzero((y == y[i]) & (np.arange(len(y)) != i))
+    d = ((X[same] - X[i]) ** 2).sum(1)
+    assert set(pairs[pairs[:, 0] == i, 1]) == set(same[np.argsort(d)[:3]])
+
+
+def test_gradient_matches_finite_differences():
+    X, y = _data(d=6)
+    X = X - X.mean(0)
+    Y = C.classical_mds(C.label_distance_matrix(y, 1.0), 2)
+    pairs = C.target_neighbours(X, y, 2)
+    V = X[pairs[:, 0]] - X[pairs[:, 1]]
+    v2 = (V**2).sum(1)
+    rng = np.random.default_rng(3)
+    L, c, mu = rng.normal(size=(2, 6)), 0.7, 0.05  # mu large enough for both terms to matter
+    gL, gc = C.gradient(L, c, X, Y, V, v2, mu)
+    h = 1e-6
+    num = np.zeros_like(L)
+    for idx in np.ndindex(L.shape):
+        E = np.zeros_like(L)
+        E[idx] = h
+        num[idx] = (C.objective(L + E, c, X, Y, V, v2, mu) - C.objective(L - E, c, X, Y, V, v2, mu)) / (2 * h)
+    np.testing.assert_allclose(gL, num, rtol=1e-5, atol=1e-6)
+    num_c = (C.objective(L, c + h, X, Y, V, v2, mu) - C.objective(L, c - h, X, Y, V, v2, mu)) / (2 * h)
+    assert gc == pytest.approx(num_c, rel=1e-5)
+
+
+def test_gram_descent_equals_naive_steepest_descent():
+    X, y = _data(d=15)
+    m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1, max_iter=40, tol=0.0).fit(X, y)
+    Xc = X - X.mean(0)
+    V = Xc[m.target_pairs_[:, 0]] - Xc[m.target_pairs_[:, 1]]
+    L, c = _naive_descent(Xc, m.ideal_points_, V, (V**2).sum(1), 3, 1e-3, 0.1, 0.5, 0.05, 20, 40)
+    assert m.n_iter_ == 40
+    np.testing.assert_allclose(m.L_, L, rtol=1e-7, atol=1e-9)
+    assert m.c_ == pytest.approx(c, rel=1e-9)
+
+
+def test_descent_decreases_objective_and_stops_on_tol():
+    X, y = _data()
+    m0 = C.CMDSDML(gamma=0.1, max_iter=0).fit(X, y)
+    m = C.CMDSDML(gamma=0.1, max_iter=5000, tol=1e-4).fit(X, y)
+    assert m.objective_ < m0.objective_
+    assert m.stop_reason_ == "tol" and m.grad_norm_ <= 1e-4
+    np.testing.assert_allclose(m0.L_, np.eye(3, X.shape[1]))  # L0 = first s rows of I
+
+
+def test_line_search_failure_stops_without_diverging():
+    X, y = _data()
+    m = C.CMDSDML(gamma=1e6, r=3, max_iter=50).fit(X * 100, y)
+    assert m.stop_reason_ == "line search" and m.n_iter_ == 0
+    assert np.isfinite(m.L_).all()
+
+
+def test_cmds_dml_learns_ordinal_structure():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0.0, 1.0, 2.0], 30)
+    X = np.hstack([y[:, None] + 0.3 * rng.normal(size=(90, 1)), 3.0 * rng.normal(size=(90, 9))])
+    tr = np.concatenate([np.flatnonzero(y == v)[:10] for v in (0, 1, 2)])
+    te = np.setdiff1d(np.arange(90), tr)
+    m = C.CMDSDML(s=2, gamma=0.05, max_iter=500).fit(X[tr], y[tr])
+    ours = mae(y[te], knn_regress(m.transform(X[tr]), y[tr], m.transform(X[te]), 5))
+    eucl = mae(y[te], knn_regress(X[tr], y[tr], X[te], 5))
+    assert ours < eucl
+    assert m.transform(X[te]).shape == (len(te), 2)
+
+
+def test_sklearn_conventions():
+    m = C.CMDSDML(s=2, K=4)
+    assert clone(m).get_params() == m.get_params()
+    assert not hasattr(m, "L_")
+    X, y = _data()
+    assert m.fit(X, y) is m
+    with pytest.raises(ValueError):
+        C.CMDSDML(mds="nope").fit(X, y)
+    # both S2 routes give the same fit (same distances; MDS sign/rotation may differ, but the
+    # Gram route only needs distances through y via the fitting term, so compare embeddings' geometry)
+    a = C.CMDSDML(mds="direct", gamma=0.05, max_iter=50).fit(X, y)
+    b = C.CMDSDML(mds="labels", gamma=0.05, max_iter=50).fit(X, y)
+    np.testing.assert_allclose(_pairwise(a.ideal_points_), _pairwise(b.ideal_points_), atol=1e-8)

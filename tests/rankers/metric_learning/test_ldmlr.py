@@ -1,0 +1,60 @@
+"""LDMLR (Li et al. 2015): weights, gradient, PSD projection."""
+
+
+import numpy as np
+import pytest
+
+from rankbench.rankers.metric_learning import cmds_dml as C
+from rankbench.rankers.metric_learning import ldmlr as LD
+
+
+def _data(n_per=8, d=12, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0.0, 1.0, 2.0], n_per)
+    X = rng.normal(size=(len(y), d))
+    X[:, 0] += 2.0 * y
+    return X, y
+
+
+def test_ordinal_weights_eq3():
+    W = LD.ordinal_weights(np.array([1, 1, 2, 4]), p=2)
+    assert W[0, 1] == 0 and W[0, 2] == 4 and W[0, 3] == 16 and W[2, 3] == 9
+
+
+def test_ldmlr_gradient_matches_finite_differences():
+    X, y = _data(d=5)
+    X = X - X.mean(0)
+    W = LD.ordinal_weights(y, 1.0)
+    M = 2 * X.T @ (np.diag(W.sum(1)) - W) @ X
+    # <A, M> is the weighted sum of squared distances
+    A = np.cov(np.random.default_rng(2).normal(size=(5, 20)))
+    direct = sum(W[i, j] * (X[i] - X[j]) @ A @ (X[i] - X[j]) for i in range(len(X)) for j in range(len(X)))
+    assert (A * M).sum() == pytest.approx(direct, rel=1e-10)
+    pairs = C.target_neighbours(X, y, 2)
+    V = X[pairs[:, 0]] - X[pairs[:, 1]]
+    v2 = (V**2).sum(1)
+    G = LD.h_gradient(A, M, V, v2, 0.3)
+    h = 1e-6
+    for idx in [(0, 0), (1, 3), (4, 2)]:
+        E = np.zeros_like(A)
+        E[idx] = h
+        num = (LD.h_objective(A + E, M, V, v2, 0.3) - LD.h_objective(A - E, M, V, v2, 0.3)) / (2 * h)
+        assert G[idx] == pytest.approx(num, rel=1e-5, abs=1e-6)
+
+
+def test_psd_projection():
+    B = np.diag([2.0, -1.0, 0.5])
+    np.testing.assert_allclose(LD.psd_project(B), np.diag([2.0, 0.0, 0.5]))
+
+
+def test_ldmlr_fit_is_psd_and_distances_match_A():
+    X, y = _data()
+    m = LD.LDMLR(K=3, T_max=20).fit(X, y)
+    assert np.linalg.eigvalsh(m.A_).min() > -1e-9
+    Z = m.transform(X[:4])
+    Xs = (X[:4] - m.mean_) / m.scale_
+    d = Xs[0] - Xs[1]
+    assert ((Z[0] - Z[1]) ** 2).sum() == pytest.approx(d @ m.A_ @ d, rel=1e-8)
+    # a vanishing step leaves the identity metric
+    m0 = LD.LDMLR(K=3, T_max=5, step=1e-12).fit(X, y)
+    np.testing.assert_allclose(m0.A_, np.eye(X.shape[1]), atol=1e-8)

@@ -1,0 +1,42 @@
+"""Ensemble RankSVM: the boosting equations 9-11 and the normalised weak rankers."""
+
+
+import numpy as np
+
+from rankbench.metrics import cmc_curve
+from rankbench.rankers.ranksvm.ensemble import EnsembleRankSVM, boost
+
+
+def two_cam(n=12, d=7, noise=0.3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n), 2)
+    cams = np.tile(np.array(["a", "b"]), n)
+    X = rng.random((n, d))[y] + noise * rng.random((2 * n, d))
+    return X, y, cams
+
+
+def test_boost_follows_equations_9_to_11():
+    U = np.array([[0.5, -0.1], [0.4, 0.3], [-0.2, 0.2], [0.1, 0.4]])
+    alphas, chosen = boost(U, 2)
+    # round 1, D uniform: weighted errors (eq. 9) are 1/4 for both; argmin takes the first
+    D = np.full(4, 0.25)
+    assert chosen[0] == 0
+    r = D @ U[:, 0]
+    assert np.isclose(alphas[0], 0.5 * np.log((1 + r) / (1 - r)))      # eq. 11
+    D = D * np.exp(-alphas[0] * U[:, 0])                                 # eq. 10
+    D /= D.sum()
+    k = np.argmin(D @ (U <= 0))
+    assert chosen[1] == k
+    r = D @ U[:, k]
+    assert np.isclose(alphas[1], 0.5 * np.log((1 + r) / (1 - r)))
+
+
+def test_ensemble_normalises_and_combines_weak_rankers():
+    X, y, cams = two_cam(25, 6, noise=0.3, seed=5)
+    e = EnsembleRankSVM(n_groups=5, C_grid=(0.01, 1.0), n_rounds=20, random_state=0).fit(X, y, cams)
+    assert e.weak_.shape == (6, 10)  # N = s x n weak rankers
+    U = -e._pair_margins(X, y, cams, e.weak_)
+    assert np.abs(U).max() <= 0.5 + 1e-5  # normalised by 2 max |w^T (x- - x+)|
+    np.testing.assert_allclose(e.coef_, e.weak_[:, e.chosen_] @ e.alphas_)
+    pa, pb = cams == "a", cams == "b"
+    assert cmc_curve(e.similarity(X[pa], X[pb]), y[pa], y[pb])[0] >= 0.8
