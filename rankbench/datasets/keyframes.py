@@ -5,8 +5,8 @@ This is the data side of Merler, Yan & Smith's experiments (Imbalanced RankBoost
 52,347 TRECVID 2007 development keyframes, 20 concepts, 100 low-level feature types): each concept
 is one retrieval task over the collection.
 
-Relevance convention (shared by every retrieval loader that has unjudged items)
-------------------------------------------------------------------------------
+Relevance convention (``base.RELEVANCE_CODES``, shared by the retrieval loaders)
+--------------------------------------------------------------------------------
 ``arrays["relevance"]`` is int8, items x concepts: 1 = relevant, 0 = judged not relevant,
 -1 = unjudged. Unjudged items are left out of that concept's training and of its AP, as
 ``trec_eval -J`` does. Note that the annotation *files* use TRECVID's own codes (1 / -1 / 0, see
@@ -25,15 +25,12 @@ from pydantic import Field
 
 from ..errors import ConfigError, DataError
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, read_image, require_dir
+from .base import RELEVANCE_CODES, Dataset, Loader, fingerprint_files, read_image, require_dir
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp")
 #: label in an annotation file -> relevance code in arrays["relevance"]
 FILE_LABELS = {"1": 1, "+1": 1, "-1": 0, "0": -1}
 _TRECVID_SHOT = re.compile(r"^shot(\d+)_\d+")
-
-#: relevance codes, as stored in ``info["relevance_codes"]``
-RELEVANCE_CODES = {1: "relevant", 0: "judged not relevant", -1: "unjudged"}
 
 
 def video_group(keyframe_id: str) -> str:
