@@ -49,7 +49,7 @@ class SyntheticCollection(Loader):
     - ``"table"`` (default, no data needed): concept c has ``max(1, round(rate_c * n_items))``
       positives at uniformly random items, with rate_c the positive rate of column c of the real
       TRECVID 2006 ground truth (:data:`TRECVID2006_POSITIVES` / 79,484, from
-      ``trecvid2006-labels/MANIFEST.txt``: 0.028 % to 1.96 %, 0.63 % on average). Concepts are
+      ``trecvid2006-labels/MANIFEST.txt``: 0.028 % to 1.96 %, 0.57 % on average). Concepts are
       drawn independently, so there is no co-occurrence and no clustering in time.
     - ``"trecvid2006"``: ``n_items`` rows of ``<data-root>/trecvid2006-labels/tv06_gt.mat``
       (79,484 x 20, {0, 1}) drawn without replacement and kept in their original order, so that

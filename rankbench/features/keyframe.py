@@ -106,13 +106,12 @@ def autocorrelogram(codes: np.ndarray, n_codes: int, distances, grid: int = 1) -
     ndarray, shape (grid * grid, len(distances), n_codes)
     """
     h, w = codes.shape
-    codes = np.ascontiguousarray(codes)
+    codes = np.ascontiguousarray(codes, dtype=np.uint8 if n_codes <= 256 else np.int32)
     key = (cell_map(h, w, grid) * n_codes + codes).ravel()
     size = grid * grid * n_codes
     out = np.zeros((len(distances), size))
     for j, k in enumerate(int(d) for d in distances):
-        match = np.zeros((h, w), np.int32)
-        valid = np.zeros((h, w), np.int32)
+        match = np.zeros((h, w), np.int16 if 8 * k < 2 ** 15 else np.int32)
         # half of the ring max(|dy|, |dx|) = k: the other half is the same pairs seen from p2
         ring = [(k, dx) for dx in range(-k, k + 1)] + [(dy, k) for dy in range(-k + 1, k)]
         for dy, dx in ring:
@@ -124,12 +123,21 @@ def autocorrelogram(codes: np.ndarray, n_codes: int, distances, grid: int = 1) -
             eq = codes[p1] == codes[p2]
             match[p1] += eq
             match[p2] += eq
-            valid[p1] += 1
-            valid[p2] += 1
         m = np.bincount(key, weights=match.ravel(), minlength=size)
-        v = np.bincount(key, weights=valid.ravel(), minlength=size)
+        v = np.bincount(key, weights=ring_sizes(h, w, k).ravel(), minlength=size)
         out[j] = np.divide(m, v, out=np.zeros(size), where=v > 0)
     return out.reshape(len(out), grid * grid, n_codes).transpose(1, 0, 2)
+
+
+def ring_sizes(h: int, w: int, k: int) -> np.ndarray:
+    """(H, W) number of pixels of the image at chessboard distance exactly k from each pixel: the
+    (2k+1)-square minus the (2k-1)-square, each clipped to the image (rows x columns, separable)."""
+
+    def span(n, r):  # pixels within r of each position along a side of length n
+        i = np.arange(n)
+        return np.minimum(i + r, n - 1) - np.maximum(i - r, 0) + 1
+
+    return np.outer(span(h, k), span(w, k)) - np.outer(span(h, k - 1), span(w, k - 1))
 
 
 def grid_moments(x: np.ndarray, grid: int) -> np.ndarray:
@@ -311,8 +319,7 @@ class ColorMoments(Extractor):
 
 @features.register("wavelet_texture")
 class WaveletTexture(Extractor):
-    """Haar wavelet texture: the energy of each detail sub-band of a multi-level 2-D Haar
-    decomposition of the grey image, per grid cell.
+    """Haar wavelet texture: energy of each detail sub-band of a multi-level 2-D Haar transform, per cell.
 
     The grey image (luma / 255, in [0, 1]) is decomposed by the orthonormal Haar transform of
     :func:`haar_bands` (numpy only); the energy of a sub-band in a cell is the root mean square of
@@ -345,8 +352,7 @@ class WaveletTexture(Extractor):
 
 @features.register("edge_histogram")
 class EdgeHistogram(Extractor):
-    """MPEG-7 edge histogram (EHD, ISO/IEC 15938-3): share of image blocks of each of 5 edge types
-    per grid cell.
+    """MPEG-7 edge histogram (EHD, ISO/IEC 15938-3): share of blocks of each of 5 edge types per cell.
 
     The grey image (luma, 0..255) is tiled by square image blocks of side
     ``floor(sqrt(H W / n_blocks) / 2) * 2`` (MPEG-7's rule for about 1100 blocks; at least 2); each
