@@ -128,7 +128,7 @@ class Keyframes(Loader):
             ids = sorted(images, key=natural_key)
             source = f"the images in {kf_dir}"
         for t in types:
-            fids, X, where = self._read_feature(t, feat_files[t], feat_dir)
+            fids, X, where = self._read_feature(feat_files[t])
             if not feats and images is None:
                 ids, source = sorted(fids, key=natural_key), str(where)
             feats[t] = self._align(X, fids, ids, where, source)
@@ -147,8 +147,9 @@ class Keyframes(Loader):
             if self.check_images:
                 for p in items["path"]:
                     read_image(p)
-        used = [concept_files[c] for c in concepts] + [f for t in types for f in feat_files[t]]
-        used += list(items["path"]) if images is not None else []
+        # the fingerprint keys the feature cache, so it covers what features are computed from
+        # (images, feature files), not the judgements: re-judging keeps the cached features
+        content = [f for t in types for f in feat_files[t]] + (list(items["path"]) if images is not None else [])
         return Dataset(
             name="keyframes",
             items=items,
@@ -157,7 +158,7 @@ class Keyframes(Loader):
                   "relevance_codes": RELEVANCE_CODES,
                   "n_judged": {c: int((R[:, j] >= 0).sum()) for j, c in enumerate(concepts)},
                   "n_relevant": {c: int((R[:, j] == 1).sum()) for j, c in enumerate(concepts)}},
-            fingerprint=fingerprint_files(used, extra="keyframes"),
+            fingerprint=fingerprint_files(content, extra="keyframes"),
         )
 
     # ------------------------------------------------------------------ helpers
@@ -231,7 +232,7 @@ class Keyframes(Loader):
                 col[i] = FILE_LABELS[label]
         return col
 
-    def _read_feature(self, name: str, files: list[Path], feat_dir: Path):
+    def _read_feature(self, files: list[Path]):
         """(ids, values float32 (n, d), the file to name in errors) of one feature type."""
         path = files[0]
         if path.suffix == ".csv":

@@ -89,6 +89,8 @@ def test_images_only_and_fingerprint(tmp_path):
     assert list(ds.arrays) == ["relevance"] and ds.info["feature_types"] == []
     assert ds.fingerprint == load(root).fingerprint
     assert load(root, check_images=True).fingerprint == ds.fingerprint
+    append(root / "annotations" / "Sky.txt", "studio 1\n")  # new judgements keep cached image features
+    assert load(root).fingerprint == ds.fingerprint
 
 
 def test_helpers():
