@@ -21,6 +21,11 @@ from ..errors import DataError
 from ..params import init_params
 
 
+#: codes of ``arrays["relevance"]``: unjudged items are left out of a concept's training and of
+#: its AP (as ``trec_eval -J``); collections judged exhaustively only use 1 and 0
+RELEVANCE_CODES = {1: "relevant", 0: "judged not relevant", -1: "unjudged"}
+
+
 @dataclass
 class Dataset:
     """Items of a dataset and what protocols need to know about them.
@@ -33,11 +38,13 @@ class Dataset:
         One row per item, in a fixed order (row position = item index everywhere in rankbench).
         Column ``id`` (str) always; then, as the dataset has them: ``identity`` and ``cam`` (re-id),
         ``label`` (ordinal or class label, numeric), ``category`` (relative attributes),
-        ``subject``, ``train`` (bool, a split shipped with the data), ``path`` (image file).
+        ``subject``, ``train`` (bool, a split shipped with the data), ``path`` (image file),
+        ``group`` (str, items that must stay on one side of a split, e.g. a keyframe's video).
     arrays : dict of str -> ndarray
-        Arrays shipped with the data, first axis = items: precomputed features (``"feat"``),
-        landmarks, relevance matrices (``"relevance"``, items x concepts), in-memory images
-        (``"images"``, for generated datasets).
+        Arrays shipped with the data, first axis = items: precomputed features (``"feat"``, or
+        ``"feat/<type>"`` for several feature types), landmarks, relevance matrices
+        (``"relevance"``, items x concepts, int8 coded as :data:`RELEVANCE_CODES`: 1 relevant,
+        0 judged not relevant, -1 unjudged), in-memory images (``"images"``, for generated datasets).
     info : dict
         Dataset-level facts: ``attributes`` and ``strength`` (a categories x attributes DataFrame,
         larger = more) for relative attributes; ``concepts`` for retrieval; ``root`` ...

@@ -30,15 +30,11 @@ class LabHistogram(Extractor):
     def transform_image(self, img: np.ndarray) -> np.ndarray:
         import cv2
 
-        from ._imgutil import resize
+        from ._imgutil import joint_codes, resize
 
         if img.ndim != 3 or img.shape[2] < 3:
             raise DataError("lab_hist needs colour (RGB) images, got a grey image")
         lab = cv2.cvtColor(np.ascontiguousarray(resize(img[..., :3], self.image_size)), cv2.COLOR_RGB2LAB)
-        b = np.asarray(self.bins, dtype=np.int64).reshape(-1)
-        if b.size == 1:
-            b = np.repeat(b, 3)
-        q = (lab.reshape(-1, 3).astype(np.int64) * b) // 256  # bin index per channel
-        code = (q[:, 0] * b[1] + q[:, 1]) * b[2] + q[:, 2]
-        hist = np.bincount(code, minlength=int(b.prod())).astype(np.float64)
+        code, n_codes = joint_codes(lab.reshape(-1, 3), self.bins)
+        hist = np.bincount(code, minlength=n_codes).astype(np.float64)
         return hist / max(hist.sum(), 1.0)

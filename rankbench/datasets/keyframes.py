@@ -1,0 +1,344 @@
+"""Keyframe collections in the form a TRECVID user has them: keyframe images, one judgement file per
+concept and, optionally, precomputed features per feature type.
+
+This is the data side of Merler, Yan & Smith's experiments (Imbalanced RankBoost, section 5.1:
+52,347 TRECVID 2007 development keyframes, 20 concepts, 100 low-level feature types): each concept
+is one retrieval task over the collection.
+
+Relevance convention (``base.RELEVANCE_CODES``, shared by the retrieval loaders)
+--------------------------------------------------------------------------------
+``arrays["relevance"]`` is int8, items x concepts: 1 = relevant, 0 = judged not relevant,
+-1 = unjudged. Unjudged items are left out of that concept's training and of its AP, as
+``trec_eval -J`` does. Note that the annotation *files* use TRECVID's own codes (1 / -1 / 0, see
+below); the loader maps them to the in-memory codes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from ..errors import ConfigError, DataError
+from ..registry import datasets
+from .base import RELEVANCE_CODES, Dataset, Loader, fingerprint_files, read_image, require_dir
+
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp")
+#: label in an annotation file -> relevance code in arrays["relevance"]
+FILE_LABELS = {"1": 1, "+1": 1, "-1": 0, "0": -1}
+_TRECVID_SHOT = re.compile(r"^shot(\d+)_\d+")
+
+
+def video_group(keyframe_id: str) -> str:
+    """The group of a keyframe: ``video<N>`` for TRECVID ids ``shot<N>_<shot>[_...]`` (e.g.
+    ``shot12_3_RKF`` -> ``video12``), else the id itself (each keyframe its own group)."""
+    m = _TRECVID_SHOT.match(keyframe_id)
+    return f"video{m.group(1)}" if m else keyframe_id
+
+
+def natural_key(s: str) -> list:
+    """Sort key that orders digit runs by value: shot1_2_RKF < shot1_10_RKF < shot2_1_RKF."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+@datasets.register("keyframes")
+class Keyframes(Loader):
+    """A keyframe collection: images and/or precomputed features, one judgement file per concept.
+
+    Layout (``<root>`` is ``dataset.root``, else ``<data-root>/keyframes``)::
+
+        <root>/keyframes/[<any sub-folders>/]<keyframe id>.<jpg|jpeg|png|bmp|ppm|pgm|tif|tiff|webp>
+        <root>/annotations/<concept>.txt
+        <root>/features/<type>.csv
+        <root>/features/<type>.npy  and  <root>/features/ids.txt
+
+    - ``keyframes/`` holds one image per keyframe; its file name without the extension is the
+      keyframe id (ids contain no white space; hidden files and other extensions are ignored). It
+      may be absent when feature files are given.
+    - ``annotations/<concept>.txt``: one ``<keyframe id> <label>`` line per judged keyframe, label
+      ``1`` (relevant; ``+1`` also accepted), ``-1`` (not relevant) or ``0`` (unjudged); ``#``
+      starts a comment, blank lines are skipped. A keyframe not named in a concept's file is
+      unjudged for that concept. The concept is the file name without ``.txt``.
+    - ``features/<type>.csv`` (optional): one row per keyframe, the keyframe id first, then the
+      numbers, comma-separated; an optional header row whose first field is ``id``; ``#`` comment
+      lines. ``features/<type>.npy`` (optional): a 2-D numeric array whose rows follow the ids in
+      ``features/ids.txt`` (one id per line, shared by every ``.npy`` file). Every feature file
+      must hold exactly the collection's keyframes (the images', or else the first feature
+      type's), each once, in any order; values must be finite.
+
+    Items (sorted by keyframe id, digit runs by value): ``id``, ``group`` (:func:`video_group`:
+    the TRECVID video, so that a protocol can split by video) and ``path`` when there are images.
+    ``arrays["relevance"]`` int8 items x concepts (1 relevant, 0 judged not relevant, -1 unjudged);
+    ``arrays["feat/<type>"]`` float32 per feature type (use them with ``extractor: array, key:
+    feat/<type>``); ``info["concepts"]``, ``info["feature_types"]``, ``info["n_judged"]`` and
+    ``info["n_relevant"]`` (per concept).
+
+    Parameters
+    ----------
+    root : str, optional
+        The collection folder (default ``<data-root>/keyframes``).
+    concepts : list of str, optional
+        Load only these concepts, in this order (default: every ``annotations/*.txt``, sorted).
+    feature_types : list of str, optional
+        Load only these feature types (default: every file in ``features/``; ``[]``: none).
+    check_images : bool
+        Decode every image at load time, so that an unreadable file is reported up front with its
+        name (slow for tens of thousands of keyframes); otherwise only their existence is checked.
+
+    Every problem is one :class:`~rankbench.errors.DataError` line naming the file (and line),
+    what was found and this layout: an annotation naming a keyframe that has no image (or no
+    feature row), a keyframe annotated twice in one file, an unknown label, two images of one
+    keyframe, an empty folder, a feature file whose ids do not match the collection's.
+    """
+
+    folder = "keyframes"
+    layout = ("<root>/keyframes/[<sub-folders>/]<keyframe id>.<jpg|png|...> (optional when features are "
+              "given), <root>/annotations/<concept>.txt ('<keyframe id> <label>' lines, label 1 relevant, "
+              "-1 not relevant, 0 unjudged; '#' comments), optional <root>/features/<type>.csv (keyframe id, "
+              "then numbers) or <root>/features/<type>.npy + <root>/features/ids.txt")
+
+    def __init__(self, root: str | None = None,
+                 concepts: Annotated[list[str], Field(min_length=1)] | None = None,
+                 feature_types: list[str] | None = None, check_images: bool = False):
+        self.root = root
+        self.concepts = concepts
+        self.feature_types = feature_types
+        self.check_images = check_images
+
+    # ------------------------------------------------------------------ load
+    def load(self, data_root=None) -> Dataset:
+        root = self.root_dir(data_root)
+        kf_dir, ann_dir, feat_dir = root / "keyframes", root / "annotations", root / "features"
+        images = self._scan_images(kf_dir) if kf_dir.is_dir() else None
+        feat_files = self._feature_files(feat_dir) if feat_dir.is_dir() else {}
+        if images is None and not feat_dir.is_dir():
+            raise DataError(f"dataset keyframes: {root} has neither a keyframes/ nor a features/ folder; "
+                            f"expected layout: {self.layout}")
+        types = self._selected(feat_files, "feature_types", "feature types", feat_dir)
+        if images is None and not types:
+            raise ConfigError("dataset.feature_types: the collection has no keyframes/ folder, so at least "
+                              "one feature type is needed to know its keyframes")
+
+        feats: dict[str, np.ndarray] = {}
+        if images is not None:
+            ids = sorted(images, key=natural_key)
+            source = f"the images in {kf_dir}"
+        for t in types:
+            fids, X, where = self._read_feature(feat_files[t])
+            if not feats and images is None:
+                ids, source = sorted(fids, key=natural_key), str(where)
+            feats[t] = self._align(X, fids, ids, where, source)
+
+        concept_files = self._annotation_files(ann_dir)
+        concepts = self._selected(concept_files, "concepts", "concepts", ann_dir)
+        index = {k: i for i, k in enumerate(ids)}
+        R = np.full((len(ids), len(concepts)), -1, dtype=np.int8)
+        has = "image in keyframes/" if images is not None else f"row in {feat_files[types[0]][0]}"
+        for j, c in enumerate(concepts):
+            R[:, j] = self._read_annotation(concept_files[c], index, has)
+
+        items = pd.DataFrame({"id": ids, "group": [video_group(k) for k in ids]})
+        if images is not None:
+            items["path"] = [str(images[k]) for k in ids]
+            if self.check_images:
+                for p in items["path"]:
+                    read_image(p)
+        # the fingerprint keys the feature cache, so it covers what features are computed from
+        # (images, feature files), not the judgements: re-judging keeps the cached features
+        content = [f for t in types for f in feat_files[t]] + (list(items["path"]) if images is not None else [])
+        return Dataset(
+            name="keyframes",
+            items=items,
+            arrays={"relevance": R, **{f"feat/{t}": X for t, X in feats.items()}},
+            info={"concepts": list(concepts), "feature_types": list(types), "root": str(root),
+                  "relevance_codes": RELEVANCE_CODES,
+                  "n_judged": {c: int((R[:, j] >= 0).sum()) for j, c in enumerate(concepts)},
+                  "n_relevant": {c: int((R[:, j] == 1).sum()) for j, c in enumerate(concepts)}},
+            fingerprint=fingerprint_files(content, extra="keyframes"),
+        )
+
+    # ------------------------------------------------------------------ helpers
+    def _err(self, msg: str) -> DataError:
+        return DataError(f"{msg}; expected layout: {self.layout}")
+
+    def _scan_images(self, kf_dir: Path) -> dict[str, Path]:
+        images: dict[str, Path] = {}
+        for p in sorted(kf_dir.rglob("*")):
+            if p.name.startswith(".") or p.suffix.lower() not in IMAGE_EXTENSIONS or not p.is_file():
+                continue
+            if p.stem in images:
+                raise self._err(f"dataset keyframes: keyframe {p.stem!r} has two images, {images[p.stem]} and {p}")
+            images[p.stem] = p
+        if not images:
+            raise self._err(f"dataset keyframes: folder {kf_dir} holds no images "
+                            f"({', '.join(IMAGE_EXTENSIONS)})")
+        return images
+
+    def _annotation_files(self, ann_dir: Path) -> dict[str, Path]:
+        require_dir(ann_dir, "dataset keyframes", self.layout)
+        files = {p.stem: p for p in sorted(ann_dir.iterdir(), key=lambda p: natural_key(p.name))
+                 if p.suffix == ".txt" and not p.name.startswith(".") and p.is_file()}
+        if not files:
+            raise self._err(f"dataset keyframes: folder {ann_dir} holds no <concept>.txt files")
+        return files
+
+    def _feature_files(self, feat_dir: Path) -> dict[str, list[Path]]:
+        files: dict[str, list[Path]] = {}
+        for p in sorted(feat_dir.iterdir(), key=lambda p: natural_key(p.name)):
+            if p.suffix in (".csv", ".npy") and not p.name.startswith(".") and p.is_file():
+                if p.stem in files:
+                    raise self._err(f"dataset keyframes: feature type {p.stem!r} is given twice, "
+                                    f"{files[p.stem][0]} and {p}")
+                files[p.stem] = [p] if p.suffix == ".csv" else [p, feat_dir / "ids.txt"]
+        if not files:
+            raise self._err(f"dataset keyframes: folder {feat_dir} holds no <type>.csv or <type>.npy files")
+        return files
+
+    def _selected(self, available: dict, param: str, what: str, folder: Path) -> list[str]:
+        wanted = getattr(self, param)
+        if wanted is None:
+            return list(available)
+        unknown = [w for w in wanted if w not in available]
+        if unknown:
+            raise ConfigError(f"dataset.{param}: unknown {what[:-1]} {unknown[0]!r}; {folder} has: "
+                              f"{', '.join(available) or 'none'}")
+        return list(dict.fromkeys(wanted))
+
+    def _read_annotation(self, path: Path, index: dict[str, int], has: str) -> np.ndarray:
+        col = np.full(len(index), -1, dtype=np.int8)
+        seen: dict[str, int] = {}
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for lineno, raw in enumerate(f, 1):
+                parts = raw.split("#", 1)[0].split()
+                if not parts:
+                    continue
+                if len(parts) != 2:
+                    raise self._err(f"{path}:{lineno}: expected '<keyframe id> <label>', found {raw.strip()!r}")
+                kid, label = parts
+                if label not in FILE_LABELS:
+                    raise self._err(f"{path}:{lineno}: unknown label {label!r} for keyframe {kid!r} "
+                                    "(expected 1 relevant, -1 not relevant or 0 unjudged)")
+                if kid in seen:
+                    raise self._err(f"{path}:{lineno}: keyframe {kid!r} is annotated twice "
+                                    f"(also on line {seen[kid]})")
+                seen[kid] = lineno
+                i = index.get(kid)
+                if i is None:
+                    raise self._err(f"{path}:{lineno}: keyframe {kid!r} has no {has}")
+                col[i] = FILE_LABELS[label]
+        return col
+
+    def _read_feature(self, files: list[Path]):
+        """(ids, values float32 (n, d), the file to name in errors) of one feature type."""
+        path = files[0]
+        if path.suffix == ".csv":
+            ids, X = self._read_csv(path)
+        else:
+            ids = self._read_ids(files[1], path)
+            try:
+                X = np.load(path, allow_pickle=False)
+            except Exception as exc:
+                raise self._err(f"{path}: not a readable .npy array ({exc})") from None
+            if X.ndim == 1:
+                X = X[:, None]
+            if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
+                raise self._err(f"{path}: expected a 2-D numeric array, found shape {X.shape} dtype {X.dtype}")
+            if len(X) != len(ids):
+                raise self._err(f"{path}: {len(X)} rows, but {files[1]} lists {len(ids)} keyframe ids")
+            X = X.astype(np.float32)
+            bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+            if bad.size:
+                raise self._err(f"{path}: row {bad[0]} (keyframe {ids[bad[0]]!r}) has a non-finite value")
+        return ids, X, path
+
+    def _read_ids(self, ids_file: Path, npy: Path) -> list[str]:
+        if not ids_file.is_file():
+            raise self._err(f"{npy}: a .npy feature file needs {ids_file} (one keyframe id per line, "
+                            "in row order)")
+        ids, seen = [], {}
+        for lineno, raw in enumerate(ids_file.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            kid = raw.split("#", 1)[0].strip()
+            if not kid:
+                continue
+            if kid in seen:
+                raise self._err(f"{ids_file}:{lineno}: duplicate keyframe {kid!r} (also on line {seen[kid]})")
+            seen[kid] = lineno
+            ids.append(kid)
+        if not ids:
+            raise self._err(f"{ids_file}: lists no keyframe ids")
+        return ids
+
+    def _read_csv(self, path: Path) -> tuple[list[str], np.ndarray]:
+        first = _first_data_line(path)
+        if first is None:
+            raise self._err(f"{path}: no rows")
+        skip = [first[0] - 1] if first[1].split(",", 1)[0].strip().lower() == "id" else []
+        try:
+            df = pd.read_csv(path, header=None, comment="#", skiprows=skip, dtype={0: str},
+                             skipinitialspace=True, skip_blank_lines=True)
+        except pd.errors.EmptyDataError:
+            df = pd.DataFrame()
+        except pd.errors.ParserError as exc:
+            raise self._err(f"{path}: rows of unequal length ({str(exc).split('error: ')[-1].strip()})") from None
+        if df.empty:
+            raise self._err(f"{path}: a header but no rows")
+        if df.shape[1] < 2:
+            raise self._err(f"{path}: expected '<keyframe id>,<number>,...' rows, found only one column")
+        values = df.iloc[:, 1:]
+        for j, col in enumerate(values.columns):
+            num = pd.to_numeric(values[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+            bad = np.flatnonzero(~np.isfinite(num))
+            if bad.size:
+                r = int(bad[0])
+                v = values[col].iat[r]
+                shown = "missing" if pd.isna(v) else repr(str(v))
+                raise self._err(f"{path}:{_line_of_row(path, r, skip)}: value {j + 1} is {shown}, "
+                                "expected a finite number")
+        ids = df.iloc[:, 0].str.strip()
+        dup = np.flatnonzero(ids.duplicated().to_numpy())
+        if dup.size:
+            r = int(dup[0])
+            r0 = int(np.flatnonzero((ids == ids.iat[r]).to_numpy())[0])
+            raise self._err(f"{path}:{_line_of_row(path, r, skip)}: duplicate keyframe {ids.iat[r]!r} "
+                            f"(also on line {_line_of_row(path, r0, skip)})")
+        return ids.tolist(), values.to_numpy(dtype=np.float32)
+
+    def _align(self, X: np.ndarray, fids: list[str], ids: list[str], where: Path, source: str) -> np.ndarray:
+        pos = pd.Index(fids).get_indexer(ids)
+        missing = [k for k, p in zip(ids, pos) if p < 0]
+        extra = sorted(set(fids) - set(ids), key=natural_key) if len(fids) != len(ids) - len(missing) else []
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"{len(missing)} keyframe(s) of {source} missing (first: {missing[0]!r})")
+            if extra:
+                parts.append(f"{len(extra)} keyframe(s) not in {source} (first: {extra[0]!r})")
+            raise self._err(f"{where}: keyframe ids do not match the collection: {'; '.join(parts)}")
+        return np.ascontiguousarray(X[pos])
+
+
+def _first_data_line(path: Path) -> tuple[int, str] | None:
+    """(1-based line number, text) of the first line that is neither blank nor a '#' comment."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for i, line in enumerate(f, 1):
+            if (s := line.strip()) and not s.startswith("#"):
+                return i, s
+    return None
+
+
+def _line_of_row(path: Path, row: int, skip: list[int]) -> int:
+    """The 1-based line number of data row ``row`` (0-based, after comments, blanks and the
+    header line ``skip``) of a CSV file; only called to word an error."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        r = -1
+        for i, line in enumerate(f, 1):
+            s = line.strip()
+            if s and not s.startswith("#") and i - 1 not in skip:
+                r += 1
+                if r == row:
+                    return i
+    return -1
