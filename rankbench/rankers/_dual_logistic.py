@@ -210,18 +210,25 @@ def fit_problems(K: np.ndarray, labelled: np.ndarray, codes: np.ndarray, n_class
 
     Returns dual_coef (n_problems, m'), intercept (n_problems,), n_iter (n_problems,).
     """
+    from contextlib import nullcontext
+
+    from ._pairs import single_blas_thread
+
     targets = [1] if n_classes == 2 else list(range(n_classes))
     C = np.zeros((0, 3), dtype=np.intp) if constraints is None else np.asarray(constraints).reshape(-1, 3)
     pairs = pair_terms(C[:, 0], C[:, 1], C[:, 2], mu, one_vs_all=n_classes > 2)
     coefs, bias, iters = [], [], []
-    for t in targets:
-        terms = label_terms(labelled, np.where(codes == t, 1.0, -1.0))
-        if len(C) and mu > 0:
-            terms = terms + pairs
-        a, b, it = newton(K, terms, lam, fit_intercept, max_iter, tol)
-        coefs.append(a)
-        bias.append(b)
-        iters.append(it)
+    # solves of a few hundred rows are slower multi-threaded on a shared machine (0.05 s single-
+    # threaded, 0.2-1.4 s with two threads for 6 problems of 253 rows)
+    with single_blas_thread() if K.shape[0] < 2000 else nullcontext():
+        for t in targets:
+            terms = label_terms(labelled, np.where(codes == t, 1.0, -1.0))
+            if len(C) and mu > 0:
+                terms = terms + pairs
+            a, b, it = newton(K, terms, lam, fit_intercept, max_iter, tol)
+            coefs.append(a)
+            bias.append(b)
+            iters.append(it)
     return np.array(coefs), np.array(bias), np.array(iters)
 
 
