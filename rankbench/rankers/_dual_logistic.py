@@ -17,8 +17,9 @@ where every loss term t looks at f on at most two basis points, z_t = s_t f(xbar
   c = mu (only "both positive" is penalised).
 
 With f = K alpha + b on the basis and D the (T, m') matrix of the terms' signs (z = D f), the
-gradient and Hessian (Eqs. 9-10, written out; the paper's printed forms drop the factor 2 of the
-penalty and have K'_p for K_p in the cross term) are
+gradient and Hessian (Eqs. 9-10, re-derived: as printed, both write lambda K for the penalty's
+2 lambda K, Eq. 9 uses p where the pairwise terms need p', and Eq. 10's pairwise block reads
+K'_p^T W' K_p for K'_p^T W' K'_p; the tests check these against finite differences) are
 
     dR/dalpha = K (D^T r + 2 lambda alpha),               r_t = -c_t sigmoid(-z_t) = c_t L'(z_t)
     dR/db     = 1^T D^T r
@@ -236,7 +237,9 @@ def ovr_decode(F: np.ndarray) -> np.ndarray:
     """Loss-based decoding of one-against-all outputs (Section 3, Allwein et al.): the index
     argmin_r sum_s L(m_rs f_s) with L(z) = log(1 + e^-z), m_rs = +1 if r = s else -1.
 
-    sum_s L(m_rs f_s) = sum_s L(-f_s) - L(-f_r) + L(f_r), computed without overflow.
+    sum_s L(m_rs f_s) = sum_s L(-f_s) - L(-f_r) + L(f_r), computed without overflow. Since
+    L(f) - L(-f) = -f, this is sum_s L(-f_s) - f_r: for the one-against-all code and the logistic
+    loss, the decoding picks argmax_r f_r.
     """
     neg = np.logaddexp(0.0, F)  # L(-f) = log(1 + e^f)
     loss = neg.sum(1, keepdims=True) - neg + np.logaddexp(0.0, -F)

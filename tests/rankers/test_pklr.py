@@ -208,6 +208,7 @@ def test_multiclass_uses_eq11_for_negative_constraints_and_loss_decoding():
     M = 2 * np.eye(3) - 1
     loss = np.log1p(np.exp(-(F[:, None, :] * M[None]))).sum(-1)
     assert (ovr_decode(F) == loss.argmin(1)).all()
+    assert (ovr_decode(F) == F.argmax(1)).all()  # L(f) - L(-f) = -f: loss decoding is argmax here
     assert (m.predict(X[:15]) == y[:15]).all()
 
 
