@@ -36,8 +36,8 @@ def bench_osr_scoring(data_root):
     from rankbench.engine.cache import get_features
     from rankbench.metrics import grouped_pair_accuracy
     from rankbench.protocols.comparison import Comparison, training_pairs
-    from rankbench.rankers.rankmkl import RankMKL
-    from rankbench.rankers.ranksvm import RankSVM
+    from rankbench.rankers.ranksvm.linear import RankSVM
+    from rankbench.rankers.ranksvm.rankmkl import RankMKL
     from rankbench.registry import datasets, features
 
     ds = datasets.build("osr", {}).load(data_root)
@@ -76,7 +76,7 @@ def bench_pubfig_training(data_root, n_attributes):
 
     from rankbench.metrics import grouped_pair_accuracy
     from rankbench.protocols.comparison import training_pairs
-    from rankbench.rankers.ranksvm import RankSVM
+    from rankbench.rankers.ranksvm.linear import RankSVM
     from rankbench.registry import datasets
 
     ds = datasets.build("pubfig", {}).load(data_root)

@@ -40,9 +40,9 @@ def ranker_params(base: str) -> dict[str, dict]:
 
 
 def setting(name, X, y, n_per_label, d, params, paper, repeat):
-    from rankbench.preprocess.steps import PCA
-    from rankbench.rankers.cmds_dml import CMDSDML
-    from rankbench.rankers.ldmlr import LDMLR
+    from rankbench.preprocess.pca import PCA
+    from rankbench.rankers.metric_learning.cmds_dml import CMDSDML
+    from rankbench.rankers.metric_learning.ldmlr import LDMLR
 
     rng = np.random.default_rng(0)
     tr = np.concatenate([rng.choice(np.flatnonzero(y == v), n_per_label, replace=False) for v in np.unique(y)])

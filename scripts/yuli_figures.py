@@ -30,8 +30,8 @@ def _params(base: str) -> tuple[dict, dict]:
 
 
 def _train(X, y, n_per_label, d, params, seed):
-    from rankbench.preprocess.steps import PCA
-    from rankbench.rankers.cmds_dml import CMDSDML
+    from rankbench.preprocess.pca import PCA
+    from rankbench.rankers.metric_learning.cmds_dml import CMDSDML
 
     rng = np.random.default_rng(seed)
     tr = np.concatenate([rng.choice(np.flatnonzero(y == v), n_per_label, replace=False) for v in np.unique(y)])

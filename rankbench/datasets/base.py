@@ -20,7 +20,6 @@ import pandas as pd
 from ..errors import DataError
 from ..params import init_params
 
-
 #: codes of ``arrays["relevance"]``: unjudged items are left out of a concept's training and of
 #: its AP (as ``trec_eval -J``); collections judged exhaustively only use 1 and 0
 RELEVANCE_CODES = {1: "relevant", 0: "judged not relevant", -1: "unjudged"}

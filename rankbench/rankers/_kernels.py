@@ -45,7 +45,7 @@ def kernel_scale(kind: str, X: np.ndarray) -> float:
 
 
 def rbf_kernel(A: np.ndarray, B: np.ndarray, rho: float) -> np.ndarray:
-    """K[i, j] = exp(-rho ||A_i - B_j||^2)."""
-    from sklearn.metrics.pairwise import euclidean_distances
-
-    return np.exp(-rho * euclidean_distances(np.asarray(A, float), np.asarray(B, float), squared=True))
+    """K[i, j] = exp(-rho ||A_i - B_j||^2) (the same arithmetic whether or not B is A)."""
+    A, B = np.asarray(A, float), np.asarray(B, float)
+    sq = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
+    return np.exp(-rho * np.maximum(sq, 0.0))

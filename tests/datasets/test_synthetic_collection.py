@@ -4,8 +4,7 @@ rates, or real label vectors from tv06_gt.mat), its seeding, its graded feature 
 import numpy as np
 import pytest
 
-from rankbench.datasets.synthetic_collection import (TRECVID2006_KEYFRAMES, TRECVID2006_POSITIVES,
-                                                     SyntheticCollection)
+from rankbench.datasets.synthetic_collection import TRECVID2006_KEYFRAMES, TRECVID2006_POSITIVES, SyntheticCollection
 from rankbench.errors import ConfigError, DataError
 from rankbench.metrics import average_precision
 from rankbench.params import check_params

@@ -59,6 +59,7 @@ class PRSVM(PairScorer, BaseEstimator):
     Attributes
     ----------
     coef_ : (d,) the learned w.  C_ : the C used.  cv_scores_ : {C: validation score}.
+    n_triples_, n_passes_ : triples in the final fit, streamed passes over them.
     diagnostics_ : ``{"C": C_}``.
     """
 
@@ -104,6 +105,7 @@ class PRSVM(PairScorer, BaseEstimator):
         sol = solve(self._oracle(grid), self.C_, w0=w0, **self._solver_kw())
         self.coef_ = sol.w
         self.n_triples_ = grid.n_triples()
+        self.n_passes_ = sol.passes
         self.diagnostics_ = {"C": self.C_}
         return self
 
