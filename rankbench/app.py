@@ -22,19 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from .config import Experiment, Overrides, apply_overrides, load_experiment, resolve
+from .config import Experiment, Overrides, apply_overrides, load_experiment, parse_set, resolve
 from .engine.cache import get_features
 from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan
 from .errors import ConfigError, RankbenchError
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, load_run, status_lines, summary_of
-from .report.check import any_fail, grade_counts, grade_rows
+from .report.check import any_fail, check_markdown, grade_counts, grade_rows
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes
 
-__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "validate", "run", "report", "check",
-           "export_features", "collect", "components", "describe_component", "load_results"]
+__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "validate", "run",
+           "report", "check", "export_features", "collect", "components", "describe_component", "load_results"]
 
 
 # ----------------------------------------------------------------------------- validate

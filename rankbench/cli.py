@@ -25,7 +25,7 @@ def user_errors(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from .engine.runner import RunInterrupted
+        from .app import RunInterrupted
 
         try:
             return fn(*args, **kwargs)
@@ -79,7 +79,7 @@ def _command_line() -> list[str]:
 
 
 def _overrides(sets, trials=None, seed=None, regress=False):
-    from .config import Overrides, parse_set
+    from .app import Overrides, parse_set
 
     return Overrides([parse_set(s) for s in sets], trials, seed, regress)
 
@@ -134,9 +134,8 @@ def run(config, data_root, out, resume, trials, seed, jobs, sets, regress, no_ca
       rankbench run --resume results/quickstart/<timestamp>
     """
     from . import app
-    from .engine.runner import EngineOptions
 
-    options = EngineOptions(data_root=data_root, jobs=jobs, use_cache=not no_cache, progress=not quiet,
+    options = app.EngineOptions(data_root=data_root, jobs=jobs, use_cache=not no_cache, progress=not quiet,
                             invocation={"argv": _command_line(), "overrides": list(sets),
                                         "trials": trials, "seed": seed, "regress": regress})
     result = app.run(config, overrides=_overrides(sets, trials, seed, regress), out=out, resume=resume,
@@ -238,12 +237,11 @@ def check(run_dir, expected):
       rankbench check results/quickstart/<timestamp>
     """
     from . import app
-    from .report.check import check_markdown
 
     res = app.check(run_dir, expected)
     for line in res.status:
         click.echo(line.replace("**", ""))
-    click.echo(check_markdown(res.rows))
+    click.echo(app.check_markdown(res.rows))
     click.echo(", ".join(f"{v} {k}" for k, v in res.counts.items()))
     sys.exit(1 if res.failed else 0)
 

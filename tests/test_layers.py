@@ -1,0 +1,83 @@
+"""The house's import arrows all point down (DEVELOPING.md's picture, checked on every module).
+
+Every import in rankbench/, at module level or inside a function, is resolved to the part of the
+house it lands in; a part may import only the parts listed for it below. A new module that
+imports upwards (a ranker reading the config, a protocol calling the engine) fails here.
+"""
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[1] / "rankbench"
+BASE = {"errors"}
+ALLOWED = {
+    "cli": {"app", "__init__"} | BASE,
+    "__main__": {"cli"},
+    "app": {"config", "engine", "report", "registry", "runfolder", "utils", "params"} | BASE,
+    "engine": {"protocols", "rankers", "features", "datasets", "preprocess", "config", "runfolder",
+               "registry", "params", "metrics", "utils", "__init__"} | BASE,
+    "report": {"runfolder", "registry", "metrics", "utils"} | BASE,
+    "protocols": {"rankers", "datasets", "metrics", "params", "registry", "utils"} | BASE,
+    "rankers": {"params", "registry", "metrics", "utils"} | BASE,
+    "features": {"datasets", "params", "registry", "utils"} | BASE,
+    "datasets": {"params", "registry", "utils"} | BASE,
+    "preprocess": {"params", "registry"} | BASE,
+    "config": {"registry", "params", "metrics"} | BASE,
+    "runfolder": {"utils"} | BASE,
+    "registry": {"params"} | BASE,
+    "params": BASE,
+    "metrics": set(),
+    "utils": BASE,
+    "errors": set(),
+    "__init__": set(),
+}
+# within rankers/, protocols may use only the contracts, not an algorithm
+PROTOCOL_MAY_USE = {"rankers.base", "datasets.base"}
+
+
+def part_of(path: Path) -> str:
+    rel = path.relative_to(PKG)
+    return rel.parts[0].removesuffix(".py")
+
+
+def imports(path: Path):
+    """(target module path inside rankbench, e.g. 'rankers.base') of every rankbench import."""
+    tree = ast.parse(path.read_text())
+    here = path.relative_to(PKG).with_suffix("").parts
+    pkg = here[:-1] if here[-1] != "__init__" else here[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - (node.level - 1)] if node.level > 1 else pkg
+                mod = ".".join(base + tuple(node.module.split("."))) if node.module else ".".join(base)
+                names = [mod] if node.module else [".".join(base + (a.name,)) for a in node.names]
+                yield from names
+            elif node.module and node.module.startswith("rankbench"):
+                yield node.module.removeprefix("rankbench").lstrip(".") or "__init__"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("rankbench"):
+                    yield a.name.removeprefix("rankbench").lstrip(".") or "__init__"
+
+
+def test_every_import_points_down():
+    bad = []
+    for path in sorted(PKG.rglob("*.py")):
+        part = part_of(path)
+        for target in imports(path):
+            top = target.split(".")[0] or "__init__"
+            if not (PKG / top).is_dir() and not (PKG / f"{top}.py").is_file():
+                top = "__init__"  # a name of the package itself, e.g. __version__
+            if top == part:
+                continue
+            if top not in ALLOWED[part]:
+                bad.append(f"{path.relative_to(PKG.parent)} imports rankbench.{target} ({part} -> {top})")
+            elif part == "protocols" and top in ("rankers", "datasets") and \
+                    ".".join(target.split(".")[:2]) not in PROTOCOL_MAY_USE:
+                bad.append(f"{path.relative_to(PKG.parent)} imports an algorithm: rankbench.{target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_every_part_is_declared():
+    parts = {part_of(p) for p in PKG.rglob("*.py")}
+    assert parts <= set(ALLOWED), parts - set(ALLOWED)
