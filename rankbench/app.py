@@ -30,10 +30,11 @@ from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, load_run, status_lines, summary_of
 from .report.check import any_fail, check_markdown, grade_counts, grade_rows
+from .report.claims import claims_markdown, grade_claims
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes
 
-__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "validate", "run",
+__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown", "validate", "run",
            "report", "check", "export_features", "collect", "components", "describe_component", "load_results"]
 
 
@@ -165,21 +166,24 @@ class CheckResult:
     counts: dict[str, int]
     status: list[str]
     failed: bool
+    claims: list[dict[str, Any]] = field(default_factory=list)
 
 
 def check(run_dir: str | Path, expected_file: str | Path | None = None) -> CheckResult:
     """Grade RUN_DIR against the published numbers of its config (or of ``expected_file``)."""
     from pydantic import ValidationError
 
-    from .config import ExpectedCfg, read_yaml
+    from .config import ClaimCfg, ExpectedCfg, read_yaml
 
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
-    raw = read_yaml(Path(expected_file)).get("expected") if expected_file else run_data.config.get("expected")
-    if raw is None or raw == []:
-        raise RankbenchError(f"{source}: expected: no published numbers to check")
-    if not isinstance(raw, list):
-        raise ConfigError(f"{source}: expected: expected a list of published numbers, got {type(raw).__name__}")
+    doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
+    raw, raw_claims = doc.get("expected") or [], doc.get("claims") or []
+    if not raw and not raw_claims:
+        raise RankbenchError(f"{source}: expected: no published numbers or claims to check")
+    for key, value in (("expected", raw), ("claims", raw_claims)):
+        if not isinstance(value, list):
+            raise ConfigError(f"{source}: {key}: expected a list, got {type(value).__name__}")
     entries = []
     for i, e in enumerate(raw):
         try:
@@ -195,9 +199,19 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
         if e["method"] not in methods and not e["published_only"]:
             raise ConfigError(f"{source}: expected.{i}.method: {e['method']!r} is not a method of this run "
                               f"({', '.join(run_data.methods)}); mark other methods' rows published_only: true")
-    rows = grade_rows(summary_of(run_data), entries)
-    status = status_lines(run_data)
-    return CheckResult(rows, grade_counts(rows), status, any_fail(rows) or not run_data.complete)
+    claims = []
+    for i, c in enumerate(raw_claims):
+        try:
+            claims.append(ClaimCfg.model_validate(c).model_dump())
+        except ValidationError as err:
+            first = err.errors()[0]
+            raise ConfigError(f"{source}: claims.{i}.{'.'.join(str(p) for p in first['loc'])}: "
+                              f"{first['msg'].lower()}") from None
+    summary = summary_of(run_data)
+    rows = grade_rows(summary, entries)
+    claim_rows = grade_claims(claims, summary, run_data.records, run_data.setting_order)
+    failed = any_fail(rows + claim_rows) or not run_data.complete
+    return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
 
 
 # ----------------------------------------------------------------------------- features

@@ -226,7 +226,7 @@ def report(run_dir, no_plots):
               help="A YAML file with an 'expected:' list (default: the run's own config).")
 @user_errors
 def check(run_dir, expected):
-    """Compare RUN_DIR with published numbers; exit 1 if any number FAILs or is MISSING.
+    """Compare RUN_DIR with published numbers and claims; exit 1 on a FAIL or MISSING one.
 
     A number is OK within its tolerance, OKISH within 1.5x the tolerance (counted, and passing),
     FAIL beyond; GAP is a miss the config documents as a known gap (with its reason); PUBLISHED
@@ -241,7 +241,10 @@ def check(run_dir, expected):
     res = app.check(run_dir, expected)
     for line in res.status:
         click.echo(line.replace("**", ""))
-    click.echo(app.check_markdown(res.rows))
+    if res.rows:
+        click.echo(app.check_markdown(res.rows))
+    if res.claims:
+        click.echo("\n" + app.claims_markdown(res.claims))
     click.echo(", ".join(f"{v} {k}" for k, v in res.counts.items()))
     sys.exit(1 if res.failed else 0)
 

@@ -15,13 +15,13 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import ConfigError
-from .metrics import metric_info
+from .metrics import METRICS, metric_info
 from .params import check_params, init_params
 from .registry import datasets, features, preprocessors, protocols, rankers
 
@@ -80,6 +80,43 @@ class ExpectedCfg(_Strict):
     trials: int | None = Field(None, ge=1)
 
 
+class ClaimCfg(_Strict):
+    """A relative claim of a paper, graded on every run (see :mod:`rankbench.report.claims`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    kind: Literal["better", "improves", "dominates", "speedup"]
+    method: str
+    name: str = ""
+    than: str | None = None
+    metric: str | None = None
+    settings: list[str] | None = None
+    from_: str | None = Field(None, alias="from")
+    to: str | None = None
+    curve: str | None = None
+    x: str | None = None
+    y: str | None = None
+    setting: str | None = None
+    by: float = Field(0.0, ge=0)
+    at_least: float | None = Field(None, gt=0)
+    source: str = ""
+    note: str = ""
+    known_gap: str = ""
+
+    #: the fields each kind needs
+    NEEDS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "better": ("than", "metric"), "improves": ("metric", "from_", "to"),
+        "dominates": ("than", "curve", "x", "y"), "speedup": ("than", "curve", "x", "y", "at_least")}
+
+    @model_validator(mode="after")
+    def _complete(self):
+        missing = [f for f in self.NEEDS[self.kind] if getattr(self, f) is None]
+        if missing:
+            name = "from" if missing[0] == "from_" else missing[0]
+            raise ValueError(f"a {self.kind!r} claim needs {name!r}")
+        return self
+
+
 class RegressCfg(_Strict):
     trials: int | None = Field(None, ge=1)
     set: dict[str, Any] = Field(default_factory=dict)
@@ -100,6 +137,7 @@ class Config(_Strict):
     seed: int = Field(0, ge=0, le=2**32 - 1)
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     expected: list[ExpectedCfg] = Field(default_factory=list)
+    claims: list[ClaimCfg] = Field(default_factory=list)
     regress: RegressCfg | None = None
     output: OutputCfg = Field(default_factory=OutputCfg)
 
@@ -284,6 +322,8 @@ def _format_validation(err: ValidationError, data: dict, origin: str) -> str:
         return f"{origin}: {where}: unknown key"
     if e["type"] == "missing":
         return f"{origin}: {where}: required key missing"
+    if e["type"] == "value_error":  # a model's own check (e.g. a claim missing a field)
+        return f"{origin}: {where}: {e['msg'].removeprefix('Value error, ')}"
     want = e["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
     return f"{origin}: {where}: expected {want}, got {e.get('input')!r}"
 
@@ -356,7 +396,8 @@ def check_components(cfg: Config, origin: str) -> None:
 
 def _check_expected(cfg: Config, protocol_cls: type, origin: str) -> None:
     methods = [r.name for r in cfg.rankers]
-    families = set(getattr(protocol_cls, "metric_families", ())) | {"train_s", "test_s", "peak_mb"}
+    declared = set(getattr(protocol_cls, "metric_families", ()))
+    families = declared | {m.family for m in METRICS if m.cost} if declared else {m.family for m in METRICS}
     labels = [lbl for lbl, _ in sweep_settings(cfg.sweep)]
     for i, e in enumerate(cfg.expected):
         where = f"{origin}: expected.{i}"
@@ -367,12 +408,38 @@ def _check_expected(cfg: Config, protocol_cls: type, origin: str) -> None:
         if e.method in methods and e.published_only:
             raise ConfigError(f"{where}.published_only: {e.method!r} is run by this config; drop published_only")
         info = metric_info(e.metric)
-        if info is None or (families and info.family not in families):
+        if info is None or info.family not in families:
             raise ConfigError(f"{where}.metric: unknown metric {e.metric!r} for protocol "
                               f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
         if e.setting is not None and e.setting not in labels:
             valid = ", ".join(l for l in labels if l) or "(none: this config has no sweep)"
             raise ConfigError(f"{where}.setting: {e.setting!r} is not a sweep setting; valid: {valid}")
+    _check_claims(cfg, families, labels, origin)
+
+
+def _check_claims(cfg: Config, families: set[str], labels: list[str], origin: str) -> None:
+    methods = [r.name for r in cfg.rankers]
+    for i, c in enumerate(cfg.claims):
+        where = f"{origin}: claims.{i}"
+        for field_ in ("method", "than"):
+            m = getattr(c, field_)
+            if m is not None and m not in methods:
+                raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
+                                  f"{', '.join(methods)})")
+        if c.metric is not None:
+            info = metric_info(c.metric)
+            if info is None or info.family not in families:
+                raise ConfigError(f"{where}.metric: unknown metric {c.metric!r} for protocol "
+                                  f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+        for field_ in ("from_", "to", "setting"):
+            v = getattr(c, field_)
+            if v is not None and v not in labels:
+                raise ConfigError(f"{where}.{field_.rstrip('_')}: {v!r} is not a sweep setting; valid: "
+                                  f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+        for v in c.settings or []:
+            if v not in labels:
+                raise ConfigError(f"{where}.settings: {v!r} is not a sweep setting; valid: "
+                                  f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
 
 
 def dataset_params(cfg: Config) -> dict[str, Any]:
@@ -458,6 +525,9 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
             kept = {r.get("name") for r in data["rankers"] if isinstance(r, dict)}
             data["expected"] = [e for e in data["expected"] if not isinstance(e, dict)
                                 or e.get("method") in kept or e.get("published_only")]
+            if isinstance(data.get("claims"), list):
+                data["claims"] = [c for c in data["claims"] if not isinstance(c, dict)
+                                  or {c.get("method"), c.get("than", c.get("method"))} <= kept]
     for key, value in over.sets:
         hit = _swept(data.get("sweep"), key)
         if hit is not None:
@@ -482,6 +552,7 @@ def resolve(data: dict, origin: str) -> Experiment:
         d = copy.deepcopy(data)
         d.pop("sweep", None)
         d.pop("expected", None)  # checked above against the sweep's labels
+        d.pop("claims", None)
         for k, v in values.items():
             set_path(d, k, v, f"{origin}: sweep")
         settings.append(Setting(label, values, validate(d, f"{origin} [{label}]" if label else origin)))

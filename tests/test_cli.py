@@ -297,6 +297,19 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     assert len(list((out / "trials").glob("*.json"))) == 40
 
 
+def test_claims_are_graded_in_summary_and_check(cli, tmp_path):
+    text = SMALL + ("claims:\n  - {kind: better, method: Bhattacharyya, than: L1, metric: nauc, source: made up}\n"
+                    "  - {kind: better, method: L1, than: Bhattacharyya, metric: nauc, by: 2.0}\n")
+    out = tmp_path / "cl"
+    assert cli("run", write(tmp_path, text), "--out", out, "-q").exit_code == 0
+    md = (out / "summary.md").read_text()
+    assert "## Claims" in md and "| FAIL |" in md
+    res = cli("check", out)
+    assert res.exit_code == 1 and "Bhattacharyya better than L1 on nauc" in res.output
+    one_line_error(cli("run", write(tmp_path, SMALL + "claims: [{kind: speedup, method: L1, than: L1}]\n", "c.yaml")),
+                   "claims.0", "needs 'curve'")
+
+
 def test_known_gap_is_shown_but_does_not_fail(cli, tmp_path):
     text = SMALL.replace('value: 1.0, tolerance: 0.5, source: "made up, always OK"',
                          'value: 0.0, tolerance: 0.01, source: "x", known_gap: "our features differ"')

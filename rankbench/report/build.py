@@ -10,6 +10,7 @@ import pandas as pd
 from ..errors import RankbenchError
 from ..runfolder import Problem, RunFolder
 from .check import check_markdown, grade_rows
+from .claims import claims_markdown, grade_claims
 from .plots import make_plots
 from .tables import summary_frame, summary_markdown, trials_frame
 
@@ -88,6 +89,10 @@ def build_report(folder: RunFolder | str, plots: bool = True) -> dict:
     expected = run.config.get("expected") or []
     if expected:
         md += "\n## Published numbers\n\n" + check_markdown(grade_rows(summary, expected)) + "\n"
+    claims = run.config.get("claims") or []
+    if claims:
+        rows = grade_claims(_claim_dicts(claims), summary, run.records, run.setting_order)
+        md += "\n## Claims\n\n" + claims_markdown(rows) + "\n"
     plot_paths = []
     if plots:
         plot_paths = make_plots(run, summary)
@@ -96,3 +101,8 @@ def build_report(folder: RunFolder | str, plots: bool = True) -> dict:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
     run.folder.write_text("summary.md", md)
     return {"summary": summary, "plots": plot_paths, "markdown": md, "run": run}
+
+
+def _claim_dicts(claims: list[dict]) -> list[dict]:
+    """Claims as stored in config.yaml, with ``from`` spelt as the field name ``from_``."""
+    return [{("from_" if k == "from" else k): v for k, v in c.items()} for c in claims if isinstance(c, dict)]
