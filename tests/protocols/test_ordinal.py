@@ -32,7 +32,7 @@ def test_ordinal_checks():
         Ordinal(label_column="grade").check_dataset(ds)
 
 
-def test_ordinal_evaluate_scores_mae_and_times():
+def test_ordinal_evaluate_scores_mae():
     ds = SyntheticOrdinal(n_labels=4, n_per_label=40).load()
     X = ds.arrays["feat"]
     p = Ordinal(n_per_label=10, k=5)
@@ -41,6 +41,5 @@ def test_ordinal_evaluate_scores_mae_and_times():
         split = p.split(ds, np.random.default_rng(t))
         meter = Meter(measure_memory=False)
         res_e.append(p.evaluate(Euclidean, X, ds, split, meter).metrics["mae"])
-        assert meter.train_s >= 0 and meter.test_s > 0
         res_c.append(p.evaluate(lambda: CMDSDML(gamma=0.5, max_iter=300), X, ds, split, Meter()).metrics["mae"])
     assert 0 <= np.mean(res_c) < np.mean(res_e)

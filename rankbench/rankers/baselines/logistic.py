@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import PositiveFloat, PositiveInt, Seed
+from ...params import PositiveFloat, PositiveInt
 from ...registry import rankers
 from ..base import Classifier, ItemScorer
 
@@ -33,8 +33,6 @@ class Logistic(Classifier, ItemScorer, BaseEstimator):
     fit_intercept : bool
     max_iter : int
         Iterations of the L-BFGS solver.
-    random_state : int or None
-        Kept for the engine's seeding contract; the deterministic L-BFGS solver does not use it.
 
     Attributes
     ----------
@@ -43,19 +41,17 @@ class Logistic(Classifier, ItemScorer, BaseEstimator):
 
     def __init__(self, C: PositiveFloat = 1.0,
                  class_weight: Literal["balanced"] | dict[int, PositiveFloat] | None = None,
-                 fit_intercept: bool = True, max_iter: PositiveInt = 1000, random_state: Seed = None):
+                 fit_intercept: bool = True, max_iter: PositiveInt = 1000):
         self.C = C
         self.class_weight = class_weight
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
-        self.random_state = random_state
 
     def fit(self, X, y):
         from sklearn.linear_model import LogisticRegression
 
         self.model_ = LogisticRegression(C=self.C, class_weight=self.class_weight,
-                                         fit_intercept=self.fit_intercept, max_iter=self.max_iter,
-                                         random_state=self.random_state)
+                                         fit_intercept=self.fit_intercept, max_iter=self.max_iter)
         self.model_.fit(np.asarray(X, dtype=np.float64), y)
         self.classes_ = self.model_.classes_
         self.coef_ = self.model_.coef_

@@ -56,6 +56,12 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         chosen unit's distances; ``"tanh"``: the same margin squashed, ``sum_t alpha_t
         tanh((theta_t - d_t) / s_t)``. An "always +1" learner (theta = inf) adds ``alpha_t``.
     random_state : seed of the negative sampling.
+
+    Attributes
+    ----------
+    hists_, thresholds_, alphas_, scales_ : the chosen units, their thresholds, weights and
+        training spreads. candidate_thresholds_ : (units, n_thresholds) the thresholds each round
+        chose from (full-grid fit; the last column is the "always +1" learner).
     """
 
     def __init__(self, n_rounds: PositiveInt = 200, n_bins: PositiveInt = 16,
@@ -112,6 +118,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         for s0 in range(0, n, 2048):
             codes[:, s0:s0 + 2048] = encode(dist_of(np.arange(s0, min(n, s0 + 2048)))).T
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
+        self.candidate_thresholds_ = thr
         w_pos = lambda w: w[label > 0].sum()
         hists, cuts, alphas = [], [], []
         for _ in range(int(self.n_rounds)):

@@ -39,14 +39,17 @@ class RankBoost(PairScorer, BaseEstimator):
         at twice the time).
     n_thresholds : candidate thresholds per dimension (quantiles of the training differences).
     block : rows of the pair grid per block when coding the differences.
-    random_state : seeds the sample of grid entries the threshold quantiles are taken from.
+    threshold_sample : grid entries (a random sample when there are more) whose differences give
+        the threshold quantiles.
+    random_state : seeds that sample.
     """
 
     def __init__(self, n_rounds: PositiveInt = 100, n_thresholds: Annotated[int, Field(ge=2, le=255)] = 16,
-                 block: PositiveInt = 4, random_state: Seed = None):
+                 block: PositiveInt = 4, threshold_sample: PositiveInt = 20000, random_state: Seed = None):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.block = block
+        self.threshold_sample = threshold_sample
         self.random_state = random_state
 
     def fit(self, X, y, cams=None):
@@ -66,8 +69,9 @@ class RankBoost(PairScorer, BaseEstimator):
             else:
                 neg = side.neg
             roles.append((pos, neg, 1 if is_row else 0))
-        n_inst = sum(int(p.sum() + n.sum()) for p, n, _ in roles)
-        v = [np.where(p | n, 1.0, 0.0) / np.sqrt(n_inst) for p, n, _ in roles]
+        # D_1 uniform over the crucial pairs: v = 1 / sqrt(number of pairs), so D = v(x0) v(x1) sums to 1
+        n_pairs = sum(float((p.sum(ax) * n.sum(ax)).sum()) for p, n, ax in roles)
+        v = [np.where(p | n, 1.0, 0.0) / np.sqrt(n_pairs) for p, n, _ in roles]
         nq = thr.shape[1]
         feats, cuts, alphas = [], [], []
         for _ in range(int(self.n_rounds)):
@@ -101,7 +105,7 @@ class RankBoost(PairScorer, BaseEstimator):
         """Per-dimension quantiles of the training differences (from a sample of grid entries)."""
         rng = np.random.default_rng(self.random_state)
         nr, nc = P.shape
-        k = min(nr * nc, 20000)
+        k = min(nr * nc, int(self.threshold_sample))
         flat = rng.choice(nr * nc, size=k, replace=False)
         D = np.abs(P.X[P.rows[flat // nc]] - P.X[P.cols[flat % nc]])
         qs = np.quantile(D, np.linspace(0, 1, self.n_thresholds + 1)[1:], axis=0).T

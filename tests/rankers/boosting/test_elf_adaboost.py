@@ -135,3 +135,27 @@ def test_elf_ranker_boosts_over_region_histograms():
     S = e.similarity(X[cams == "a"], X[cams == "b"])
     assert S.shape == (n, n)
     assert (S.argmax(1) == np.arange(n)).mean() >= 0.8
+
+
+@pytest.mark.parametrize("units", ["hist", "both"])
+def test_weighted_error_equals_a_direct_count_over_every_pair(units):
+    """Each round of the full-grid fit picks the (unit, threshold) of least weighted error counted
+    pair by pair (Freund & Schapire's AdaBoost, balanced start), and re-weights every pair."""
+    X, y, cams = toy(n=12)
+    X[:, 4:8] += 0.6 * np.random.default_rng(1).random((24, 4))  # no perfect unit: every error > 0
+    e = ELFAdaBoost(n_rounds=6, n_bins=4, n_thresholds=8, units=units).fit(X, y, cams)
+    a, b = np.flatnonzero(cams == "a"), np.flatnonzero(cams == "b")
+    ia, ib = np.repeat(a, len(b)), np.tile(b, len(a))  # every cross-camera pair
+    label = np.where(y[ia] == y[ib], 1.0, -1.0)
+    Xf = X.astype(np.float32)
+    dist = e._pair_distances(Xf[ia], Xf[ib])                     # (pairs, units)
+    thr = e.candidate_thresholds_
+    w = np.where(label > 0, 0.5 / (label > 0).sum(), 0.5 / (label < 0).sum())
+    for unit, cut, alpha in zip(e.hists_, e.thresholds_, e.alphas_):
+        H = np.where(dist[:, :, None] <= thr[None, :, :], 1.0, -1.0)  # (pairs, units, thresholds)
+        err = np.einsum("p,puj->uj", w, (H != label[:, None, None]).astype(float)) / w.sum()
+        j = int(np.flatnonzero(thr[unit] == np.float32(cut))[0])
+        assert err[unit, j] <= err.min() + 1e-12
+        assert alpha == pytest.approx(0.5 * np.log((1 - err[unit, j]) / err[unit, j]), rel=1e-9)
+        w = w * np.exp(-alpha * label * H[:, unit, j])
+        w /= w.sum()

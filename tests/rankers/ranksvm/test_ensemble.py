@@ -40,3 +40,31 @@ def test_ensemble_normalises_and_combines_weak_rankers():
     np.testing.assert_allclose(e.coef_, e.weak_[:, e.chosen_] @ e.alphas_)
     pa, pb = cams == "a", cams == "b"
     assert cmc_curve(e.similarity(X[pa], X[pb]), y[pa], y[pb])[0] >= 0.8
+
+
+def test_boosting_over_the_whole_pair_set_equals_a_loop_over_explicit_triples():
+    """Eqs. 9-11 run pair by pair over every (query, true match, wrong match) triple, with margins
+    u_sk = w_k^T(|x_i - x_p| - |x_i - x_n|) computed triple by triple, give the ensemble's w."""
+    X, y, cams = two_cam(10, 5, noise=0.4, seed=2)
+    e = EnsembleRankSVM(n_groups=2, C_grid=(0.01, 1.0), n_rounds=8, random_state=1).fit(X, y, cams)
+    W = e.weak_  # normalised weak rankers (d, N)
+    triples = [(i, p, n) for i in range(len(y)) for p in range(len(y)) for n in range(len(y))
+               if cams[p] != cams[i] and cams[n] != cams[i] and y[p] == y[i] and y[n] != y[i]]
+    D = np.full(len(triples), 1.0 / len(triples))
+    alphas, chosen = [], []
+    for _ in range(8):
+        u = np.array([[W[:, k] @ (np.abs(X[i] - X[p]) - np.abs(X[i] - X[n])) for k in range(W.shape[1])]
+                      for i, p, n in triples])  # u = w^T(x+ - x-): the true match scoring higher is right
+        wrong = np.array([sum(D[s] for s in range(len(triples)) if u[s, k] <= 0) for k in range(W.shape[1])])
+        k = int(np.argmin(wrong))                                            # eq. 9
+        r = float(sum(D[s] * u[s, k] for s in range(len(triples))))         # eq. 11
+        if r <= 0:
+            break
+        a = 0.5 * np.log((1 + r) / (1 - r))
+        D = np.array([D[s] * np.exp(-a * u[s, k]) for s in range(len(triples))])  # eq. 10
+        D /= D.sum()
+        alphas.append(a)
+        chosen.append(k)
+    assert list(e.chosen_) == chosen
+    np.testing.assert_allclose(e.alphas_, alphas, rtol=1e-5)
+    np.testing.assert_allclose(e.coef_, W[:, chosen] @ np.array(alphas), rtol=1e-5, atol=1e-9)

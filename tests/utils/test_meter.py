@@ -1,0 +1,45 @@
+"""The meter charges training and scoring to the right account, and sees memory a step maps."""
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from rankbench.datasets.synthetic_ordinal import SyntheticOrdinal
+from rankbench.protocols.ordinal import Ordinal
+from rankbench.rankers.base import MetricLearner
+from rankbench.utils.meter import Meter
+
+
+class Slow(MetricLearner, BaseEstimator):
+    """Sleeps 0.2 s in fit and 0.05 s per transform; allocates 64 MB in fit."""
+
+    def fit(self, X, y):
+        block = np.ones(8 * 2**20)  # 64 MB, touched
+        time.sleep(0.2)
+        self.n_ = float(block.sum())
+        return self
+
+    def transform(self, X):
+        time.sleep(0.05)
+        return np.asarray(X)
+
+
+def test_protocol_charges_fit_to_training_and_scoring_to_testing():
+    ds = SyntheticOrdinal(n_labels=3, n_per_label=10).load()
+    p = Ordinal(n_per_label=3, k=3)
+    meter = Meter()
+    p.evaluate(Slow, ds.arrays["feat"], ds, p.split(ds, np.random.default_rng(0)), meter)
+    m = meter.metrics()
+    assert m["train_s"] >= 0.2  # the sleep, plus whatever else fit costs
+    assert m["test_s"] >= 0.1  # two transforms (training and test rows)
+    assert m["train_s"] > m["test_s"]
+    assert m["peak_mb"] >= 48  # the 64 MB block (resident-set growth, sampled)
+
+
+def test_accounts_accumulate_and_memory_can_be_off():
+    meter = Meter(measure_memory=False)
+    for _ in range(2):
+        with meter.train():
+            time.sleep(0.03)
+    assert meter.train_s >= 0.06 and meter.test_s == 0.0 and "peak_mb" not in meter.metrics()
