@@ -44,6 +44,7 @@ class _Group(click.Group):
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
+        kwargs.setdefault("prog_name", "rankbench")
         try:
             rv = super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:

@@ -116,10 +116,27 @@ def require_file(path: Path, what: str, layout: str) -> Path:
     return path
 
 
-def read_image(path: str | os.PathLike, grey: bool = False) -> np.ndarray:
-    """Read an image file as RGB (or grey) uint8, naming the file if it cannot be decoded."""
-    import cv2
+_CV2 = None
 
+
+def _cv2():
+    """OpenCV, imported once with its own log silenced: a file it cannot decode is reported by us,
+    in one line naming the file, not by OpenCV's console noise."""
+    global _CV2
+    if _CV2 is None:
+        import cv2
+
+        logging = getattr(getattr(cv2, "utils", None), "logging", None)
+        if logging is not None:
+            logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+        _CV2 = cv2
+    return _CV2
+
+
+def read_image(path: str | os.PathLike, grey: bool = False, size: tuple[int, int] | None = None) -> np.ndarray:
+    """Read an image file as RGB (or grey) uint8, naming the file if it cannot be decoded; with
+    ``size`` = (height, width), an image of another size is an error naming both sizes."""
+    cv2 = _cv2()
     flag = cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR
     data = np.fromfile(str(path), dtype=np.uint8) if Path(path).is_file() else None
     if data is None:
@@ -127,6 +144,8 @@ def read_image(path: str | os.PathLike, grey: bool = False) -> np.ndarray:
     img = cv2.imdecode(data, flag) if data.size else None
     if img is None:
         raise DataError(f"image {path} is unreadable or truncated (could not be decoded)")
+    if size is not None and tuple(img.shape[:2]) != tuple(size):
+        raise DataError(f"image {path} is {img.shape[0]}x{img.shape[1]} pixels, expected {size[0]}x{size[1]}")
     if not grey:
         img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
     return img
@@ -171,5 +190,12 @@ class Loader(ABC):
         return {k: getattr(self, k) for k in init_params(type(self))}
 
     def root_dir(self, data_root: str | None) -> Path:
-        path = resolve_root(getattr(self, "root", None), self.folder, data_root)
-        return require_dir(path, f"dataset {self.registry_name}", self.layout)
+        root = getattr(self, "root", None)
+        path = resolve_root(root, self.folder, data_root)
+        if not path.is_dir():
+            how = ("set by dataset.root in the config" if root else
+                   f"<data root>/{self.folder}, the data root being --data-root or $RANKBENCH_DATA "
+                   f"(here: {path.parent})")
+            raise DataError(f"dataset {self.registry_name}: folder {path} not found ({how}); expected layout: "
+                            f"{self.layout}")
+        return path

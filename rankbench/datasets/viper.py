@@ -13,6 +13,10 @@ from .base import Dataset, Loader, fingerprint_files, read_image, require_dir
 _NAME = re.compile(r"^(\d+)_(\d+)\.bmp$", re.IGNORECASE)
 
 
+#: (height, width) of every VIPeR image
+SIZE = (128, 48)
+
+
 @datasets.register("viper")
 class VIPeR(Loader):
     """VIPeR re-identification set: cam_a/NNN_AAA.bmp and cam_b/NNN_AAA.bmp (632 people x 2 views).
@@ -68,8 +72,8 @@ class VIPeR(Loader):
                 f"dataset viper: person {lonely[0]} appears only in cam_{cam_of} "
                 f"({len(lonely)} such people); every person needs one image in cam_a and one in cam_b")
         items = items.sort_values(["cam", "identity"], kind="stable").reset_index(drop=True)
-        if self.check_images:
+        if self.check_images:  # every image decodes and has VIPeR's size
             for p in items["path"]:
-                read_image(p)
+                read_image(p, size=SIZE)
         return Dataset(name="viper", items=items, info={"root": str(root)},
                        fingerprint=fingerprint_files(list(items["path"]), extra="viper"))

@@ -1,0 +1,249 @@
+"""A catalogue of user mistakes, each through the real command line.
+
+Every case must give exactly one line on stderr that starts ``rankbench: error:``, names what was
+wrong, a non-zero exit status, no traceback, and must leave no run folder behind. Add a case here
+when a user finds a new way to go wrong. (The generated sweep over every component's parameters
+is in test_conformance.py.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rankbench.cli import main
+
+GOOD = """\
+dataset: {name: synthetic_reid, n_people: 30}
+features: [{name: colour, extractor: color_strips, bins: 8}]
+protocol: {name: reid, n_test: 10, ranks: [1, 5]}
+trials: 2
+rankers:
+  - {name: L1, ranker: l1}
+  - {name: P, ranker: prsvm, C: 1.0}
+"""
+
+
+def cfg(**replace) -> str:
+    text = GOOD
+    for old, new in replace.items():
+        old = old.replace("__", " ")
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+# (id, config text or None for the GOOD one, extra CLI args, expected substring)
+CONFIG_CASES = [
+    ("yaml syntax", "dataset: {name: x\nprotocol: [\n", [], "YAML error at line"),
+    ("top level list", "- a\n- b\n", [], "expected a mapping of config keys"),
+    ("empty file", "", [], "expected a mapping of config keys"),
+    ("duplicate key", GOOD + "trials: 3\n", [], "duplicate key 'trials'"),
+    ("unknown top key", GOOD + "colour: red\n", [], "colour: unknown key"),
+    ("missing dataset", GOOD.replace("dataset: {name: synthetic_reid, n_people: 30}\n", ""), [], "dataset: required key missing"),
+    ("missing protocol", GOOD.replace("protocol: {name: reid, n_test: 10, ranks: [1, 5]}\n", ""), [], "protocol: required key missing"),
+    ("rankers empty", GOOD.split("rankers:")[0] + "rankers: []\n", [], "rankers: expected"),
+    ("rankers mapping", GOOD.split("rankers:")[0] + "rankers: {name: L1}\n", [], "rankers: expected a valid list"),
+    ("ranker no name", cfg(**{"{name: L1, ranker: l1}": "{ranker: l1}"}), [], "name: required key missing"),
+    ("duplicate rankers", cfg(**{"{name: P, ranker: prsvm, C: 1.0}": "{name: L1, ranker: prsvm}"}), [], "two rankers are named 'L1'"),
+    ("duplicate features", GOOD.replace("features: [{name: colour, extractor: color_strips, bins: 8}]",
+                                        "features: [{name: c, extractor: color_strips}, {name: c, extractor: hsv_hist}]"),
+     [], "two feature sets are named 'c'"),
+    ("trials zero", cfg(**{"trials: 2": "trials: 0"}), [], "trials: expected greater than or equal to 1"),
+    ("trials float", cfg(**{"trials: 2": "trials: 2.5"}), [], "trials: expected a valid integer"),
+    ("trials text", cfg(**{"trials: 2": "trials: many"}), [], "trials: expected a valid integer"),
+    ("seed negative", cfg(**{"trials: 2": "trials: 2\nseed: -4"}), [], "seed: expected greater than or equal to 0"),
+    ("trials under protocol", cfg(**{"ranks: [1, 5]}": "ranks: [1, 5], trials: 3}"}), [], "protocol.trials: 'trials' is a run parameter"),
+    ("three sweep keys", GOOD + "sweep: {protocol.n_test: [5], trials: [1], seed: [1]}\n", [], "at most two key paths"),
+    ("sweep not a list", GOOD + "sweep: {protocol.n_test: 5}\n", [], "sweep.protocol.n_test: expected a valid list"),
+    ("sweep unknown path", GOOD + "sweep: {protocol.nope: [1, 2]}\n", [], "protocol: unknown parameter 'nope'"),
+    ("sweep bad value", GOOD + "sweep: {protocol.n_test: [5, 100]}\n", [], "protocol.n_test: expected 2..29"),
+    ("extends missing", "extends: nothere.yaml\n", [], "nothere.yaml: config file not found"),
+    ("extends not text", "extends: [a, b]\n", [], "extends: expected a file path"),
+    ("expected missing tolerance", GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.1}]\n", [], "expected.0.tolerance: required key missing"),
+    ("expected negative tolerance", GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: -1}]\n", [], "expected.0.tolerance"),
+    ("expected mapping", GOOD + "expected: {method: L1}\n", [], "expected: expected a valid list"),
+    ("expected misspelt method", GOOD + "expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n", [], "'L2' is not a ranker"),
+    ("expected unknown metric", GOOD + "expected: [{method: L1, metric: rank1, value: 0.1, tolerance: 0.1}]\n", [], "unknown metric 'rank1'"),
+    ("expected wrong protocol metric", GOOD + "expected: [{method: L1, metric: mae, value: 0.1, tolerance: 0.1}]\n", [], "unknown metric 'mae'"),
+    ("expected unknown setting", GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: 0.1, setting: x}]\n", [], "is not a sweep setting"),
+    ("expected value text", GOOD + "expected: [{method: L1, metric: cmc@1, value: high, tolerance: 0.1}]\n", [], "expected.0.value"),
+    ("claim incomplete", GOOD + "claims: [{kind: better, method: L1}]\n", [], "claims.0: a 'better' claim needs 'than'"),
+    ("claim unknown kind", GOOD + "claims: [{kind: wins, method: L1}]\n", [], "claims.0.kind"),
+    ("claim unknown method", GOOD + "claims: [{kind: better, method: L1, than: Q, metric: cmc@1}]\n", [], "claims.0.than: 'Q' is not a ranker"),
+    ("no regress block", None, ["--regress"], "declares no regress block"),
+    ("regress trials zero", GOOD + "regress: {trials: 0}\n", ["--regress"], "regress.trials"),
+    ("unknown dataset", cfg(**{"name: synthetic_reid": "name: synthetic_redi"}), [], "unknown dataset 'synthetic_redi'"),
+    ("unknown extractor", cfg(**{"extractor: color_strips": "extractor: colour_strips"}), [], "unknown feature extractor 'colour_strips'"),
+    ("unknown ranker", cfg(**{"ranker: l1}": "ranker: l7}"}), [], "unknown ranker 'l7'"),
+    ("unknown protocol", cfg(**{"name: reid": "name: reidx"}), [], "unknown protocol 'reidx'"),
+    ("unknown preprocessor", cfg(**{"ranker: l1}": "ranker: l1, preprocess: [{name: whiten}]}"}), [], "unknown preprocessor 'whiten'"),
+    ("preprocess no name", cfg(**{"ranker: l1}": "ranker: l1, preprocess: [{n_components: 3}]}"}), [], "preprocess.0: missing 'name'"),
+    ("preprocess bad param", cfg(**{"ranker: l1}": "ranker: l1, preprocess: [{name: pca, n_components: 0}]}"}), [], "n_components: expected an integer >= 1"),
+    ("standardize bad param", cfg(**{"ranker: l1}": "ranker: l1, preprocess: [{name: standardize, with_mean: yes please}]}"}), [], "with_mean: expected boolean"),
+    ("dataset unknown param", cfg(**{"n_people: 30": "n_peeple: 30"}), [], "unknown parameter 'n_peeple'"),
+    ("dataset too small", cfg(**{"n_people: 30": "n_people: 2"}), [], "dataset.n_people: expected an integer >= 3"),
+    ("extractor unknown param", cfg(**{"bins: 8": "binz: 8"}), [], "features.colour: unknown parameter 'binz'"),
+    ("bins text", cfg(**{"bins: 8": "bins: sixteen"}), [], "features.colour.bins: expected an integer >= 2"),
+    ("bins fraction", cfg(**{"bins: 8": "bins: 16.5"}), [], "features.colour.bins: expected an integer"),
+    ("bins zero", cfg(**{"bins: 8": "bins: 0"}), [], "features.colour.bins"),
+    ("bins huge", cfg(**{"bins: 8": "bins: 1000"}), [], "<= 256"),
+    ("strips zero", cfg(**{"bins: 8": "n_strips: 0"}), [], "features.colour.n_strips: expected an integer >= 1"),
+    ("unknown colour space", cfg(**{"bins: 8": "spaces: [rgb, xyz]"}), [], "features.colour.spaces"),
+    ("size one number", cfg(**{"bins: 8": "size: [128]"}), [], "features.colour.size"),
+    ("rank zero", cfg(**{"ranks: [1, 5]": "ranks: [0, 5]"}), [], "protocol.ranks"),
+    ("rank negative", cfg(**{"ranks: [1, 5]": "ranks: [-1]"}), [], "protocol.ranks"),
+    ("rank beyond gallery", cfg(**{"ranks: [1, 5]": "ranks: [1, 50]"}), [], "ranks <= the gallery size"),
+    ("n_test one", cfg(**{"n_test: 10": "n_test: 1"}), [], "protocol.n_test: expected an integer >= 2"),
+    ("n_test too big", cfg(**{"n_test: 10": "n_test: 30"}), [], "protocol.n_test: expected 2..29"),
+    ("gallery mode", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], gallery: both"}), [], "protocol.gallery"),
+    ("protocol unknown param", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], n_tset: 3"}), [], "protocol: unknown parameter 'n_tset'"),
+    ("ranker unknown param", cfg(**{"ranker: l1}": "ranker: l1, C: 1}"}), [], "rankers.L1: unknown parameter 'C'"),
+    ("negative C", cfg(**{"C: 1.0": "C: -1"}), [], "rankers.P.C: expected a number > 0 or null, got -1"),
+    ("C text", cfg(**{"C: 1.0": "C: lots"}), [], "rankers.P.C"),
+    ("empty C grid", cfg(**{"C: 1.0": "C_grid: []"}), [], "rankers.P.C_grid"),
+    ("cv one fold", cfg(**{"C: 1.0": "cv: 1"}), [], "rankers.P.cv: expected an integer >= 2"),
+    ("negative seed in ranker", cfg(**{"C: 1.0": "random_state: -1"}), [], "rankers.P.random_state"),
+    ("elf units", cfg(**{"{name: P, ranker: prsvm, C: 1.0}": "{name: E, ranker: elf, units: all}"}), [], "rankers.E.units: expected one of 'hist', 'bin', 'both'"),
+    ("elf thresholds", cfg(**{"{name: P, ranker: prsvm, C: 1.0}": "{name: E, ranker: elf, n_thresholds: 300}"}), [], "<= 255"),
+    ("ranker feature set", cfg(**{"ranker: l1}": "ranker: l1, features: nope}"}), [], "unknown feature set 'nope'"),
+    ("combine mode", cfg(**{"ranker: l1}": "ranker: l1, combine: both}"}), [], "combine: expected 'concat' or 'views'"),
+    ("views for one-matrix ranker", cfg(**{"ranker: l1}": "ranker: l1, combine: views}"}), [], "takes one feature matrix; use combine: concat"),
+    ("ranker cannot run here", cfg(**{"ranker: l1}": "ranker: ranksvm}"}), [], "cannot run under protocol 'reid'"),
+    ("import path module", cfg(**{"ranker: l1}": "ranker: 'nomodule_q:Thing'}"}), [], "cannot import 'nomodule_q'"),
+    ("import path class", cfg(**{"ranker: l1}": "ranker: 'rankbench.metrics:Nope'}"}), [], "has no class 'Nope'"),
+    ("import path file", cfg(**{"ranker: l1}": "ranker: '/nonexistent/r.py:R'}"}), [], "r.py not found"),
+    ("protocol needs column", GOOD.replace("protocol: {name: reid, n_test: 10, ranks: [1, 5]}", "protocol: {name: ordinal}")
+     .replace("{name: P, ranker: prsvm, C: 1.0}", "{name: P, ranker: euclidean}").replace("{name: L1, ranker: l1}", "{name: E2, ranker: euclidean}"),
+     [], "protocol ordinal needs a 'label' column"),
+    ("retrieval without relevance", GOOD.replace("protocol: {name: reid, n_test: 10, ranks: [1, 5]}", "protocol: {name: retrieval}")
+     .replace("{name: P, ranker: prsvm, C: 1.0}", "{name: P, ranker: logistic}").replace("{name: L1, ranker: l1}", "{name: Q, ranker: logistic}"),
+     [], "needs arrays['relevance']"),
+    ("missing data folder", cfg(**{"{name: synthetic_reid, n_people: 30}": "{name: viper}"}), ["--data-root", "/nonexistent-data"],
+     "folder /nonexistent-data/viper not found"),
+]
+
+
+@pytest.fixture
+def run_cli(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+    return invoke
+
+
+def assert_one_line(res, needle):
+    assert res.exit_code not in (0, None), res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1, res.output
+    assert lines[0].startswith("rankbench: error:") and "Traceback" not in res.output
+    assert needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("case, text, args, needle", CONFIG_CASES, ids=[c[0] for c in CONFIG_CASES])
+def test_config_mistakes(run_cli, tmp_path, case, text, args, needle):
+    path = tmp_path / "bad.yaml"
+    path.write_text(GOOD if text is None else text)
+    out = tmp_path / "results" / "run"
+    for command in (["validate", path, *args], ["run", path, "--out", out, *args]):
+        assert_one_line(run_cli(*command), needle)
+    assert not out.exists(), "a failed start must leave no folder"
+
+
+@pytest.fixture
+def done_run(run_cli, tmp_path):
+    p = tmp_path / "good.yaml"
+    p.write_text(GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.5, tolerance: 0.5}]\n")
+    out = tmp_path / "done"
+    assert run_cli("run", p, "--out", out, "-q").exit_code == 0
+    return p, out
+
+
+def test_command_line_mistakes(run_cli, tmp_path, done_run):
+    good, done = done_run
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    (tmp_path / "empty-dir").mkdir()
+    exp_map = tmp_path / "exp_map.yaml"
+    exp_map.write_text("expected: {method: L1}\n")
+    exp_tol = tmp_path / "exp_tol.yaml"
+    exp_tol.write_text("expected: [{method: L1, metric: cmc@1, value: 0.1}]\n")
+    exp_meth = tmp_path / "exp_meth.yaml"
+    exp_meth.write_text("expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(GOOD + "sweep: {protocol.n_test: [5, 10]}\n")
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(GOOD.encode() + b"description: caf\xe9\n")
+    cases = [
+        (("run", tmp_path / "missing.yaml"), "missing.yaml: config file not found"),
+        (("run", tmp_path), "is a directory"),
+        (("run", tmp_path / ("x" * 4000 + ".yaml")), "x.yaml"),
+        (("run", latin), "not UTF-8 text"),
+        (("run",), "give a config file, or --resume RUN_DIR"),
+        (("run", good, "--trials", "0"), "--trials"),
+        (("run", good, "--seed", "-5"), "--seed"),
+        (("run", good, "--jobs", "0"), "--jobs"),
+        (("run", good, "--set", "protocol.n_test"), "expected key.path=value"),
+        (("run", good, "--set", "protocol.nope=1"), "protocol: unknown parameter 'nope'"),
+        (("run", good, "--set", "rankers.Ghost.C=1"), "no item named 'Ghost'"),
+        (("run", good, "--set", "rankers.P.C=-2"), "rankers.P.C: expected a number > 0 or null, got -2"),
+        (("run", good, "--set", "trials.x=1"), "cannot be looked up inside a int"),
+        (("run", sweep, "--set", "protocol.n_test=7"), "this key is swept"),
+        (("run", good, "--out", done), "already holds a run"),
+        (("run", good, "--out", blocker / "run"), "cannot create the run folder"),
+        (("run", good, "--bogus"), "No such option '--bogus'"),
+        (("run", "--resume", tmp_path / "nothere"), "no such run folder"),
+        (("run", "--resume", tmp_path / "empty-dir"), "not a run folder"),
+        (("run", good, "--resume", done, "--set", "protocol.n_test=12"), "protocol.n_test = 10, now 12"),
+        (("check", tmp_path / "empty-dir"), "not a run folder"),
+        (("check", done, "--expected", tmp_path / "nothere.yaml"), "config file not found"),
+        (("check", done, "--expected", exp_map), "expected: expected a list"),
+        (("check", done, "--expected", exp_tol), "expected.0.tolerance: field required"),
+        (("check", done, "--expected", exp_meth), "'L2' is not a method of this run"),
+        (("report", tmp_path / "empty-dir"), "not a run folder"),
+        (("collect", tmp_path / "empty-dir", "--out", tmp_path / "R.md"), "not a run folder"),
+        (("collect", done, "--out", blocker / "R.md"), "cannot write"),
+        (("features", good, "--out", blocker / "f.npz", "-q"), "cannot write"),
+        (("list", "rankers", "nosuch"), "unknown ranker 'nosuch'"),
+        (("list", "widgets"), "'widgets' is not one of 'datasets'"),
+        (("list", "prsvm"), "'prsvm' is not one of 'datasets'"),
+        (("bogus-command",), "No such command 'bogus-command'"),
+    ]
+    for args, needle in cases:
+        assert_one_line(run_cli(*args), needle)
+    assert (done / "trials.csv").is_file(), "nothing earlier is overwritten"
+
+
+def test_data_mistakes(run_cli, tmp_path):
+    import cv2
+
+    root = tmp_path / "data" / "viper"
+    for cam in ("cam_a", "cam_b"):
+        (root / cam).mkdir(parents=True)
+    for pid in range(4):
+        for cam in ("cam_a", "cam_b"):
+            cv2.imwrite(str(root / cam / f"{pid:03d}_000.bmp"), np.zeros((128, 48, 3), np.uint8))
+    text = GOOD.replace("{name: synthetic_reid, n_people: 30}", "{name: viper}").replace("n_test: 10", "n_test: 2") \
+        .replace("ranks: [1, 5]", "ranks: [1]")
+    path = tmp_path / "v.yaml"
+    path.write_text(text)
+    good = (root / "cam_b" / "001_000.bmp").read_bytes()
+    (root / "cam_b" / "002_000.bmp").write_bytes(good[:200])
+    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o1"),
+                    "002_000.bmp is unreadable or truncated")
+    (root / "cam_b" / "002_000.bmp").write_bytes(good)
+    cv2.imwrite(str(root / "cam_a" / "003_000.bmp"), np.zeros((100, 40, 3), np.uint8))
+    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o2"),
+                    "003_000.bmp is 100x40 pixels, expected 128x48")
+    (root / "cam_a" / "003_000.bmp").unlink()
+    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o3"),
+                    "person 003 appears only in cam_b")
+    (root / "cam_a" / "notes.txt").write_text("x")
+    (root / "cam_a" / "weird.bmp").write_bytes(good)
+    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o4"),
+                    "unexpected file name")
+    assert not any((tmp_path / f"o{i}").exists() for i in range(1, 5))
