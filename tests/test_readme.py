@@ -1,0 +1,32 @@
+"""The README's own examples work as written: the minimal config, and the ranker written in a file
+outside the repository, named by its path."""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+from click.testing import CliRunner
+
+from rankbench.cli import main
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def block(after: str, lang: str) -> str:
+    tail = README[README.index(after):]
+    return re.search(rf"```{lang}\n(.*?)```", tail, re.S).group(1)
+
+
+def test_minimal_config_with_a_ranker_from_a_file_outside_the_repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "my_ranker.py").write_text(block("## Adding a ranker", "python"))
+    (tmp_path / "minimal.yaml").write_text(block("A minimal one", "yaml"))
+    res = CliRunner().invoke(main, ["run", "minimal.yaml", "--out", "run", "-q", "--trials", "2"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    summary = pd.read_csv(tmp_path / "run" / "summary.csv", keep_default_na=False)
+    assert {"L1-norm", "Mine"} <= set(summary.method)
+    assert set(summary.setting) == {"protocol.n_test=30", "protocol.n_test=60", "protocol.n_test=90"}
+    md = (tmp_path / "run" / "summary.md").read_text()
+    assert "## Claims" in md and "PUBLISHED" in md
