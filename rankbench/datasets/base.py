@@ -151,6 +151,21 @@ def read_image(path: str | os.PathLike, grey: bool = False, size: tuple[int, int
     return img
 
 
+def check_image_sizes(paths: list, size: tuple[int, int], what: str) -> None:
+    """Every image is ``size`` = (height, width) pixels, read from the file headers only (fast);
+    otherwise one DataError naming the first file and both sizes."""
+    from PIL import Image, UnidentifiedImageError
+
+    for p in paths:
+        try:
+            with Image.open(p) as im:
+                w, h = im.size
+        except (OSError, UnidentifiedImageError):
+            raise DataError(f"{what}: image {p} is unreadable (not an image file)") from None
+        if (h, w) != tuple(size):
+            raise DataError(f"{what}: image {p} is {h}x{w} pixels, expected {size[0]}x{size[1]}")
+
+
 def fingerprint_files(paths: list[str | os.PathLike], extra: str = "") -> str:
     """A cheap content digest: names, sizes and modification times of the files."""
     h = hashlib.sha1(extra.encode())

@@ -11,7 +11,7 @@ import pandas as pd
 from ..errors import ConfigError, DataError
 from ..params import NonNegativeInt, OpenFraction, PositiveInt
 from ..registry import datasets
-from .base import RELEVANCE_CODES, Dataset, Loader, fingerprint_files, require_dir, require_file
+from .base import RELEVANCE_CODES, Dataset, Loader, check_image_sizes, fingerprint_files, require_dir, require_file
 
 
 def read_strength_csv(path) -> pd.DataFrame:
@@ -30,10 +30,15 @@ def read_strength_csv(path) -> pd.DataFrame:
     return table.T.astype(float)
 
 
-def scan_osr(root: Path, what: str, layout: str) -> tuple[list[Path], list[str], pd.DataFrame, Path]:
+#: (height, width) of every OSR image
+SIZE = (256, 256)
+
+
+def scan_osr(root: Path, what: str, layout: str, check_images: bool = True
+             ) -> tuple[list[Path], list[str], pd.DataFrame, Path]:
     """The OSR folder's images (sorted by name), their categories (the file-name prefix), the
     categories x attributes strength table and the CSV it came from; ``what`` names the loader in
-    errors."""
+    errors. ``check_images`` checks every image's size from its header."""
     csv = require_file(root / "relative_ordering.csv", what, layout)
     strength = read_strength_csv(csv)
     img_dir = require_dir(root / "images", what, layout)
@@ -45,6 +50,8 @@ def scan_osr(root: Path, what: str, layout: str) -> tuple[list[Path], list[str],
     if bad:
         raise DataError(f"{what}: image {img_dir / bad[0]} has no known category prefix "
                         f"(known: {', '.join(strength.index)}); expected layout: {layout}")
+    if check_images:
+        check_image_sizes(files, SIZE, what)
     return files, cats, strength, csv
 
 
@@ -64,13 +71,15 @@ class OSR(Loader):
     folder = "osr"
     layout = _LAYOUT
 
-    def __init__(self, root: str | None = None, n_per_category: PositiveInt | None = None):
+    def __init__(self, root: str | None = None, n_per_category: PositiveInt | None = None,
+                 check_images: bool = True):
         self.root = root
         self.n_per_category = n_per_category
+        self.check_images = check_images
 
     def load(self, data_root=None) -> Dataset:
         root = self.root_dir(data_root)
-        files, cats, strength, csv = scan_osr(root, "dataset osr", self.layout)
+        files, cats, strength, csv = scan_osr(root, "dataset osr", self.layout, self.check_images)
         if self.n_per_category is not None:
             seen: dict[str, int] = {}
             keep = []
@@ -142,14 +151,15 @@ class OSRScenes(Loader):
     layout = _LAYOUT
 
     def __init__(self, root: str | None = None, positive_rate: OpenFraction | None = 0.02,
-                 random_state: NonNegativeInt = 0):
+                 random_state: NonNegativeInt = 0, check_images: bool = True):
         self.root = root
         self.positive_rate = positive_rate
         self.random_state = random_state
+        self.check_images = check_images
 
     def load(self, data_root=None) -> Dataset:
         root = self.root_dir(data_root)
-        files, cats, _, csv = scan_osr(root, "dataset osr_scenes", self.layout)
+        files, cats, _, csv = scan_osr(root, "dataset osr_scenes", self.layout, self.check_images)
         cats_arr = np.array(cats)
         concepts = sorted(set(cats))
         n = len(files)

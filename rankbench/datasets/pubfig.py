@@ -7,12 +7,16 @@ import pandas as pd
 
 from ..errors import DataError
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, require_dir, require_file
+from .base import Dataset, Loader, check_image_sizes, fingerprint_files, require_dir, require_file
 
 
 def _strings(cell_array) -> list[str]:
     """MATLAB cell array of strings (as scipy.io.loadmat returns it) -> list of str."""
     return [str(np.asarray(c).ravel()[0]) for c in np.asarray(cell_array).ravel()]
+
+
+#: (height, width) of every image of the relative-attributes PubFig subset
+SIZE = (256, 256)
 
 
 @datasets.register("pubfig")
@@ -71,6 +75,7 @@ class PubFig(Loader):
             if absent:
                 raise DataError(f"dataset pubfig: {len(absent)} image(s) listed in im_names are missing, "
                                 f"e.g. {absent[0]}; expected layout: {self.layout}")
+            check_image_sizes(paths, SIZE, "dataset pubfig")
         items = pd.DataFrame({
             "id": [nm.rsplit(".", 1)[0] for nm in names],
             "category": [classes[k - 1] for k in labels],

@@ -26,7 +26,7 @@ def make_osr(root):
 
 def test_subsampled_concepts(tmp_path):
     root = make_osr(tmp_path)
-    ds = datasets.build("osr_scenes", {"root": str(root), "positive_rate": 0.1, "random_state": 3}).load()
+    ds = datasets.build("osr_scenes", {"root": str(root), "positive_rate": 0.1, "random_state": 3, "check_images": False}).load()
     R = ds.arrays["relevance"]
     assert R.dtype == np.int8 and R.shape == (100, 3) and ds.info["concepts"] == ["coast", "forest", "street"]
     cats = ds.items["category"].to_numpy()
@@ -38,28 +38,28 @@ def test_subsampled_concepts(tmp_path):
     assert ds.info["n_relevant"] == {"coast": 10, "forest": 10, "street": 10}
     assert ds.info["n_judged"] == {"coast": 80, "forest": 90, "street": 60}
     # same seed, same draw; another seed, another draw; same items and fingerprint as `osr`
-    again = OSRScenes(root=str(root), positive_rate=0.1, random_state=3).load()
+    again = OSRScenes(root=str(root), check_images=False, positive_rate=0.1, random_state=3).load()
     np.testing.assert_array_equal(again.arrays["relevance"], R)
-    other = OSRScenes(root=str(root), positive_rate=0.1, random_state=4).load()
+    other = OSRScenes(root=str(root), check_images=False, positive_rate=0.1, random_state=4).load()
     assert not np.array_equal(other.arrays["relevance"], R)
-    osr = datasets.build("osr", {"root": str(root)}).load()
+    osr = datasets.build("osr", {"root": str(root), "check_images": False}).load()
     assert osr.items["id"].tolist() == ds.items["id"].tolist() and osr.fingerprint == ds.fingerprint
 
 
 def test_all_positives_and_limits(tmp_path):
     root = make_osr(tmp_path)
-    ds = OSRScenes(root=str(root), positive_rate=None).load()
+    ds = OSRScenes(root=str(root), check_images=False, positive_rate=None).load()
     np.testing.assert_array_equal(ds.arrays["relevance"].sum(axis=0), list(SIZES.values()))
     assert ds.arrays["relevance"].min() == 0
     with pytest.raises(ConfigError, match="asks for 25 positives per concept, but category forest has 20"):
-        OSRScenes(root=str(root), positive_rate=0.25).load()
+        OSRScenes(root=str(root), check_images=False, positive_rate=0.25).load()
     with pytest.raises(ConfigError, match="is no positive"):
-        OSRScenes(root=str(root), positive_rate=0.001).load()
+        OSRScenes(root=str(root), check_images=False, positive_rate=0.001).load()
     with pytest.raises(ConfigError, match="dataset.positive_rate: expected a number > 0 and < 1"):
         check_params(OSRScenes, {"positive_rate": 1.0}, "dataset")
     (root / "images" / "beach_x.jpg").write_bytes(b"")
     with pytest.raises(DataError, match="dataset osr_scenes: image .*beach_x.jpg has no known category"):
-        OSRScenes(root=str(root)).load()
+        OSRScenes(root=str(root), check_images=False).load()
 
 
 @pytest.mark.realdata

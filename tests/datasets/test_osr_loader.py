@@ -28,11 +28,11 @@ def make_osr(root, csv=None, extra=None):
 
 
 def test_osr_loader_and_errors(tmp_path):
-    d = datasets.build("osr", {"root": str(make_osr(tmp_path / "osr"))}).load()
+    d = datasets.build("osr", {"root": str(make_osr(tmp_path / "osr")), "check_images": False}).load()
     assert len(d) == 15 and set(d.items.category) == {"coast", "forest", "street"}
     assert "train" not in d.items.columns
     assert d.info["strength"].loc["street", "open"] == 2
-    assert len(datasets.build("osr", {"root": str(tmp_path / "osr"), "n_per_category": 2}).load()) == 6
+    assert len(datasets.build("osr", {"root": str(tmp_path / "osr"), "n_per_category": 2, "check_images": False}).load()) == 6
     with pytest.raises(DataError, match="no known category prefix"):
         datasets.build("osr", {"root": str(make_osr(tmp_path / "o2", extra="desert_x.jpg"))}).load()
     with pytest.raises(DataError, match="numeric"):
@@ -40,3 +40,5 @@ def test_osr_loader_and_errors(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(DataError, match="relative_ordering.csv"):
         datasets.build("osr", {"root": str(tmp_path / "empty")}).load()
+    with pytest.raises(DataError, match=r"dataset osr: image .*coast_img0.jpg is 40x40 pixels, expected 256x256"):
+        datasets.build("osr", {"root": str(tmp_path / "osr")}).load()

@@ -49,7 +49,9 @@ def make_pubfig(root, n_per=6, drop=None, fields_out=()):
 
 
 def test_pubfig_loader(tmp_path):
-    d = datasets.build("pubfig", {"root": str(make_pubfig(tmp_path / "pubfig"))}).load()
+    with pytest.raises(DataError, match=r"dataset pubfig: image .*is 40x40 pixels, expected 256x256"):
+        datasets.build("pubfig", {"root": str(make_pubfig(tmp_path / "pubfig"))}).load()
+    d = datasets.build("pubfig", {"root": str(tmp_path / "pubfig"), "check_images": False}).load()
     assert list(d.items.columns) == ["id", "category", "train", "path"]
     assert d.items.train.sum() == 6 and d.arrays["feat"].shape == (18, 542)
     assert d.arrays["gist_ref"].shape == (18, 512)

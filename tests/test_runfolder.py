@@ -1,0 +1,72 @@
+"""Run folders: created exclusively, never reused, unreadable results reported and not trusted."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rankbench.runfolder import RunFolder, RunFolderError, parse_record
+
+
+def test_two_runs_started_in_the_same_second_get_two_folders(tmp_path, monkeypatch):
+    import datetime as dt
+
+    class Frozen(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(2026, 1, 2, 3, 4, 5)
+
+    monkeypatch.setattr("rankbench.runfolder._dt.datetime", Frozen)
+    a = RunFolder.create(root=tmp_path, name="exp")
+    b = RunFolder.create(root=tmp_path, name="exp")
+    assert a.path != b.path and a.path.name == "20260102-030405" and b.path.name == "20260102-030405-2"
+
+
+def test_a_folder_holding_anything_is_never_reused(tmp_path):
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "notes.txt").write_text("mine")
+    with pytest.raises(RunFolderError, match="already holds files"):
+        RunFolder.create(tmp_path / "used")
+    (tmp_path / "empty").mkdir()
+    assert RunFolder.create(tmp_path / "empty").path == tmp_path / "empty"
+
+
+def test_unreadable_results_are_problems_not_results(tmp_path):
+    f = RunFolder.create(tmp_path / "r")
+    rec = {"setting": "", "trial": 0, "method": "A", "metrics": {"cmc@1": 0.5}}
+    f.write_trial(rec)
+    f.write_trial({**rec, "trial": 1})
+    f.trial_path("", 2, "A").write_text('{"setting": "", "trial": 2, "meth')   # truncated
+    f.trial_path("", 3, "A").write_text('{"setting": "", "trial": 3}')         # fields missing
+    records, problems = f.read_trials()
+    assert sorted(r["trial"] for r in records) == [0, 1]
+    assert len(problems) == 2 and all(p.reason for p in problems)
+    assert f.trial_done("", 1, "A") and not f.trial_done("", 2, "A") and not f.trial_done("", 3, "A")
+    with pytest.raises(ValueError, match="missing field 'metrics'"):
+        parse_record(json.dumps({"setting": "", "trial": 0, "method": "A"}))
+
+
+def test_truncated_image_gives_our_line_and_no_opencv_noise(tmp_path):
+    """OpenCV writes its own errors to the process's stderr (not Python's): check the real process."""
+    import cv2
+
+    root = tmp_path / "data" / "viper"
+    for cam in ("cam_a", "cam_b"):
+        (root / cam).mkdir(parents=True)
+        for pid in range(3):
+            cv2.imwrite(str(root / cam / f"{pid:03d}_000.bmp"), np.zeros((128, 48, 3), np.uint8))
+    bad = root / "cam_b" / "001_000.bmp"
+    bad.write_bytes(bad.read_bytes()[:200])
+    cfg = tmp_path / "v.yaml"
+    cfg.write_text("dataset: {name: viper}\nfeatures: [{extractor: color_strips}]\n"
+                   "protocol: {name: reid, n_test: 2, ranks: [1]}\nrankers: [{name: L1, ranker: l1}]\n")
+    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", str(cfg), "--data-root", str(tmp_path / "data"),
+                          "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=120)
+    assert res.returncode == 1
+    assert res.stderr.strip().splitlines() == [f"rankbench: error: image {bad} is unreadable or truncated "
+                                               "(could not be decoded)"]
+    assert not (tmp_path / "out").exists()
