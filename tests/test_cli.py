@@ -53,7 +53,7 @@ def test_run_writes_the_output_contract(cli, tmp_path):
     res = cli("run", cfg, "--out", out, "-q")
     assert res.exit_code == 0, res.output
     for f in ("config.yaml", "splits.json", "trials.csv", "summary.csv", "summary.md", "manifest.json",
-              "plots/cmc_all.png", "plots/cmc_all.svg"):
+              "plots/cmc.png", "plots/cmc.svg", "curves.csv", "diagnostics.csv", "summary.tex"):
         assert (out / f).is_file(), f
     trials = pd.read_csv(out / "trials.csv", keep_default_na=False)
     assert list(trials.columns) == ["setting", "trial", "method", "metric", "value"]
@@ -169,7 +169,7 @@ def test_sweep_run_keeps_the_sweep_order(cli, tmp_path):
     assert cli("run", cfg, "--out", out, "-q", "--trials", "2").exit_code == 0
     summary = pd.read_csv(out / "summary.csv", keep_default_na=False)
     assert list(dict.fromkeys(summary.setting)) == ["protocol.n_test=20", "protocol.n_test=10", "protocol.n_test=15"]
-    assert (out / "plots" / "sweep_cmc_1.png").is_file()
+    assert (out / "plots" / "cmc1_vs_n_test.png").is_file()
 
 
 def test_features_export(cli, tmp_path):
