@@ -115,6 +115,15 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     """
     overrides = overrides or Overrides()
     options = options or EngineOptions()
+    if not options.invocation:  # called from Python: record what was asked, as the CLI does
+        import dataclasses
+        import json
+
+        options = dataclasses.replace(options, invocation={
+            "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
+            "resume": None if resume is None else str(resume),
+            "overrides": [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.sets],
+            "trials": overrides.trials, "seed": overrides.seed, "regress": overrides.regress})
     if resume is not None:
         folder = RunFolder.open(resume)
         if not folder.has_splits():

@@ -83,7 +83,12 @@ class RunData:
         whether the checkout had local changes), the command as it was typed, and a command that
         reruns exactly the resolved config stored in the run folder."""
         m = self.manifest
-        argv = (m.get("invocation") or {}).get("argv")
+        inv = m.get("invocation") or {}
+        argv = inv.get("argv")
+        if not argv and inv.get("api") and inv.get("config"):  # started from Python: the same run from the CLI
+            argv = ["rankbench", "run", inv["config"]] + [w for o in inv.get("overrides") or [] for w in ("--set", o)]
+            argv += [w for k in ("trials", "seed") if inv.get(k) is not None for w in (f"--{k}", str(inv[k]))]
+            argv += ["--regress"] if inv.get("regress") else []
         root = m.get("data_root")
         rerun = ["rankbench", "run", str(self.folder.path / "config.yaml")] + (["--data-root", root] if root else [])
         return {"config": m.get("config_path") or "", "commit": m.get("git_commit"), "dirty": m.get("git_dirty"),

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .build import headline_of, status_lines
-from .tables import fmt_value, setting_title, summary_blocks, sweep_block
+from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
 
 GRADES = ("OK", "OKISH", "GAP", "FAIL", "MISSING", "PUBLISHED")
 #: verdict class -> (badge grade colour, short word)
@@ -192,15 +192,17 @@ def grades_table(rows: list[tuple[Any, dict[str, Any]]]) -> str:
             note = note.replace(f"known gap: {r['known_gap']}", "").strip()
         setting = setting_title(r["setting"], run.setting_values().get(r["setting"])) or "–"
         out.append([cell(run.name, cls="nw"), cell(setting, cls="nw"), cell(r["method"], cls="nw"), cell(m, cls="nw"),
-                    _num(m, r["ours"]), _num(m, r["published"]),
+                    _num(m, r["ours"]), cell(r["n_trials"] if r["n_trials"] is not None else "–",
+                                             r["n_trials"] if r["n_trials"] is not None else float("nan"), "num"),
+                    _num(m, r["published"]),
                     cell(fmt_value(m, r["diff"]) if r["diff"] is not None else "–",
                          r["diff"] if r["diff"] is not None else float("nan"), "num"),
                     cell("±" + fmt_value(m, r["tolerance"]), r["tolerance"], "num"),
                     raw_cell(grade_badge(r["grade"]), GRADES.index(r["grade"]) if r["grade"] in GRADES else 9),
                     cell(r.get("reason", ""), cls="wide"), cell(r["source"], cls="wide"),
                     cell(note, cls="wide")])
-    return table(["run", "setting", "method", "metric", "ours", "published", "diff", "tolerance", "grade", "why",
-                  "source", "note"], out, "rates in %, mean over the run's trials; click a header to sort")
+    return table(["run", "setting", "method", "metric", "ours", "trials", "published", "diff", "tolerance", "grade",
+                  "why", "source", "note"], out, "rates in %; ours: the mean over the run's trials; click a header to sort")
 
 
 def claims_table(rows: list[tuple[Any, dict[str, Any]]]) -> str:
@@ -259,15 +261,16 @@ def summary_tables_html(built: dict[str, Any], headline: str | None) -> str:
             row = [cell(meth)]
             for m in b.columns:
                 mean, std = b.cell(meth, m)
-                is_best = mean is not None and best[m] is not None and np.isclose(mean, best[m]) and len(b.methods) > 1
+                is_best = (mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1
+                           and np.isclose(mean, best[m]))
                 row.append(cell(fmt_value(m, mean, std), mean if mean is not None else float("nan"),
                                 "num best" if is_best else "num"))
             rows.append(row)
         what = f"{b.n_trials} trials, mean ± std" if b.n_trials > 1 else "1 trial"
         title = (b.heading + ": " if b.heading else "") + what
         out.append(f"<h4>{esc(title)}</h4>" + table(["method"] + b.headers, rows,
-                                                     "rates in %, times in s, memory in MB; the best of each column "
-                                                     "(in the metric's direction) in bold"))
+                                                     "rates in %, times in s, memory in MB; the best of each quality "
+                                                     "column (in the metric's direction) in bold"))
     return "".join(out)
 
 

@@ -160,12 +160,13 @@ def _trials_text(n: int) -> str:
     return "1 trial" if n == 1 else f"{n} trials, mean ± 1 std"
 
 
-def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials: int) -> str:
+def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials: int,
+            varied: str | None = None) -> str:
     """``viper, n_test = 316, 5 trials``: the dataset, the protocol's numeric parameters (a setting's
-    swept values replace them), the number of trials."""
+    swept values replace them; ``varied``, a figure's swept axis, is left out), the number of trials."""
     params = {k: v for k, v in (config.get("protocol") or {}).items()
               if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "seed"}
-    for k, v in (values or {}).items():
+    for k in [*(values or {}), *([varied] if varied else [])]:
         params.pop(k.split(".")[-1], None)
     parts = [str((config.get("dataset") or {}).get("name", ""))]
     parts += [setting_title("", {k: v}) for k, v in params.items()]
@@ -552,7 +553,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[
     if headline:
         for key, rest, points in sweep_groups(summary, values):
             n = int(max(n_of.get(p[0], 1) for p in points))
-            where = context(cfg, "", rest, n)
+            where = context(cfg, "", rest, n, varied=key)
             emit(sweep_figure(summary, methods, headline, key, points, f"{headline} against {key.split('.')[-1]}: "
                               f"{where}", expected, styles),
                  _stem(slug(headline), "vs", slug(key.split(".")[-1]), setting_slug("", rest)),

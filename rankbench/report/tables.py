@@ -339,7 +339,8 @@ def _tex_header(metric: str, shown: str) -> str:
 
 
 def latex_table(b: Block, caption: str = "", label: str = "") -> str:
-    """One block as a booktabs table; the best mean of each column (declared direction) in bold.
+    """One block as a booktabs table; the best mean of each quality column (in the metric's declared
+    direction; costs are not marked) in bold.
 
     ``caption`` is LaTeX as it is (escape plain text with :func:`tex_escape`)."""
     lines = [r"\begin{table}[t]", r"\centering", r"\small",
@@ -352,7 +353,8 @@ def latex_table(b: Block, caption: str = "", label: str = "") -> str:
         for m in b.columns:
             mean, std = b.cell(meth, m)
             text = fmt_value(m, mean, std, pm=r" $\pm$ ")
-            if mean is not None and best[m] is not None and np.isclose(mean, best[m]) and len(b.methods) > 1:
+            if mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1 \
+                    and np.isclose(mean, best[m]):
                 head, _, tail = text.partition(" ")
                 text = rf"\textbf{{{head}}}" + (f" {tail}" if tail else "")
             cells.append(text.replace("–", "--"))
