@@ -99,8 +99,9 @@ def main():
     \b
     Examples:
       rankbench run configs/quickstart.yaml
-      rankbench check results/quickstart/latest
-      rankbench run configs/sharaf/pubfig.yaml --regress --data-root ../shared/datasets --jobs 2
+      rankbench run configs/yuli/umist_table3_K.yaml --trials 3 --data-root ../shared/datasets --jobs 2
+      rankbench check results/umist_table3_K/latest
+      rankbench compare results/quickstart/latest --methods Bhattacharyya L1-norm
     """
 
 
@@ -131,8 +132,8 @@ def run(config, data_root, out, resume, trials, seed, jobs, sets, regress, no_ca
     finish; an interrupted run continues with --resume RUN_DIR.
     \b
     Examples:
-      rankbench run configs/quickstart.yaml --trials 3 --set protocol.n_test=50
-      rankbench run --resume results/quickstart/latest
+      rankbench run configs/quickstart.yaml --trials 3 --set features.colour.bins=8 --out results/bins8
+      rankbench run --resume results/bins8
     """
     from . import app
 
@@ -243,7 +244,7 @@ def check(run_dir, expected):
 
     \b
     Example:
-      rankbench check results/quickstart/latest
+      rankbench check results/umist_table3_K/latest
     """
     from . import app
 
@@ -319,7 +320,7 @@ def compare(runs, methods, metrics, csv_path):
     \b
     Examples:
       rankbench compare results/quickstart/latest --methods Bhattacharyya L1-norm
-      rankbench compare results/quickstart/latest results/quickstart/latest --metric cmc@1 --csv compare.csv
+      rankbench compare results/quickstart/latest results/bins8 --metric cmc@1 --csv compare.csv
     """
     from . import app
 
