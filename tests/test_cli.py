@@ -70,8 +70,10 @@ def test_run_writes_the_output_contract(cli, tmp_path):
     assert {"trial", "seed", "ranker_seed", "train", "probe", "gallery"} <= set(splits[0]["trials"][0])
     manifest = json.loads((out / "manifest.json").read_text())
     assert {"rankbench_version", "git_commit", "git_dirty", "python", "packages", "machine", "start", "end",
-            "wall_s_per_method", "invocation", "data_root", "datasets", "features", "complete"} <= set(manifest)
+            "wall_s_per_method", "invocation", "data_root", "datasets", "features", "complete", "cwd"} <= set(manifest)
     assert manifest["complete"] and manifest["invocation"]["argv"][:2] == ["rankbench", "run"]
+    assert manifest["data_root"] and manifest["datasets"]["synthetic_reid"]
+    assert {"extractor", "shape", "seconds", "cached", "extract_seconds"} <= set(manifest["features"]["colour"])
     md = (out / "summary.md").read_text()
     assert "| L1 |" in md and "PUBLISHED" in md and "OK" in md and "Incomplete" not in md
 

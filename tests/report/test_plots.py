@@ -149,3 +149,13 @@ def test_run_folder_figures_have_readable_names(runs):
     assert names == ["cmc.png", "cmc.svg"]
     names = sorted(p.name for p in (runs["sweep"] / "plots").iterdir())
     assert "cmc1_vs_n_test.png" in names and "cmc_n_test-10.png" in names
+
+
+def test_report_ends_the_cmc_axis_at_a_chosen_rank(runs):
+    from rankbench import app
+
+    built = app.report(runs["one"], max_rank=5)
+    cmc = [p for p in built["plots"] if p.name == "cmc.png"]
+    assert cmc and "up to rank 5;" in cmc[0].caption
+    built = app.report(runs["one"])
+    assert "up to rank 10;" in [p for p in built["plots"] if p.name == "cmc.png"][0].caption   # largest tabulated
