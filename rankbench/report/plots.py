@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..metrics import is_rate, metric_info
 from .claims import mean_curve
-from .tables import headline_metric, is_cost, record_diagnostics, setting_title
+from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
 
 __all__ = ["PlotFile", "make_plots", "headline_metric", "cmc_figure", "bar_figure", "task_figure", "sweep_figures",
            "time_figure", "curve_figure", "kernel_weight_figure", "STYLE"]
@@ -43,6 +43,7 @@ STYLE = {
     "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
 }
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
+MAX_TASKS = 40
 
 
 @dataclass
@@ -121,10 +122,22 @@ def _scale(metric: str) -> float:
 
 
 def axis_label(metric: str) -> str:
-    """``cmc@1 (%)``, ``mae``, ``train_s (s)``: the metric with its unit."""
+    """``cmc@1 (%)``, ``mae``, ``training time (s)``: a quality metric by name, a cost by what it
+    measures, each with its unit."""
     info = metric_info(metric)
     unit = "%" if is_rate(metric) else (info.unit if info else "")
-    return metric + (f" ({unit})" if unit else "")
+    name = info.label if info is not None and info.cost else metric
+    return name + (f" ({unit})" if unit else "")
+
+
+def _room(ax, xs=None, ys=None, rate_axis: bool = False) -> None:
+    """Axes from zero with 10 % room beyond the largest value, so no marker sits on the frame
+    (a rate axis ends at 100 at most)."""
+    if xs is not None and len(xs):
+        ax.set_xlim(0, float(np.nanmax(xs)) * 1.1 or 1.0)
+    if ys is not None and len(ys):
+        top = float(np.nanmax(ys)) * 1.1 or 1.0
+        ax.set_ylim(0, min(top, 100.0) if rate_axis else top)
 
 
 def method_styles(methods: list[str]) -> dict[str, dict[str, Any]]:
@@ -269,13 +282,14 @@ def bar_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: 
 @_styled
 def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting: str, title: str,
                 expected: list[dict], styles: dict[str, dict] | None = None):
-    """Grouped bars per task (attribute, concept) from zero, one colour per method."""
+    """Grouped bars per task (attribute, concept) from zero, one colour per method; none beyond
+    ``MAX_TASKS`` tasks (bars too thin to read; the per-task table and CSV hold every value)."""
     plt = _plt()
     styles = styles or method_styles(methods)
     sub = summary[(summary["setting"] == setting) & summary["metric"].str.startswith(family + "/")]
     tasks = list(dict.fromkeys(sub["metric"]))
     present = [m for m in methods if m in set(sub["method"])]
-    if not tasks or not present:
+    if not tasks or not present or len(tasks) > MAX_TASKS:
         return None
     k = _scale(family)
     width = 0.8 / len(present)
@@ -379,19 +393,20 @@ def time_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting:
     sub = summary[summary["setting"] == setting].set_index(["method", "metric"])
     k = _scale(metric)
     fig, ax = plt.subplots(figsize=(5.6, 3.8))
-    drawn = False
+    xs, ys = [], []
     for m in methods:
         if (m, metric) in sub.index and (m, cost) in sub.index:
             st = styles[m]
-            ax.errorbar(sub.loc[(m, cost), "mean"], sub.loc[(m, metric), "mean"] * k,
-                        xerr=_errors([sub.loc[(m, cost), "std"]]), yerr=_errors([sub.loc[(m, metric), "std"] * k]),
-                        marker=st["marker"], color=st["color"], capsize=3, linestyle="none", clip_on=False, label=m)
-            drawn = True
-    if not drawn:
+            x, y = sub.loc[(m, cost), "mean"], sub.loc[(m, metric), "mean"] * k
+            ex, ey = _errors([sub.loc[(m, cost), "std"]]), _errors([sub.loc[(m, metric), "std"] * k])
+            ax.errorbar(x, y, xerr=ex, yerr=ey, marker=st["marker"], color=st["color"], capsize=3, linestyle="none",
+                        clip_on=False, label=m)
+            xs.append(x + (ex[0] if ex is not None else 0))
+            ys.append(y + (ey[0] if ey is not None else 0))
+    if not xs:
         plt.close(fig)
         return None
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
+    _room(ax, xs, ys, k == 100)
     ax.set_xlabel(axis_label(cost))
     ax.set_ylabel(axis_label(metric))
     ax.set_title(title)
@@ -426,7 +441,7 @@ def curve_figure(records: list[dict], methods: list[str], curve: str, x: str, y:
     styles = styles or method_styles(methods)
     k = _scale(y)
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
-    drawn = False
+    all_x, all_y = [], []
     for m in methods:
         got = mean_curve(records, m, curve, x, y, setting)
         if got is None:
@@ -435,15 +450,12 @@ def curve_figure(records: list[dict], methods: list[str], curve: str, x: str, y:
         st = styles[m]
         ax.plot(xs, ys * k, color=st["color"], linewidth=1.5, marker=st["marker"] if len(xs) <= 25 else None,
                 markersize=3.5, clip_on=False, label=m)
-        drawn = True
-    if not drawn:
+        all_x.append(np.max(xs))
+        all_y.append(np.max(ys * k))
+    if not all_x:
         plt.close(fig)
         return None
-    if is_cost(x):
-        ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    if k == 100:
-        ax.set_ylim(0, min(100, ax.get_ylim()[1]))
+    _room(ax, all_x if is_cost(x) else None, all_y, k == 100)
     ax.set_xlabel(axis_label(x))
     ax.set_ylabel(axis_label(y))
     ax.set_title(title)
@@ -537,12 +549,12 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[
         if headline and not headline.startswith("cmc"):
             emit(bar_figure(summary, methods, headline, s, f"{headline}: {where}", expected, styles),
                  _stem(slug(headline), tag), f"{headline} per method; {where}.")
-        for fam in dict.fromkeys(m.split("/")[0] for m in metrics if "/" in m):
+        for fam in dict.fromkeys(m.split("/")[0] for m in ordered_metrics(list(metrics)) if "/" in m):
             emit(task_figure(summary, methods, fam, s, f"{fam} per task: {where}", expected, styles),
                  _stem(slug(fam), "per_task", tag), f"{fam} per task and method; {where}.")
         if "map" in metrics:
-            emit(time_figure(summary, methods, "map", s, f"MAP against ranking time: {where}", styles),
-                 _stem("map_vs_test_s", tag), f"Mean average precision against ranking time; {where}.")
+            emit(time_figure(summary, methods, "map", s, f"map against scoring time: {where}", styles),
+                 _stem("map_vs_test_s", tag), f"Mean average precision against scoring (ranking) time; {where}.")
         for curve, (x, ys) in stored_curves(records, s).items():
             for y in ys:
                 emit(curve_figure(records, methods, curve, x, y, s, f"{y} against {x} ({curve}): {where}", styles),

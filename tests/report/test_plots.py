@@ -116,7 +116,8 @@ def test_stored_curve_mapping_drawn_as_metric_against_cost():
     ax = curve_figure(recs, ["IRB"], "staged", "rank_s", "map@100", "", "t").axes[0]
     line = ax.get_lines()[0]
     assert list(line.get_xdata()) == [0.0, 1.0, 2.0] and np.allclose(line.get_ydata(), [10, 30, 40])
-    assert ax.get_ylabel() == "map@100 (%)" and ax.get_xlabel() == "rank_s (s)"
+    assert ax.get_ylabel() == "map@100 (%)" and ax.get_xlabel() == "ranking time (s)"
+    assert ax.get_ylim() == (0, pytest.approx(44.0)) and ax.get_xlim() == (0, pytest.approx(2.2))   # room at the top
 
 
 def test_titles_and_file_names_say_what_and_on_what():
@@ -159,3 +160,11 @@ def test_report_ends_the_cmc_axis_at_a_chosen_rank(runs):
     assert cmc and "up to rank 5;" in cmc[0].caption
     built = app.report(runs["one"])
     assert "up to rank 10;" in [p for p in built["plots"] if p.name == "cmc.png"][0].caption   # largest tabulated
+
+
+def test_no_per_task_figure_when_bars_would_be_too_thin_to_read():
+    from rankbench.report.plots import MAX_TASKS
+
+    s = summary([("", "A", f"ap@100/c{i}", 0.5, 0.0, 1) for i in range(MAX_TASKS + 1)])
+    assert task_figure(s, ["A"], "ap@100", "", "t", []) is None
+    assert task_figure(s.iloc[:MAX_TASKS], ["A"], "ap@100", "", "t", []) is not None
