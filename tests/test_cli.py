@@ -319,3 +319,18 @@ def test_known_gap_is_shown_but_does_not_fail(cli, tmp_path):
     assert cli("run", write(tmp_path, text), "--out", out, "-q").exit_code == 0
     res = cli("check", out)
     assert res.exit_code == 0 and "GAP" in res.output and "known gap: our features differ" in res.output
+
+
+def test_parallel_run_with_a_relative_folder_after_changing_folder(cli, tmp_path, monkeypatch):
+    # joblib reuses its worker processes, which keep the working folder they started in: the
+    # workers must write results where the run folder is, not relative to their own folder
+    cfg = write(tmp_path, SMALL)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    monkeypatch.chdir(tmp_path / "one")
+    assert cli("run", cfg, "--out", "r", "-q", "--jobs", "2").exit_code == 0
+    monkeypatch.chdir(tmp_path / "two")
+    res = cli("run", cfg, "--out", "r", "-q", "--jobs", "2")
+    assert res.exit_code == 0, res.output
+    assert len(list((tmp_path / "two" / "r" / "trials").glob("*.json"))) == 6
+    assert len(list((tmp_path / "one" / "r" / "trials").glob("*.json"))) == 6

@@ -265,6 +265,8 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
     fcache: dict[str, np.ndarray] = {}
     timing: dict[str, Any] = {}
     recorded = _recorded(folder, p) if resume else {}
+    # workers get an absolute path: a reused worker pool may sit in another working folder
+    target = RunFolder(folder.path.resolve())
     settings_out, work, n_total = [], [], 0
     for sp in p.settings:
         feats = _features(sp, fcache, opts, timing)
@@ -277,7 +279,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
                 n_total += 1
                 job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]))
                 if not folder.trial_done(sp.label, s["trial"], spec.name):
-                    work.append((job, sp.protocol, spec, X, slim, s, folder))
+                    work.append((job, sp.protocol, spec, X, slim, s, target))
     if not resume:
         folder.write_splits({"settings": settings_out})
     progress = Progress(len(work), exp.name, enabled=opts.progress)
