@@ -6,7 +6,7 @@ DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/dat
 JOBS   ?= 2
 PAPERS := prosser yuli sharaf
 
-.PHONY: install quickstart test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench clean
+.PHONY: install quickstart run test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,15 @@ install: $(BIN)/rankbench  ## create .venv and install rankbench with its test e
 
 quickstart: install  ## run the embedded synthetic re-identification example
 	$(BIN)/rankbench run configs/quickstart.yaml
+	@echo
+	@echo "next: 'source $(VENV)/bin/activate' puts rankbench on your PATH (or use $(BIN)/rankbench, or"
+	@echo "      'make run CONFIG=configs/<paper>/<name>.yaml ARGS=\"--trials 3\"'); then e.g."
+	@echo "      rankbench report results/quickstart/latest --latex"
+	@echo "      rankbench compare results/quickstart/latest --methods Bhattacharyya L1-norm"
+
+run: install  ## one config: make run CONFIG=configs/yuli/umist_table3_K.yaml [ARGS="--trials 3 --set k=v"]
+	@[ -n "$(CONFIG)" ] || { echo "usage: make run CONFIG=configs/<paper>/<name>.yaml [ARGS=\"--trials 3\"]"; exit 2; }
+	$(BIN)/rankbench run $(CONFIG) --data-root $(DATA) --jobs $(JOBS) $(ARGS)
 
 test: install  ## the whole test suite (real-data tests skip when ../shared/datasets is absent)
 	$(BIN)/python -m pytest -q
@@ -51,7 +60,7 @@ reproduce-yuli: yuli-figures
 yuli-figures: install  ## the paper's figures 2-4 and 6 (distances, 3-D embeddings)
 	$(BIN)/python scripts/yuli_figures.py results/yuli/figures --data-root $(DATA)
 
-reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md
+reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md and REPORT.html
 	$(BIN)/rankbench collect $$(ls -d $(foreach p,$(PAPERS),results/$(p)/*/) 2>/dev/null) --out results/REPORT.md
 
 bench: install  ## speed/memory benchmarks, each side by side with a peer

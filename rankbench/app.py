@@ -31,11 +31,13 @@ from .registry import features as feature_registry
 from .report.build import build_report, load_run, status_lines, summary_of
 from .report.check import any_fail, check_markdown, grade_counts, grade_rows
 from .report.claims import claims_markdown, grade_claims
+from .report.compare import Comparison, compare_methods, compare_runs
 from .runfolder import CONFIG, RunFolder
-from .utils.fileio import atomic_write_bytes
+from .utils.fileio import atomic_write_bytes, atomic_write_text
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown", "validate", "run",
-           "report", "check", "export_features", "collect", "components", "describe_component", "load_results"]
+           "report", "check", "export_features", "collect", "compare", "components", "describe_component",
+           "load_results"]
 
 
 # ----------------------------------------------------------------------------- validate
@@ -113,6 +115,15 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     """
     overrides = overrides or Overrides()
     options = options or EngineOptions()
+    if not options.invocation:  # called from Python: record what was asked, as the CLI does
+        import dataclasses
+        import json
+
+        options = dataclasses.replace(options, invocation={
+            "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
+            "resume": None if resume is None else str(resume),
+            "overrides": [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.sets],
+            "trials": overrides.trials, "seed": overrides.seed, "regress": overrides.regress})
     if resume is not None:
         folder = RunFolder.open(resume)
         if not folder.has_splits():
@@ -152,10 +163,15 @@ def _report_quietly(folder: RunFolder, plots: bool) -> None:
 
 
 # ----------------------------------------------------------------------------- report, check
-def report(run_dir: str | Path, plots: bool = True) -> dict[str, Any]:
-    """Rebuild RUN_DIR's tables and plots from its stored results."""
+def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None) -> dict[str, Any]:
+    """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX) and plots from its stored results.
+
+    ``max_rank`` ends the CMC figures' rank axis (default: the largest rank the run tabulates).
+    Returns what :func:`rankbench.report.build.build_report` returns (``markdown``, ``latex``,
+    ``summary``, ``plots``, ...).
+    """
     try:
-        return build_report(RunFolder.open(run_dir), plots=plots)
+        return build_report(RunFolder.open(run_dir), plots=plots, max_rank=max_rank)
     except OSError as exc:
         raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
 
@@ -238,15 +254,54 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
 
 
 # ----------------------------------------------------------------------------- collect
-def collect(run_dirs: list[str | Path], out: str | Path) -> tuple[Path, int]:
-    """Several runs into one REPORT.md (per paper, our numbers beside the published ones)."""
+def collect(run_dirs: list[str | Path], out: str | Path):
+    """Several runs into one REPORT.md and, beside it, one self-contained REPORT.html (per paper:
+    a verdict, our numbers beside the published ones, claims, provenance, tables and figures).
+
+    A folder given twice (e.g. through a ``latest`` link and its own name) is reported once.
+    Returns a :class:`rankbench.report.collect.Collected` (paths, number of runs, grade counts).
+    """
     from .report.collect import write_collected
 
-    folders = [RunFolder.open(d).path for d in run_dirs]
+    folders, seen = [], set()
+    for d in run_dirs:
+        path = RunFolder.open(d).path
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            folders.append(path)
     try:
         return write_collected(folders, Path(out))
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+
+
+# ----------------------------------------------------------------------------- compare
+def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tuple[str, str] | None = None,
+            metrics: list[str] | None = None, csv: str | Path | None = None) -> Comparison:
+    """Paired comparison over shared trials: every method of RUN_A against itself in RUN_B, or
+    (one run) method ``methods[0]`` against ``methods[1]``.
+
+    For each setting and metric (default: every quality metric both sides measure): the mean
+    difference A - B, its 95 % interval, paired t-test and Wilcoxon p-values, and a warning where
+    the runs' recorded splits differ (see :mod:`rankbench.report.compare`). ``csv`` also writes the
+    table as CSV (fractions, as in the run folders).
+    """
+    a = load_run(RunFolder.open(run_a))
+    if run_b is not None:
+        if methods:
+            raise ConfigError(f"{run_b}: --methods: expected one run (two methods of it), got a second run; "
+                              "two runs compare every method they share")
+        result = compare_runs(a, load_run(RunFolder.open(run_b)), metrics)
+    elif not methods:
+        raise ConfigError(f"{run_a}: compare: expected a second run or --methods X Y, got neither")
+    else:
+        result = compare_methods(a, methods[0], methods[1], metrics)
+    if csv is not None:
+        try:
+            atomic_write_text(Path(csv), result.to_csv())
+        except OSError as exc:
+            raise RankbenchError(f"{csv}: cannot write ({exc.strerror or exc})") from None
+    return result
 
 
 # ----------------------------------------------------------------------------- components
@@ -273,9 +328,27 @@ def broken_plugins() -> list[str]:
 
 # ----------------------------------------------------------------------------- results as data
 def load_results(run_dir: str | Path):
-    """A run's results as pandas frames: ``(trials, summary)`` (long format: setting, trial,
-    method, metric, value / mean, std, n_trials), e.g. for your own statistics or plots."""
-    from .report.tables import trials_frame
+    """A run's results as pandas frames, e.g. for your own statistics or plots.
+
+    Parameters
+    ----------
+    run_dir : a run folder (read only; nothing is written).
+
+    Returns
+    -------
+    trials : DataFrame
+        ``setting, [swept keys], trial, method, metric, value``: one row per trial and metric.
+    summary : DataFrame
+        ``setting, [swept keys], method, metric, mean, std, n_trials`` (std with ddof = 1; NaN for
+        one trial).
+
+    A swept run has one column per swept key path (e.g. ``protocol.n_test``) holding the values
+    as recorded in splits.json, typed (integers stay integers), so ``summary.sort_values(
+    "protocol.n_test")`` sorts numerically. Rates are fractions, as in the files.
+    """
+    from .report.tables import trials_frame, with_sweep_columns
 
     run_data = load_run(RunFolder.open(run_dir))
-    return trials_frame(run_data.records), summary_of(run_data)
+    values = run_data.setting_values()
+    trials = run_data.ordered(trials_frame(run_data.records))
+    return with_sweep_columns(trials, values), with_sweep_columns(summary_of(run_data), values)

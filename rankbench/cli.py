@@ -100,8 +100,9 @@ def main():
     \b
     Examples:
       rankbench run configs/quickstart.yaml
-      rankbench run configs/prosser/viper_p316.yaml --data-root ../shared/datasets --jobs 2
-      rankbench check results/quickstart/<timestamp>
+      rankbench run configs/yuli/umist_table3_K.yaml --trials 3 --data-root ../shared/datasets --jobs 2
+      rankbench check results/umist_table3_K/latest
+      rankbench compare results/quickstart/latest --methods Bhattacharyya L1-norm
     """
 
 
@@ -109,7 +110,8 @@ def main():
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
 @_data_root
 @click.option("--out", type=click.Path(file_okay=False),
-              help="New run folder (default results/<name>/<timestamp>); never overwritten.")
+              help="New run folder (default results/<name>/<timestamp>, linked as results/<name>/latest); "
+                   "never overwritten.")
 @click.option("--resume", type=click.Path(file_okay=False), metavar="RUN_DIR",
               help="Continue the interrupted run in RUN_DIR with its own config (CONFIG optional).")
 @click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials.")
@@ -131,8 +133,8 @@ def run(config, data_root, out, resume, trials, seed, jobs, sets, regress, no_ca
     finish; an interrupted run continues with --resume RUN_DIR.
     \b
     Examples:
-      rankbench run configs/quickstart.yaml --trials 3 --set protocol.n_test=50
-      rankbench run --resume results/quickstart/<timestamp>
+      rankbench run configs/quickstart.yaml --trials 3 --set features.colour.bins=8 --out results/bins8
+      rankbench run --resume results/bins8
     """
     from . import app
 
@@ -208,17 +210,25 @@ def list_(kind, name):
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--no-plots", is_flag=True, help="Tables only.")
+@click.option("--latex", is_flag=True, help="Print the tables as LaTeX (booktabs) instead of Markdown.")
+@click.option("--max-rank", type=click.IntRange(min=1), metavar="K",
+              help="Last rank of the CMC figures (default: the largest rank the run tabulates).")
 @user_errors
-def report(run_dir, no_plots):
+def report(run_dir, no_plots, latex, max_rank):
     """Rebuild tables and plots of RUN_DIR from its stored per-trial results.
 
     \b
-    Example:
-      rankbench report results/quickstart/<timestamp>
+    Writes trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex
+    and plots/ (PNG at 300 dpi and SVG) into RUN_DIR.
+    \b
+    Examples:
+      rankbench report results/quickstart/latest
+      rankbench report results/quickstart/latest --latex --max-rank 20
     """
     from . import app
 
-    click.echo(app.report(run_dir, plots=not no_plots)["markdown"])
+    built = app.report(run_dir, plots=not no_plots, max_rank=max_rank)
+    click.echo(built["latex"] if latex else built["markdown"])
 
 
 @main.command()
@@ -235,7 +245,7 @@ def check(run_dir, expected):
 
     \b
     Example:
-      rankbench check results/quickstart/<timestamp>
+      rankbench check results/umist_table3_K/latest
     """
     from . import app
 
@@ -272,19 +282,56 @@ def features(config, out, data_root, jobs, quiet):
 
 @main.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
-@click.option("--out", default="results/REPORT.md", show_default=True, type=click.Path(dir_okay=False))
+@click.option("--out", default="results/REPORT.md", show_default=True, type=click.Path(dir_okay=False),
+              help="The Markdown report; the self-contained HTML page is written beside it (.html).")
 @user_errors
 def collect(run_dirs, out):
-    """Gather several runs into one REPORT.md: per paper, our numbers beside the published ones.
+    """Gather several runs into REPORT.md and REPORT.html: per paper, our numbers beside the published ones.
 
+    \b
+    The HTML page is self-contained (figures inline, no network): a verdict per paper,
+    graded numbers with their reasons, claims, and per run the config, commit and command
+    that reproduce it, its tables (click a header to sort) and its figures.
     \b
     Example:
       rankbench collect results/quickstart/* --out results/REPORT.md
     """
     from . import app
 
-    path, n_fail = app.collect(list(run_dirs), out)
-    click.echo(f"wrote {path} ({len(run_dirs)} runs, {n_fail} published numbers FAIL)")
+    res = app.collect(list(run_dirs), out)
+    counts = ", ".join(f"{v} {k}" for k, v in res.counts.items()) or "nothing graded"
+    click.echo(f"wrote {res.markdown} and {res.html} ({res.n_runs} runs; {counts})")
+
+
+@main.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False), metavar="RUN_A [RUN_B]")
+@click.option("--methods", nargs=2, metavar="X Y", help="Within one run: method X against method Y.")
+@click.option("--metric", "metrics", multiple=True, metavar="METRIC",
+              help="Compare only this metric (repeatable; default every quality metric both sides measure).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the table as CSV (rates as fractions, as in the run folders).")
+@user_errors
+def compare(runs, methods, metrics, csv_path):
+    """Paired comparison over shared trials: RUN_A against RUN_B, or two methods of one run.
+
+    For each setting, method and metric: the mean difference A - B over the trials both ran
+    (same seeds, same splits; a warning where the recorded splits differ), its 95 % interval,
+    the paired t-test and Wilcoxon signed-rank p-values, and which side is better.
+
+    \b
+    Examples:
+      rankbench compare results/quickstart/latest --methods Bhattacharyya L1-norm
+      rankbench compare results/quickstart/latest results/bins8 --metric cmc@1 --csv compare.csv
+    """
+    from . import app
+
+    if len(runs) > 2:
+        raise click.UsageError(f"expected one or two run folders, got {len(runs)}")
+    res = app.compare(runs[0], runs[1] if len(runs) == 2 else None, methods=methods or None,
+                      metrics=list(metrics) or None, csv=csv_path)
+    click.echo(res.to_markdown())
+    for w in res.warnings:
+        click.echo(f"warning: {w}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

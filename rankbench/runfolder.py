@@ -8,10 +8,12 @@ checks and comparisons read through it)::
                             seeds and row indices
     <run>/trials/*.json     one result per setting x trial x method, written atomically
     <run>/manifest.json     versions, machine, command, start / end, executor, wall time per method
-    <run>/trials.csv, summary.csv, summary.md, plots/   derived; rebuilt by ``rankbench report``
+    <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, plots/
+                            derived; rebuilt by ``rankbench report``
 
 Folders are created exclusively (``mkdir`` fails if the folder exists): two runs started in the
-same second get ``<timestamp>``, ``<timestamp>-2``, ... and never share a folder. A trial file that
+same second get ``<timestamp>``, ``<timestamp>-2``, ... and never share a folder; a folder created
+under ``<root>/<name>/`` also becomes ``<root>/<name>/latest`` (a symbolic link). A trial file that
 does not parse or lacks a field is reported and treated as not done, so ``--resume`` recomputes
 it instead of trusting it.
 """
@@ -31,7 +33,7 @@ import yaml
 from .errors import RankbenchError
 from .utils.fileio import atomic_write_json, atomic_write_text
 
-CONFIG, SPLITS, MANIFEST, TRIALS = "config.yaml", "splits.json", "manifest.json", "trials"
+CONFIG, SPLITS, MANIFEST, TRIALS, LATEST = "config.yaml", "splits.json", "manifest.json", "trials", "latest"
 _RECORD_KEYS = ("setting", "trial", "method", "metrics")
 
 
@@ -65,6 +67,18 @@ def parse_record(text: str) -> dict[str, Any]:
     if not isinstance(rec["metrics"], dict):
         raise ValueError("'metrics' is not a mapping")
     return rec
+
+
+def _link_latest(base: Path, name: str) -> None:
+    """Point ``<base>/latest`` at the newest run folder ``name`` (best effort: where links cannot
+    be made, e.g. some Windows set-ups, there is simply no ``latest``)."""
+    tmp = base / f".latest-{os.getpid()}"
+    try:
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(name, target_is_directory=True)
+        os.replace(tmp, base / LATEST)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 class RunFolder:
@@ -101,9 +115,10 @@ class RunFolder:
                 p = base / (stamp if k == 1 else f"{stamp}-{k}")
                 try:
                     p.mkdir()
-                    return cls(p)
                 except FileExistsError:
                     continue
+                _link_latest(base, p.name)
+                return cls(p)
             raise RunFolderError(f"{base}: could not create a new run folder")
         except OSError as exc:
             where = path if path is not None else Path(root) / name
@@ -122,7 +137,7 @@ class RunFolder:
     @staticmethod
     def latest(root: str | os.PathLike, name: str) -> "RunFolder":
         base = Path(root) / name
-        runs = sorted((p for p in base.glob("*") if (p / SPLITS).is_file()),
+        runs = sorted((p for p in base.glob("*") if p.name != LATEST and (p / SPLITS).is_file()),
                       key=lambda p: p.stat().st_mtime) if base.is_dir() else []
         if not runs:
             raise RunFolderError(f"no earlier run of {name!r} under {base}")

@@ -53,7 +53,7 @@ def test_run_writes_the_output_contract(cli, tmp_path):
     res = cli("run", cfg, "--out", out, "-q")
     assert res.exit_code == 0, res.output
     for f in ("config.yaml", "splits.json", "trials.csv", "summary.csv", "summary.md", "manifest.json",
-              "plots/cmc_all.png", "plots/cmc_all.svg"):
+              "plots/cmc.png", "plots/cmc.svg", "curves.csv", "diagnostics.csv", "summary.tex"):
         assert (out / f).is_file(), f
     trials = pd.read_csv(out / "trials.csv", keep_default_na=False)
     assert list(trials.columns) == ["setting", "trial", "method", "metric", "value"]
@@ -70,8 +70,10 @@ def test_run_writes_the_output_contract(cli, tmp_path):
     assert {"trial", "seed", "ranker_seed", "train", "probe", "gallery"} <= set(splits[0]["trials"][0])
     manifest = json.loads((out / "manifest.json").read_text())
     assert {"rankbench_version", "git_commit", "git_dirty", "python", "packages", "machine", "start", "end",
-            "wall_s_per_method", "invocation", "data_root", "datasets", "features", "complete"} <= set(manifest)
+            "wall_s_per_method", "invocation", "data_root", "datasets", "features", "complete", "cwd"} <= set(manifest)
     assert manifest["complete"] and manifest["invocation"]["argv"][:2] == ["rankbench", "run"]
+    assert manifest["data_root"] and manifest["datasets"]["synthetic_reid"]
+    assert {"extractor", "shape", "seconds", "cached", "extract_seconds"} <= set(manifest["features"]["colour"])
     md = (out / "summary.md").read_text()
     assert "| L1 |" in md and "PUBLISHED" in md and "OK" in md and "Incomplete" not in md
 
@@ -169,7 +171,7 @@ def test_sweep_run_keeps_the_sweep_order(cli, tmp_path):
     assert cli("run", cfg, "--out", out, "-q", "--trials", "2").exit_code == 0
     summary = pd.read_csv(out / "summary.csv", keep_default_na=False)
     assert list(dict.fromkeys(summary.setting)) == ["protocol.n_test=20", "protocol.n_test=10", "protocol.n_test=15"]
-    assert (out / "plots" / "sweep_cmc_1.png").is_file()
+    assert (out / "plots" / "cmc1_vs_n_test.png").is_file()
 
 
 def test_features_export(cli, tmp_path):
@@ -317,3 +319,18 @@ def test_known_gap_is_shown_but_does_not_fail(cli, tmp_path):
     assert cli("run", write(tmp_path, text), "--out", out, "-q").exit_code == 0
     res = cli("check", out)
     assert res.exit_code == 0 and "GAP" in res.output and "known gap: our features differ" in res.output
+
+
+def test_parallel_run_with_a_relative_folder_after_changing_folder(cli, tmp_path, monkeypatch):
+    # joblib reuses its worker processes, which keep the working folder they started in: the
+    # workers must write results where the run folder is, not relative to their own folder
+    cfg = write(tmp_path, SMALL)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    monkeypatch.chdir(tmp_path / "one")
+    assert cli("run", cfg, "--out", "r", "-q", "--jobs", "2").exit_code == 0
+    monkeypatch.chdir(tmp_path / "two")
+    res = cli("run", cfg, "--out", "r", "-q", "--jobs", "2")
+    assert res.exit_code == 0, res.output
+    assert len(list((tmp_path / "two" / "r" / "trials").glob("*.json"))) == 6
+    assert len(list((tmp_path / "one" / "r" / "trials").glob("*.json"))) == 6

@@ -1,4 +1,5 @@
-"""Run folders: created exclusively, never reused, unreadable results reported and not trusted."""
+"""Run folders: created exclusively, never reused, unreadable results reported and not trusted;
+the ``latest`` link points at the newest run of a config."""
 
 import json
 import os
@@ -70,3 +71,14 @@ def test_truncated_image_gives_our_line_and_no_opencv_noise(tmp_path):
     assert res.stderr.strip().splitlines() == [f"rankbench: error: image {bad} is unreadable or truncated "
                                                "(could not be decoded)"]
     assert not (tmp_path / "out").exists()
+
+
+def test_new_folders_are_exclusive_and_latest_points_at_the_newest(tmp_path):
+    a = RunFolder.create(root=tmp_path, name="cfg")
+    b = RunFolder.create(root=tmp_path, name="cfg")
+    assert a.path != b.path and a.path.parent == b.path.parent
+    latest = tmp_path / "cfg" / "latest"
+    assert latest.is_symlink() and os.readlink(latest) == b.path.name      # relative: the tree can move
+    assert sorted(p.name for p in (tmp_path / "cfg").iterdir()) == sorted([a.path.name, b.path.name, "latest"])
+    explicit = RunFolder.create(tmp_path / "mine")
+    assert explicit.path.is_dir() and not (tmp_path / "latest").exists()

@@ -12,13 +12,14 @@ import hashlib
 import json
 import os
 import re
+import time
 from pathlib import Path
 
 import numpy as np
 
 from ..datasets.base import Dataset
 from ..features.base import Extractor
-from ..utils.fileio import atomic_save_npy
+from ..utils.fileio import atomic_save_npy, atomic_write_json
 
 
 def cache_dir() -> Path:
@@ -31,20 +32,38 @@ def feature_key(dataset: Dataset, extractor: Extractor) -> str:
 
 
 def get_features(dataset: Dataset, extractor: Extractor, n_jobs: int = 1, progress: bool = False,
-                 use_cache: bool = True) -> np.ndarray:
-    """The extractor's features for every item, from the cache when possible."""
+                 use_cache: bool = True, info: dict | None = None) -> np.ndarray:
+    """The extractor's features for every item, from the cache when possible.
+
+    ``info``, when given, is filled with ``cached`` (whether they came from the cache) and
+    ``extract_seconds`` (the time the extraction took, this time or when the entry was made; a
+    small ``.json`` beside each cache entry keeps it).
+    """
+    info = {} if info is None else info
     if not (use_cache and extractor.cacheable and dataset.fingerprint):
-        return np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
+        t0 = time.perf_counter()
+        X = np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
+        info.update(cached=False, extract_seconds=round(time.perf_counter() - t0, 3))
+        return X
     slug = re.sub(r"[^A-Za-z0-9_.-]", "_", str(extractor.registry_name))[-40:]
     path = cache_dir() / "features" / f"{slug}-{feature_key(dataset, extractor)}.npy"
+    side = path.with_suffix(".json")
     if path.is_file():
         try:
-            return np.load(path, allow_pickle=False)
+            X = np.load(path, allow_pickle=False)
+            try:
+                info.update(cached=True, extract_seconds=json.loads(side.read_text()).get("extract_seconds"))
+            except (OSError, ValueError, AttributeError):
+                info.update(cached=True, extract_seconds=None)
+            return X
         except (ValueError, OSError, EOFError):
             path.unlink(missing_ok=True)
+    t0 = time.perf_counter()
     X = np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
+    info.update(cached=False, extract_seconds=round(time.perf_counter() - t0, 3))
     try:
         atomic_save_npy(path, X)
+        atomic_write_json(side, {"extract_seconds": info["extract_seconds"], "shape": list(X.shape)})
     except OSError:
         pass
     return X

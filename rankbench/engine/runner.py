@@ -187,10 +187,12 @@ def _features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: dict) -
         fkey = sp.dataset.fingerprint + json.dumps(extractor.cache_key(), sort_keys=True, default=str)
         if fkey not in cache:
             t0 = time.perf_counter()
+            info: dict[str, Any] = {}
             cache[fkey] = get_features(sp.dataset, extractor, n_jobs=opts.jobs, progress=opts.progress,
-                                       use_cache=opts.use_cache)
+                                       use_cache=opts.use_cache, info=info)
+            # seconds: what getting them took in this run; extract_seconds: the extraction itself
             timing[f.key] = {"extractor": f.extractor, "shape": list(cache[fkey].shape),
-                             "seconds": round(time.perf_counter() - t0, 3)}
+                             "seconds": round(time.perf_counter() - t0, 3), **info}
         feats[f.key] = cache[fkey]
     return feats
 
@@ -263,6 +265,8 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
     fcache: dict[str, np.ndarray] = {}
     timing: dict[str, Any] = {}
     recorded = _recorded(folder, p) if resume else {}
+    # workers get an absolute path: a reused worker pool may sit in another working folder
+    target = RunFolder(folder.path.resolve())
     settings_out, work, n_total = [], [], 0
     for sp in p.settings:
         feats = _features(sp, fcache, opts, timing)
@@ -275,7 +279,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
                 n_total += 1
                 job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]))
                 if not folder.trial_done(sp.label, s["trial"], spec.name):
-                    work.append((job, sp.protocol, spec, X, slim, s, folder))
+                    work.append((job, sp.protocol, spec, X, slim, s, target))
     if not resume:
         folder.write_splits({"settings": settings_out})
     progress = Progress(len(work), exp.name, enabled=opts.progress)
@@ -340,9 +344,11 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
         "packages": _versions(),
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpus": os.cpu_count()},
         "config_path": p.experiment.origin,
+        "cwd": os.getcwd(),
         "invocation": opts.invocation,
         "executor": {"kind": "local", "workers": opts.jobs},
-        "data_root": str(Path(opts.data_root).resolve()) if opts.data_root else None,
+        # the root the loaders used: --data-root, else $RANKBENCH_DATA, else ./datasets
+        "data_root": str(Path(opts.data_root or os.environ.get("RANKBENCH_DATA") or "datasets").resolve()),
         "datasets": {sp.config.dataset.name: sp.dataset.fingerprint for sp in p.settings},
         "features": {**prev.get("features", {}), **feature_timing},
         "start": prev.get("start", started.isoformat(timespec="seconds")),

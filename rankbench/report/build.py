@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +13,16 @@ from ..runfolder import Problem, RunFolder
 from .check import check_markdown, grade_rows
 from .claims import claims_markdown, grade_claims
 from .plots import make_plots
-from .tables import summary_frame, summary_markdown, trials_frame
+from .tables import (
+    curves_frame,
+    diagnostics_frame,
+    headline_metric,
+    summary_frame,
+    summary_latex,
+    summary_markdown,
+    trials_frame,
+    with_sweep_columns,
+)
 
 
 @dataclass
@@ -45,7 +55,55 @@ class RunData:
         return [s["label"] for s in self.settings] or sorted({r["setting"] for r in self.records})
 
     def setting_values(self) -> dict[str, dict[str, Any]]:
+        """Each setting's swept values as recorded in splits.json (typed: ints stay ints)."""
         return {s["label"]: s.get("values", {}) for s in self.settings}
+
+    def splits_of(self, setting: str) -> dict[int, dict[str, Any]]:
+        """The recorded split (seeds and row indices) of every trial of one setting."""
+        for s in self.settings:
+            if s["label"] == setting:
+                return {int(t["trial"]): t for t in s.get("trials", [])}
+        return {}
+
+    def ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Rows of a tidy frame in the run's order: setting (sweep order), method (config order), trial;
+        within those, as they came (a stable sort)."""
+        if frame.empty:
+            return frame
+        s_rank = {s: i for i, s in enumerate(self.setting_order)}
+        m_rank = {m: i for i, m in enumerate(self.methods)}
+        keys = pd.DataFrame({"s": frame["setting"].map(lambda s: s_rank.get(s, len(s_rank))),
+                             "m": frame["method"].map(lambda m: m_rank.get(m, len(m_rank))),
+                             "t": frame["trial"]}, index=frame.index)
+        order = keys.sort_values(["s", "m", "t"], kind="stable").index
+        return frame.loc[order].reset_index(drop=True)
+
+    def provenance(self) -> dict[str, Any]:
+        """What reproduces this run's numbers, from manifest.json: the config, the commit (and
+        whether the checkout had local changes), the command as it was typed, and a command that
+        reruns exactly the resolved config stored in the run folder."""
+        m = self.manifest
+        inv = m.get("invocation") or {}
+        argv = inv.get("argv")
+        if not argv and inv.get("api") and inv.get("config"):  # started from Python: the same run from the CLI
+            argv = ["rankbench", "run", inv["config"]] + [w for o in inv.get("overrides") or [] for w in ("--set", o)]
+            argv += [w for k in ("trials", "seed") if inv.get(k) is not None for w in (f"--{k}", str(inv[k]))]
+            argv += ["--regress"] if inv.get("regress") else []
+        root = m.get("data_root")
+        rerun = ["rankbench", "run", str(self.folder.path / "config.yaml")] + (["--data-root", root] if root else [])
+        return {"config": m.get("config_path") or "", "commit": m.get("git_commit"), "dirty": m.get("git_dirty"),
+                "command": shlex.join(argv) if argv else None, "rerun": shlex.join(rerun),
+                "overrides": (m.get("invocation") or {}).get("overrides") or [], "data_root": root,
+                "datasets": m.get("datasets") or {}, "version": m.get("rankbench_version"),
+                "start": m.get("start"), "end": m.get("end"), "complete": m.get("complete")}
+
+    @property
+    def protocol_name(self) -> str | None:
+        return (self.config.get("protocol") or {}).get("name")
+
+    @property
+    def dataset_name(self) -> str:
+        return str((self.config.get("dataset") or {}).get("name", ""))
 
 
 def load_run(folder: RunFolder | str, require_results: bool = True) -> RunData:
@@ -77,30 +135,89 @@ def status_lines(run: RunData) -> list[str]:
     return out
 
 
-def build_report(folder: RunFolder | str, plots: bool = True) -> dict:
-    """Write trials.csv, summary.csv, summary.md (with the check table) and plots/."""
+def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
+    return headline_metric(run.protocol_name, set(summary["metric"]))
+
+
+def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None) -> dict:
+    """Rebuild a run's derived files from its per-trial results.
+
+    Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
+    typed column per swept key), ``summary.md`` (tables, published numbers, claims, the rankers'
+    chosen hyper-parameters, plots), ``summary.tex`` (booktabs tables) and ``plots/``.
+
+    Parameters
+    ----------
+    folder : the run folder.
+    plots : draw the figures (PNG at 300 dpi and SVG).
+    max_rank : last rank of CMC figures (default: the largest rank the run reports).
+
+    Returns
+    -------
+    dict with ``summary`` (DataFrame), ``plots`` (paths), ``markdown``, ``latex``, ``grades`` and
+    ``claims`` (graded rows) and ``run`` (:class:`RunData`).
+    """
     run = load_run(folder)
-    trials = trials_frame(run.records)
+    values = run.setting_values()
+    trials = run.ordered(trials_frame(run.records))
     summary = summary_frame(trials, run.methods, run.setting_order)
-    run.folder.write_text("trials.csv", trials.to_csv(index=False))
-    run.folder.write_text("summary.csv", summary.to_csv(index=False))
+    diag = run.ordered(diagnostics_frame(run.records))
+    for name, frame in (("trials.csv", trials), ("summary.csv", summary), ("curves.csv", run.ordered(curves_frame(run.records))),
+                        ("diagnostics.csv", diag)):
+        run.folder.write_text(name, with_sweep_columns(frame, values).to_csv(index=False))
     md = summary_markdown(summary, run.name, run.methods, run.setting_order,
-                          description=run.config.get("description", ""), status=status_lines(run))
+                          description=run.config.get("description", ""), status=status_lines(run),
+                          values=values, headline=headline_of(run, summary))
     expected = run.config.get("expected") or []
-    if expected:
-        md += "\n## Published numbers\n\n" + check_markdown(grade_rows(summary, expected)) + "\n"
+    grades = grade_rows(summary, expected) if expected else []
+    if grades:
+        md += "\n## Published numbers\n\n" + check_markdown(grades) + "\n"
     claims = run.config.get("claims") or []
-    if claims:
-        rows = grade_claims(_claim_dicts(claims), summary, run.records, run.setting_order)
-        md += "\n## Claims\n\n" + claims_markdown(rows) + "\n"
+    claim_rows = grade_claims(_claim_dicts(claims), summary, run.records, run.setting_order) if claims else []
+    if claim_rows:
+        md += "\n## Claims\n\n" + claims_markdown(claim_rows) + "\n"
+    chosen = diagnostics_markdown(diag, run.methods, values)
+    if chosen:
+        md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
+    latex = summary_latex(summary, run.name, run.methods, values)
+    run.folder.write_text("summary.tex", latex)
     plot_paths = []
     if plots:
-        plot_paths = make_plots(run, summary)
+        plot_paths = make_plots(run, summary, max_rank=max_rank)
         pngs = [p for p in plot_paths if p.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
     run.folder.write_text("summary.md", md)
-    return {"summary": summary, "plots": plot_paths, "markdown": md, "run": run}
+    return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "run": run,
+            "grades": grades, "claims": claim_rows}
+
+
+def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]]) -> str:
+    """What the rankers chose (e.g. PRSVM's C), per setting and method (``diag`` in the run's order):
+    every trial's value for a whole-trial choice, the spread over tasks and trials for a per-task
+    one (diagnostics.csv has every value)."""
+    if diag.empty:
+        return ""
+    from .tables import setting_title
+
+    lines = ["| setting | method | name | value(s) |", "|---|---|---|---|"]
+    for (setting, method, name), g in diag.groupby(["setting", "method", "name"], sort=False):
+        vals = g["value"].tolist()
+        nums = pd.to_numeric(g["value"], errors="coerce")
+        per_task = g["task"].nunique() > 1 or (g["task"] != "").any()
+        over = (f"{g['task'].nunique()} tasks x " if per_task else "") + f"{g['trial'].nunique()} trial(s)"
+        if nums.notna().all() and nums.nunique() == 1 and len(vals) > 1:
+            text = f"{nums.iloc[0]:.4g} in all {over}"
+        elif nums.notna().all() and (per_task or len(vals) > 10):
+            text = f"median {nums.median():.4g} (range {nums.min():.4g} to {nums.max():.4g}) over {over}"
+        elif nums.notna().all():
+            text = ", ".join(f"{v:.4g}" for v in nums) + (f" (trials {', '.join(map(str, g['trial']))})"
+                                                         if len(vals) > 1 else "")
+        else:
+            counts = pd.Series(vals).astype(str).value_counts()
+            text = ", ".join(f"{k} x{v}" for k, v in counts.items())
+        lines.append(f"| {setting_title(setting, values.get(setting)) or '–'} | {method} | {name} | {text} |")
+    return "\n".join(lines)
 
 
 def _claim_dicts(claims: list[dict]) -> list[dict]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..metrics import is_rate
 from .tables import fmt_value
 
 
@@ -31,7 +32,8 @@ def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]]) -> list[di
         setting = e.get("setting") or ""
         row = {"method": e["method"], "metric": e["metric"], "setting": setting,
                "published": e["value"], "tolerance": e["tolerance"], "source": e.get("source", ""),
-               "note": e.get("note", ""), "ours": None, "diff": None, "n_trials": None}
+               "note": e.get("note", ""), "ours": None, "diff": None, "n_trials": None,
+               "known_gap": e.get("known_gap")}
         key = (setting, e["method"], e["metric"])
         if e.get("published_only"):
             row["grade"] = "PUBLISHED"
@@ -50,8 +52,28 @@ def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]]) -> list[di
             if row["grade"] == "FAIL" and e.get("known_gap"):
                 row["grade"] = "GAP"
                 _note(row, f"known gap: {e['known_gap']}")
+        row["reason"] = _reason(row, e)
         rows.append(row)
     return rows
+
+
+def _reason(row: dict[str, Any], e: dict[str, Any]) -> str:
+    """Why a row got its grade, in one phrase (the documented reason for a GAP)."""
+    m, g = row["metric"], row["grade"]
+    unit = " points" if is_rate(m) else ""
+    tol = fmt_value(m, row["tolerance"]) + unit
+    if g == "PUBLISHED":
+        return "published only: a method this run does not include"
+    if g == "MISSING":
+        return "not measured in this run"
+    off = fmt_value(m, abs(row["diff"])) + unit
+    if g == "OK":
+        return f"off by {off}, within the tolerance {tol}"
+    if g == "OKISH":
+        return f"off by {off}, beyond the tolerance {tol} but within 1.5x"
+    if g == "GAP":
+        return f"off by {off}; known gap: {e['known_gap']}"
+    return f"off by {off}, beyond 1.5x the tolerance {tol}"
 
 
 def check_markdown(rows: list[dict[str, Any]]) -> str:

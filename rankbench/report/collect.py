@@ -1,44 +1,81 @@
-"""REPORT.md across runs: one section per paper, our numbers beside the published ones, plots."""
+"""REPORT.md and REPORT.html across runs: per paper, a verdict, our numbers beside the published
+ones, the claims, and per run what reproduces it, its tables and its figures."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..utils.fileio import atomic_write_text
 from .build import build_report
-from .check import grade_counts, grade_rows
+from .html import GRADES, page, verdict
 
 
-def _paper(run) -> str:
+@dataclass
+class Collected:
+    """What ``collect`` wrote and how the published numbers came out."""
+
+    markdown: Path
+    html: Path
+    n_runs: int
+    n_fail: int
+    counts: dict[str, int]
+
+
+def paper_of(run) -> str:
+    """The paper a run belongs to: the folder of its config (``configs/prosser/x.yaml`` -> prosser)."""
     cfg_path = run.manifest.get("config_path", "") or ""
     parent = Path(cfg_path).parent.name if cfg_path else ""
     return parent if parent and parent != "configs" else "other"
 
 
-def write_collected(run_dirs: list[Path], out: Path) -> tuple[Path, int]:
-    sections: dict[str, list[str]] = {}
-    n_fail = 0
-    totals: dict[str, int] = {}
+_paper = paper_of  # older name
+
+
+def _provenance_md(prov: dict[str, Any]) -> list[str]:
+    commit = (f"`{prov['commit'][:12]}`" + (" (with local changes)" if prov["dirty"] else "")) if prov["commit"] \
+        else "unknown"
+    out = [f"- config `{prov['config'] or 'unknown'}`" + (f" with `{' '.join('--set ' + o for o in prov['overrides'])}`"
+                                                        if prov["overrides"] else "") + f", commit {commit}"]
+    if prov["command"]:
+        out.append(f"- command: `{prov['command']}`")
+    out.append(f"- rerun exactly: `{prov['rerun']}`")
+    return out
+
+
+def write_collected(run_dirs: list[Path], out: Path) -> Collected:
+    """Rebuild each run's report, then write ``out`` (Markdown) and ``out`` with ``.html``."""
+    papers: dict[str, list[dict[str, Any]]] = {}
     for rd in run_dirs:
         built = build_report(rd, plots=True)
-        run = built["run"]
-        cfg = run.config
-        rows = grade_rows(built["summary"], cfg.get("expected") or [])
-        n_fail += sum(r["grade"] == "FAIL" for r in rows)
-        for k, v in grade_counts(rows).items():
-            totals[k] = totals.get(k, 0) + v
-        rel = Path(os.path.relpath(rd, out.parent))
-        body = built["markdown"].split("\n", 1)[1]  # drop the run's own title
-        body = body.replace("](plots/", f"]({rel.as_posix()}/plots/")
-        body = body.replace("\n## ", "\n#### ").replace("\n### ", "\n#### ")
-        sections.setdefault(_paper(run), []).append(f"### {cfg.get('name', rd.name)}\n\nrun: `{rd}`\n{body}")
+        papers.setdefault(paper_of(built["run"]), []).append(built)
+    totals: dict[str, int] = {}
+    for builts in papers.values():
+        for b in builts:
+            for r in b["grades"] + b["claims"]:
+                totals[r["grade"]] = totals.get(r["grade"], 0) + 1
+    n_fail = sum(r["grade"] == "FAIL" for bs in papers.values() for b in bs for r in b["grades"])
     lines = ["# rankbench reproduction report", "",
              "Grades: OK = within the stated tolerance of the published number, OKISH = within 1.5x, "
              "FAIL = beyond; GAP = a documented known mismatch (its reason is in the note); "
-             "PUBLISHED = a published row we do not run.", "",
-             "Totals: " + (", ".join(f"{v} {k}" for k, v in sorted(totals.items())) or "no published numbers"), ""]
-    for paper in sorted(sections):
-        lines += [f"## {paper}", ""] + sections[paper]
-    atomic_write_text(out, "\n".join(lines) + "\n")
-    return out, n_fail
+             "PUBLISHED = a published row we do not run. The same report with figures inline: "
+             f"[{out.with_suffix('.html').name}]({out.with_suffix('.html').name}).", "",
+             "Totals: " + (", ".join(f"{totals[g]} {g}" for g in GRADES if totals.get(g)) or "nothing graded"), ""]
+    for paper in sorted(papers):
+        builts = papers[paper]
+        _, sentence = verdict([r for b in builts for r in b["grades"]], [c for b in builts for c in b["claims"]])
+        lines += [f"## {paper}", "", f"**Verdict:** {sentence}", ""]
+        for built in builts:
+            run = built["run"]
+            rel = Path(os.path.relpath(run.folder.path, out.parent)).as_posix()
+            body = built["markdown"].split("\n", 1)[1]  # drop the run's own title
+            body = body.replace("](plots/", f"]({rel}/plots/")
+            body = body.replace("\n## ", "\n#### ").replace("\n### ", "\n#### ")
+            lines += [f"### {run.name}", "", f"run: `{rel}`", ""] + _provenance_md(run.provenance()) + [body]
+    md = out
+    html_path = out.with_suffix(".html")
+    atomic_write_text(md, "\n".join(lines) + "\n")
+    atomic_write_text(html_path, page(papers, html_path))
+    return Collected(md, html_path, sum(len(b) for b in papers.values()), n_fail, totals)

@@ -1,31 +1,69 @@
-"""Plots made for reading: CMC curves, bars with error bars, per-task bars, sweeps, MAP vs time.
+"""Figures as a paper prints them: CMC curves, bars, per-task bars, sweeps, stored curves.
 
-Every figure is written as PNG and SVG. Published numbers from the config's ``expected`` block are
-drawn beside ours (black diamonds) where they exist.
+Every figure is written as PNG (300 dpi) and SVG (text kept as text, so it stays editable) with a
+readable name (``cmc.png``, ``cmc_n_test-316.png``, ``mae_vs_K.png``, ``pair_acc_per_task.png``).
+Conventions shared by all of them:
+
+* a title that says what is shown and on what (dataset, the protocol's numeric parameters, the
+  setting's swept values, the number of trials);
+* one colour and marker per method, the same in every figure of a run;
+* rates in %, bars from zero, integer ticks for integer sweeps, legends outside the axes;
+* spread as ± one standard deviation over trials (bands on curves, error bars on bars), none for
+  a single trial;
+* published numbers (the config's ``expected`` rows of methods in the run) as hollow diamonds in
+  the method's colour, labelled in the legend.
+
+What is drawn is decided by the run, not by the paper: the metrics' declarations
+(:mod:`rankbench.metrics`), the protocol's headline metric and the curves the trials stored
+(``curves["cmc"]`` as a list, any other curve as a mapping of series, drawn as each declared
+metric series against the first cost series, e.g. ``map@100`` against ``rank_s``).
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..metrics import is_rate
-from ..registry import protocols
+from ..metrics import is_rate, metric_info
+from .claims import mean_curve
+from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
+
+__all__ = ["PlotFile", "make_plots", "headline_metric", "cmc_figure", "bar_figure", "task_figure", "sweep_figures",
+           "time_figure", "curve_figure", "kernel_weight_figure", "STYLE"]
+
+STYLE = {
+    "figure.dpi": 100, "savefig.dpi": 300, "savefig.bbox": "tight", "savefig.pad_inches": 0.05,
+    "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 9.5, "axes.labelsize": 9,
+    "legend.fontsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8, "axes.grid": True, "grid.alpha": 0.3,
+    "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
+}
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
+MAX_TASKS = 40
 
 
-def headline_metric(protocol_name: str | None, metrics: set[str]) -> str | None:
-    """The metric a protocol declares as its headline, if the run has it; else the first rate."""
-    try:
-        declared = getattr(protocols.get(protocol_name), "headline", None) if protocol_name else None
-    except Exception:  # a run of a protocol that is no longer installed: fall back
-        declared = None
-    if declared in metrics:
-        return declared
-    rates = sorted(m for m in metrics if "/" not in m and is_rate(m))
-    return rates[0] if rates else None
+@dataclass
+class PlotFile:
+    """One written figure file and the sentence that says what it shows."""
+
+    path: Path
+    caption: str
+
+    @property
+    def suffix(self) -> str:
+        return self.path.suffix
+
+    @property
+    def stem(self) -> str:
+        return self.path.stem
+
+    @property
+    def name(self) -> str:
+        return self.path.name
 
 
 def _plt():
@@ -34,246 +72,502 @@ def _plt():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"figure.dpi": 110, "axes.grid": True, "grid.alpha": 0.3,
-                         "axes.spines.top": False, "axes.spines.right": False})
     return plt
 
 
-def _save(fig, out: Path, stem: str) -> list[Path]:
+def _styled(fn):
+    """Build a figure with the house style, without touching the caller's matplotlib settings."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with _plt().rc_context(STYLE):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def save(fig, out: Path, stem: str, caption: str = "") -> list[PlotFile]:
+    """Write ``fig`` as ``<stem>.png`` (300 dpi) and ``<stem>.svg`` (editable text) and close it."""
+    plt = _plt()
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "svg"):
-        p = out / f"{stem}.{ext}"
-        fig.savefig(p, bbox_inches="tight")
-        paths.append(p)
-    import matplotlib.pyplot as plt
-
+    files = []
+    with plt.rc_context(STYLE):
+        for ext in ("png", "svg"):
+            p = out / f"{stem}.{ext}"
+            fig.savefig(p, metadata={"Date": None} if ext == "svg" else None)
+            files.append(PlotFile(p, caption))
     plt.close(fig)
-    return paths
+    return files
 
 
-def _slug(s: str) -> str:
-    return "".join(c if c.isalnum() else "_" for c in s).strip("_")[:60] or "all"
+def slug(s: str) -> str:
+    """A readable file-name part: ``cmc@1`` -> ``cmc1``, ``rankers.*.K=4`` -> ``K-4``."""
+    s = s.replace("@", "")
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in s).strip("_")[:60] or "all"
+
+
+def setting_slug(label: str, values: dict[str, Any] | None) -> str:
+    if values:
+        return "_".join(slug(f"{k.split('.')[-1]}-{v:g}" if isinstance(v, float) else f"{k.split('.')[-1]}-{v}")
+                        for k, v in values.items())
+    return slug(label) if label else ""
+
+
+def _stem(*parts: str) -> str:
+    return "_".join(p for p in parts if p)
 
 
 def _scale(metric: str) -> float:
     return 100.0 if is_rate(metric) else 1.0
 
 
-def _published(expected: list[dict], setting: str, metric: str) -> dict[str, float]:
-    return {e["method"]: e["value"] for e in expected
-            if e["metric"] == metric and (e.get("setting") or "") == setting}
+def axis_label(metric: str) -> str:
+    """``cmc@1 (%)``, ``mae``, ``training time (s)``: a quality metric by name, a cost by what it
+    measures, each with its unit."""
+    info = metric_info(metric)
+    unit = "%" if is_rate(metric) else (info.unit if info else "")
+    name = info.label if info is not None and info.cost else metric
+    return name + (f" ({unit})" if unit else "")
 
 
-def cmc_plot(records: list[dict], methods: list[str], setting: str, out: Path, title: str,
-             max_rank: int = 50, expected: list[dict] | None = None) -> list[Path]:
+def _room(ax, xs=None, ys=None, rate_axis: bool = False) -> None:
+    """Axes from zero with 10 % room beyond the largest value, so no marker sits on the frame
+    (a rate axis ends at 100 at most)."""
+    if xs is not None and len(xs):
+        ax.set_xlim(0, float(np.nanmax(xs)) * 1.1 or 1.0)
+    if ys is not None and len(ys):
+        top = float(np.nanmax(ys)) * 1.1 or 1.0
+        ax.set_ylim(0, min(top, 100.0) if rate_axis else top)
+
+
+def method_styles(methods: list[str]) -> dict[str, dict[str, Any]]:
+    """One colour and marker per method, in the run's order (the same in every figure)."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10"]
+    return {m: {"color": cmap(i % 10), "marker": MARKERS[i % len(MARKERS)]} for i, m in enumerate(methods)}
+
+
+def _legend(ax, order: list[str] | None = None) -> None:
+    """Legend beside the axes, never over the data; entries grouped by method in ``order``
+    (a method's own entry, then its published points)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if order:
+        def rank(label: str) -> int:
+            hits = [i for i, m in enumerate(order) if label == m or label.startswith((m + " ", m + ","))]
+            return hits[0] if hits else len(order)
+        pairs = sorted(zip(handles, labels), key=lambda hl: rank(hl[1]))
+        handles, labels = [h for h, _ in pairs], [lab for _, lab in pairs]
+    if handles:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
+def _published(expected: list[dict], setting: str, metric: str, methods: list[str] | None = None) -> dict[str, float]:
+    """Published values of ``metric`` at ``setting`` for methods of the run (not published-only rows)."""
+    return {e["method"]: float(e["value"]) for e in expected
+            if e["metric"] == metric and (e.get("setting") or "") == setting and not e.get("published_only")
+            and (methods is None or e["method"] in methods)}
+
+
+def _trials_text(n: int) -> str:
+    return "1 trial" if n == 1 else f"{n} trials, mean ± 1 std"
+
+
+def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials: int,
+            varied: str | None = None) -> str:
+    """``viper, n_test = 316, 5 trials``: the dataset, the protocol's numeric parameters (a setting's
+    swept values replace them; ``varied``, a figure's swept axis, is left out), the number of trials."""
+    params = {k: v for k, v in (config.get("protocol") or {}).items()
+              if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "seed"}
+    for k in [*(values or {}), *([varied] if varied else [])]:
+        params.pop(k.split(".")[-1], None)
+    parts = [str((config.get("dataset") or {}).get("name", ""))]
+    parts += [setting_title("", {k: v}) for k, v in params.items()]
+    swept = setting_title(setting, values)
+    if swept:
+        parts.append(swept)
+    parts.append(_trials_text(n_trials))
+    return ", ".join(p for p in parts if p)
+
+
+# ----------------------------------------------------------------------------- figures
+@_styled
+def cmc_figure(records: list[dict], methods: list[str], setting: str, title: str, max_rank: int = 50,
+               marked: list[int] | None = None, expected: list[dict] | None = None,
+               styles: dict[str, dict] | None = None):
+    """Mean CMC curve per method with a ± 1 std band over trials, up to ``max_rank``; markers at
+    the ranks the run tabulates (``marked``), published points in each method's colour."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    styles = styles or method_styles(methods)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    drawn = []
     for m in methods:
         curves = [r["curves"]["cmc"] for r in records
-                  if r["method"] == m and r["setting"] == setting and "cmc" in r.get("curves", {})]
+                  if r["method"] == m and r["setting"] == setting and "cmc" in (r.get("curves") or {})]
         if not curves:
             continue
-        n = min(len(c) for c in curves)
-        mean = np.mean([c[:n] for c in curves], axis=0)[:max_rank] * 100
-        ranks = np.arange(1, len(mean) + 1)
-        ax.plot(ranks, mean, marker="o", markersize=2.5, linewidth=1.6,
-                label=f"{m} (r1 {mean[0]:.1f}%)")
-    for e in expected or []:
-        if (e.get("setting") or "") == setting and e["metric"].startswith("cmc@"):
-            r = int(e["metric"][4:])
-            if r <= max_rank:
-                ax.plot([r], [e["value"] * 100], "kD", markersize=4, alpha=0.7)
-    if expected:
-        ax.plot([], [], "kD", markersize=4, label="published")
+        n = min(min(len(c) for c in curves), max_rank)
+        arr = np.asarray([c[:n] for c in curves], float) * 100
+        mean = arr.mean(axis=0)
+        ranks = np.arange(1, n + 1)
+        st = styles[m]
+        marks = [r - 1 for r in (marked or []) if 1 <= r <= n]
+        ax.plot(ranks, mean, color=st["color"], marker=st["marker"], markevery=marks or None,
+                markersize=4 if marks else 0, linewidth=1.5, clip_on=False, zorder=3,
+                label=f"{m} ({mean[0]:.1f}% at rank 1)")
+        if len(arr) > 1:
+            sd = arr.std(axis=0, ddof=1)
+            ax.fill_between(ranks, np.clip(mean - sd, 0, 100), np.clip(mean + sd, 0, 100), color=st["color"],
+                            alpha=0.15, linewidth=0)
+        drawn.append(m)
+        pts = [(int(e["metric"][4:]), float(e["value"]) * 100) for e in expected or []
+               if e["method"] == m and not e.get("published_only") and e["metric"].startswith("cmc@")
+               and (e.get("setting") or "") == setting and int(e["metric"][4:]) <= n]
+        if pts:
+            ax.scatter(*zip(*pts), marker="D", s=30, facecolors="white", edgecolors=st["color"],
+                       linewidths=1.4, zorder=5, clip_on=False, label=f"{m}, published")
+    if not drawn:
+        plt.close(fig)
+        return None
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_xlim(1, max_rank)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(0, 100)
     ax.set_xlabel("rank")
     ax.set_ylabel("matching rate (%)")
-    ax.set_ylim(0, 100)
-    ax.set_xlim(1, max_rank)
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="lower right")
-    return _save(fig, out, f"cmc_{_slug(setting)}")
+    _legend(ax, methods)
+    return fig
 
 
-def bar_plot(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, out: Path,
-             title: str, expected: list[dict]) -> list[Path]:
+def _errors(std: pd.Series | np.ndarray) -> np.ndarray | None:
+    s = np.asarray(std, float)
+    return None if np.isnan(s).all() else np.nan_to_num(s)
+
+
+@_styled
+def bar_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, title: str,
+               expected: list[dict], styles: dict[str, dict] | None = None):
+    """One bar per method from zero, ± 1 std error bars, published values as hollow diamonds."""
     plt = _plt()
+    styles = styles or method_styles(methods)
     sub = summary[(summary["setting"] == setting) & (summary["metric"] == metric)].set_index("method")
     present = [m for m in methods if m in sub.index]
-    pub = _published(expected, setting, metric)
+    if not present:
+        return None
     k = _scale(metric)
-    fig, ax = plt.subplots(figsize=(max(4.5, 0.9 * len(present) + 2), 4))
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(present) + 2.2), 3.8))
     x = np.arange(len(present))
-    ax.bar(x, sub.loc[present, "mean"] * k, yerr=sub.loc[present, "std"] * k, capsize=4,
-           color="#4C72B0", alpha=0.85, label="ours (mean ± std)")
+    means = sub.loc[present, "mean"].to_numpy(float) * k
+    err = _errors(sub.loc[present, "std"].to_numpy(float) * k)
+    ax.bar(x, means, yerr=err, capsize=4 if err is not None else 0, width=0.65,
+           color=[styles[m]["color"] for m in present], alpha=0.9, zorder=2,
+           label="ours" + (" (mean ± 1 std)" if err is not None else ""))
+    pub = _published(expected, setting, metric, present)
     px = [i for i, m in enumerate(present) if m in pub]
     if px:
-        ax.plot(px, [pub[present[i]] * k for i in px], "kD", label="published")
-    ax.set_xticks(x, present, rotation=20, ha="right")
-    ax.set_ylabel(metric + (" (%)" if k == 100 else ""))
+        ax.scatter(px, [pub[present[i]] * k for i in px], marker="D", s=34, facecolors="white",
+                   edgecolors="black", linewidths=1.3, zorder=5, clip_on=False, label="published")
+    top = np.nanmax(np.concatenate([means + (err if err is not None else 0), [pub[m] * k for m in pub] or [0]]))
+    ax.set_ylim(0, top * 1.08 if top > 0 else 1)
+    ax.set_xticks(x, present, rotation=20 if len(present) > 3 else 0, ha="right" if len(present) > 3 else "center")
+    ax.grid(axis="x", visible=False)
+    ax.set_ylabel(axis_label(metric))
     ax.set_title(title)
-    ax.legend(fontsize=8)
-    return _save(fig, out, f"bars_{_slug(metric)}_{_slug(setting)}")
+    _legend(ax, ["ours", "published"])
+    return fig
 
 
-def task_plot(summary: pd.DataFrame, methods: list[str], family: str, setting: str, out: Path,
-              title: str, expected: list[dict]) -> list[Path]:
+@_styled
+def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting: str, title: str,
+                expected: list[dict], styles: dict[str, dict] | None = None):
+    """Grouped bars per task (attribute, concept) from zero, one colour per method; none beyond
+    ``MAX_TASKS`` tasks (bars too thin to read; the per-task table and CSV hold every value)."""
     plt = _plt()
+    styles = styles or method_styles(methods)
     sub = summary[(summary["setting"] == setting) & summary["metric"].str.startswith(family + "/")]
     tasks = list(dict.fromkeys(sub["metric"]))
     present = [m for m in methods if m in set(sub["method"])]
+    if not tasks or not present or len(tasks) > MAX_TASKS:
+        return None
     k = _scale(family)
-    width = 0.8 / max(len(present), 1)
-    fig, ax = plt.subplots(figsize=(max(6, 0.75 * len(tasks) * max(1, len(present) / 3) + 2), 4.4))
+    width = 0.8 / len(present)
+    fig, ax = plt.subplots(figsize=(min(11.0, max(6.0, 0.16 * len(tasks) * len(present) + 2.5)), 4.0))
     idx = sub.set_index(["method", "metric"])
+    any_pub = False
     for j, m in enumerate(present):
-        vals = [idx.loc[(m, t), "mean"] * k if (m, t) in idx.index else np.nan for t in tasks]
-        errs = [idx.loc[(m, t), "std"] * k if (m, t) in idx.index else 0 for t in tasks]
+        vals = np.array([idx.loc[(m, t), "mean"] * k if (m, t) in idx.index else np.nan for t in tasks])
+        errs = _errors([idx.loc[(m, t), "std"] * k if (m, t) in idx.index else np.nan for t in tasks])
         xs = np.arange(len(tasks)) + (j - (len(present) - 1) / 2) * width
-        ax.bar(xs, vals, width, yerr=errs, capsize=2, label=m)
-        pub = [_published(expected, setting, t).get(m) for t in tasks]
+        ax.bar(xs, vals, width, yerr=errs, capsize=1.5 if errs is not None else 0, color=styles[m]["color"],
+               label=m, zorder=2, error_kw={"linewidth": 0.8})
+        pub = [_published(expected, setting, t, [m]).get(m) for t in tasks]
         pts = [(x, p * k) for x, p in zip(xs, pub) if p is not None]
         if pts:
-            ax.plot(*zip(*pts), "kD", markersize=3)
-    if any(_published(expected, setting, t) for t in tasks):
-        ax.plot([], [], "kD", markersize=3, label="published")
+            any_pub = True
+            ax.scatter(*zip(*pts), marker="D", s=16, facecolors="white", edgecolors=styles[m]["color"],
+                       linewidths=1.0, zorder=5, clip_on=False)
+    if any_pub:
+        ax.scatter([], [], marker="D", s=16, facecolors="white", edgecolors="black", label="published (method's colour)")
     ax.set_xticks(np.arange(len(tasks)), [t.split("/", 1)[1] for t in tasks], rotation=30, ha="right")
-    ax.set_ylabel(family + (" (%)" if k == 100 else ""))
-    vals_all = sub["mean"].to_numpy() * k
-    if k == 100 and len(vals_all):
-        ax.set_ylim(max(0, np.nanmin(vals_all) - 10), 100)
+    ax.grid(axis="x", visible=False)
+    ax.set_ylim(bottom=0)
+    if k == 100:
+        ax.set_ylim(0, 100)
+    ax.set_ylabel(axis_label(family))
     ax.set_title(title)
-    ax.legend(fontsize=7, ncol=min(4, len(present) + 1))
-    return _save(fig, out, f"tasks_{_slug(family)}_{_slug(setting)}")
+    _legend(ax)
+    return fig
 
 
-def sweep_plot(summary: pd.DataFrame, methods: list[str], metric: str, out: Path, title: str,
-               expected: list[dict], values: dict[str, dict[str, Any]] | None = None) -> list[Path] | None:
-    """Metric against the swept value (one sweep key with numeric values), in value order."""
-    settings = [s for s in dict.fromkeys(summary["setting"]) if s]
-    parsed = []
-    for s in settings:
-        v = (values or {}).get(s)
-        if v is None:  # a run folder from before typed settings were recorded
-            if "," in s or "=" not in s:
-                return None
-            key, raw = s.split("=", 1)
-            v = {key: raw}
-        if len(v) != 1:
-            return None
-        (key, val), = v.items()
-        try:
-            parsed.append((s, key, float(val)))
-        except (TypeError, ValueError):
-            return None
-    parsed.sort(key=lambda p: p[2])
-    if len({p[1] for p in parsed}) != 1:
-        return None
+@_styled
+def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: str,
+                 points: list[tuple[str, Any]], title: str, expected: list[dict],
+                 styles: dict[str, dict] | None = None):
+    """``metric`` against one swept value (typed, in value order): ± 1 std error bars, published
+    values dashed in the method's colour; integer ticks at the swept values when they are integers."""
     plt = _plt()
+    styles = styles or method_styles(methods)
     k = _scale(metric)
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    points = sorted(points, key=lambda p: p[1])
     sub = summary[summary["metric"] == metric].set_index(["setting", "method"])
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    drawn = False
     for m in methods:
-        pts = [(v, sub.loc[(s, m), "mean"] * k, sub.loc[(s, m), "std"] * k)
-               for s, _, v in parsed if (s, m) in sub.index]
+        pts = [(v, sub.loc[(s, m), "mean"] * k, sub.loc[(s, m), "std"] * k) for s, v in points if (s, m) in sub.index]
         if not pts:
             continue
         xs, ys, es = zip(*pts)
-        line = ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=m)
-        pub = [(v, _published(expected, s, metric).get(m)) for s, _, v in parsed]
+        st = styles[m]
+        ax.errorbar(xs, ys, yerr=_errors(es), marker=st["marker"], color=st["color"], capsize=3, markersize=5,
+                    clip_on=False, label=m)
+        drawn = True
+        pub = [(v, _published(expected, s, metric, [m]).get(m)) for s, v in points]
         pub = [(v, p * k) for v, p in pub if p is not None]
         if pub:
-            ax.plot(*zip(*pub), linestyle="--", marker="D", color=line[0].get_color(), alpha=0.6,
-                    label=f"{m} (published)")
-    ax.set_xlabel(parsed[0][1].split(".")[-1])
-    ax.set_ylabel(metric + (" (%)" if k == 100 else ""))
+            ax.plot(*zip(*pub), linestyle="--", marker="D", markersize=5, color=st["color"], markerfacecolor="white",
+                    clip_on=False, label=f"{m}, published")
+    if not drawn:
+        plt.close(fig)
+        return None
+    xs = [v for _, v in points]
+    if all(isinstance(v, (int, np.integer)) for v in xs):
+        ax.set_xticks(sorted(set(xs)))
+    ax.set_xlabel(key.split(".")[-1])
+    ax.set_ylabel(axis_label(metric))
+    if k == 100 or (metric_info(metric) and not is_cost(metric)):
+        ax.set_ylim(bottom=0)
     ax.set_title(title)
-    ax.legend(fontsize=8)
-    return _save(fig, out, f"sweep_{_slug(metric)}")
+    _legend(ax, methods)
+    return fig
 
 
-def time_plot(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, out: Path,
-              title: str) -> list[Path]:
-    """A quality metric against ranking (test) time, one point per method."""
-    plt = _plt()
-    sub = summary[summary["setting"] == setting].set_index(["method", "metric"])
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    for m in methods:
-        if (m, metric) in sub.index and (m, "test_s") in sub.index:
-            ax.errorbar(sub.loc[(m, "test_s"), "mean"], sub.loc[(m, metric), "mean"],
-                        yerr=sub.loc[(m, metric), "std"], marker="o", capsize=3, label=m)
-    ax.set_xlabel("ranking time (s)")
-    ax.set_ylabel(metric)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    return _save(fig, out, f"time_{_slug(metric)}_{_slug(setting)}")
-
-
-def _view_weights(record: dict) -> tuple[str, dict[str, dict[str, float]]] | None:
-    """(name, {task: {view: weight}}) of the first per-view diagnostic of a record, if any.
-
-    Protocols store a ranker's ``diagnostics_`` under ``extra["diagnostics"]``, per task
-    (``{task: {name: value}}``) or for the whole trial (``{name: value}``); a value that maps
-    view names to numbers (learned kernel weights) is drawn as shares.
-    """
-    diag = (record.get("extra") or {}).get("diagnostics") or {}
-    per_task = diag if diag and all(isinstance(v, dict) for v in diag.values()) else {"": diag}
-    for task, d in per_task.items():
-        for name, value in (d or {}).items():
-            if isinstance(value, dict) and value and all(isinstance(x, (int, float)) for x in value.values()):
-                return name, {t: dd[name] for t, dd in per_task.items() if isinstance((dd or {}).get(name), dict)}
-    return None
-
-
-def kernel_weight_plot(records: list[dict], method: str, setting: str, out: Path,
-                       title: str) -> list[Path]:
-    """Mean learned per-view weight per task (e.g. a multiple-kernel ranker's), as stacked bars."""
-    found = [_view_weights(r) for r in records if r["method"] == method and r["setting"] == setting]
-    found = [f for f in found if f]
-    if not found:
+def sweep_groups(summary: pd.DataFrame, values: dict[str, dict[str, Any]]) -> list[tuple[str, dict, list]]:
+    """Sweeps to draw: (x key, the other keys' fixed values, [(setting, x value)]) for each numeric
+    swept key, one group per combination of the other keys (a two-key sweep gives a figure per
+    value of the other key)."""
+    settings = [s for s in dict.fromkeys(summary["setting"]) if s and values.get(s)]
+    if len(settings) < 2:
         return []
-    what = found[0][0]
-    weights = [w for _, w in found]
+    keys = list(dict.fromkeys(k for s in settings for k in values[s]))
+    out = []
+    for key in keys:
+        if not all(isinstance(values[s].get(key), (int, float)) and not isinstance(values[s].get(key), bool)
+                   for s in settings):
+            continue
+        groups: dict[tuple, list] = {}
+        for s in settings:
+            rest = tuple((k, values[s].get(k)) for k in keys if k != key)
+            groups.setdefault(rest, []).append((s, values[s][key]))
+        out += [(key, dict(rest), pts) for rest, pts in groups.items() if len({v for _, v in pts}) > 1]
+    return out
+
+
+@_styled
+def time_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, title: str,
+                styles: dict[str, dict] | None = None, cost: str = "test_s"):
+    """A quality metric against a cost (ranking time), one point per method with ± 1 std bars."""
+    plt = _plt()
+    styles = styles or method_styles(methods)
+    sub = summary[summary["setting"] == setting].set_index(["method", "metric"])
+    k = _scale(metric)
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    xs, ys = [], []
+    for m in methods:
+        if (m, metric) in sub.index and (m, cost) in sub.index:
+            st = styles[m]
+            x, y = sub.loc[(m, cost), "mean"], sub.loc[(m, metric), "mean"] * k
+            ex, ey = _errors([sub.loc[(m, cost), "std"]]), _errors([sub.loc[(m, metric), "std"] * k])
+            ax.errorbar(x, y, xerr=ex, yerr=ey, marker=st["marker"], color=st["color"], capsize=3, linestyle="none",
+                        clip_on=False, label=m)
+            xs.append(x + (ex[0] if ex is not None else 0))
+            ys.append(y + (ey[0] if ey is not None else 0))
+    if not xs:
+        plt.close(fig)
+        return None
+    _room(ax, xs, ys, k == 100)
+    ax.set_xlabel(axis_label(cost))
+    ax.set_ylabel(axis_label(metric))
+    ax.set_title(title)
+    _legend(ax)
+    return fig
+
+
+def stored_curves(records: list[dict], setting: str) -> dict[str, tuple[str, list[str]]]:
+    """Curves stored as mappings of series: ``{curve: (x series, [declared y series])}``; x is the
+    first cost series (e.g. ``rank_s``), else the first series."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    for r in records:
+        if r["setting"] != setting:
+            continue
+        for name, data in (r.get("curves") or {}).items():
+            if name in out or not isinstance(data, dict) or len(data) < 2:
+                continue
+            keys = list(data)
+            x = next((s for s in keys if is_cost(s)), keys[0])
+            ys = [s for s in keys if s != x and metric_info(s) is not None and not is_cost(s)]
+            if ys:
+                out[name] = (x, ys)
+    return out
+
+
+@_styled
+def curve_figure(records: list[dict], methods: list[str], curve: str, x: str, y: str, setting: str, title: str,
+                 styles: dict[str, dict] | None = None):
+    """Mean of a stored curve's ``y`` series against its ``x`` series per method (trials averaged
+    on a common grid of ``x``, as claims grade them)."""
+    plt = _plt()
+    styles = styles or method_styles(methods)
+    k = _scale(y)
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    all_x, all_y = [], []
+    for m in methods:
+        got = mean_curve(records, m, curve, x, y, setting)
+        if got is None:
+            continue
+        xs, ys = got
+        st = styles[m]
+        ax.plot(xs, ys * k, color=st["color"], linewidth=1.5, marker=st["marker"] if len(xs) <= 25 else None,
+                markersize=3.5, clip_on=False, label=m)
+        all_x.append(np.max(xs))
+        all_y.append(np.max(ys * k))
+    if not all_x:
+        plt.close(fig)
+        return None
+    _room(ax, all_x if is_cost(x) else None, all_y, k == 100)
+    ax.set_xlabel(axis_label(x))
+    ax.set_ylabel(axis_label(y))
+    ax.set_title(title)
+    _legend(ax)
+    return fig
+
+
+def view_weights(records: list[dict], method: str, setting: str) -> tuple[str, list[dict[str, dict[str, float]]]] | None:
+    """(name, per trial ``{task: {view: weight}}``) of a method's first per-view diagnostic
+    (a diagnostic whose value maps view names to numbers, e.g. learned kernel weights)."""
+    found_name, per_trial = None, []
+    for r in records:
+        if r["method"] != method or r["setting"] != setting:
+            continue
+        weights: dict[str, dict[str, float]] = {}
+        for task, d in record_diagnostics(r).items():
+            for name, value in (d or {}).items():
+                if isinstance(value, dict) and value and all(isinstance(v, (int, float)) for v in value.values()) \
+                        and name == (found_name or name):
+                    found_name = name
+                    weights[task or "all"] = {str(k): float(v) for k, v in value.items()}
+        if weights:
+            per_trial.append(weights)
+    return (found_name, per_trial) if per_trial else None
+
+
+@_styled
+def kernel_weight_figure(records: list[dict], method: str, setting: str, title: str):
+    """Mean learned per-view weight per task (e.g. a multiple-kernel ranker's), as stacked shares."""
+    got = view_weights(records, method, setting)
+    if got is None:
+        return None
+    what, weights = got
     tasks = list(weights[0])
     views = list(dict.fromkeys(v for w in weights for t in tasks for v in w.get(t, {})))
     mean = np.array([[np.mean([w[t].get(v, 0.0) for w in weights if t in w]) for v in views] for t in tasks])
-    share = mean / np.where(mean.sum(axis=1, keepdims=True) > 0, mean.sum(axis=1, keepdims=True), 1)
+    total = mean.sum(axis=1, keepdims=True)
+    share = 100 * mean / np.where(total > 0, total, 1)
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(tasks) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.5 * len(tasks) + 2.5), 3.8))
     bottom = np.zeros(len(tasks))
     for j, v in enumerate(views):
-        ax.bar(np.arange(len(tasks)), share[:, j], bottom=bottom, label=v)
+        ax.bar(np.arange(len(tasks)), share[:, j], bottom=bottom, label=v, zorder=2)
         bottom += share[:, j]
-    ax.set_xticks(np.arange(len(tasks)), tasks, rotation=30, ha="right")
-    ax.set_ylabel("share of kernel weight")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"{title}: {method} {what.replace('_', ' ')} (mean over {len(weights)} trials)")
-    ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
-    return _save(fig, out, f"kernel_weights_{_slug(method)}_{_slug(setting)}")
+    ax.set_xticks(np.arange(len(tasks)), tasks, rotation=30 if len(tasks) > 3 else 0,
+                  ha="right" if len(tasks) > 3 else "center")
+    ax.grid(axis="x", visible=False)
+    ax.set_ylabel(f"share of {what.replace('_', ' ')} (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    _legend(ax)
+    return fig
 
 
-def make_plots(run, summary: pd.DataFrame) -> list[Path]:
-    """Every figure a run supports, into ``<run>/plots``."""
-    records, methods, title = run.records, run.methods, run.name
-    expected: list[dict[str, Any]] = run.config.get("expected") or []
+# ----------------------------------------------------------------------------- a run's figures
+def default_max_rank(metrics: set[str]) -> int:
+    """The largest rank the run tabulates (``cmc@K``), else 50."""
+    ranks = [int(m[4:]) for m in metrics if m.startswith("cmc@") and m[4:].isdigit()]
+    return max(ranks) if ranks else 50
+
+
+def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[PlotFile]:
+    """Every figure a run supports, into ``<run>/plots`` (PNG and SVG each; figures of an earlier
+    report there are removed first, so the folder holds exactly this report's figures)."""
+    records, methods, cfg = run.records, run.methods, run.config
+    expected: list[dict[str, Any]] = cfg.get("expected") or []
+    values = run.setting_values()
     out = run.folder.path / "plots"
-    summary = summary.assign(std=summary["std"].fillna(0.0))  # one trial: no error bar
-    paths: list[Path] = []
+    for old in (*out.glob("*.png"), *out.glob("*.svg")):
+        old.unlink(missing_ok=True)
+    styles = method_styles(methods + [m for m in dict.fromkeys(summary["method"]) if m not in methods])
+    methods = list(styles)
+    files: list[PlotFile] = []
     settings = list(dict.fromkeys(summary["setting"]))
     metrics = set(summary["metric"])
-    headline = headline_metric((run.config.get("protocol") or {}).get("name"), metrics)
+    headline = headline_metric(run.protocol_name, metrics)
+    rank_metrics = sorted(int(m[4:]) for m in metrics if m.startswith("cmc@") and m[4:].isdigit())
+    n_of = summary.groupby("setting", sort=False)["n_trials"].max().to_dict()
+
+    def emit(fig, stem: str, caption: str) -> None:
+        if fig is not None:
+            files.extend(save(fig, out, stem, caption))
+
     for s in settings:
-        label = f"{title}" + (f" [{s}]" if s else "")
-        if any("cmc" in r.get("curves", {}) for r in records):
-            paths += cmc_plot(records, methods, s, out, label, expected=expected)
+        where = context(cfg, s, values.get(s), int(n_of.get(s, 1)))
+        tag = setting_slug(s, values.get(s))
+        if any("cmc" in (r.get("curves") or {}) for r in records if r["setting"] == s):
+            mr = max_rank or default_max_rank(metrics)
+            emit(cmc_figure(records, methods, s, f"CMC: {where}", mr, rank_metrics, expected, styles),
+                 _stem("cmc", tag), f"Cumulative matching characteristic up to rank {mr}; {where}.")
         if headline and not headline.startswith("cmc"):
-            paths += bar_plot(summary, methods, headline, s, out, label, expected)
-        for fam in dict.fromkeys(m.split("/")[0] for m in metrics if "/" in m):
-            paths += task_plot(summary, methods, fam, s, out, label, expected)
+            emit(bar_figure(summary, methods, headline, s, f"{headline}: {where}", expected, styles),
+                 _stem(slug(headline), tag), f"{headline} per method; {where}.")
+        for fam in dict.fromkeys(m.split("/")[0] for m in ordered_metrics(list(metrics)) if "/" in m):
+            emit(task_figure(summary, methods, fam, s, f"{fam} per task: {where}", expected, styles),
+                 _stem(slug(fam), "per_task", tag), f"{fam} per task and method; {where}.")
         if "map" in metrics:
-            paths += time_plot(summary, methods, "map", s, out, label)
+            emit(time_figure(summary, methods, "map", s, f"map against scoring time: {where}", styles),
+                 _stem("map_vs_test_s", tag), f"Mean average precision against scoring (ranking) time; {where}.")
+        for curve, (x, ys) in stored_curves(records, s).items():
+            for y in ys:
+                emit(curve_figure(records, methods, curve, x, y, s, f"{y} against {x} ({curve}): {where}", styles),
+                     _stem(slug(curve), slug(y), "vs", slug(x), tag), f"{y} against {x}, curve {curve!r}; {where}.")
         for m in methods:
-            paths += kernel_weight_plot(records, m, s, out, label)
-    if len([s for s in settings if s]) > 1 and headline:
-        paths += sweep_plot(summary, methods, headline, out, title, expected, run.setting_values()) or []
-    return paths
+            emit(kernel_weight_figure(records, m, s, f"{m}: learned weights: {where}"),
+                 _stem("weights", slug(m), tag), f"Share of each view in {m}'s learned weights; {where}.")
+    if headline:
+        for key, rest, points in sweep_groups(summary, values):
+            n = int(max(n_of.get(p[0], 1) for p in points))
+            where = context(cfg, "", rest, n, varied=key)
+            emit(sweep_figure(summary, methods, headline, key, points, f"{headline} against {key.split('.')[-1]}: "
+                              f"{where}", expected, styles),
+                 _stem(slug(headline), "vs", slug(key.split(".")[-1]), setting_slug("", rest)),
+                 f"{headline} against the swept {key}; {where}.")
+    return files

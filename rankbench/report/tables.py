@@ -1,11 +1,28 @@
-"""Per-trial results to tidy tables (``trials.csv``, ``summary.csv``) and readable Markdown."""
+"""Per-trial results to tidy tables and to the tables a paper prints (Markdown, LaTeX).
+
+Tidy frames (one row per value, as written to the run folder's CSV files):
+
+* :func:`trials_frame` ``setting, trial, method, metric, value``
+* :func:`summary_frame` ``setting, method, metric, mean, std, n_trials``
+* :func:`curves_frame` ``setting, trial, method, curve, series, index, value``
+* :func:`diagnostics_frame` ``setting, trial, method, task, name, value``
+
+and :func:`with_sweep_columns` adds one typed column per swept key (``protocol.n_test`` holding
+the integers 316, 432, ...) after ``setting``. Display tables put metric columns in their natural
+order (:func:`ordered_metrics`), rates in %, costs to three significant figures, ``mean ± std``
+only when there is more than one trial.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..metrics import is_rate, metric_info
+from ..registry import protocols
 
 COST_ORDER = ("train_s", "test_s", "rank_s", "evals", "peak_mb")
 
@@ -15,7 +32,27 @@ def is_cost(metric: str) -> bool:
     return bool(info and info.cost)
 
 
+def higher_is_better(metric: str) -> bool:
+    """The metric's declared direction (an undeclared metric counts as higher-is-better)."""
+    info = metric_info(metric)
+    return True if info is None else info.higher_is_better
+
+
+def headline_metric(protocol_name: str | None, metrics: set[str]) -> str | None:
+    """The metric a protocol declares as its headline, if the run has it; else the first rate."""
+    try:
+        declared = getattr(protocols.get(protocol_name), "headline", None) if protocol_name else None
+    except Exception:  # a run of a protocol that is no longer installed: fall back
+        declared = None
+    if declared in metrics:
+        return declared
+    rates = sorted(m for m in metrics if "/" not in m and is_rate(m))
+    return rates[0] if rates else None
+
+
+# ----------------------------------------------------------------------------- tidy frames
 def trials_frame(records: list[dict]) -> pd.DataFrame:
+    """``setting, trial, method, metric, value``: one row per stored metric value."""
     rows = [
         {"setting": r["setting"], "trial": r["trial"], "method": r["method"], "metric": m, "value": v}
         for r in records for m, v in r["metrics"].items()
@@ -44,6 +81,91 @@ def summary_frame(trials: pd.DataFrame, method_order: list[str] | None = None,
     return out
 
 
+def curves_frame(records: list[dict]) -> pd.DataFrame:
+    """Every stored curve point: ``setting, trial, method, curve, series, index, value``.
+
+    A curve stored as a list (``curves["cmc"]``: the matching rate at rank ``index + 1``) is one
+    series named like the curve; a curve stored as a mapping of series (``curves["staged"] =
+    {"rank_s": [...], "map@100": [...]}``) gives one series per key, aligned by ``index``.
+    """
+    cols = ["setting", "trial", "method", "curve", "series", "index", "value"]
+    parts = []
+    for r in records:
+        for curve, data in (r.get("curves") or {}).items():
+            series = data if isinstance(data, dict) else {curve: data}
+            for name, values in series.items():
+                v = np.asarray(values, dtype=float).ravel()
+                if not len(v):
+                    continue
+                parts.append(pd.DataFrame({"setting": r["setting"], "trial": r["trial"], "method": r["method"],
+                                           "curve": curve, "series": name, "index": np.arange(len(v)),
+                                           "value": v}))
+    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
+
+
+def _flatten(prefix: str, value: Any) -> list[tuple[str, Any]]:
+    """``("kernel_weights/gist", 0.4)`` pairs of a nested diagnostic; scalars as they are."""
+    if isinstance(value, dict):
+        return [kv for k, v in value.items() for kv in _flatten(f"{prefix}/{k}" if prefix else str(k), v)]
+    if isinstance(value, (list, tuple)):
+        return [kv for i, v in enumerate(value) for kv in _flatten(f"{prefix}/{i}", v)]
+    if isinstance(value, (bool, np.bool_)):
+        return [(prefix, int(value))]
+    return [(prefix, value)]
+
+
+def record_diagnostics(record: dict) -> dict[str, dict[str, Any]]:
+    """A record's ranker diagnostics as ``{task: {name: value}}`` (task ``""`` for a whole trial).
+
+    Protocols store a ranker's ``diagnostics_`` under ``extra["diagnostics"]``, either for the
+    trial (``{"C": 0.1}``) or per task (``{"Male": {"C": 0.1}, ...}``); the per-task form is the
+    one whose keys are all tasks of the record's metrics (``pair_acc/Male``) with mapping values.
+    """
+    diag = (record.get("extra") or {}).get("diagnostics") or {}
+    if not isinstance(diag, dict) or not diag:
+        return {}
+    tasks = {m.split("/", 1)[1] for m in record.get("metrics", {}) if "/" in m}
+    if tasks and set(diag) <= tasks and all(isinstance(v, dict) for v in diag.values()):
+        return {str(t): d for t, d in diag.items()}
+    return {"": diag}
+
+
+def diagnostics_frame(records: list[dict]) -> pd.DataFrame:
+    """What each fitted ranker reported (a chosen ``C``, kernel weights, iterations):
+    ``setting, trial, method, task, name, value``; nested values get ``/``-joined names."""
+    cols = ["setting", "trial", "method", "task", "name", "value"]
+    rows = [(r["setting"], r["trial"], r["method"], task, name, value)
+            for r in records for task, d in record_diagnostics(r).items() for name, value in _flatten("", d)]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def with_sweep_columns(frame: pd.DataFrame, values: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """``frame`` with one column per swept key path, typed as recorded in splits.json, after ``setting``.
+
+    ``values`` maps each setting label to its ``{key path: value}`` (``RunData.setting_values``);
+    a run without a sweep comes back unchanged.
+    """
+    keys = list(dict.fromkeys(k for v in values.values() for k in v))
+    if not keys or "setting" not in frame.columns:
+        return frame
+    out = frame.copy()
+    at = out.columns.get_loc("setting") + 1
+    for i, key in enumerate(keys):
+        col = key if key not in out.columns else f"sweep:{key}"
+        typed = pd.Series([values.get(s, {}).get(key) for s in out["setting"]], index=out.index)
+        out.insert(at + i, col, typed.infer_objects())
+    return out
+
+
+# ----------------------------------------------------------------------------- display
+def setting_title(label: str, values: dict[str, Any] | None) -> str:
+    """``K = 4, n_per_label = 10`` from a setting's typed values (the label when none are known)."""
+    if not values:
+        return label
+    return ", ".join(f"{k.split('.')[-1]} = {v:g}" if isinstance(v, float) else f"{k.split('.')[-1]} = {v}"
+                     for k, v in values.items())
+
+
 def _digits(metric: str, value: float) -> int:
     if is_rate(metric):
         return 2
@@ -53,33 +175,104 @@ def _digits(metric: str, value: float) -> int:
     return 4
 
 
-def fmt_value(metric: str, mean: float | None, std: float | None = None) -> str:
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, (float, np.floating)) and np.isnan(x))
+
+
+def fmt_value(metric: str, mean: float | None, std: float | None = None, pm: str = " ± ") -> str:
     """A value as tables show it: rates in %, costs to sensible precision, ``± std`` when known."""
-    if mean is None or (isinstance(mean, float) and np.isnan(mean)):
+    if _missing(mean):
         return "–"
     k = 100.0 if is_rate(metric) else 1.0
     d = _digits(metric, mean * k)
     s = f"{k * mean:.{d}f}"
-    if std is not None and not (isinstance(std, float) and np.isnan(std)):
-        s += f" ± {k * std:.{d}f}"
+    if not _missing(std):
+        s += f"{pm}{k * std:.{d}f}"
     return s
 
 
-def _ordered_metrics(metrics: list[str]) -> list[str]:
+def ordered_metrics(metrics: list[str]) -> list[str]:
+    """Quality metrics first (``cmc@1, 5, 10, 20`` in numeric order), then costs in a fixed order."""
     def key(m: str):
         base = m.split("/")[0]
         info = metric_info(base)
         if info and info.cost:
-            return (2, COST_ORDER.index(base) if base in COST_ORDER else 99, 0, m)
-        if "@" in base and base.split("@")[1].isdigit():  # cmc@1, 5, 10 ... in numeric order
+            return (2, COST_ORDER.index(base) if base in COST_ORDER else 99, "", 0, m)
+        if "@" in base and base.split("@")[1].isdigit():
             fam, k = base.split("@")
-            return (0, fam, int(k), m)
-        return (1, base, 0, m)
+            return (0, fam, "", int(k), m)
+        return (1, base, "", 0, m)
     return sorted(metrics, key=key)
 
 
-def markdown_table(summary: pd.DataFrame, metrics: list[str], methods: list[str], header: str = "method") -> str:
-    lines = ["| " + header + " | " + " | ".join(metrics) + " |",
+_ordered_metrics = ordered_metrics  # older name
+
+
+@dataclass
+class Block:
+    """One printed table: methods down, ``columns`` across, from ``sub`` (summary rows)."""
+
+    setting: str
+    heading: str
+    columns: list[str]       # metric names
+    headers: list[str]       # what the header row shows (task names for per-task tables)
+    methods: list[str]
+    sub: pd.DataFrame
+    n_trials: int
+
+    def cell(self, method: str, metric: str) -> tuple[float | None, float | None]:
+        hit = self.sub[(self.sub["method"] == method) & (self.sub["metric"] == metric)]
+        if hit.empty:
+            return None, None
+        return float(hit["mean"].iloc[0]), float(hit["std"].iloc[0])
+
+    def best(self, metric: str) -> float | None:
+        """The best mean of a column in the metric's declared direction."""
+        vals = self.sub.loc[self.sub["metric"] == metric, "mean"].dropna()
+        if vals.empty:
+            return None
+        return float(vals.max() if higher_is_better(metric) else vals.min())
+
+
+def summary_blocks(summary: pd.DataFrame, methods: list[str],
+                   values: dict[str, dict[str, Any]] | None = None) -> list[Block]:
+    """The tables of a summary: per setting, the plain metrics, then one table per per-task family."""
+    out = []
+    for setting, sub in summary.groupby("setting", sort=False):
+        present = [m for m in methods if m in set(sub["method"])] + \
+                  [m for m in dict.fromkeys(sub["method"]) if m not in methods]
+        metrics = list(dict.fromkeys(sub["metric"]))
+        plain = ordered_metrics([m for m in metrics if "/" not in m])
+        n = int(sub["n_trials"].max())
+        title = setting_title(setting, (values or {}).get(setting))
+        out.append(Block(setting, title, plain, plain, present, sub, n))
+        for fam in dict.fromkeys(m.split("/")[0] for m in metrics if "/" in m):
+            tasks = [m for m in metrics if m.startswith(fam + "/")]
+            heading = f"{fam} per task" + (f" ({title})" if title else "")
+            out.append(Block(setting, heading, tasks, [t.split("/", 1)[1] for t in tasks], present, sub, n))
+    return out
+
+
+def sweep_block(summary: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]],
+                metric: str) -> tuple[list[str], list[list[Any]], list[str]] | None:
+    """A sweep as a paper tabulates it: one row per swept value (typed, in numeric order), one
+    column per method, cells ``metric`` mean ± std. Returns (key headers, rows of key values,
+    row setting labels), or None for a run without a sweep."""
+    labels = [s for s in dict.fromkeys(summary["setting"]) if s and values.get(s)]
+    if len(labels) < 2:
+        return None
+    keys = list(dict.fromkeys(k for s in labels for k in values[s]))
+
+    def order(s):
+        return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+                     for v in (values[s].get(k) for k in keys))
+    labels.sort(key=order)
+    return [k.split(".")[-1] for k in keys], [[values[s].get(k) for k in keys] for s in labels], labels
+
+
+def markdown_table(summary: pd.DataFrame, metrics: list[str], methods: list[str], header: str = "method",
+                   headers: list[str] | None = None) -> str:
+    lines = ["| " + header + " | " + " | ".join(headers or metrics) + " |",
              "|---" * (len(metrics) + 1) + "|"]
     idx = summary.set_index(["method", "metric"])
     for meth in methods:
@@ -94,27 +287,96 @@ def markdown_table(summary: pd.DataFrame, metrics: list[str], methods: list[str]
     return "\n".join(lines)
 
 
+def _sweep_markdown(summary, methods, values, metric) -> list[str]:
+    sw = sweep_block(summary, methods, values or {}, metric) if metric else None
+    if sw is None:
+        return []
+    keys, rows, labels = sw
+    idx = summary[summary["metric"] == metric].set_index(["setting", "method"])
+    present = [m for m in methods if any((s, m) in idx.index for s in labels)]
+    out = [f"## {metric} across the sweep", "",
+           "| " + " | ".join(keys + present) + " |", "|---" * (len(keys) + len(present)) + "|"]
+    for kv, s in zip(rows, labels):
+        cells = [fmt_value(metric, *(idx.loc[(s, m), ["mean", "std"]].astype(float))) if (s, m) in idx.index
+                 else "–" for m in present]
+        out.append("| " + " | ".join([str(v) for v in kv] + cells) + " |")
+    return out + [""]
+
+
 def summary_markdown(summary: pd.DataFrame, title: str, methods: list[str], setting_order: list[str] | None = None,
-                     description: str = "", status: list[str] | None = None) -> str:
-    """Headline metrics per setting, then per-task tables; rates in %, mean ± std over trials."""
+                     description: str = "", status: list[str] | None = None,
+                     values: dict[str, dict[str, Any]] | None = None, headline: str | None = None) -> str:
+    """Headline metric across a sweep, then per setting the plain metrics and per-task tables;
+    rates in %, mean ± std over trials (no ± for a single trial)."""
     out = [f"# {title}", ""]
     if description:
         out += [description.strip(), ""]
     for line in status or []:
         out += [line, ""]
     out += ["Mean ± standard deviation over trials; rates in %, times in seconds, memory in MB.", ""]
-    for setting, sub in summary.groupby("setting", sort=False):
-        if setting:
-            out += [f"## {setting}", ""]
-        present = [m for m in methods if m in set(sub["method"])]
-        metrics = list(dict.fromkeys(sub["metric"]))
-        plain = _ordered_metrics([m for m in metrics if "/" not in m])
-        n = int(sub["n_trials"].max())
-        out += [f"{n} trial(s).", "", markdown_table(sub, plain, present), ""]
-        families = dict.fromkeys(m.split("/")[0] for m in metrics if "/" in m)
-        for fam in families:
-            tasks = [m for m in metrics if m.startswith(fam + "/")]
-            renamed = sub[sub["metric"].isin(tasks)].copy()
-            out += [f"### {fam} per task", "",
-                    markdown_table(renamed, tasks, present).replace(f"{fam}/", ""), ""]
+    out += _sweep_markdown(summary, methods, values, headline)
+    for b in summary_blocks(summary, methods, values):
+        if b.heading:
+            out += [f"{'##' if b.columns == b.headers else '###'} {b.heading}", ""]
+        if b.columns == b.headers:
+            out += [f"{b.n_trials} trial(s).", ""]
+        out += [markdown_table(b.sub, b.columns, b.methods, headers=b.headers), ""]
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- LaTeX
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$"}
+
+
+def tex_escape(text: str) -> str:
+    return "".join(_TEX.get(c, c) for c in str(text))
+
+
+def _tex_header(metric: str, shown: str) -> str:
+    unit = "\\%" if is_rate(metric) else (metric_info(metric).unit if metric_info(metric) else "")
+    return tex_escape(shown) + (f" ({unit})" if unit else "")
+
+
+def latex_table(b: Block, caption: str = "", label: str = "") -> str:
+    """One block as a booktabs table; the best mean of each quality column (in the metric's declared
+    direction; costs are not marked) in bold.
+
+    ``caption`` is LaTeX as it is (escape plain text with :func:`tex_escape`)."""
+    lines = [r"\begin{table}[t]", r"\centering", r"\small",
+             r"\begin{tabular}{l" + "r" * len(b.columns) + "}", r"\toprule",
+             "Method & " + " & ".join(_tex_header(m, h) for m, h in zip(b.columns, b.headers)) + r" \\",
+             r"\midrule"]
+    best = {m: b.best(m) for m in b.columns}
+    for meth in b.methods:
+        cells = []
+        for m in b.columns:
+            mean, std = b.cell(meth, m)
+            text = fmt_value(m, mean, std, pm=r" $\pm$ ")
+            if mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1 \
+                    and np.isclose(mean, best[m]):
+                head, _, tail = text.partition(" ")
+                text = rf"\textbf{{{head}}}" + (f" {tail}" if tail else "")
+            cells.append(text.replace("–", "--"))
+        lines.append(tex_escape(meth) + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if caption:
+        lines.append(r"\caption{" + caption + "}")
+    if label:
+        lines.append(r"\label{" + label + "}")
+    lines.append(r"\end{table}")
+    return "\n".join(lines)
+
+
+def summary_latex(summary: pd.DataFrame, title: str, methods: list[str],
+                  values: dict[str, dict[str, Any]] | None = None) -> str:
+    """Every table of a summary as LaTeX (``\\usepackage{booktabs}``); captions say what the
+    numbers are (mean ± std over how many trials, units)."""
+    out = [f"% rankbench summary of {title}; needs \\usepackage{{booktabs}}", ""]
+    slug = "".join(c if c.isalnum() else "-" for c in title).strip("-").lower()
+    for i, b in enumerate(summary_blocks(summary, methods, values)):
+        what = (f"mean $\\pm$ standard deviation over {b.n_trials} trials" if b.n_trials > 1
+                else "one trial")
+        cap = tex_escape(title + (f", {b.heading}" if b.heading else "")) + f": {what}; best in bold."
+        out += [latex_table(b, cap, f"tab:{slug}-{i + 1}"), ""]
     return "\n".join(out)

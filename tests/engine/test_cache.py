@@ -57,3 +57,15 @@ def test_corrupt_cache_entry_is_recomputed(tmp_path, monkeypatch):
 def test_parallel_extraction_equals_serial():
     ds = toy("p", 70)
     assert np.array_equal(Counting().extract(ds, n_jobs=2), Counting().extract(ds, n_jobs=1))
+
+
+def test_cache_reports_whether_it_was_used_and_the_extraction_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    ds = toy("t", 3)
+    first, second, uncached = {}, {}, {}
+    get_features(ds, Counting(), info=first)
+    get_features(ds, Counting(), info=second)
+    get_features(ds, Counting(), use_cache=False, info=uncached)
+    assert first["cached"] is False and first["extract_seconds"] >= 0
+    assert second == {"cached": True, "extract_seconds": first["extract_seconds"]}   # kept beside the entry
+    assert uncached["cached"] is False

@@ -1,0 +1,193 @@
+"""Paired comparisons: two runs on the same splits, or two methods of one run.
+
+A difference between two methods (or two runs of a method) is only meaningful against the spread
+of the trials they share. Each trial scores both sides on the same split (same seed, same train
+and test rows), so the per-trial differences ``d_t = a_t - b_t`` are paired: we report their mean,
+a 95 % confidence interval ``mean ± t_{0.975, n-1} s / sqrt(n)``, the paired t-test's p-value and
+the Wilcoxon signed-rank test's p-value (:mod:`scipy.stats`). Whether the splits really are the
+same is read from both runs' ``splits.json``; trials whose splits differ are still compared, with
+a warning, since their differences then mix the methods with the draw of the data.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import RankbenchError
+from .tables import fmt_value, higher_is_better, is_cost, ordered_metrics, setting_title, trials_frame
+
+COLUMNS = ["setting", "a", "b", "metric", "n_trials", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
+           "t_p", "wilcoxon_p", "same_splits", "better"]
+
+
+class CompareError(RankbenchError):
+    """Two things that cannot be compared (nothing in common, an unknown method or metric)."""
+
+
+@dataclass
+class Comparison:
+    """Paired differences ``a - b`` per setting and metric (``table``) and what to beware of."""
+
+    table: pd.DataFrame
+    a_label: str
+    b_label: str
+    warnings: list[str] = field(default_factory=list)
+
+    def to_csv(self) -> str:
+        """Fractions as stored (not %), one row per setting x pair x metric."""
+        return self.table.to_csv(index=False)
+
+    def to_markdown(self, alpha: float = 0.05) -> str:
+        return comparison_markdown(self, alpha)
+
+
+def paired_stats(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """Mean difference, its 95 % t-interval and the paired t-test and Wilcoxon p-values of ``a - b``.
+
+    With fewer than two pairs the interval and tests are undefined (NaN). When every difference is
+    zero the tests have nothing to reject: both p-values are 1.
+    """
+    from scipy import stats
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = a - b
+    n = len(d)
+    out = {"n_trials": n, "mean_a": float(a.mean()) if n else np.nan, "mean_b": float(b.mean()) if n else np.nan,
+           "diff": float(d.mean()) if n else np.nan, "ci_low": np.nan, "ci_high": np.nan, "t_p": np.nan,
+           "wilcoxon_p": np.nan}
+    if n < 2:
+        return out
+    if np.allclose(d, 0.0, rtol=0.0, atol=1e-15):
+        out.update(ci_low=0.0, ci_high=0.0, t_p=1.0, wilcoxon_p=1.0)
+        return out
+    half = stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n)
+    out.update(ci_low=out["diff"] - half, ci_high=out["diff"] + half)
+    with warnings.catch_warnings():  # small samples: scipy notes it falls back to an approximation
+        warnings.simplefilter("ignore")
+        out["t_p"] = float(stats.ttest_rel(a, b).pvalue) if d.std(ddof=1) > 0 else 0.0
+        out["wilcoxon_p"] = float(stats.wilcoxon(d).pvalue)
+    return out
+
+
+def _split_key(split: dict[str, Any] | None) -> str | None:
+    if split is None:
+        return None
+    return json.dumps({k: v for k, v in split.items() if k != "trial"}, sort_keys=True)
+
+
+def _better(metric: str, st: dict[str, float], a: str, b: str, alpha: float = 0.05) -> str:
+    if np.isnan(st["t_p"]) or st["t_p"] >= alpha or st["diff"] == 0:
+        return "no significant difference"
+    a_wins = (st["diff"] > 0) == higher_is_better(metric)
+    return a if a_wins else b
+
+
+def _metrics_for(wanted: list[str] | None, have_a: set[str], have_b: set[str], a: str, b: str) -> list[str]:
+    common = have_a & have_b
+    if wanted:
+        for m in wanted:
+            if m not in common:
+                where = a if m not in have_a else b
+                plain = ", ".join(ordered_metrics([x for x in common if "/" not in x])) or "none"
+                raise CompareError(f"{where}: --metric: expected a metric both sides measure ({plain}), got {m!r}")
+        return list(dict.fromkeys(wanted))
+    return ordered_metrics([m for m in common if "/" not in m and not is_cost(m)])
+
+
+def _pairs(ta: pd.DataFrame, tb: pd.DataFrame, setting: str, metric: str, method_a: str, method_b: str):
+    """Per-trial values of both sides on the trials they share, sorted by trial."""
+    xa = ta[(ta.setting == setting) & (ta.method == method_a) & (ta.metric == metric)].set_index("trial")["value"]
+    xb = tb[(tb.setting == setting) & (tb.method == method_b) & (tb.metric == metric)].set_index("trial")["value"]
+    shared = sorted(set(xa.index) & set(xb.index))
+    return shared, xa.loc[shared].to_numpy(float), xb.loc[shared].to_numpy(float)
+
+
+def compare_runs(run_a, run_b, metrics: list[str] | None = None) -> Comparison:
+    """Every method present in both runs, paired over the trials both ran, per shared setting."""
+    ta, tb = trials_frame(run_a.records), trials_frame(run_b.records)
+    label_a, label_b = str(run_a.folder.path), str(run_b.folder.path)
+    settings = [s for s in run_a.setting_order if s in set(run_b.setting_order)]
+    if not settings:
+        raise CompareError(f"{label_b}: no setting in common with {label_a} "
+                           f"({', '.join(run_a.setting_order) or 'no sweep'} vs {', '.join(run_b.setting_order) or 'no sweep'})")
+    methods = [m for m in run_a.methods if m in set(tb["method"]) and m in set(ta["method"])]
+    if not methods:
+        raise CompareError(f"{label_b}: no method in common with {label_a} "
+                           f"({', '.join(run_a.methods)} vs {', '.join(run_b.methods)})")
+    chosen = _metrics_for(metrics, set(ta[ta.method.isin(methods)].metric), set(tb[tb.method.isin(methods)].metric),
+                          label_a, label_b)
+    rows, warnings = [], []
+    for s in settings:
+        sa, sb = run_a.splits_of(s), run_b.splits_of(s)
+        for m in methods:
+            for metric in chosen:
+                trials, a, b = _pairs(ta, tb, s, metric, m, m)
+                if not trials:
+                    continue
+                same = [t for t in trials if _split_key(sa.get(t)) is not None and _split_key(sa.get(t)) == _split_key(sb.get(t))]
+                st = paired_stats(a, b)
+                rows.append({"setting": s, "a": f"{m} (A)", "b": f"{m} (B)", "metric": metric, **st,
+                             "same_splits": len(same) == len(trials), "better": _better(metric, st, "A", "B")})
+        differ = sorted(t for t in set(sa) & set(sb) if _split_key(sa[t]) != _split_key(sb[t]))
+        if differ:
+            where = f"setting {setting_title(s, run_a.setting_values().get(s))}: " if s else ""
+            warnings.append(f"{where}the splits of trial(s) {', '.join(map(str, differ))} differ between the runs "
+                            "(seed or train / test rows); their differences are not paired on the same data")
+    if not rows:
+        raise CompareError(f"{label_b}: no trial in common with {label_a}")
+    return Comparison(pd.DataFrame(rows, columns=COLUMNS), label_a, label_b, warnings)
+
+
+def compare_methods(run, method_a: str, method_b: str, metrics: list[str] | None = None) -> Comparison:
+    """Method ``a`` against method ``b`` of one run, paired over the trials (same splits) they share."""
+    t = trials_frame(run.records)
+    have = list(dict.fromkeys(t["method"]))
+    for m in (method_a, method_b):
+        if m not in have:
+            raise CompareError(f"{run.folder.path}: --methods: expected a method of this run "
+                               f"({', '.join(have) or 'none has results'}), got {m!r}")
+    if method_a == method_b:
+        raise CompareError(f"{run.folder.path}: --methods: expected two different methods, got {method_a!r} twice")
+    chosen = _metrics_for(metrics, set(t[t.method == method_a].metric), set(t[t.method == method_b].metric),
+                          method_a, method_b)
+    rows = []
+    for s in run.setting_order:
+        for metric in chosen:
+            trials, a, b = _pairs(t, t, s, metric, method_a, method_b)
+            if trials:
+                st = paired_stats(a, b)
+                rows.append({"setting": s, "a": method_a, "b": method_b, "metric": metric, **st, "same_splits": True,
+                             "better": _better(metric, st, method_a, method_b)})
+    if not rows:
+        raise CompareError(f"{run.folder.path}: {method_a} and {method_b} share no trial")
+    return Comparison(pd.DataFrame(rows, columns=COLUMNS), method_a, method_b)
+
+
+def _p(p: float) -> str:
+    return "–" if np.isnan(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def comparison_markdown(c: Comparison, alpha: float = 0.05) -> str:
+    """A readable table: rates as percentage points, the interval, both p-values, the verdict."""
+    lines = [f"A = {c.a_label}, B = {c.b_label}. Paired over shared trials: mean of A - B (rates in "
+             "percentage points), 95 % t-interval, paired t-test and Wilcoxon signed-rank p-values; "
+             f"'better' by the t-test at {alpha:g} in the metric's direction.", ""]
+    lines += [f"**Warning:** {w}" for w in c.warnings] + ([""] if c.warnings else [])
+    lines += ["| setting | A | B | metric | n | mean A | mean B | A - B | 95 % CI | t-test p | Wilcoxon p | better |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in c.table.itertuples(index=False):
+        m = r.metric
+        ci = "–" if np.isnan(r.ci_low) else f"[{fmt_value(m, r.ci_low)}, {fmt_value(m, r.ci_high)}]"
+        splits = "" if r.same_splits else " (splits differ)"
+        lines.append(f"| {r.setting or '–'} | {r.a} | {r.b} | {m} | {r.n_trials} | {fmt_value(m, r.mean_a)} | "
+                     f"{fmt_value(m, r.mean_b)} | {fmt_value(m, r.diff)} | {ci} | {_p(r.t_p)} | {_p(r.wilcoxon_p)} | "
+                     f"{r.better}{splits} |")
+    if (c.table["n_trials"] < 2).any():
+        lines += ["", "With fewer than two shared trials there is no interval and no test."]
+    return "\n".join(lines)

@@ -1,0 +1,333 @@
+"""REPORT.html: the reproduction report as one self-contained page.
+
+Everything is inside the file: styles, a few lines of script that sort tables, and every figure
+as a ``data:`` URI of its SVG (text stays text, sharp at any zoom). Nothing is fetched, so the page
+opens the same from a mail attachment, a CI artefact or a laptop without network.
+
+Layout: a verdict per paper at the top; then per paper its one-line verdict, our numbers beside
+the published ones (graded, with the reason), the claims, and per run what reproduces it (config,
+commit, command), its tables and its figures.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import os
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .build import headline_of, status_lines
+from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
+
+GRADES = ("OK", "OKISH", "GAP", "FAIL", "MISSING", "PUBLISHED")
+#: verdict class -> (badge grade colour, short word)
+VERDICTS = {"reproduced": ("OK", "reproduced"), "gaps": ("GAP", "with gaps"), "failed": ("FAIL", "not reproduced"),
+            "none": ("PUBLISHED", "nothing to grade")}
+
+CSS = """
+:root { --fg:#1d2330; --muted:#5b6475; --line:#d9dee7; --bg:#fff; --soft:#f4f6f9; --ok:#1b7f3b; --okish:#8a6d00;
+  --fail:#b3261e; --gap:#6b4fa0; --pub:#6b7280; }
+* { box-sizing: border-box; }
+body { margin:0; font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif; color:var(--fg);
+  background:var(--bg); }
+main { max-width:1240px; margin:0 auto; padding:20px 24px 60px; }
+h1 { font-size:1.6rem; margin:.2em 0 .1em; } h2 { font-size:1.3rem; margin:2em 0 .4em; border-bottom:2px solid var(--line); }
+h3 { font-size:1.1rem; margin:1.6em 0 .3em; } h4 { font-size:.98rem; margin:1.2em 0 .3em; color:var(--muted); }
+p { margin:.4em 0; } .muted { color:var(--muted); font-size:.9em; }
+nav { position:sticky; top:0; background:var(--bg); border-bottom:1px solid var(--line); padding:6px 24px; z-index:2;
+  font-size:.92em; } nav a { margin-right:14px; }
+a { color:#1f5fbf; text-decoration:none; } a:hover { text-decoration:underline; }
+code { font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",monospace; background:var(--soft); padding:1px 4px;
+  border-radius:3px; overflow-wrap:anywhere; }
+.scroll { overflow-x:auto; max-width:100%; margin:.4em 0 1em; }
+table { border-collapse:collapse; font-size:13.5px; }
+caption { caption-side:bottom; text-align:left; padding-top:3px; font-size:12px; }
+th, td { padding:4px 9px; border-bottom:1px solid var(--line); text-align:left; vertical-align:top; }
+th { background:var(--soft); position:relative; white-space:nowrap; }
+td.num { text-align:right; white-space:nowrap; font-variant-numeric:tabular-nums; } td.best { font-weight:700; }
+td.wide { min-width:260px; max-width:460px; } td.nw { white-space:nowrap; }
+h2, h3 { scroll-margin-top:44px; }
+table.sortable th { cursor:pointer; user-select:none; padding-right:20px; }
+table.sortable th::after { content:"\\2195"; position:absolute; right:5px; color:#a0a7b4; font-size:.85em; }
+table.sortable th[aria-sort=ascending]::after { content:"\\2191"; color:var(--fg); }
+table.sortable th[aria-sort=descending]::after { content:"\\2193"; color:var(--fg); }
+.grade { display:inline-block; min-width:4.6em; text-align:center; border-radius:3px; padding:0 5px; font-weight:600;
+  font-size:12px; color:#fff; }
+.g-OK { background:var(--ok); } .g-OKISH { background:var(--okish); } .g-FAIL, .g-MISSING { background:var(--fail); }
+.g-GAP { background:var(--gap); } .g-PUBLISHED { background:var(--pub); }
+.verdict { font-weight:600; padding:8px 12px; border-left:5px solid var(--pub); background:var(--soft); margin:.6em 0; }
+.v-reproduced { border-color:var(--ok); } .v-gaps { border-color:var(--gap); } .v-failed { border-color:var(--fail); }
+.prov { background:var(--soft); border:1px solid var(--line); border-radius:4px; padding:8px 12px; font-size:.9em;
+  margin:.5em 0 1em; } .prov div { margin:2px 0; } .prov b { display:inline-block; min-width:7.5em; color:var(--muted);
+  font-weight:600; }
+.warn { color:var(--fail); font-weight:600; }
+.figs { display:grid; grid-template-columns:repeat(auto-fill,minmax(520px,1fr)); gap:18px; }
+figure { margin:0; border:1px solid var(--line); border-radius:4px; padding:8px; background:#fff; }
+figure.wide { grid-column:1 / -1; } figure img { width:100%; height:auto; display:block; } figcaption { font-size:.86em; color:var(--muted); margin-top:4px; }
+@media (max-width: 700px) { .figs { grid-template-columns:1fr; } main { padding:12px; } }
+"""
+
+SCRIPT = """
+document.querySelectorAll("table.sortable th").forEach(function (th) {
+  th.tabIndex = 0;
+  th.addEventListener("click", function () {
+    var table = th.closest("table"), body = table.tBodies[0], i = th.cellIndex;
+    var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+    Array.prototype.forEach.call(th.parentNode.cells, function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", dir);
+    var key = function (row) { var c = row.cells[i]; var v = c.dataset.v !== undefined ? c.dataset.v : c.textContent.trim();
+      var n = parseFloat(v); return isNaN(n) ? v : n; };
+    var rows = Array.prototype.slice.call(body.rows).sort(function (a, b) {
+      var x = key(a), y = key(b);
+      var r = (typeof x === "number" && typeof y === "number") ? x - y
+        : String(x).localeCompare(String(y), undefined, {numeric: true});
+      return dir === "ascending" ? r : -r; });
+    rows.forEach(function (row) { body.appendChild(row); });
+  });
+  th.addEventListener("keydown", function (e) { if (e.key === "Enter") { th.click(); } });
+});
+"""
+
+
+def esc(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def anchor(*parts: str) -> str:
+    return "-".join("".join(c if c.isalnum() else "-" for c in p).strip("-").lower() for p in parts if p)
+
+
+# ----------------------------------------------------------------------------- building blocks
+def cell(text: Any, sort: Any = None, cls: str = "") -> dict[str, Any]:
+    """A table cell: shown text (escaped), an optional sort key, an optional CSS class."""
+    return {"html": esc(text), "sort": sort, "cls": cls}
+
+
+def raw_cell(markup: str, sort: Any = None, cls: str = "") -> dict[str, Any]:
+    return {"html": markup, "sort": sort, "cls": cls}
+
+
+def table(headers: list[str], rows: list[list[dict[str, Any]]], caption: str = "") -> str:
+    """A sortable table (click a header; numbers sort as numbers) in a horizontally scrolling box."""
+    head = "".join(f"<th scope=col>{esc(h)}</th>" for h in headers)
+    body = []
+    for r in rows:
+        tds = []
+        for c in r:
+            attrs = f' class="{c["cls"]}"' if c["cls"] else ""
+            if c["sort"] is not None:
+                v = c["sort"]
+                v = "-Infinity" if isinstance(v, float) and np.isnan(v) else v
+                attrs += f' data-v="{esc(v)}"'
+            tds.append(f"<td{attrs}>{c['html']}</td>")
+        body.append("<tr>" + "".join(tds) + "</tr>")
+    cap = f"<caption class=muted>{esc(caption)}</caption>" if caption else ""
+    return (f'<div class=scroll><table class=sortable>{cap}<thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def grade_badge(grade: str) -> str:
+    return f'<span class="grade g-{esc(grade)}">{esc(grade)}</span>'
+
+
+def _num(metric: str, v: float | None) -> dict[str, Any]:
+    return cell(fmt_value(metric, v) if v is not None else "–", v if v is not None else float("nan"), "num")
+
+
+def _aspect(svg_bytes: bytes) -> float:
+    """Width / height of an SVG from its root element (1.5 when it does not say)."""
+    m = re.search(rb'<svg[^>]*?width="([\d.]+)[a-z]*"[^>]*?height="([\d.]+)', svg_bytes[:2000])
+    return float(m.group(1)) / float(m.group(2)) if m and float(m.group(2)) > 0 else 1.5
+
+
+def figure_html(svg: Path, png: Path | None, caption: str, link_base: Path) -> str:
+    """A figure inlined as a data: URI of its SVG, with links to the PNG and SVG files; a wide
+    figure (many tasks) takes a whole row."""
+    raw = svg.read_bytes()
+    data = base64.b64encode(raw).decode("ascii")
+    wide = " class=wide" if _aspect(raw) > 2.0 else ""
+    links = " · ".join(f'<a href="{esc(Path(os.path.relpath(p, link_base)).as_posix())}">{p.suffix[1:].upper()}</a>'
+                       for p in (png, svg) if p is not None)
+    return (f'<figure{wide}><img alt="{esc(caption)}" src="data:image/svg+xml;base64,{data}">'
+            f"<figcaption>{esc(caption)} {links}</figcaption></figure>")
+
+
+# ----------------------------------------------------------------------------- grades and verdicts
+def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]]) -> tuple[str, str]:
+    """(css class, one sentence) for a paper: reproduced, reproduced but for documented gaps, or not."""
+    counts = Counter(r["grade"] for r in grades if r["grade"] != "PUBLISHED")
+    n = sum(counts.values())
+    held = sum(c["grade"] == "OK" for c in claims)
+    c_bad = sum(c["grade"] in ("FAIL", "MISSING") for c in claims)
+    c_gap = sum(c["grade"] == "GAP" for c in claims)
+    if not n and not claims:
+        return "none", "No published numbers or claims to grade."
+    parts = []
+    if n:
+        parts.append(", ".join(f"{counts[g]} {g}" for g in GRADES if counts.get(g)) + f" of {n} published numbers")
+    if claims:
+        parts.append(f"{held} of {len(claims)} claims hold" + (f" ({c_gap} known gap)" if c_gap else ""))
+    detail = "; ".join(parts)
+    bad = counts.get("FAIL", 0) + counts.get("MISSING", 0) + c_bad
+    if bad:
+        return "failed", f"Not reproduced: {detail}."
+    if counts.get("GAP", 0) or c_gap:
+        return "gaps", f"Reproduced except documented gaps: {detail}."
+    return "reproduced", f"Reproduced: {detail}."
+
+
+def grades_table(rows: list[tuple[Any, dict[str, Any]]]) -> str:
+    """Our numbers beside the published ones: (RunData, graded row) pairs."""
+    out = []
+    for run, r in rows:
+        m = r["metric"]
+        note = r["note"]
+        if r.get("known_gap"):  # the reason column says it already
+            note = note.replace(f"known gap: {r['known_gap']}", "").strip()
+        setting = setting_title(r["setting"], run.setting_values().get(r["setting"])) or "–"
+        out.append([cell(run.name, cls="nw"), cell(setting, cls="nw"), cell(r["method"], cls="nw"), cell(m, cls="nw"),
+                    _num(m, r["ours"]), cell(r["n_trials"] if r["n_trials"] is not None else "–",
+                                             r["n_trials"] if r["n_trials"] is not None else float("nan"), "num"),
+                    _num(m, r["published"]),
+                    cell(fmt_value(m, r["diff"]) if r["diff"] is not None else "–",
+                         r["diff"] if r["diff"] is not None else float("nan"), "num"),
+                    cell("±" + fmt_value(m, r["tolerance"]), r["tolerance"], "num"),
+                    raw_cell(grade_badge(r["grade"]), GRADES.index(r["grade"]) if r["grade"] in GRADES else 9),
+                    cell(r.get("reason", ""), cls="wide"), cell(r["source"], cls="wide"),
+                    cell(note, cls="wide")])
+    return table(["run", "setting", "method", "metric", "ours", "trials", "published", "diff", "tolerance", "grade",
+                  "why", "source", "note"], out, "rates in %; ours: the mean over the run's trials; click a header to sort")
+
+
+def claims_table(rows: list[tuple[Any, dict[str, Any]]]) -> str:
+    out = [[cell(run.name, cls="nw"), cell(c["claim"], cls="wide"),
+            raw_cell(grade_badge(c["grade"]), GRADES.index(c["grade"]) if c["grade"] in GRADES else 9),
+            cell(c["measured"], cls="wide"), cell(c["source"], cls="wide"), cell(c["note"], cls="wide")]
+           for run, c in rows]
+    return table(["run", "claim", "grade", "measured", "source", "note"], out)
+
+
+# ----------------------------------------------------------------------------- one run
+def provenance_html(prov: dict[str, Any], folder: Path, link_base: Path) -> str:
+    """What reproduces a run's numbers: config, commit, command, run folder, data."""
+    rel = Path(os.path.relpath(folder, link_base)).as_posix()
+    if prov["commit"]:
+        commit = f"<code>{esc(prov['commit'][:12])}</code>" + (
+            " <span class=warn>with local changes (not committed)</span>" if prov["dirty"] else "")
+    else:
+        commit = "unknown (not run from a git checkout)"
+    sets = " ".join("--set " + o for o in prov["overrides"])
+    lines = [("config", f"<code>{esc(prov['config'] or 'unknown')}</code>"
+                        + (f" with <code>{esc(sets)}</code>" if sets else "")),
+             ("commit", commit),
+             ("command", f"<code>{esc(prov['command'])}</code>" if prov["command"] else "not recorded"),
+             ("rerun exactly", f"<code>{esc(prov['rerun'])}</code> (the resolved config kept in the run folder)"),
+             ("run folder", f'<a href="{esc(rel)}/summary.md"><code>{esc(rel)}</code></a>: trials.csv, summary.csv, '
+                            "curves.csv, diagnostics.csv, summary.tex"),
+             ("data", (", ".join(f"{esc(k)} <code>{esc(v)}</code>" for k, v in prov["datasets"].items()) or "–")
+              + (f" under <code>{esc(prov['data_root'])}</code>" if prov["data_root"] else "")),
+             ("when", f"{esc(prov['start'])} to {esc(prov['end'])}, rankbench {esc(prov['version'])}")]
+    return "<div class=prov>" + "".join(f"<div><b>{k}</b> {v}</div>" for k, v in lines) + "</div>"
+
+
+def summary_tables_html(built: dict[str, Any], headline: str | None) -> str:
+    run, summary = built["run"], built["summary"]
+    values = run.setting_values()
+    out = []
+    sw = sweep_block(summary, run.methods, values, headline) if headline else None
+    if sw:
+        keys, kv_rows, labels = sw
+        idx = summary[summary["metric"] == headline].set_index(["setting", "method"])
+        present = [m for m in run.methods if any((s, m) in idx.index for s in labels)]
+        rows = []
+        for kv, s in zip(kv_rows, labels):
+            row = [cell(v, v if isinstance(v, (int, float)) else None, "num") for v in kv]
+            for m in present:
+                mean, std = (float(idx.loc[(s, m), "mean"]), float(idx.loc[(s, m), "std"])) if (s, m) in idx.index \
+                    else (None, None)
+                row.append(cell(fmt_value(headline, mean, std), mean if mean is not None else float("nan"), "num"))
+            rows.append(row)
+        out.append(f"<h4>{esc(headline)} across the sweep</h4>" + table(keys + present, rows))
+    for b in summary_blocks(summary, run.methods, values):
+        rows = []
+        best = {m: b.best(m) for m in b.columns}
+        for meth in b.methods:
+            row = [cell(meth)]
+            for m in b.columns:
+                mean, std = b.cell(meth, m)
+                is_best = (mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1
+                           and np.isclose(mean, best[m]))
+                row.append(cell(fmt_value(m, mean, std), mean if mean is not None else float("nan"),
+                                "num best" if is_best else "num"))
+            rows.append(row)
+        what = f"{b.n_trials} trials, mean ± std" if b.n_trials > 1 else "1 trial"
+        title = (b.heading + ": " if b.heading else "") + what
+        out.append(f"<h4>{esc(title)}</h4>" + table(["method"] + b.headers, rows,
+                                                     "rates in %, times in s, memory in MB; the best of each quality "
+                                                     "column (in the metric's direction) in bold"))
+    return "".join(out)
+
+
+def run_section(built: dict[str, Any], link_base: Path) -> str:
+    """One run: description, provenance, status, tables, figures."""
+    run = built["run"]
+    headline = headline_of(run, built["summary"])
+    name = run.name
+    parts = [f'<h3 id="{anchor("run", name)}">{esc(name)}</h3>']
+    desc = run.config.get("description")
+    if desc:
+        parts.append(f"<p>{esc(str(desc).strip())}</p>")
+    parts.append(provenance_html(run.provenance(), run.folder.path, link_base))
+    for line in status_lines(run):
+        parts.append(f"<p class=warn>{esc(line.replace('**', ''))}</p>")
+    parts.append(summary_tables_html(built, headline))
+    figs = {}
+    for p in built["plots"]:
+        figs.setdefault(p.path.stem, {})[p.path.suffix] = p
+    items = [figure_html(f[".svg"].path, f[".png"].path if ".png" in f else None, f[".svg"].caption, link_base)
+             for f in figs.values() if ".svg" in f]
+    if items:
+        parts.append("<h4>Figures</h4><div class=figs>" + "".join(items) + "</div>")
+    return "<section>" + "".join(parts) + "</section>"
+
+
+# ----------------------------------------------------------------------------- the page
+def page(papers: dict[str, list[dict[str, Any]]], out: Path) -> str:
+    """The whole page for runs grouped by paper (``{paper: [build_report results]}``)."""
+    link_base = out.parent
+    verdicts, sections = [], []
+    for paper in sorted(papers):
+        builts = papers[paper]
+        grades = [(b["run"], r) for b in builts for r in b["grades"]]
+        claims = [(b["run"], c) for b in builts for c in b["claims"]]
+        cls, sentence = verdict([r for _, r in grades], [c for _, c in claims])
+        colour, word = VERDICTS[cls]
+        verdicts.append([raw_cell(f'<a href="#{anchor("paper", paper)}">{esc(paper)}</a>', paper),
+                         cell(len(builts), len(builts), "num"),
+                         raw_cell(f'<span class="grade g-{colour}">{esc(word)}</span>', cls), cell(sentence, cls="wide")])
+        body = [f'<h2 id="{anchor("paper", paper)}">{esc(paper)}</h2>',
+                f'<p class="verdict v-{cls}">{esc(sentence)}</p>']
+        if grades:
+            body.append("<h4>Our numbers beside the published ones</h4>" + grades_table(grades))
+        if claims:
+            body.append("<h4>Claims</h4>" + claims_table(claims))
+        body += [run_section(b, link_base) for b in builts]
+        sections.append("<section>" + "".join(body) + "</section>")
+    nav = "".join(f'<a href="#{anchor("paper", p)}">{esc(p)}</a>' for p in sorted(papers))
+    now = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+    n_runs = sum(len(v) for v in papers.values())
+    head = (f"<h1>rankbench reproduction report</h1><p class=muted>{n_runs} run(s), written {esc(now)}. Grades: OK within the stated tolerance of the published number, "
+            "OKISH within 1.5x, FAIL beyond; GAP a documented, understood mismatch (its reason is given); "
+            "MISSING a number the run lacks; PUBLISHED a published row we do not run.</p>")
+    summary = table(["paper", "runs", "verdict", "in one line"], verdicts)
+    return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+            "<meta name=viewport content=\"width=device-width, initial-scale=1\">"
+            "<title>rankbench reproduction report</title>"
+            f"<style>{CSS}</style></head><body><nav>{nav}</nav><main>{head}{summary}{''.join(sections)}</main>"
+            f"<script>{SCRIPT}</script></body></html>\n")

@@ -1,0 +1,135 @@
+"""Paired comparisons of runs and of methods, checked against independent computations."""
+
+import itertools
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from rankbench import app
+from rankbench.cli import main
+from rankbench.errors import RankbenchError
+from rankbench.report.compare import paired_stats
+
+
+def exact_wilcoxon_p(d):
+    """Two-sided exact signed-rank p-value by enumerating every sign pattern (no ties, no zeros)."""
+    ranks = stats.rankdata(np.abs(d))
+    w = ranks[d > 0].sum()
+    dist = np.array([sum(r for r, s in zip(ranks, signs) if s) for signs in itertools.product([0, 1], repeat=len(d))])
+    return min(1.0, 2 * min((dist <= w).mean(), (dist >= w).mean()))
+
+
+def test_paired_stats_match_a_one_sample_t_interval_and_the_exact_signed_rank_test():
+    rng = np.random.default_rng(0)
+    a = rng.normal(0.5, 0.1, 9)
+    b = a - rng.normal(0.03, 0.02, 9) + rng.normal(0, 1e-3, 9)
+    st = paired_stats(a, b)
+    one = stats.ttest_1samp(a - b, 0.0)
+    ci = one.confidence_interval(0.95)
+    assert st["n_trials"] == 9 and st["diff"] == pytest.approx(np.mean(a - b))
+    assert (st["ci_low"], st["ci_high"]) == pytest.approx((ci.low, ci.high))
+    assert st["t_p"] == pytest.approx(one.pvalue)
+    assert st["wilcoxon_p"] == pytest.approx(exact_wilcoxon_p(a - b))
+
+
+def test_paired_stats_edge_cases():
+    same = paired_stats([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
+    assert same["diff"] == 0 and same["t_p"] == 1.0 and same["wilcoxon_p"] == 1.0
+    one = paired_stats([0.4], [0.3])
+    assert one["diff"] == pytest.approx(0.1) and np.isnan(one["ci_low"]) and np.isnan(one["t_p"])
+
+
+def trials_of(run, method, metric):
+    t, _ = app.load_results(run)
+    return t[(t.method == method) & (t.metric == metric)].set_index("trial")["value"]
+
+
+def test_two_runs_with_the_same_seed_are_paired_on_the_same_splits(runs, tmp_path):
+    csv = tmp_path / "c.csv"
+    res = app.compare(runs["a"], runs["b"], metrics=["cmc@1", "nauc"], csv=csv)
+    assert not res.warnings
+    t = res.table
+    # methods in both runs only (Euclidean is only in a), trials both ran (a has 3, b has 4)
+    assert set(t["a"]) == {"L1 (A)", "Bhattacharyya (A)"} and set(t["metric"]) == {"cmc@1", "nauc"}
+    assert (t["n_trials"] == 3).all() and t["same_splits"].all()
+    # same config, same seed, deterministic rankers: every difference is zero
+    assert np.allclose(t["diff"], 0) and (t["better"] == "no significant difference").all()
+    back = pd.read_csv(csv)
+    assert list(back.columns[:4]) == ["setting", "a", "b", "metric"] and len(back) == 4
+    assert back["mean_a"].max() <= 1.0   # fractions in the CSV, as in the run folders
+
+
+def test_runs_with_other_splits_are_compared_with_a_warning(runs):
+    res = app.compare(runs["a"], runs["c"], metrics=["cmc@1"])
+    assert len(res.warnings) == 1 and "trial(s) 0, 1, 2 differ" in res.warnings[0]
+    assert not res.table["same_splits"].any()
+    row = res.table[res.table.a == "L1 (A)"].iloc[0]
+    a, c = trials_of(runs["a"], "L1", "cmc@1"), trials_of(runs["c"], "L1", "cmc@1")
+    assert row["diff"] == pytest.approx((a - c).mean())
+    assert "(splits differ)" in res.to_markdown() and "**Warning:**" in res.to_markdown()
+
+
+def test_two_methods_of_one_run(runs):
+    res = app.compare(runs["a"], methods=("Bhattacharyya", "L1"))
+    assert list(res.table["metric"]) == ["cmc@1", "cmc@5", "cmc@10", "nauc"]     # quality metrics, natural order
+    row = res.table[res.table.metric == "nauc"].iloc[0]
+    x, y = trials_of(runs["a"], "Bhattacharyya", "nauc"), trials_of(runs["a"], "L1", "nauc")
+    assert row["diff"] == pytest.approx((x - y).mean())
+    assert row["t_p"] == pytest.approx(stats.ttest_rel(x, y).pvalue)
+    expect = "no significant difference" if row["t_p"] >= 0.05 else ("Bhattacharyya" if row["diff"] > 0 else "L1")
+    assert row["better"] == expect
+    md = res.to_markdown()
+    assert "| Bhattacharyya | L1 | nauc | 3 |" in md and "95 % CI" in md
+
+
+def test_lower_is_better_metrics_decide_the_better_side_the_other_way():
+    from rankbench.report.compare import _better
+
+    st = {"diff": -0.2, "t_p": 0.001}
+    assert _better("mae", st, "A", "B") == "A" and _better("cmc@1", st, "A", "B") == "B"
+
+
+def one_line(res, *needles):
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rankbench: error:"), res.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_compare_command_and_its_one_line_errors(runs, tmp_path):
+    cli = CliRunner()
+
+    def run(*args):
+        return cli.invoke(main, ["compare", *map(str, args)], catch_exceptions=False)
+
+    ok = run(runs["a"], "--methods", "Bhattacharyya", "L1", "--metric", "cmc@1", "--csv", tmp_path / "x.csv")
+    assert ok.exit_code == 0 and "| Bhattacharyya | L1 | cmc@1 |" in ok.output and (tmp_path / "x.csv").is_file()
+    warned = run(runs["a"], runs["c"], "--metric", "cmc@1")
+    assert warned.exit_code == 0 and "warning: the splits of trial(s)" in warned.output
+    one_line(run(runs["a"]), "expected a second run or --methods X Y")
+    one_line(run(runs["a"], "--methods", "L1", "Ghost"), "--methods", "got 'Ghost'", "Bhattacharyya")
+    one_line(run(runs["a"], "--methods", "L1", "L1"), "two different methods")
+    one_line(run(runs["a"], "--methods", "L1", "Euclidean", "--metric", "cmc@3"), "--metric", "got 'cmc@3'", "cmc@1")
+    one_line(run(runs["a"], runs["b"], "--methods", "L1", "Euclidean"), "--methods", "expected one run")
+    one_line(run(runs["a"], runs["sweep"]), "no setting in common")
+    one_line(run(runs["a"], runs["b"], runs["c"]), "expected one or two run folders")
+    one_line(run(tmp_path / "nope"), "no such run folder")
+    one_line(run(runs["a"], "--methods", "L1"), "--methods")
+
+
+def test_compare_refuses_runs_without_shared_methods(runs, tmp_path):
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(runs["b"], other)
+    for p in (other / "trials").glob("*.json"):
+        rec = json.loads(p.read_text())
+        rec["method"] = "X" + rec["method"]
+        p.write_text(json.dumps(rec))
+    with pytest.raises(RankbenchError, match="no method in common"):
+        app.compare(runs["a"], other)
