@@ -1,0 +1,357 @@
+"""Where a run's jobs are computed: this machine's processes, or a Dask cluster.
+
+The runner hands an executor the unfinished (setting, trial, method) jobs of a run as
+:class:`Work` items and the function that computes one (``run_job``); the executor computes them
+and sees to it that each result is written to the run folder atomically as soon as it exists, so
+an interrupted run loses at most the jobs in flight and ``--resume`` works whichever executor
+started the run. Results never depend on the executor: every job carries its own seeds, derived
+from the run seed and the trial.
+
+:class:`LocalExecutor`
+    the jobs one after the other in this process, or in ``jobs`` joblib processes; each worker
+    writes its own result file.
+:class:`DaskExecutor`
+    a dask.distributed cluster through its futures API (``pip install 'rankbench[dask]'``): the
+    cluster at ``scheduler``, or a LocalCluster sized to this machine. The feature matrices and
+    datasets are scattered to every worker once (``broadcast``), each job is one ``submit`` with
+    ``pure=False`` and a key of its own, and the client writes each result as it arrives
+    (``as_completed``). When a worker dies, the scheduler runs its jobs again on another worker (up
+    to its ``allowed-failures``, 3 by default); an exception other than a user error is retried
+    ``retries`` times; if every copy of the scattered data dies with its workers, the data is
+    scattered again and the jobs that needed it are submitted again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+
+from ..errors import ConfigError, RankbenchError
+from ..runfolder import RunFolder, trial_name
+from ..utils.progress import Progress
+
+EXECUTORS = ("local", "dask")
+
+
+class Work(NamedTuple):
+    """One job and what computing it needs (``run_job(*work)`` computes it)."""
+
+    job: Any        # runner.Job: setting, trial, method, seeds
+    protocol: Any
+    spec: Any       # runner.MethodSpec
+    X: Any          # the method's feature matrix, or a dict of views
+    dataset: Any    # the dataset without its images
+    split: dict
+
+    @property
+    def label(self) -> str:
+        return label(self.job.setting, self.job.trial, self.job.method)
+
+
+JobFn = Callable[..., dict]
+
+
+def label(setting: str, trial: int, method: str) -> str:
+    """``<setting> <method> trial <k>``, as progress shows a finished job."""
+    return f"{setting + ' ' if setting else ''}{method} trial {trial}"
+
+
+# ----------------------------------------------------------------------------- local
+class LocalExecutor:
+    """Jobs in this process (``jobs=1``) or in ``jobs`` joblib worker processes.
+
+    Parameters
+    ----------
+    jobs : int
+        Worker processes; 1 runs every job in this process.
+    """
+
+    kind = "local"
+
+    def __init__(self, jobs: int = 1):
+        self.jobs = jobs
+
+    def __enter__(self) -> "LocalExecutor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: Progress) -> int:
+        """Compute every job; the worker that computed a result writes it. Returns the count."""
+        if self.jobs == 1 or len(work) <= 1:
+            for w in work:
+                fn(*w, folder)
+                progress.step(w.label)
+            return len(work)
+        from joblib import Parallel, delayed
+
+        gen = Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(fn)(*w, folder) for w in work)
+        for rec in gen:
+            progress.step(label(rec["setting"], rec["trial"], rec["method"]))
+        return len(work)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "local", "workers": self.jobs}
+
+
+# ----------------------------------------------------------------------------- dask
+def _on_worker(fn: JobFn, *args) -> tuple[str, Any, str]:
+    """Run one job on a Dask worker: ``("ok", record, worker)`` or ``("user-error", exc, worker)``.
+
+    A user mistake (a :class:`RankbenchError`) comes back as a value, so that Dask does not retry
+    what would fail the same way again; any other exception is raised and retried.
+    """
+    from distributed import get_worker
+
+    try:
+        worker = get_worker().address
+    except ValueError:  # not on a worker (a client running tasks in-process)
+        worker = "client"
+    try:
+        return "ok", fn(*args), worker
+    except RankbenchError as exc:
+        return "user-error", exc, worker
+
+
+class DaskExecutor:
+    """Jobs on a dask.distributed cluster, each result written by the client as it arrives.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        Address of a running scheduler (``tcp://host:port``); None starts a LocalCluster with one
+        single-threaded worker process per core of this machine, closed again after the run.
+    timeout : float
+        Seconds to wait for the scheduler to answer, and again for its first worker; also how long
+        a cluster may be left without any worker during the run before the run stops.
+    retries : int
+        Times a job that raised an exception (other than a user error) is run again.
+    """
+
+    kind = "dask"
+
+    def __init__(self, scheduler: str | None = None, timeout: float = 20.0, retries: int = 2):
+        self.scheduler = scheduler
+        self.timeout = timeout
+        self.retries = retries
+
+    # ------------------------------------------------------------------ connecting
+    def __enter__(self) -> "DaskExecutor":
+        try:
+            import distributed
+        except ImportError as exc:
+            raise ConfigError(f"--executor dask: expected dask.distributed to be installed (pip install "
+                              f"'rankbench[dask]'), got {exc}") from None
+        self._cluster = self.client = None
+        self.jobs_per_worker: Counter = Counter()
+        self.workers_lost: list[str] = []
+        self.resubmitted = self.n_scattered = 0
+        where = "--scheduler" if self.scheduler else "--executor dask (a LocalCluster)"
+        if self.scheduler is not None:
+            _check_address(self.scheduler)
+        else:
+            import logging
+
+            n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+            # the scheduler lives in this process: its log lines about workers it lost (and the data
+            # they held, which this executor scatters again) would interleave with the progress
+            self._cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                     host="127.0.0.1", dashboard_address=None,
+                                                     silence_logs=logging.CRITICAL)
+        self.address = self.scheduler or self._cluster.scheduler_address
+        try:
+            self.client = distributed.Client(self.address, timeout=self.timeout, set_as_default=False)
+        except (OSError, TimeoutError):
+            self._close_cluster()
+            raise ConfigError(f"{where}: expected a dask scheduler answering within {self.timeout:g} s, "
+                              f"got {self.address} (no answer)") from None
+        try:
+            self.client.wait_for_workers(1, timeout=self.timeout)
+        except (TimeoutError, OSError):
+            self.__exit__(None, None, None)
+            raise ConfigError(f"{where}: expected at least one dask worker within {self.timeout:g} s, got "
+                              f"0 workers at {self.address}") from None
+        self.workers_at_start = dict(self.client.nthreads())
+        self.workers_seen = dict(self.workers_at_start)
+        return self
+
+    def _close_cluster(self) -> None:
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def __exit__(self, *exc) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        self._close_cluster()
+
+    # ------------------------------------------------------------------ running
+    def _scatter(self, objs: dict[int, Any]) -> dict[int, Any]:
+        """Each shared object sent once to every worker; futures by the object's id."""
+        ids = list(objs)
+        futures = self.client.scatter([objs[i] for i in ids], broadcast=True, hash=False)
+        self.n_scattered += len(ids)
+        return dict(zip(ids, futures))
+
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: Progress) -> int:
+        """Compute every job on the cluster; write each result here as it arrives. Returns the count.
+
+        At most a few jobs per worker thread wait at the scheduler at any time (it balances them
+        between workers); the rest are submitted as results come back, so a sweep of any size costs
+        the cluster little memory and an interruption has little to cancel.
+        """
+        from distributed import as_completed
+
+        if not work:
+            return 0
+        shared = {id(o): o for w in work for o in (w.X, w.dataset)}
+        remote = self._scatter(shared)
+        session = uuid.uuid4().hex[:8]
+        pending: dict[str, tuple[Work, Any, int]] = {}  # key -> (work, future, attempt)
+
+        def submit(w: Work, attempt: int = 0) -> Any:
+            j = w.job
+            key = f"rankbench-{session}-{Path(trial_name(j.setting, j.trial, j.method)).stem}"
+            key += f"-again{attempt}" if attempt else ""
+            fut = self.client.submit(_on_worker, fn, j, w.protocol, w.spec, remote[id(w.X)],
+                                     remote[id(w.dataset)], w.split, key=key, pure=False, retries=self.retries)
+            pending[key] = (w, fut, attempt)
+            return fut
+
+        queue = list(reversed(work))  # popped from the end: submitted in plan order
+        ac = as_completed([], loop=self.client.loop, with_results=True, raise_errors=False)
+        nthreads = sum(self.workers_at_start.values())
+        computed, checked, alone_since = 0, time.monotonic(), None
+        try:
+            while queue or not ac.is_empty():
+                window = 4 * max(nthreads, 1) + 8
+                while queue and ac.count() < window:
+                    ac.add(submit(queue.pop()))
+                batch = ac.next_batch(block=False)
+                for fut, result in batch:
+                    w, _, attempt = pending.pop(fut.key)
+                    if fut.status == "finished":
+                        status, value, worker = result
+                        if status == "user-error":
+                            raise value
+                        folder.write_trial(value)
+                        self.jobs_per_worker[worker] += 1
+                        computed += 1
+                        progress.step(w.label)
+                    elif fut.status == "error":
+                        self._raise_job_error(w, result)
+                    else:  # cancelled: its scattered inputs died with their workers, or the scheduler is gone
+                        remote = self._recover(w, attempt, remote, shared)
+                        ac.add(submit(w, attempt + 1))
+                    del fut
+                if batch:
+                    continue
+                now = time.monotonic()
+                if now - checked > 1.0:  # follow the cluster: its size (for the window), lost workers
+                    checked = now
+                    current = self._workers()
+                    nthreads = sum(current.values())
+                    alone_since = None if current else alone_since or now
+                    if alone_since is not None and now - alone_since > self.timeout:
+                        raise RankbenchError(f"--scheduler {self.address}: no dask worker (or no scheduler) for "
+                                             f"{self.timeout:g} s; {computed} results of this session are "
+                                             f"saved in {folder.path}; continue with --resume")
+                time.sleep(0.005)
+        except KeyboardInterrupt:
+            self._save_ready(ac, pending, folder, progress)
+            raise
+        finally:
+            self._cancel([f for _, f, _ in pending.values()])
+        return computed
+
+    def _workers(self) -> dict[str, int]:
+        """The cluster's workers now ({} while the scheduler does not answer); notes lost ones."""
+        current: dict[str, int] = {}
+        if self.client.status == "running":
+            try:
+                current = dict(self.client.nthreads())
+            except (OSError, TimeoutError):
+                pass
+        gone = (set(self.workers_seen) | set(self.jobs_per_worker)) - set(current) - set(self.workers_lost)
+        self.workers_lost += sorted(gone)
+        self.workers_seen |= current
+        return current
+
+    def _recover(self, w: Work, attempt: int, remote: dict, shared: dict) -> dict:
+        """After a cancelled job: the scattered data sent again if it was lost; the futures to use."""
+        if self.client.status != "running":
+            raise RankbenchError(f"--scheduler {self.address}: lost the connection to the dask scheduler; "
+                                 "finished results are saved; continue with --resume")
+        if attempt >= 3:
+            raise RankbenchError(f"{w.label}: cancelled on the dask cluster {attempt + 1} times (its "
+                                 "workers keep dying); finished results are saved; continue with --resume")
+        self.resubmitted += 1
+        lost = {i: shared[i] for i, f in remote.items() if f.status != "finished"}
+        return remote | self._scatter(lost) if lost else remote
+
+    def _raise_job_error(self, w: Work, result) -> None:
+        from distributed import KilledWorker
+
+        _, exc, tb = result
+        if isinstance(exc, KilledWorker):
+            raise RankbenchError(f"{w.label}: {exc.allowed_failures + 1} dask workers died while running "
+                                 "this job (the scheduler's allowed-failures); finished results are saved; "
+                                 "continue with --resume") from None
+        raise exc.with_traceback(tb)
+
+    def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: Progress) -> None:
+        """On an interruption: write the results that have arrived but are not written yet."""
+        for fut, result in ac.next_batch(block=False):
+            pending.pop(fut.key, None)
+            if fut.status == "finished" and result[0] == "ok":
+                folder.write_trial(result[1])
+                progress.step()
+
+    def _cancel(self, futures: list) -> None:
+        if futures and self.client is not None and self.client.status == "running":
+            try:
+                self.client.cancel(futures, force=True)
+            except Exception:  # noqa: BLE001 - the cluster may be going away; nothing left to save
+                pass
+
+    def describe(self) -> dict[str, Any]:
+        """For the manifest: the scheduler, every worker seen (threads, jobs it computed), lost ones."""
+        if self.client is not None:
+            self._workers()
+        return {"kind": "dask", "scheduler": self.address, "local_cluster": self.scheduler is None,
+                "retries": self.retries,
+                "workers": {a: {"nthreads": n, "jobs": self.jobs_per_worker.get(a, 0)}
+                            for a, n in sorted(self.workers_seen.items())},
+                "workers_lost": sorted(self.workers_lost), "jobs_submitted_again": self.resubmitted}
+
+
+def _check_address(address: str) -> None:
+    """A scheduler address Dask can dial (``tcp://host:port``, ``host:port``, ``tls://...``)."""
+    from distributed.comm import backends, parse_address, parse_host_port
+
+    try:
+        scheme, loc = parse_address(address)
+        if scheme not in backends:
+            raise ValueError(f"unknown scheme {scheme!r}")
+        if scheme != "inproc":
+            parse_host_port(loc)
+    except ValueError as exc:
+        raise ConfigError(f"--scheduler: expected an address such as tcp://HOST:PORT, got {address!r} ({exc})") from None
+
+
+def make_executor(kind: str = "local", jobs: int = 1, scheduler: str | None = None, timeout: float = 20.0,
+                  retries: int = 2):
+    """The executor ``kind`` names (``local`` or ``dask``)."""
+    if kind == "local":
+        if scheduler is not None:
+            raise ConfigError(f"--scheduler: expected only with --executor dask, got {scheduler}")
+        return LocalExecutor(jobs)
+    if kind == "dask":
+        return DaskExecutor(scheduler, timeout, retries)
+    raise ConfigError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {kind!r}")
