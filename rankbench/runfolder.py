@@ -7,7 +7,8 @@ checks and comparisons read through it)::
     <run>/splits.json       settings (label and typed values, in sweep order) and every trial's
                             seeds and row indices
     <run>/trials/*.json     one result per setting x trial x method, written atomically
-    <run>/manifest.json     versions, machine, command, start / end, executor, wall time per method
+    <run>/manifest.json     versions, machine, command, start / end, executor and workers per
+                            session, wall time per method
     <run>/trials.csv, summary.csv, summary.md, plots/   derived; rebuilt by ``rankbench report``
 
 Folders are created exclusively (``mkdir`` fails if the folder exists): two runs started in the

@@ -100,6 +100,12 @@ class LocalExecutor:
 
 
 # ----------------------------------------------------------------------------- dask
+def _rankbench_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
 def _on_worker(fn: JobFn, *args) -> tuple[str, Any, str]:
     """Run one job on a Dask worker: ``("ok", record, worker)`` or ``("user-error", exc, worker)``.
 
@@ -144,9 +150,9 @@ class DaskExecutor:
     def __enter__(self) -> "DaskExecutor":
         try:
             import distributed
-        except ImportError as exc:
-            raise ConfigError(f"--executor dask: expected dask.distributed to be installed (pip install "
-                              f"'rankbench[dask]'), got {exc}") from None
+        except ImportError:
+            raise ConfigError("--executor dask: expected the dask extra (pip install 'rankbench[dask]'), got no "
+                              "importable 'distributed' module") from None
         self._cluster = self.client = None
         self.jobs_per_worker: Counter = Counter()
         self.workers_lost: list[str] = []
@@ -155,14 +161,7 @@ class DaskExecutor:
         if self.scheduler is not None:
             _check_address(self.scheduler)
         else:
-            import logging
-
-            n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-            # the scheduler lives in this process: its log lines about workers it lost (and the data
-            # they held, which this executor scatters again) would interleave with the progress
-            self._cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                     host="127.0.0.1", dashboard_address=None,
-                                                     silence_logs=logging.CRITICAL)
+            self._cluster = _local_cluster(distributed)
         self.address = self.scheduler or self._cluster.scheduler_address
         try:
             self.client = distributed.Client(self.address, timeout=self.timeout, set_as_default=False)
@@ -176,9 +175,23 @@ class DaskExecutor:
             self.__exit__(None, None, None)
             raise ConfigError(f"{where}: expected at least one dask worker within {self.timeout:g} s, got "
                               f"0 workers at {self.address}") from None
+        self._check_workers(where)
+        if self._cluster is not None:  # restarted workers too leave Ctrl-C to this process
+            self.client.register_plugin(_ignore_sigint_plugin(distributed), name="rankbench-ignore-sigint")
         self.workers_at_start = dict(self.client.nthreads())
         self.workers_seen = dict(self.workers_at_start)
         return self
+
+    def _check_workers(self, where: str) -> None:
+        """Every worker runs this rankbench (a job is the name of rankbench's job function)."""
+        from .. import __version__
+
+        for worker, got in sorted(self.client.run(_rankbench_version, on_error="return").items()):
+            if got != __version__:
+                self.__exit__(None, None, None)
+                got = str(got) if isinstance(got, BaseException) else f"version {got}"
+                raise ConfigError(f"{where}: worker {worker}: expected rankbench {__version__} installed, got "
+                                  f"{got}") from None
 
     def _close_cluster(self) -> None:
         if self._cluster is not None:
@@ -329,6 +342,45 @@ class DaskExecutor:
                 "workers": {a: {"nthreads": n, "jobs": self.jobs_per_worker.get(a, 0)}
                             for a, n in sorted(self.workers_seen.items())},
                 "workers_lost": sorted(self.workers_lost), "jobs_submitted_again": self.resubmitted}
+
+
+def _local_cluster(distributed):
+    """A LocalCluster on 127.0.0.1: one single-threaded worker process per core of this machine.
+
+    Its workers are started with SIGINT ignored (the disposition survives their exec), so a Ctrl-C
+    in the terminal reaches only this process, which saves what has arrived and closes the cluster,
+    instead of every worker printing a traceback. The scheduler lives in this process: its log lines
+    about lost workers (and the data they held, which :meth:`DaskExecutor.run` scatters again)
+    would interleave with the progress, so they are silenced.
+    """
+    import logging
+    import signal
+    import threading
+
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                        dashboard_address=None, silence_logs=logging.CRITICAL)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old)
+
+
+def _ignore_sigint_plugin(distributed):
+    """A worker plugin: the worker process ignores SIGINT (for workers a nanny restarts later)."""
+
+    class IgnoreSigint(distributed.WorkerPlugin):
+        def setup(self, worker) -> None:
+            import signal
+
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            except ValueError:  # not the process's main thread: leave it
+                pass
+
+    return IgnoreSigint()
 
 
 def _check_address(address: str) -> None:
