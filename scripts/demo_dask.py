@@ -9,9 +9,10 @@ What it shows (issue 13's demonstration):
    one single-threaded worker behind a nanny, all on 127.0.0.1); when a third of the results are
    in, the busiest worker process is killed by its pid (SIGKILL) and its nanny restarts it;
 3. every result present, and trials.csv bit-identical to the local run's (timing columns aside);
-4. the costs: wall time of the job phase on both, the cluster's time per job beyond the job's own
-   compute (``wall x worker threads / jobs - mean job time``), and Dask's bare round trip per task
-   (2000 no-op tasks through ``submit`` / ``as_completed`` on the same cluster).
+4. the costs: wall time of the job phase on both; per job, the cluster's time beyond the job's own
+   compute (``wall x worker threads / jobs - mean job time``) and the CPU the scheduler process and
+   the client spend; and Dask's bare cost per task on the same cluster (2000 no-op tasks, submitted
+   and gathered in batches of 32 as the executor does).
 
 Usage::
 
@@ -58,13 +59,24 @@ TIMING = ["train_s", "test_s", "peak_mb"]
 BIN = Path(sys.executable).parent
 
 
+def cpu_s(pid: int | None = None) -> float:
+    """User + system CPU seconds a process has used so far (this one by default)."""
+    import psutil  # installed with distributed
+
+    t = psutil.Process(pid).cpu_times()
+    return t.user + t.system
+
+
 class PhaseTimer:
-    """Times the job phase (``executor.run``) of a run, apart from planning and the report."""
+    """Times the job phase (``executor.run``) of a run, apart from planning and the report, and the
+    CPU seconds this process (the client) and, if set, ``scheduler_pid`` spend in it."""
 
     def __init__(self):
         from rankbench.engine import executors
 
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.scheduler_pid: int | None = None
         for cls in (executors.LocalExecutor, executors.DaskExecutor):
             self._wrap(cls)
 
@@ -72,11 +84,15 @@ class PhaseTimer:
         real, timer = cls.run, self
 
         def run(ex, *args, **kwargs):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_s()
+            s0 = cpu_s(timer.scheduler_pid) if timer.scheduler_pid else 0.0
             try:
                 return real(ex, *args, **kwargs)
             finally:
                 timer.seconds[ex.kind] = time.perf_counter() - t0
+                timer.cpu[f"{ex.kind}_client"] = cpu_s() - c0
+                if timer.scheduler_pid:
+                    timer.cpu[f"{ex.kind}_scheduler"] = cpu_s(timer.scheduler_pid) - s0
 
         cls.run = run
 
@@ -110,7 +126,8 @@ def stop(procs: list[subprocess.Popen]) -> None:
 
 
 def killer(client, trials_dir: Path, at: int, record: dict) -> threading.Thread:
-    """When ``at`` results exist: SIGKILL the process of a worker that is running a job."""
+    """When ``at`` results exist: SIGKILL the process of a worker that is running a job; then time
+    how long until the scheduler has dropped it and the nanny's new worker has joined."""
 
     def watch():
         deadline = time.monotonic() + 1800
@@ -120,14 +137,18 @@ def killer(client, trials_dir: Path, at: int, record: dict) -> threading.Thread:
                 victim = busy[0]
                 pid = client.run(os.getpid, workers=[victim])[victim]
                 os.kill(pid, signal.SIGKILL)
-                record.update(victim=victim, pid=pid, at_results=sum(1 for _ in trials_dir.glob("*.json")),
-                              t=time.monotonic())
+                t = time.monotonic()
+                record.update(victim=victim, pid=pid, at_results=sum(1 for _ in trials_dir.glob("*.json")))
                 break
             time.sleep(0.05)
-        # wait for the nanny's new worker
+        else:
+            return
+        while time.monotonic() < deadline and victim in client.nthreads():
+            time.sleep(0.05)
+        record["dropped_after_s"] = round(time.monotonic() - t, 2)
         while time.monotonic() < deadline and len(client.nthreads()) < 2:
-            time.sleep(0.1)
-        record["back_after_s"] = round(time.monotonic() - record.get("t", time.monotonic()), 1)
+            time.sleep(0.05)
+        record["replaced_after_s"] = round(time.monotonic() - t, 2)
         record["workers_after"] = sorted(client.nthreads())
 
     th = threading.Thread(target=watch, daemon=True)
@@ -135,15 +156,14 @@ def killer(client, trials_dir: Path, at: int, record: dict) -> threading.Thread:
     return th
 
 
-def noop_round_trip(client, n: int) -> float:
-    """Seconds per task of ``n`` no-op tasks through submit / as_completed (Dask's bare overhead)."""
-    from distributed import as_completed
-
-    t0 = time.perf_counter()
-    futures = [client.submit(int, i, pure=False, key=f"noop-{i}") for i in range(n)]
-    for f in as_completed(futures):
-        f.result()
-    return (time.perf_counter() - t0) / n
+def noop_round_trip(client, n: int, scheduler_pid: int, batch: int = 32) -> tuple[float, float]:
+    """(wall s, scheduler CPU s) per task of ``n`` no-op tasks submitted and gathered in batches of
+    ``batch``, as the executor does: Dask's bare cost per task on this cluster."""
+    t0, s0 = time.perf_counter(), cpu_s(scheduler_pid)
+    for b in range(0, n, batch):
+        keys = [f"noop-{i}" for i in range(b, min(n, b + batch))]
+        client.gather(client.map(int, range(len(keys)), key=keys, pure=False))
+    return (time.perf_counter() - t0) / n, (cpu_s(scheduler_pid) - s0) / n
 
 
 def main() -> None:
@@ -179,6 +199,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="rankbench-demo-dask-"))
     address, procs = start_cluster(tmp)
     try:
+        timer.scheduler_pid = procs[0].pid
         with Client(address, timeout=60, set_as_default=False) as client:
             client.wait_for_workers(2, timeout=120)
             kill: dict = {}
@@ -189,7 +210,7 @@ def main() -> None:
                                                      dask_timeout=60))
             dask_total = time.perf_counter() - t0
             watcher.join(timeout=120)
-            noop = noop_round_trip(client, 2000)
+            noop, noop_cpu = noop_round_trip(client, 2000, procs[0].pid)
     finally:
         stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -208,18 +229,24 @@ def main() -> None:
     per_job = timer.seconds["dask"] * threads / n_jobs - job_s
     print(f"dask, 2 workers: {n_files}/{n_jobs} results, bit-identical to local: {same}; "
           f"job phase {timer.seconds['dask']:.1f} s, whole run {dask_total:.1f} s", flush=True)
-    print(f"killed {kill.get('victim')} (pid {kill.get('pid')}) at {kill.get('at_results')} results; "
-          f"a worker was back after {kill.get('back_after_s')} s; manifest: workers_lost {ex['workers_lost']}, "
-          f"jobs submitted again {ex['jobs_submitted_again']}, jobs per worker "
-          f"{ {w: v['jobs'] for w, v in ex['workers'].items()} }")
+    print(f"killed {kill.get('victim')} (pid {kill.get('pid')}) at {kill.get('at_results')} results; the scheduler "
+          f"dropped it after {kill.get('dropped_after_s')} s, the nanny's new worker joined after "
+          f"{kill.get('replaced_after_s')} s; manifest: workers_lost {ex['workers_lost']}, jobs submitted again "
+          f"{ex['jobs_submitted_again']}, jobs per worker { {w: v['jobs'] for w, v in ex['workers'].items()} }")
+    sched = timer.cpu["dask_scheduler"] / n_jobs
+    client_cpu = {k: timer.cpu[f"{k}_client"] / n_jobs for k in ("local", "dask")}
     print(f"mean job compute {job_s * 1e3:.2f} ms; cluster time per job beyond it {per_job * 1e3:.2f} ms "
-          f"(wall x {threads} threads / {n_jobs} jobs - mean job); Dask's bare round trip "
-          f"{noop * 1e3:.2f} ms per no-op task")
+          f"(wall x {threads} threads / {n_jobs} jobs - mean job)")
+    print(f"scheduler CPU per job {sched * 1e3:.2f} ms; client CPU per job {client_cpu['dask'] * 1e3:.2f} ms "
+          f"(local run's parent process: {client_cpu['local'] * 1e3:.2f} ms); Dask's bare cost per no-op task "
+          f"(batches of 32): {noop * 1e3:.2f} ms wall, {noop_cpu * 1e3:.2f} ms scheduler CPU")
     print(f"load average at end: {os.getloadavg()}")
     summary = {"n_jobs": n_jobs, "results_present": n_files, "bit_identical": bool(same),
                "local_jobs2_job_phase_s": round(timer.seconds["local"], 2), "local_total_s": round(local_total, 2),
                "dask_job_phase_s": round(timer.seconds["dask"], 2), "dask_total_s": round(dask_total, 2),
-               "mean_job_s": job_s, "cluster_s_per_job_beyond_compute": per_job, "noop_round_trip_s": noop,
+               "mean_job_s": job_s, "cluster_s_per_job_beyond_compute": per_job,
+               "scheduler_cpu_s_per_job": sched, "client_cpu_s_per_job": client_cpu,
+               "noop_wall_s_per_task": noop, "noop_scheduler_cpu_s_per_task": noop_cpu,
                "kill": {k: v for k, v in kill.items() if k != "t"}, "executor": ex,
                "loadavg_end": os.getloadavg()}
     (out / "demo_dask.json").write_text(json.dumps(summary, indent=1))

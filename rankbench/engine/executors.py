@@ -216,8 +216,9 @@ class DaskExecutor:
         """Compute every job on the cluster; write each result here as it arrives. Returns the count.
 
         At most a few jobs per worker thread wait at the scheduler at any time (it balances them
-        between workers); the rest are submitted as results come back, so a sweep of any size costs
-        the cluster little memory and an interruption has little to cancel.
+        between workers); the rest are submitted in batches as results come back (one graph update
+        per batch), so a sweep of any size costs the cluster little memory and an interruption has
+        little to cancel.
         """
         from distributed import as_completed
 
@@ -228,28 +229,38 @@ class DaskExecutor:
         session = uuid.uuid4().hex[:8]
         pending: dict[str, tuple[Work, Any, int]] = {}  # key -> (work, future, attempt)
 
-        def submit(w: Work, attempt: int = 0) -> Any:
-            j = w.job
-            key = f"rankbench-{session}-{Path(trial_name(j.setting, j.trial, j.method)).stem}"
-            key += f"-again{attempt}" if attempt else ""
-            fut = self.client.submit(_on_worker, fn, j, w.protocol, w.spec, remote[id(w.X)],
-                                     remote[id(w.dataset)], w.split, key=key, pure=False, retries=self.retries)
-            pending[key] = (w, fut, attempt)
-            return fut
+        def submit(items: list[tuple[Work, int]]) -> None:
+            """Jobs (with their attempt numbers) in one message to the scheduler."""
+            keys = []
+            for w, attempt in items:
+                j = w.job
+                keys.append(f"rankbench-{session}-{Path(trial_name(j.setting, j.trial, j.method)).stem}"
+                            + (f"-again{attempt}" if attempt else ""))
+            ws = [w for w, _ in items]
+            futures = self.client.map(_on_worker, [fn] * len(ws), [w.job for w in ws], [w.protocol for w in ws],
+                                      [w.spec for w in ws], [remote[id(w.X)] for w in ws],
+                                      [remote[id(w.dataset)] for w in ws], [w.split for w in ws],
+                                      key=keys, pure=False, retries=self.retries)
+            for (w, attempt), key, fut in zip(items, keys, futures):
+                pending[key] = (w, fut, attempt)
+            ac.update(futures)
 
         queue = list(reversed(work))  # popped from the end: submitted in plan order
-        ac = as_completed([], loop=self.client.loop, with_results=True, raise_errors=False)
+        # results are fetched a batch at a time (one gather); as_completed's with_results would fetch
+        # each one with its own request through the scheduler, at about 3 ms of its time per job
+        ac = as_completed([], loop=self.client.loop)
         nthreads = sum(self.workers_at_start.values())
         computed, checked, alone_since = 0, time.monotonic(), None
         try:
             while queue or not ac.is_empty():
-                window = 4 * max(nthreads, 1) + 8
-                while queue and ac.count() < window:
-                    ac.add(submit(queue.pop()))
+                window = 8 * max(nthreads, 1) + 16
+                if queue and ac.count() <= window // 2:  # refill in one batch: one graph update, not many
+                    submit([(queue.pop(), 0) for _ in range(min(len(queue), window - ac.count()))])
                 batch = ac.next_batch(block=False)
-                for fut, result in batch:
+                again = []
+                for fut, result in self._results(batch):
                     w, _, attempt = pending.pop(fut.key)
-                    if fut.status == "finished":
+                    if result is not None:
                         status, value, worker = result
                         if status == "user-error":
                             raise value
@@ -258,11 +269,12 @@ class DaskExecutor:
                         computed += 1
                         progress.step(w.label)
                     elif fut.status == "error":
-                        self._raise_job_error(w, result)
-                    else:  # cancelled: its scattered inputs died with their workers, or the scheduler is gone
-                        remote = self._recover(w, attempt, remote, shared)
-                        ac.add(submit(w, attempt + 1))
-                    del fut
+                        self._raise_job_error(w, fut)
+                    else:  # cancelled or lost: its scattered inputs died with their workers, or the scheduler
+                        again.append((w, attempt + 1))
+                if again:
+                    remote = self._recover(again, remote, shared)
+                    submit(again)
                 if batch:
                     continue
                 now = time.monotonic()
@@ -296,33 +308,49 @@ class DaskExecutor:
         self.workers_seen |= current
         return current
 
-    def _recover(self, w: Work, attempt: int, remote: dict, shared: dict) -> dict:
-        """After a cancelled job: the scattered data sent again if it was lost; the futures to use."""
+    def _recover(self, again: list[tuple[Work, int]], remote: dict, shared: dict) -> dict:
+        """Before cancelled jobs run again: the scattered data sent again if it was lost; its futures."""
         if self.client.status != "running":
             raise RankbenchError(f"--scheduler {self.address}: lost the connection to the dask scheduler; "
                                  "finished results are saved; continue with --resume")
-        if attempt >= 3:
-            raise RankbenchError(f"{w.label}: cancelled on the dask cluster {attempt + 1} times (its "
-                                 "workers keep dying); finished results are saved; continue with --resume")
-        self.resubmitted += 1
+        for w, attempt in again:
+            if attempt > 3:
+                raise RankbenchError(f"{w.label}: cancelled on the dask cluster {attempt} times (its workers "
+                                     "keep dying); finished results are saved; continue with --resume")
+        self.resubmitted += len(again)
         lost = {i: shared[i] for i, f in remote.items() if f.status != "finished"}
         return remote | self._scatter(lost) if lost else remote
 
-    def _raise_job_error(self, w: Work, result) -> None:
+    def _results(self, batch: list) -> list[tuple[Any, Any]]:
+        """(future, result) of finished futures in one gather; result None for any other future
+        (erred, cancelled, or lost between finishing and being fetched)."""
+        done = [f for f in batch if f.status == "finished"]
+        try:
+            got = dict(zip([f.key for f in done], self.client.gather(done))) if done else {}
+        except Exception:  # noqa: BLE001 - one of them was lost meanwhile: fetch them one by one
+            got = {}
+            for f in done:
+                try:
+                    got[f.key] = f.result()
+                except Exception:  # noqa: BLE001 - lost for good: it runs again
+                    pass
+        return [(f, got.get(f.key)) for f in batch]
+
+    def _raise_job_error(self, w: Work, fut) -> None:
         from distributed import KilledWorker
 
-        _, exc, tb = result
+        exc = fut.exception()
         if isinstance(exc, KilledWorker):
-            raise RankbenchError(f"{w.label}: {exc.allowed_failures + 1} dask workers died while running "
-                                 "this job (the scheduler's allowed-failures); finished results are saved; "
-                                 "continue with --resume") from None
-        raise exc.with_traceback(tb)
+            raise RankbenchError(f"{w.label}: {exc.allowed_failures + 1} dask workers died while running this "
+                                 "job (the scheduler's allowed-failures); finished results are saved; continue "
+                                 "with --resume") from None
+        raise exc.with_traceback(fut.traceback())
 
     def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: Progress) -> None:
         """On an interruption: write the results that have arrived but are not written yet."""
-        for fut, result in ac.next_batch(block=False):
+        for fut, result in self._results(ac.next_batch(block=False)):
             pending.pop(fut.key, None)
-            if fut.status == "finished" and result[0] == "ok":
+            if result is not None and result[0] == "ok":
                 folder.write_trial(result[1])
                 progress.step()
 
