@@ -169,28 +169,37 @@ class DaskExecutor:
             self._close_cluster()
             raise ConfigError(f"{where}: expected a dask scheduler answering within {self.timeout:g} s, "
                               f"got {self.address} (no answer)") from None
+        self._check_rankbench(where, "scheduler")
         try:
             self.client.wait_for_workers(1, timeout=self.timeout)
         except (TimeoutError, OSError):
             self.__exit__(None, None, None)
             raise ConfigError(f"{where}: expected at least one dask worker within {self.timeout:g} s, got "
                               f"0 workers at {self.address}") from None
-        self._check_workers(where)
+        self._check_rankbench(where, "worker")
         if self._cluster is not None:  # restarted workers too leave Ctrl-C to this process
             self.client.register_plugin(_ignore_sigint_plugin(distributed), name="rankbench-ignore-sigint")
         self.workers_at_start = dict(self.client.nthreads())
         self.workers_seen = dict(self.workers_at_start)
         return self
 
-    def _check_workers(self, where: str) -> None:
-        """Every worker runs this rankbench (a job is the name of rankbench's job function)."""
+    def _check_rankbench(self, where: str, on: str) -> None:
+        """The scheduler (``on="scheduler"``: it unpickles every job) or every worker runs this
+        rankbench; a job is sent as the name of rankbench's job function and its arguments."""
         from .. import __version__
 
-        for worker, got in sorted(self.client.run(_rankbench_version, on_error="return").items()):
+        if on == "scheduler":
+            try:
+                found = {self.address: self.client.run_on_scheduler(_rankbench_version)}
+            except Exception as exc:  # noqa: BLE001 - any failure to run it there is the answer
+                found = {self.address: exc}
+        else:
+            found = self.client.run(_rankbench_version, on_error="return")
+        for address, got in sorted(found.items()):
             if got != __version__:
                 self.__exit__(None, None, None)
-                got = str(got) if isinstance(got, BaseException) else f"version {got}"
-                raise ConfigError(f"{where}: worker {worker}: expected rankbench {__version__} installed, got "
+                got = (str(got) or type(got).__name__) if isinstance(got, BaseException) else f"version {got}"
+                raise ConfigError(f"{where}: {on} {address}: expected rankbench {__version__} installed, got "
                                   f"{got}") from None
 
     def _close_cluster(self) -> None:

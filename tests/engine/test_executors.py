@@ -303,3 +303,26 @@ def test_worker_without_rankbench_is_one_line(tmp_path, env):
                            "--scheduler", cl.scheduler_address),
                        "--scheduler: worker tcp://127.0.0.1:", "expected rankbench 0.1.0 installed, got")
     assert not (tmp_path / "r").exists()
+
+
+def test_scheduler_without_rankbench_is_one_line(tmp_path, env):
+    """Dask's scheduler unpickles every job it is sent: one without rankbench is named at connect."""
+    blocker = tmp_path / "no_rankbench.py"
+    blocker.write_text("import sys\nsys.modules['rankbench'] = None  # as if rankbench were not installed\n")
+    sfile = tmp_path / "scheduler.json"
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
+                             "--port", "0", "--no-dashboard", "--scheduler-file", str(sfile), "--preload",
+                             str(blocker)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not sfile.is_file() and time.monotonic() < deadline:
+            assert proc.poll() is None
+            time.sleep(0.1)
+        address = json.loads(sfile.read_text())["address"]
+        one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask",
+                           "--scheduler", address),
+                       f"--scheduler: scheduler {address}: expected rankbench 0.1.0 installed, got")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert not (tmp_path / "r").exists()
