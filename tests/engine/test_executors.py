@@ -216,6 +216,27 @@ def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env)
     assert [s["executor"]["kind"] for s in m["sessions"]] == ["dask", "local"] and m["complete"]
 
 
+@pytest.mark.slow
+def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env):
+    """Ctrl-C in a terminal reaches the whole process group: the run's own LocalCluster workers
+    ignore it, the client saves, closes the cluster and prints one line; no process is left."""
+    import psutil
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(write(tmp_path, SLOW)), "--out", str(out),
+                             "-q", "--no-plots", "--executor", "dask"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    wait_for_results(proc, out, 3)
+    family = psutil.Process(proc.pid).children(recursive=True)
+    assert len(family) >= 2  # the workers (and multiprocessing's resource tracker)
+    os.killpg(proc.pid, signal.SIGINT)
+    code, err = finish(proc)
+    assert code == 130 and err.strip().startswith("rankbench: error: interrupted"), err
+    assert len(err.strip().splitlines()) == 1, err
+    _, alive = psutil.wait_procs(family, timeout=30)
+    assert not alive, alive
+
+
 def test_local_run_interrupted_resumes_on_dask(cluster, reference, tmp_path, env, monkeypatch):
     from rankbench.engine import runner
 
