@@ -306,12 +306,12 @@ class DaskExecutor:
 
     def _workers(self) -> dict[str, int]:
         """The cluster's workers now ({} while the scheduler does not answer); notes lost ones."""
-        current: dict[str, int] = {}
-        if self.client.status == "running":
-            try:
-                current = dict(self.client.nthreads())
-            except (OSError, TimeoutError):
-                pass
+        if self.client.status != "running":
+            return {}
+        try:
+            current = dict(self.client.nthreads())
+        except (OSError, TimeoutError):
+            return {}
         gone = (set(self.workers_seen) | set(self.jobs_per_worker)) - set(current) - set(self.workers_lost)
         self.workers_lost += sorted(gone)
         self.workers_seen |= current
