@@ -13,9 +13,10 @@ from the run seed and the trial.
 :class:`DaskExecutor`
     a dask.distributed cluster through its futures API (``pip install 'rankbench[dask]'``): the
     cluster at ``scheduler``, or a LocalCluster sized to this machine. The feature matrices and
-    datasets are scattered to every worker once (``broadcast``), each job is one ``submit`` with
-    ``pure=False`` and a key of its own, and the client writes each result as it arrives
-    (``as_completed``). When a worker dies, the scheduler runs its jobs again on another worker (up
+    datasets are scattered to every worker once (``broadcast``), each job is one task and future
+    with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
+    up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
+    time). The scheduler and every worker are checked for this rankbench when connecting. When a worker dies, the scheduler runs its jobs again on another worker (up
     to its ``allowed-failures``, 3 by default); an exception other than a user error is retried
     ``retries`` times; if every copy of the scattered data dies with its workers, the data is
     scattered again and the jobs that needed it are submitted again.
