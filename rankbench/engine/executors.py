@@ -16,8 +16,9 @@ from the run seed and the trial.
     datasets are scattered to every worker once (``broadcast``), each job is one task and future
     with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
     up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
-    time). The scheduler and every worker are checked for this rankbench when connecting. When a worker dies, the scheduler runs its jobs again on another worker (up
-    to its ``allowed-failures``, 3 by default); an exception other than a user error is retried
+    time). The scheduler and every worker are checked for this rankbench when connecting. When a
+    worker dies, the scheduler runs its jobs again on another worker (up to its
+    ``allowed-failures``, 3 by default); an exception other than a user error is retried
     ``retries`` times; if every copy of the scattered data dies with its workers, the data is
     scattered again and the jobs that needed it are submitted again.
 """
@@ -400,7 +401,10 @@ def _local_cluster(distributed):
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
         return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                        dashboard_address=None, silence_logs=logging.CRITICAL)
+                                        dashboard_address=None, silence_logs=logging.CRITICAL,
+                                        # its HTTP routes (health, metrics) on a free loopback port: the
+                                        # default 8787 warns on stderr when another cluster holds it
+                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
     finally:
         if main:
             signal.signal(signal.SIGINT, old)
@@ -432,7 +436,8 @@ def _check_address(address: str) -> None:
         if scheme != "inproc":
             parse_host_port(loc)
     except ValueError as exc:
-        raise ConfigError(f"--scheduler: expected an address such as tcp://HOST:PORT, got {address!r} ({exc})") from None
+        raise ConfigError(f"--scheduler: expected an address such as tcp://HOST:PORT, got {address!r} "
+                          f"({exc})") from None
 
 
 def make_executor(kind: str = "local", jobs: int = 1, scheduler: str | None = None, timeout: float = 20.0,

@@ -40,12 +40,14 @@ SLOW = CFG.replace("trials: 3", "trials: 8") + f"  - {{name: Slow, ranker: '{PLU
 N_SLOW = 24
 TIMING = ["train_s", "test_s", "peak_mb"]
 LIMIT = 240  # seconds any one run may take before the test fails
+QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}  # the scheduler's HTTP routes off the default 8787
 
 
 @pytest.fixture(scope="module")
 def cluster():
     """(scheduler address, a client of it) of a two-worker loopback cluster."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                                  scheduler_kwargs=QUIET_HTTP,
                                   silence_logs=logging.CRITICAL) as cl, \
             distributed.Client(cl, set_as_default=False) as client:
         yield cl.scheduler_address, client
@@ -299,6 +301,7 @@ def test_unreachable_scheduler_is_one_line(tmp_path, env):
 
 def test_cluster_without_workers_is_one_line(tmp_path, env):
     with distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None,
+                                  scheduler_kwargs=QUIET_HTTP,
                                   silence_logs=logging.CRITICAL) as empty:
         one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask",
                            "--scheduler", empty.scheduler_address, "--dask-timeout", "1"),
@@ -319,6 +322,7 @@ def test_worker_without_rankbench_is_one_line(tmp_path, env):
     blocker = tmp_path / "no_rankbench.py"
     blocker.write_text("import sys\nsys.modules['rankbench'] = None  # as if rankbench were not installed\n")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                                  scheduler_kwargs=QUIET_HTTP,
                                   silence_logs=logging.CRITICAL, preload=[str(blocker)]) as cl:
         one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask",
                            "--scheduler", cl.scheduler_address),
