@@ -6,7 +6,7 @@ DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/dat
 JOBS   ?= 2
 PAPERS := prosser yuli sharaf
 
-.PHONY: install quickstart run test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench clean
+.PHONY: install quickstart run test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench demo-dask clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,9 @@ reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's confi
 
 bench: install  ## speed/memory benchmarks, each side by side with a peer
 	@for s in scripts/bench_*.py; do echo "== $$s"; $(BIN)/python $$s --data-root $(DATA) || exit 1; done
+
+demo-dask: install  ## 1000-setting sweep on a 2-worker loopback Dask cluster, one worker killed mid-run
+	$(BIN)/python scripts/demo_dask.py --out results/demo_dask
 
 clean:
 	rm -rf $(VENV) results/regress .pytest_cache

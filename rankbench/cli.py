@@ -117,14 +117,21 @@ def main():
 @click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials.")
 @click.option("--seed", type=click.IntRange(min=0), help="Override the config's seed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Parallel worker processes.")
+              help="Parallel worker processes on this machine.")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where jobs run: this machine, or a Dask cluster (pip install 'rankbench[dask]').")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="With --executor dask: the cluster's scheduler (default: a LocalCluster, one worker per core).")
+@click.option("--dask-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
+              metavar="SECONDS", help="With --executor dask: wait this long for the scheduler, and for a worker.")
 @_sets
 @click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
 @click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @user_errors
-def run(config, data_root, out, resume, trials, seed, jobs, sets, regress, no_cache, no_plots, quiet):
+def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, regress, no_cache,
+        no_plots, quiet):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -135,12 +142,14 @@ def run(config, data_root, out, resume, trials, seed, jobs, sets, regress, no_ca
     Examples:
       rankbench run configs/quickstart.yaml --trials 3 --set features.colour.bins=8 --out results/bins8
       rankbench run --resume results/bins8
+      rankbench run configs/quickstart.yaml --executor dask --trials 2
     """
     from . import app
 
-    options = app.EngineOptions(data_root=data_root, jobs=jobs, use_cache=not no_cache, progress=not quiet,
-                            invocation={"argv": _command_line(), "overrides": list(sets),
-                                        "trials": trials, "seed": seed, "regress": regress})
+    options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
+                                dask_timeout=dask_timeout, use_cache=not no_cache, progress=not quiet,
+                                invocation={"argv": _command_line(), "overrides": list(sets),
+                                            "trials": trials, "seed": seed, "regress": regress})
     result = app.run(config, overrides=_overrides(sets, trials, seed, regress), out=out, resume=resume,
                      options=options, plots=False if no_plots else None)
     click.echo(result.report["markdown"])

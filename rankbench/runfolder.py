@@ -7,7 +7,8 @@ checks and comparisons read through it)::
     <run>/splits.json       settings (label and typed values, in sweep order) and every trial's
                             seeds and row indices
     <run>/trials/*.json     one result per setting x trial x method, written atomically
-    <run>/manifest.json     versions, machine, command, start / end, executor, wall time per method
+    <run>/manifest.json     versions, machine, command, start / end, executor and workers per
+                            session, wall time per method
     <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, plots/
                             derived; rebuilt by ``rankbench report``
 
@@ -81,6 +82,12 @@ def _link_latest(base: Path, name: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _suffix(name: str) -> int:
+    """The ``k`` of ``<stamp>-k`` (1 for a plain stamp): orders runs started in the same second."""
+    tail = name.rsplit("-", 1)[-1] if name.count("-") >= 2 else ""
+    return int(tail) if tail.isdigit() else 1
+
+
 class RunFolder:
     """One run's folder (see the module docstring)."""
 
@@ -150,6 +157,15 @@ class RunFolder:
         import shutil
 
         shutil.rmtree(self.path, ignore_errors=True)
+        link = self.path.parent / LATEST
+        if link.is_symlink() and os.readlink(link) == self.path.name:
+            # ``latest`` must not dangle: back to the newest run left, or gone with the last one
+            runs = sorted(p.name for p in self.path.parent.iterdir()
+                          if p.name != LATEST and not p.is_symlink() and (p / CONFIG).is_file())
+            if runs:
+                _link_latest(self.path.parent, max(runs, key=lambda n: (n.split("-")[:2], _suffix(n))))
+            else:
+                link.unlink(missing_ok=True)
         return True
 
     def check_writable(self) -> None:

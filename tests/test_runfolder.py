@@ -82,3 +82,14 @@ def test_new_folders_are_exclusive_and_latest_points_at_the_newest(tmp_path):
     assert sorted(p.name for p in (tmp_path / "cfg").iterdir()) == sorted([a.path.name, b.path.name, "latest"])
     explicit = RunFolder.create(tmp_path / "mine")
     assert explicit.path.is_dir() and not (tmp_path / "latest").exists()
+
+
+def test_a_failed_start_leaves_latest_at_the_previous_run(tmp_path):
+    a = RunFolder.create(root=tmp_path, name="cfg")
+    a.write_config({"name": "cfg"})
+    b = RunFolder.create(root=tmp_path, name="cfg")          # then fails before its first result
+    assert os.readlink(tmp_path / "cfg" / "latest") == b.path.name
+    assert b.remove_if_empty_of_results()
+    assert os.readlink(tmp_path / "cfg" / "latest") == a.path.name
+    a2 = RunFolder.create(root=tmp_path, name="other")
+    assert a2.remove_if_empty_of_results() and not (tmp_path / "other" / "latest").is_symlink()

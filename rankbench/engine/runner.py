@@ -3,10 +3,12 @@
 :func:`plan` loads each setting's dataset, builds its protocol and checks the dataset and every
 ranker against it (what ``rankbench validate`` runs; nothing is written). :func:`execute` then
 extracts (or loads cached) features, draws every trial's split from a recorded seed and writes
-``splits.json`` before any ranker runs. Each (setting, trial, method) job writes its own result
-file atomically the moment it finishes, so an interrupted run loses at most the jobs in flight,
-and a resumed run skips every finished job (a truncated or unreadable file counts as unfinished)
-and reuses the recorded splits: the numbers come out exactly as in an uninterrupted run.
+``splits.json`` before any ranker runs. An executor (:mod:`.executors`: this machine's processes
+or a Dask cluster) computes the (setting, trial, method) jobs, and each result is written
+atomically the moment it exists, so an interrupted run loses at most the jobs in flight, and a
+resumed run, on either executor, skips every finished job (a truncated or unreadable file counts
+as unfinished) and reuses the recorded splits: the numbers come out exactly as in an
+uninterrupted run.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from ..utils.meter import Meter
 from ..utils.progress import Progress
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
+from .executors import Work, make_executor
 from .pipeline import RankerPipeline
 
 
@@ -58,10 +61,20 @@ class RunInterrupted(RankbenchError):
 
 @dataclass
 class EngineOptions:
-    """How to run (not what): where the data is, how many workers, progress, what to record."""
+    """How to run (not what): where the data is, where the jobs run, progress, what to record.
+
+    ``executor`` is ``local`` (``jobs`` processes of this machine) or ``dask`` (the cluster whose
+    scheduler is at ``scheduler``, or a LocalCluster sized to this machine); ``dask_timeout`` is
+    how long to wait for its scheduler to answer and for its first worker, and ``retries`` how
+    often a job that raised is run again there (see :mod:`rankbench.engine.executors`).
+    """
 
     data_root: str | None = None
     jobs: int = 1
+    executor: str = "local"
+    scheduler: str | None = None
+    dask_timeout: float = 20.0
+    retries: int = 2
     use_cache: bool = True
     progress: bool = True
     #: what the caller wants recorded about how the run was started (command, overrides)
@@ -241,60 +254,48 @@ def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset,
     return record
 
 
-def _label(job: Job) -> str:
-    return f"{job.setting + ' ' if job.setting else ''}{job.method} trial {job.trial}"
-
-
-def _run_local(work: list[tuple], jobs: int, progress: Progress) -> None:
-    if jobs == 1 or len(work) <= 1:
-        for w in work:
-            run_job(*w)
-            progress.step(_label(w[0]))
-        return
-    from joblib import Parallel, delayed
-
-    gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(run_job)(*w) for w in work)
-    for rec in gen:
-        progress.step(f"{rec['setting'] + ' ' if rec['setting'] else ''}{rec['method']} trial {rec['trial']}")
-
-
 def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = False) -> Outcome:
     """Run every job of ``p`` not finished in ``folder`` (see the module docstring)."""
     started = _dt.datetime.now().astimezone()
     exp = p.experiment
-    fcache: dict[str, np.ndarray] = {}
-    timing: dict[str, Any] = {}
-    recorded = _recorded(folder, p) if resume else {}
-    # workers get an absolute path: a reused worker pool may sit in another working folder
-    target = RunFolder(folder.path.resolve())
-    settings_out, work, n_total = [], [], 0
-    for sp in p.settings:
-        feats = _features(sp, fcache, opts, timing)
-        splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed)
-        settings_out.append({"label": sp.label, "values": sp.values, "trials": splits})
-        slim = sp.dataset.without_images()
-        for spec in sp.methods:
-            X = method_matrix(spec, feats)
-            for s in splits:
-                n_total += 1
-                job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]))
-                if not folder.trial_done(sp.label, s["trial"], spec.name):
-                    work.append((job, sp.protocol, spec, X, slim, s, target))
-    if not resume:
-        folder.write_splits({"settings": settings_out})
-    progress = Progress(len(work), exp.name, enabled=opts.progress)
-    computed = 0
-    try:
-        _run_local(work, opts.jobs, progress)
-        computed = len(work)
-    except KeyboardInterrupt:
+    executor = make_executor(opts.executor, opts.jobs, opts.scheduler, opts.dask_timeout, opts.retries)
+    with executor:  # connect first: a wrong scheduler address costs no feature extraction
+        fcache: dict[str, np.ndarray] = {}
+        timing: dict[str, Any] = {}
+        recorded = _recorded(folder, p) if resume else {}
+        # workers get an absolute path: a reused worker pool may sit in another working folder
+        target = RunFolder(folder.path.resolve())
+        settings_out, work, n_total = [], [], 0
+        slim: dict[int, Dataset] = {}
+        matrices: dict[tuple, Any] = {}  # one object per distinct matrix: shipped to workers once
+        for sp in p.settings:
+            feats = _features(sp, fcache, opts, timing)
+            splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed)
+            settings_out.append({"label": sp.label, "values": sp.values, "trials": splits})
+            ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
+            for spec in sp.methods:
+                mkey = (spec.combine, *(id(feats[n]) for n in spec.feature_sets))
+                if mkey not in matrices:
+                    matrices[mkey] = method_matrix(spec, feats)
+                for s in splits:
+                    n_total += 1
+                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]))
+                    if not folder.trial_done(sp.label, s["trial"], spec.name):
+                        work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
+        if not resume:
+            folder.write_splits({"settings": settings_out})
+        progress = Progress(len(work), exp.name, enabled=opts.progress)
+        computed = 0
+        try:
+            computed = executor.run(run_job, work, target, progress)
+        except KeyboardInterrupt:
+            done = _count_done(folder, p)
+            write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
+            raise RunInterrupted(folder, done, n_total) from None
+        finally:
+            progress.close()
         done = _count_done(folder, p)
-        write_manifest(folder, p, opts, started, timing, done, n_total)
-        raise RunInterrupted(folder, done, n_total) from None
-    finally:
-        progress.close()
-    done = _count_done(folder, p)
-    write_manifest(folder, p, opts, started, timing, done, n_total)
+        write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
     return Outcome(folder, done, n_total, computed)
 
 
@@ -327,12 +328,14 @@ def _versions() -> dict[str, str]:
 
 
 def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt.datetime,
-                   feature_timing: dict, n_done: int, n_total: int) -> None:
+                   feature_timing: dict, n_done: int, n_total: int, executor: dict | None = None) -> None:
+    """manifest.json; ``executor`` describes where this session's jobs ran (each session keeps its own)."""
     records, _ = folder.read_trials()
     wall: dict[str, float] = {}
     for r in records:
         wall[r["method"]] = wall.get(r["method"], 0.0) + float(r.get("wall_s", 0.0))
     prev = folder.read_manifest()
+    executor = executor or {"kind": "local", "workers": opts.jobs}
     commit = _git("rev-parse", "HEAD")
     status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
     now = _dt.datetime.now().astimezone()
@@ -346,14 +349,15 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
         "config_path": p.experiment.origin,
         "cwd": os.getcwd(),
         "invocation": opts.invocation,
-        "executor": {"kind": "local", "workers": opts.jobs},
+        "executor": executor,
         # the root the loaders used: --data-root, else $RANKBENCH_DATA, else ./datasets
         "data_root": str(Path(opts.data_root or os.environ.get("RANKBENCH_DATA") or "datasets").resolve()),
         "datasets": {sp.config.dataset.name: sp.dataset.fingerprint for sp in p.settings},
         "features": {**prev.get("features", {}), **feature_timing},
         "start": prev.get("start", started.isoformat(timespec="seconds")),
         "sessions": prev.get("sessions", []) + [{"start": started.isoformat(timespec="seconds"),
-                                                 "end": now.isoformat(timespec="seconds")}],
+                                                 "end": now.isoformat(timespec="seconds"),
+                                                 "executor": executor}],
         "end": now.isoformat(timespec="seconds"),
         "wall_s_per_method": {k: round(v, 3) for k, v in wall.items()},
         "n_results": n_done,

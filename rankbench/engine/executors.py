@@ -1,0 +1,452 @@
+"""Where a run's jobs are computed: this machine's processes, or a Dask cluster.
+
+The runner hands an executor the unfinished (setting, trial, method) jobs of a run as
+:class:`Work` items and the function that computes one (``run_job``); the executor computes them
+and sees to it that each result is written to the run folder atomically as soon as it exists, so
+an interrupted run loses at most the jobs in flight and ``--resume`` works whichever executor
+started the run. Results never depend on the executor: every job carries its own seeds, derived
+from the run seed and the trial.
+
+:class:`LocalExecutor`
+    the jobs one after the other in this process, or in ``jobs`` joblib processes; each worker
+    writes its own result file.
+:class:`DaskExecutor`
+    a dask.distributed cluster through its futures API (``pip install 'rankbench[dask]'``): the
+    cluster at ``scheduler``, or a LocalCluster sized to this machine. The feature matrices and
+    datasets are scattered to every worker once (``broadcast``), each job is one task and future
+    with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
+    up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
+    time). The scheduler and every worker are checked for this rankbench when connecting. When a
+    worker dies, the scheduler runs its jobs again on another worker (up to its
+    ``allowed-failures``, 3 by default); an exception other than a user error is retried
+    ``retries`` times; if every copy of the scattered data dies with its workers, the data is
+    scattered again and the jobs that needed it are submitted again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+
+from ..errors import ConfigError, RankbenchError
+from ..runfolder import RunFolder, trial_name
+from ..utils.progress import Progress
+
+EXECUTORS = ("local", "dask")
+
+
+class Work(NamedTuple):
+    """One job and what computing it needs (``run_job(*work)`` computes it)."""
+
+    job: Any        # runner.Job: setting, trial, method, seeds
+    protocol: Any
+    spec: Any       # runner.MethodSpec
+    X: Any          # the method's feature matrix, or a dict of views
+    dataset: Any    # the dataset without its images
+    split: dict
+
+    @property
+    def label(self) -> str:
+        return label(self.job.setting, self.job.trial, self.job.method)
+
+
+JobFn = Callable[..., dict]
+
+
+def label(setting: str, trial: int, method: str) -> str:
+    """``<setting> <method> trial <k>``, as progress shows a finished job."""
+    return f"{setting + ' ' if setting else ''}{method} trial {trial}"
+
+
+# ----------------------------------------------------------------------------- local
+class LocalExecutor:
+    """Jobs in this process (``jobs=1``) or in ``jobs`` joblib worker processes.
+
+    Parameters
+    ----------
+    jobs : int
+        Worker processes; 1 runs every job in this process.
+    """
+
+    kind = "local"
+
+    def __init__(self, jobs: int = 1):
+        self.jobs = jobs
+
+    def __enter__(self) -> "LocalExecutor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: Progress) -> int:
+        """Compute every job; the worker that computed a result writes it. Returns the count."""
+        if self.jobs == 1 or len(work) <= 1:
+            for w in work:
+                fn(*w, folder)
+                progress.step(w.label)
+            return len(work)
+        from joblib import Parallel, delayed
+
+        gen = Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(fn)(*w, folder) for w in work)
+        for rec in gen:
+            progress.step(label(rec["setting"], rec["trial"], rec["method"]))
+        return len(work)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "local", "workers": self.jobs}
+
+
+# ----------------------------------------------------------------------------- dask
+def _rankbench_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _on_worker(fn: JobFn, *args) -> tuple[str, Any, str]:
+    """Run one job on a Dask worker: ``("ok", record, worker)`` or ``("user-error", exc, worker)``.
+
+    A user mistake (a :class:`RankbenchError`) comes back as a value, so that Dask does not retry
+    what would fail the same way again; any other exception is raised and retried.
+    """
+    from distributed import get_worker
+
+    try:
+        worker = get_worker().address
+    except ValueError:  # not on a worker (a client running tasks in-process)
+        worker = "client"
+    try:
+        return "ok", fn(*args), worker
+    except RankbenchError as exc:
+        return "user-error", exc, worker
+
+
+class DaskExecutor:
+    """Jobs on a dask.distributed cluster, each result written by the client as it arrives.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        Address of a running scheduler (``tcp://host:port``); None starts a LocalCluster with one
+        single-threaded worker process per core of this machine, closed again after the run.
+    timeout : float
+        Seconds to wait for the scheduler to answer, and again for its first worker; also how long
+        a cluster may be left without any worker during the run before the run stops.
+    retries : int
+        Times a job that raised an exception (other than a user error) is run again.
+    """
+
+    kind = "dask"
+
+    def __init__(self, scheduler: str | None = None, timeout: float = 20.0, retries: int = 2):
+        self.scheduler = scheduler
+        self.timeout = timeout
+        self.retries = retries
+
+    # ------------------------------------------------------------------ connecting
+    def __enter__(self) -> "DaskExecutor":
+        try:
+            import distributed
+        except ImportError:
+            raise ConfigError("--executor dask: expected the dask extra (pip install 'rankbench[dask]'), got no "
+                              "importable 'distributed' module") from None
+        self._cluster = self.client = None
+        self.jobs_per_worker: Counter = Counter()
+        self.workers_lost: list[str] = []
+        self.resubmitted = self.n_scattered = 0
+        where = "--scheduler" if self.scheduler else "--executor dask (a LocalCluster)"
+        if self.scheduler is not None:
+            _check_address(self.scheduler)
+        else:
+            self._cluster = _local_cluster(distributed)
+        self.address = self.scheduler or self._cluster.scheduler_address
+        try:
+            self.client = distributed.Client(self.address, timeout=self.timeout, set_as_default=False)
+        except (OSError, TimeoutError):
+            self._close_cluster()
+            raise ConfigError(f"{where}: expected a dask scheduler answering within {self.timeout:g} s, "
+                              f"got {self.address} (no answer)") from None
+        self._check_rankbench(where, "scheduler")
+        try:
+            self.client.wait_for_workers(1, timeout=self.timeout)
+        except (TimeoutError, OSError):
+            self.__exit__(None, None, None)
+            raise ConfigError(f"{where}: expected at least one dask worker within {self.timeout:g} s, got "
+                              f"0 workers at {self.address}") from None
+        self._check_rankbench(where, "worker")
+        if self._cluster is not None:  # restarted workers too leave Ctrl-C to this process
+            self.client.register_plugin(_ignore_sigint_plugin(distributed), name="rankbench-ignore-sigint")
+        self.workers_at_start = dict(self.client.nthreads())
+        self.workers_seen = dict(self.workers_at_start)
+        return self
+
+    def _check_rankbench(self, where: str, on: str) -> None:
+        """The scheduler (``on="scheduler"``: it unpickles every job) or every worker runs this
+        rankbench; a job is sent as the name of rankbench's job function and its arguments."""
+        from .. import __version__
+
+        if on == "scheduler":
+            try:
+                found = {self.address: self.client.run_on_scheduler(_rankbench_version)}
+            except Exception as exc:  # noqa: BLE001 - any failure to run it there is the answer
+                found = {self.address: exc}
+        else:
+            found = self.client.run(_rankbench_version, on_error="return")
+        for address, got in sorted(found.items()):
+            if got != __version__:
+                self.__exit__(None, None, None)
+                got = (str(got) or type(got).__name__) if isinstance(got, BaseException) else f"version {got}"
+                raise ConfigError(f"{where}: {on} {address}: expected rankbench {__version__} installed, got "
+                                  f"{got}") from None
+
+    def _close_cluster(self) -> None:
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def __exit__(self, *exc) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        self._close_cluster()
+
+    # ------------------------------------------------------------------ running
+    def _scatter(self, objs: dict[int, Any]) -> dict[int, Any]:
+        """Each shared object sent once to every worker; futures by the object's id."""
+        ids = list(objs)
+        futures = self.client.scatter([objs[i] for i in ids], broadcast=True, hash=False)
+        self.n_scattered += len(ids)
+        return dict(zip(ids, futures))
+
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: Progress) -> int:
+        """Compute every job on the cluster; write each result here as it arrives. Returns the count.
+
+        At most a few jobs per worker thread wait at the scheduler at any time (it balances them
+        between workers); the rest are submitted in batches as results come back (one graph update
+        per batch), so a sweep of any size costs the cluster little memory and an interruption has
+        little to cancel.
+        """
+        from distributed import as_completed
+
+        if not work:
+            return 0
+        shared = {id(o): o for w in work for o in (w.X, w.dataset)}
+        remote = self._scatter(shared)
+        session = uuid.uuid4().hex[:8]
+        pending: dict[str, tuple[Work, Any, int]] = {}  # key -> (work, future, attempt)
+
+        def submit(items: list[tuple[Work, int]]) -> None:
+            """Jobs (with their attempt numbers) in one message to the scheduler."""
+            keys = []
+            for w, attempt in items:
+                j = w.job
+                keys.append(f"rankbench-{session}-{Path(trial_name(j.setting, j.trial, j.method)).stem}"
+                            + (f"-again{attempt}" if attempt else ""))
+            ws = [w for w, _ in items]
+            futures = self.client.map(_on_worker, [fn] * len(ws), [w.job for w in ws], [w.protocol for w in ws],
+                                      [w.spec for w in ws], [remote[id(w.X)] for w in ws],
+                                      [remote[id(w.dataset)] for w in ws], [w.split for w in ws],
+                                      key=keys, pure=False, retries=self.retries)
+            for (w, attempt), key, fut in zip(items, keys, futures):
+                pending[key] = (w, fut, attempt)
+            ac.update(futures)
+
+        queue = list(reversed(work))  # popped from the end: submitted in plan order
+        # results are fetched a batch at a time (one gather); as_completed's with_results would fetch
+        # each one with its own request through the scheduler, at about 3 ms of its time per job
+        ac = as_completed([], loop=self.client.loop)
+        nthreads = sum(self.workers_at_start.values())
+        computed, checked, alone_since = 0, time.monotonic(), None
+        try:
+            while queue or not ac.is_empty():
+                window = 8 * max(nthreads, 1) + 16
+                if queue and ac.count() <= window // 2:  # refill in one batch: one graph update, not many
+                    submit([(queue.pop(), 0) for _ in range(min(len(queue), window - ac.count()))])
+                batch = ac.next_batch(block=False)
+                again = []
+                for fut, result in self._results(batch):
+                    w, _, attempt = pending.pop(fut.key)
+                    if result is not None:
+                        status, value, worker = result
+                        if status == "user-error":
+                            raise value
+                        folder.write_trial(value)
+                        self.jobs_per_worker[worker] += 1
+                        computed += 1
+                        progress.step(w.label)
+                    elif fut.status == "error":
+                        self._raise_job_error(w, fut)
+                    else:  # cancelled or lost: its scattered inputs died with their workers, or the scheduler
+                        again.append((w, attempt + 1))
+                if again:
+                    remote = self._recover(again, remote, shared)
+                    submit(again)
+                if batch:
+                    continue
+                now = time.monotonic()
+                if now - checked > 1.0:  # follow the cluster: its size (for the window), lost workers
+                    checked = now
+                    current = self._workers()
+                    nthreads = sum(current.values())
+                    alone_since = None if current else alone_since or now
+                    if alone_since is not None and now - alone_since > self.timeout:
+                        raise RankbenchError(f"--scheduler {self.address}: no dask worker (or no scheduler) for "
+                                             f"{self.timeout:g} s; {computed} results of this session are "
+                                             f"saved in {folder.path}; continue with --resume")
+                time.sleep(0.005)
+        except KeyboardInterrupt:
+            self._save_ready(ac, pending, folder, progress)
+            raise
+        finally:
+            self._cancel([f for _, f, _ in pending.values()])
+        return computed
+
+    def _workers(self) -> dict[str, int]:
+        """The cluster's workers now ({} while the scheduler does not answer); notes lost ones."""
+        if self.client.status != "running":
+            return {}
+        try:
+            current = dict(self.client.nthreads())
+        except (OSError, TimeoutError):
+            return {}
+        gone = (set(self.workers_seen) | set(self.jobs_per_worker)) - set(current) - set(self.workers_lost)
+        self.workers_lost += sorted(gone)
+        self.workers_seen |= current
+        return current
+
+    def _recover(self, again: list[tuple[Work, int]], remote: dict, shared: dict) -> dict:
+        """Before cancelled jobs run again: the scattered data sent again if it was lost; its futures."""
+        if self.client.status != "running":
+            raise RankbenchError(f"--scheduler {self.address}: lost the connection to the dask scheduler; "
+                                 "finished results are saved; continue with --resume")
+        for w, attempt in again:
+            if attempt > 3:
+                raise RankbenchError(f"{w.label}: cancelled on the dask cluster {attempt} times (its workers "
+                                     "keep dying); finished results are saved; continue with --resume")
+        self.resubmitted += len(again)
+        lost = {i: shared[i] for i, f in remote.items() if f.status != "finished"}
+        return remote | self._scatter(lost) if lost else remote
+
+    def _results(self, batch: list) -> list[tuple[Any, Any]]:
+        """(future, result) of finished futures in one gather; result None for any other future
+        (erred, cancelled, or lost between finishing and being fetched)."""
+        done = [f for f in batch if f.status == "finished"]
+        try:
+            got = dict(zip([f.key for f in done], self.client.gather(done))) if done else {}
+        except Exception:  # noqa: BLE001 - one of them was lost meanwhile: fetch them one by one
+            got = {}
+            for f in done:
+                try:
+                    got[f.key] = f.result()
+                except Exception:  # noqa: BLE001 - lost for good: it runs again
+                    pass
+        return [(f, got.get(f.key)) for f in batch]
+
+    def _raise_job_error(self, w: Work, fut) -> None:
+        from distributed import KilledWorker
+
+        exc = fut.exception()
+        if isinstance(exc, KilledWorker):
+            raise RankbenchError(f"{w.label}: {exc.allowed_failures + 1} dask workers died while running this "
+                                 "job (the scheduler's allowed-failures); finished results are saved; continue "
+                                 "with --resume") from None
+        raise exc.with_traceback(fut.traceback())
+
+    def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: Progress) -> None:
+        """On an interruption: write the results that have arrived but are not written yet."""
+        for fut, result in self._results(ac.next_batch(block=False)):
+            pending.pop(fut.key, None)
+            if result is not None and result[0] == "ok":
+                folder.write_trial(result[1])
+                progress.step()
+
+    def _cancel(self, futures: list) -> None:
+        if futures and self.client is not None and self.client.status == "running":
+            try:
+                self.client.cancel(futures, force=True)
+            except Exception:  # noqa: BLE001 - the cluster may be going away; nothing left to save
+                pass
+
+    def describe(self) -> dict[str, Any]:
+        """For the manifest: the scheduler, every worker seen (threads, jobs it computed), lost ones."""
+        if self.client is not None:
+            self._workers()
+        return {"kind": "dask", "scheduler": self.address, "local_cluster": self.scheduler is None,
+                "retries": self.retries,
+                "workers": {a: {"nthreads": n, "jobs": self.jobs_per_worker.get(a, 0)}
+                            for a, n in sorted(self.workers_seen.items())},
+                "workers_lost": sorted(self.workers_lost), "jobs_submitted_again": self.resubmitted}
+
+
+def _local_cluster(distributed):
+    """A LocalCluster on 127.0.0.1: one single-threaded worker process per core of this machine.
+
+    Its workers are started with SIGINT ignored (the disposition survives their exec), so a Ctrl-C
+    in the terminal reaches only this process, which saves what has arrived and closes the cluster,
+    instead of every worker printing a traceback. The scheduler lives in this process: its log lines
+    about lost workers (and the data they held, which :meth:`DaskExecutor.run` scatters again)
+    would interleave with the progress, so they are silenced.
+    """
+    import logging
+    import signal
+    import threading
+
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                        dashboard_address=None, silence_logs=logging.CRITICAL,
+                                        # its HTTP routes (health, metrics) on a free loopback port: the
+                                        # default 8787 warns on stderr when another cluster holds it
+                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old)
+
+
+def _ignore_sigint_plugin(distributed):
+    """A worker plugin: the worker process ignores SIGINT (for workers a nanny restarts later)."""
+
+    class IgnoreSigint(distributed.WorkerPlugin):
+        def setup(self, worker) -> None:
+            import signal
+
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            except ValueError:  # not the process's main thread: leave it
+                pass
+
+    return IgnoreSigint()
+
+
+def _check_address(address: str) -> None:
+    """A scheduler address Dask can dial (``tcp://host:port``, ``host:port``, ``tls://...``)."""
+    from distributed.comm import backends, parse_address, parse_host_port
+
+    try:
+        scheme, loc = parse_address(address)
+        if scheme not in backends:
+            raise ValueError(f"unknown scheme {scheme!r}")
+        if scheme != "inproc":
+            parse_host_port(loc)
+    except ValueError as exc:
+        raise ConfigError(f"--scheduler: expected an address such as tcp://HOST:PORT, got {address!r} "
+                          f"({exc})") from None
+
+
+def make_executor(kind: str = "local", jobs: int = 1, scheduler: str | None = None, timeout: float = 20.0,
+                  retries: int = 2):
+    """The executor ``kind`` names (``local`` or ``dask``)."""
+    if kind == "local":
+        if scheduler is not None:
+            raise ConfigError(f"--scheduler: expected only with --executor dask, got {scheduler}")
+        return LocalExecutor(jobs)
+    if kind == "dask":
+        return DaskExecutor(scheduler, timeout, retries)
+    raise ConfigError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {kind!r}")

@@ -1,0 +1,353 @@
+"""Executors: the same numbers on this machine and on a Dask cluster, nothing lost when a worker
+dies or the client is stopped, resume across executors, and one line for every bad input.
+
+Everything runs on loopback: the module's LocalCluster (its scheduler in this test process, two
+single-threaded worker processes behind nannies, all on 127.0.0.1), or the LocalCluster a run
+starts itself. Runs that must be stopped or lose a worker run in a subprocess; every wait has a
+time limit, so a hang fails the test instead of stalling the suite.
+"""
+
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import distributed  # the test extra installs dask[distributed]: CI runs these tests, never skips them
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from rankbench.cli import main
+
+PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "slow_ranker.py"
+CFG = """
+name: dasky
+dataset: {name: synthetic_reid, n_people: 40}
+features: [{name: colour, extractor: color_strips, bins: 8}]
+protocol: {name: reid, n_test: 15, ranks: [1, 5, 10]}
+trials: 3
+rankers:
+  - {name: L1, ranker: l1}
+  - {name: Euclidean, ranker: euclidean}
+"""
+# 8 trials x 3 methods; the Slow one (L1 that sleeps in fit) keeps a run going long enough to be hit
+SLOW = CFG.replace("trials: 3", "trials: 8") + f"  - {{name: Slow, ranker: '{PLUGIN}:SlowL1', delay: 0.4}}\n"
+N_SLOW = 24
+TIMING = ["train_s", "test_s", "peak_mb"]
+LIMIT = 240  # seconds any one run may take before the test fails
+QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}  # the scheduler's HTTP routes off the default 8787
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """(scheduler address, a client of it) of a two-worker loopback cluster."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                                  scheduler_kwargs=QUIET_HTTP,
+                                  silence_logs=logging.CRITICAL) as cl, \
+            distributed.Client(cl, set_as_default=False) as client:
+        yield cl.scheduler_address, client
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    return {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def write(tmp_path, text, name="c.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def values(run: Path) -> pd.DataFrame:
+    """trials.csv as text (bit for bit), without the timing and memory columns."""
+    t = pd.read_csv(run / "trials.csv", dtype=str, keep_default_na=False)
+    return t[~t.metric.isin(TIMING)].reset_index(drop=True)
+
+
+def results(run: Path) -> dict[str, int]:
+    """Every result file's name and modification time (ns)."""
+    return {p.name: p.stat().st_mtime_ns for p in (run / "trials").glob("*.json")}
+
+
+def manifest(run: Path) -> dict:
+    return json.loads((run / "manifest.json").read_text())
+
+
+def start(cfg: Path, out: Path, env: dict, *extra) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q",
+                             "--no-plots", *map(str, extra)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def wait_for_results(proc: subprocess.Popen, out: Path, n: int) -> int:
+    """Block until ``out`` holds at least ``n`` results (the run still going); their count."""
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        have = len(results(out)) if (out / "trials").is_dir() else 0
+        if have >= n:
+            return have
+        time.sleep(0.02)
+    proc.kill()
+    pytest.fail(f"no {n} results within {LIMIT} s")
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str]:
+    try:
+        _, err = proc.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"run still going after {LIMIT} s")
+    return proc.returncode, err
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The SLOW config run locally, uninterrupted."""
+    tmp = tmp_path_factory.mktemp("ref")
+    out = tmp / "run"
+    old = os.environ.get("RANKBENCH_CACHE")
+    os.environ["RANKBENCH_CACHE"] = str(tmp / "cache")
+    try:
+        res = cli("run", write(tmp, SLOW), "--out", out, "-q", "--no-plots")
+    finally:
+        os.environ.pop("RANKBENCH_CACHE") if old is None else os.environ.__setitem__("RANKBENCH_CACHE", old)
+    assert res.exit_code == 0, res.output
+    return out
+
+
+# ------------------------------------------------------------------------------ same numbers
+def test_local_and_dask_give_bit_identical_trials(tmp_path, env):
+    """A sweep of two settings, 3 trials, 2 methods: locally, and on the LocalCluster the run starts."""
+    cfg = write(tmp_path, CFG + "sweep: {protocol.n_test: [10, 15]}\n")
+    assert cli("run", cfg, "--out", tmp_path / "local", "-q", "--no-plots").exit_code == 0
+    res = cli("run", cfg, "--out", tmp_path / "dask", "-q", "--no-plots", "--executor", "dask")
+    assert res.exit_code == 0, res.output
+    local, dask = values(tmp_path / "local"), values(tmp_path / "dask")
+    assert len(local) == 2 * 3 * 2 * 4  # settings x trials x methods x (cmc@1, 5, 10, nauc)
+    pd.testing.assert_frame_equal(local, dask)
+    ex = manifest(tmp_path / "dask")["executor"]
+    assert ex["kind"] == "dask" and ex["local_cluster"] and ex["scheduler"].startswith("tcp://127.0.0.1:")
+    assert sum(w["jobs"] for w in ex["workers"].values()) == 12 and ex["workers_lost"] == []
+    assert manifest(tmp_path / "local")["executor"] == {"kind": "local", "workers": 1}
+
+
+# ------------------------------------------------------------------------------ a worker dies
+def _busy_workers(client) -> list[str]:
+    """Workers processing a rankbench job right now."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        busy = [w for w, keys in client.processing().items() if any(str(k).startswith("rankbench-") for k in keys)]
+        if busy:
+            return busy
+        time.sleep(0.01)
+    pytest.fail("no worker was running a job")
+
+
+@pytest.mark.slow
+def test_worker_killed_mid_run_loses_nothing(cluster, reference, tmp_path, env):
+    address, client = cluster
+    client.wait_for_workers(2, timeout=60)
+    out = tmp_path / "run"
+    proc = start(write(tmp_path, SLOW), out, env, "--executor", "dask", "--scheduler", address)
+    wait_for_results(proc, out, 4)
+    victim = _busy_workers(client)[0]
+    pid = client.run(os.getpid, workers=[victim])[victim]
+    os.kill(pid, signal.SIGKILL)
+    assert len(results(out)) < N_SLOW and proc.poll() is None, "the run ended before the kill"
+    code, err = finish(proc)
+    assert code == 0, err
+    assert len(results(out)) == N_SLOW
+    pd.testing.assert_frame_equal(values(out), values(reference))
+    ex = manifest(out)["executor"]
+    assert victim in ex["workers_lost"] and manifest(out)["complete"]
+
+
+@pytest.mark.slow
+def test_every_worker_killed_scatters_the_data_again(cluster, reference, tmp_path, env):
+    """Both workers die at once: the scattered features die with them; the run sends them again."""
+    address, client = cluster
+    client.wait_for_workers(2, timeout=60)
+    out = tmp_path / "run"
+    proc = start(write(tmp_path, SLOW), out, env, "--executor", "dask", "--scheduler", address)
+    wait_for_results(proc, out, 4)
+    _busy_workers(client)
+    for pid in client.run(os.getpid).values():
+        os.kill(pid, signal.SIGKILL)
+    assert proc.poll() is None, "the run ended before the kill"
+    code, err = finish(proc)
+    assert code == 0, err
+    assert len(results(out)) == N_SLOW
+    pd.testing.assert_frame_equal(values(out), values(reference))
+    ex = manifest(out)["executor"]
+    assert len(ex["workers_lost"]) == 2 and ex["jobs_submitted_again"] >= 1
+
+
+# ------------------------------------------------------------------------------ resume across executors
+@pytest.mark.slow
+def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env):
+    address, client = cluster
+    client.wait_for_workers(1, timeout=60)
+    out = tmp_path / "run"
+    proc = start(write(tmp_path, SLOW), out, env, "--executor", "dask", "--scheduler", address)
+    wait_for_results(proc, out, 6)
+    proc.send_signal(signal.SIGINT)
+    code, err = finish(proc)
+    assert code == 130, err
+    assert err.strip().startswith("rankbench: error: interrupted") and len(err.strip().splitlines()) == 1, err
+    before = results(out)
+    assert 6 <= len(before) < N_SLOW
+    res = cli("run", "--resume", out, "-q", "--no-plots")
+    assert res.exit_code == 0, res.output
+    after = results(out)
+    assert len(after) == N_SLOW
+    assert {k: after[k] for k in before} == before, "a finished result was computed again"
+    pd.testing.assert_frame_equal(values(out), values(reference))
+    m = manifest(out)
+    assert [s["executor"]["kind"] for s in m["sessions"]] == ["dask", "local"] and m["complete"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env):
+    """Ctrl-C in a terminal reaches the whole process group: the run's own LocalCluster workers
+    ignore it, the client saves, closes the cluster and prints one line; no process is left."""
+    import psutil
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(write(tmp_path, SLOW)), "--out", str(out),
+                             "-q", "--no-plots", "--executor", "dask"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    wait_for_results(proc, out, 3)
+    family = psutil.Process(proc.pid).children(recursive=True)
+    assert len(family) >= 2  # the workers (and multiprocessing's resource tracker)
+    os.killpg(proc.pid, signal.SIGINT)
+    code, err = finish(proc)
+    assert code == 130 and err.strip().startswith("rankbench: error: interrupted"), err
+    assert len(err.strip().splitlines()) == 1, err
+    _, alive = psutil.wait_procs(family, timeout=30)
+    assert not alive, alive
+
+
+def test_local_run_interrupted_resumes_on_dask(cluster, reference, tmp_path, env, monkeypatch):
+    from rankbench.engine import runner
+
+    address, client = cluster
+    client.wait_for_workers(1, timeout=60)
+    real, calls = runner.run_job, {"n": 0}
+
+    def interrupting(*args):
+        calls["n"] += 1
+        if calls["n"] == 11:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(runner, "run_job", interrupting)
+    out = tmp_path / "run"
+    cfg = write(tmp_path, SLOW)
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(out), "-q", "--no-plots"])
+    assert res.exit_code == 130 and "interrupted: 10 of 24 results saved" in res.output
+    monkeypatch.setattr(runner, "run_job", real)
+    before = results(out)
+    assert len(before) == 10
+    res = cli("run", "--resume", out, "-q", "--no-plots", "--executor", "dask", "--scheduler", address)
+    assert res.exit_code == 0, res.output
+    after = results(out)
+    assert len(after) == N_SLOW and {k: after[k] for k in before} == before
+    pd.testing.assert_frame_equal(values(out), values(reference))
+    m = manifest(out)
+    assert [s["executor"]["kind"] for s in m["sessions"]] == ["local", "dask"]
+    assert sum(w["jobs"] for w in m["executor"]["workers"].values()) == N_SLOW - 10
+
+
+# ------------------------------------------------------------------------------ bad input
+def one_line_error(res, *needles):
+    assert res.exit_code == 1, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rankbench: error:") and "Traceback" not in res.output, res.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_one_line(tmp_path, env):
+    cfg = write(tmp_path, CFG)
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    one_line_error(cli("run", cfg, "--out", tmp_path / "r", "--executor", "dask", "--scheduler", address,
+                       "--dask-timeout", "1"),
+                   f"--scheduler: expected a dask scheduler answering within 1 s, got {address} (no answer)")
+    assert time.monotonic() - t0 < 30
+    assert not (tmp_path / "r").exists(), "a failed start leaves no folder"
+    one_line_error(cli("run", cfg, "--executor", "dask", "--scheduler", "headnode"),
+                   "--scheduler: expected an address such as tcp://HOST:PORT, got 'headnode'")
+    one_line_error(cli("run", cfg, "--scheduler", address), "--scheduler: expected only with --executor dask")
+
+
+def test_cluster_without_workers_is_one_line(tmp_path, env):
+    with distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None,
+                                  scheduler_kwargs=QUIET_HTTP,
+                                  silence_logs=logging.CRITICAL) as empty:
+        one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask",
+                           "--scheduler", empty.scheduler_address, "--dask-timeout", "1"),
+                       "expected at least one dask worker within 1 s, got 0 workers at "
+                       + empty.scheduler_address)
+    assert not (tmp_path / "r").exists()
+
+
+def test_dask_not_installed_is_one_line(tmp_path, env, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # what `import distributed` meets without the extra
+    one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask"),
+                   "--executor dask: expected the dask extra (pip install 'rankbench[dask]')")
+    assert not (tmp_path / "r").exists()
+
+
+def test_worker_without_rankbench_is_one_line(tmp_path, env):
+    """A worker whose Python cannot import rankbench is named before any job is sent."""
+    blocker = tmp_path / "no_rankbench.py"
+    blocker.write_text("import sys\nsys.modules['rankbench'] = None  # as if rankbench were not installed\n")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                                  scheduler_kwargs=QUIET_HTTP,
+                                  silence_logs=logging.CRITICAL, preload=[str(blocker)]) as cl:
+        one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask",
+                           "--scheduler", cl.scheduler_address),
+                       "--scheduler: worker tcp://127.0.0.1:", "expected rankbench 0.1.0 installed, got")
+    assert not (tmp_path / "r").exists()
+
+
+def test_scheduler_without_rankbench_is_one_line(tmp_path, env):
+    """Dask's scheduler unpickles every job it is sent: one without rankbench is named at connect."""
+    blocker = tmp_path / "no_rankbench.py"
+    blocker.write_text("import sys\nsys.modules['rankbench'] = None  # as if rankbench were not installed\n")
+    sfile = tmp_path / "scheduler.json"
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
+                             "--port", "0", "--no-dashboard", "--scheduler-file", str(sfile), "--preload",
+                             str(blocker)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not sfile.is_file() and time.monotonic() < deadline:
+            assert proc.poll() is None
+            time.sleep(0.1)
+        address = json.loads(sfile.read_text())["address"]
+        one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask",
+                           "--scheduler", address),
+                       f"--scheduler: scheduler {address}: expected rankbench 0.1.0 installed, got")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert not (tmp_path / "r").exists()
