@@ -171,7 +171,7 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
             protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
             if not spec.feature_sets:
                 raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
-            if spec.combine == "views" and not accepts_views(probe):
+            if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
                 raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
                                   f"feature matrix; use combine: concat")
             methods.append(spec)
