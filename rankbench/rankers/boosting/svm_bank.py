@@ -93,7 +93,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         k = min(len(pos), len(neg), int(self.max_bag) // 2)
         self.views_, self.support_, self.coef_, self.intercept_ = [], [], [], []
-        self.gamma_, self.scale_, self.C_ = [], [], []
+        self.gamma_, self.scale_, self.C_, self.bags_ = [], [], [], []
         for name, V in views.items():
             for _ in range(int(self.bags_per_type)):
                 bag = np.concatenate([rng.choice(pos, k, replace=False), rng.choice(neg, k, replace=False)])
@@ -101,6 +101,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
                 yb = np.r_[np.ones(k, int), np.zeros(k, int)]
                 sv, coef, b, g, C, scale = self._fit_bag(Xb, yb, rng)
                 self.views_.append(name)
+                self.bags_.append(bag)
                 self.support_.append(sv)
                 self.coef_.append(coef)
                 self.intercept_.append(b)
