@@ -114,7 +114,9 @@ def test_claims_grade_protocol_curves():
     recs = [{"setting": "", "trial": 0, "method": "RB", "curves": {"staged": curve}},
             {"setting": "", "trial": 0, "method": "same", "curves": {"staged": curve}},
             {"setting": "", "trial": 0, "method": "4x", "curves": {"staged": {**curve, "rank_s": [
-                t / 4 for t in curve["rank_s"]]}}}]
+                t / 4 for t in curve["rank_s"]]}}},
+            {"setting": "", "trial": 0, "method": "lower", "curves": {"staged": {**curve, "map@100": [
+                m - 0.01 for m in curve["map@100"]]}}}]
     claim = {"curve": "staged", "x": "rank_s", "y": "map@100", "than": "RB"}
     g = grade_claims([{"kind": "dominates", "method": "same", **claim},
                       {"kind": "speedup", "method": "same", "at_least": 3, **claim},
