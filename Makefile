@@ -11,10 +11,10 @@ PAPERS := prosser yuli sharaf
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,peers]'
 	@touch $@
 
-install: $(BIN)/rankbench  ## create .venv and install rankbench with its test extras
+install: $(BIN)/rankbench  ## create .venv and install rankbench with its test extras and the peers
 
 quickstart: install  ## run the embedded synthetic re-identification example
 	$(BIN)/rankbench run configs/quickstart.yaml
