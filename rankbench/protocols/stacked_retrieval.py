@@ -178,7 +178,7 @@ class StackedRetrieval(Protocol):
                               for j in range(bank.n_models_)], axis=1)
                 return bank, H, {"fit_s": t1 - t0, "boost_outputs_s": time.perf_counter() - t1}
 
-            key = digest(bank_name, params, concept, views_key, *(rows[p] for p in PARTS))
+            key = digest(bank_name, getattr(rankers.get(bank_name), "version", 0), params, concept, views_key, *(rows[p] for p in PARTS))
             (bank, H, info), hit = cached("base_models", key, build, enabled=self.cache_base_models)
             extra["base_models"][concept] = {**info, "n_models": int(bank.n_models_), "from_cache": hit,
                                              **diagnostics(bank)}

@@ -70,3 +70,31 @@ def test_too_few_relevant_rows_is_one_clear_error():
     y[0] = 1
     with pytest.raises(InputError, match="at least 2 relevant"):
         SVMBank().fit(X, y)
+
+
+def test_auc_equals_scikit_learn_and_folds_are_stratified():
+    from sklearn.metrics import roc_auc_score
+
+    from rankbench.rankers.boosting.svm_bank import _stratified_folds, auc
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(60) < 0.3).astype(int)
+    s = np.round(rng.normal(size=60), 1)  # with ties
+    assert auc(s, y) == pytest.approx(roc_auc_score(y, s))
+    folds = _stratified_folds(y, 3, rng)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(60))
+    assert max(y[f].sum() for f in folds) - min(y[f].sum() for f in folds) <= 1
+
+
+def test_direct_libsvm_fit_equals_svc():
+    from rankbench.rankers.boosting.svm_bank import fit_svc, sq_dists
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] + 0.7 * rng.normal(size=50) > 0).astype(int)
+    K = np.exp(-0.4 * sq_dists(X, X))
+    for C in (0.5, 10.0):
+        sv, coef, b = fit_svc(K, y, C)
+        svc = SVC(C=C, kernel="precomputed").fit(K, y)
+        assert np.array_equal(sv, svc.support_)
+        assert np.allclose(K[:, sv] @ coef + b, svc.decision_function(K))
