@@ -4,7 +4,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/datasets),../shared/datasets,datasets))
 JOBS   ?= 2
-PAPERS := prosser yuli sharaf
+PAPERS := prosser yuli sharaf merler
+# run after a paper's configs (figures that read its run folders)
+AFTER_merler = $(BIN)/python scripts/merler_figures.py results/merler results/merler/figures
 
 .PHONY: install quickstart test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench clean
 
@@ -44,6 +46,7 @@ reproduce-$(1): install
 	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
 	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
 	[ -z "$$$$runs" ] || $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
+	$$(AFTER_$(1))
 endef
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 
