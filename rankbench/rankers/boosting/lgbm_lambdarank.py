@@ -30,7 +30,9 @@ def _lightgbm():
 class LGBMLambdaRank(ItemScorer, BaseEstimator):
     """LightGBM lambdarank on base-model outputs, two-leaf trees (Burges' LambdaMART; a peer of RankBoost), staged.
 
-    The boosting rows of one concept form one query (``group = [n]``); labels 1 relevant, 0 not.
+    The boosting rows of one concept form one query (``group = [n]``), or, above LightGBM's limit of
+    10,000 rows per query, ceil(n / 10,000) random queries with the relevant rows dealt evenly
+    (pairs are then formed within each query only); labels 1 relevant, 0 not.
     Trees with ``num_leaves`` leaves (2: a stump on one base model, the closest tree to
     RankBoost's weak rankers); LightGBM's other settings at their defaults (NDCG-driven
     lambdas, ``lambdarank_truncation_level`` 30, ``min_child_samples`` 20). Ranking evaluates the
@@ -61,7 +63,9 @@ class LGBMLambdaRank(ItemScorer, BaseEstimator):
         model = lgb.LGBMRanker(objective="lambdarank", n_estimators=int(self.n_estimators),
                                learning_rate=float(self.learning_rate), num_leaves=int(self.num_leaves),
                                random_state=self.random_state, n_jobs=1, verbose=-1)
-        model.fit(H, (np.asarray(y) > 0).astype(int), group=[len(H)])
+        labels = (np.asarray(y) > 0).astype(int)
+        order, groups = _queries(labels, self.random_state)
+        model.fit(H[order], labels[order], group=groups)
         self.booster_ = model.booster_
         self.trees_ = [_node(t["tree_structure"]) for t in self.booster_.dump_model()["tree_info"]]
         self.n_features_in_ = H.shape[1]
@@ -78,6 +82,28 @@ class LGBMLambdaRank(ItemScorer, BaseEstimator):
         for f in self.staged_decision_function(X):
             pass
         return f
+
+
+#: LightGBM's lambdarank refuses a query of more than 10,000 rows
+MAX_QUERY = 10000
+
+
+def _queries(labels: np.ndarray, seed) -> tuple[np.ndarray, list[int]]:
+    """Row order and query sizes: one query, or ceil(n / 10,000) random queries of near-equal size
+    with the relevant rows dealt evenly among them (LightGBM's limit per query)."""
+    n = len(labels)
+    q = -(-n // MAX_QUERY)
+    if q == 1:
+        return np.arange(n), [n]
+    rng = np.random.default_rng(seed)
+    query = np.empty(n, dtype=int)
+    start = 0
+    for cls in (1, 0):
+        idx = rng.permutation(np.flatnonzero(labels == cls))
+        query[idx] = (start + np.arange(len(idx))) % q
+        start += len(idx)
+    order = np.argsort(query, kind="stable")
+    return order, np.bincount(query, minlength=q).tolist()
 
 
 def _node(n: dict) -> dict:

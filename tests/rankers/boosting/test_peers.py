@@ -40,3 +40,15 @@ def test_xgboost_staged_margins_equal_its_predict(depth):
     stages = list(m.staged_decision_function(test))
     ref = m.booster_.predict(xgb.DMatrix(test), output_margin=True)
     assert len(stages) == 20 and np.allclose(stages[-1], ref, atol=1e-5)
+
+
+def test_lightgbm_queries_above_its_limit_are_split_evenly():
+    pytest.importorskip("lightgbm", reason="the optional peer LightGBM is not installed (rankbench[peers])")
+    from rankbench.rankers.boosting.lgbm_lambdarank import _queries
+
+    y = (np.arange(25000) % 50 == 0).astype(int)
+    order, groups = _queries(y, 0)
+    assert groups == [8334, 8333, 8333] and sorted(order.tolist()) == list(range(25000))
+    ys = np.split(y[order], np.cumsum(groups)[:-1])
+    assert [int(g.sum()) for g in ys] == [167, 167, 166]
+    assert _queries(y[:900], 0)[1] == [900]
