@@ -131,19 +131,22 @@ class ImbalancedRankBoost(ItemScorer, BaseEstimator):
         act = np.flatnonzero(f >= theta)
         order = act[np.argsort(-f[act], kind="stable")]
         fs = f[order]
-        R = h[order] * (s * v)[order, None]
+        R = h[order]
+        R *= (s * v)[order, None]
         np.cumsum(R, axis=0, out=R)                       # eq. 16 for all K models at once
+        r_hi, r_lo = R.max(axis=1), R.min(axis=1)         # the best |r| of each row, without a copy
+        r_row = np.where(r_hi >= -r_lo, r_hi, r_lo)
         ends = np.flatnonzero(np.r_[fs[1:] < fs[:-1], True])  # last row of each tied score
         cand = np.r_[theta, fs[ends]]                     # theta_{t-1}, then every score >= it
         rows = np.r_[ends[-1], ends]                      # theta_{t-1} keeps every active item
         above = f[f > theta]
         pen = round_penalty(self.regularizer, cand, theta, float(above.min()) if len(above) else theta)
-        best_k = np.argmax(np.abs(R[rows]), axis=1)
-        r_best = R[rows, best_k]
+        r_best = r_row[rows]
         r2 = np.minimum(r_best * r_best, R_MAX * R_MAX)
         L = np.exp(log_z) * np.sqrt(1.0 - r2) + lam * (omega + pen)
         g = int(np.argmin(L))
-        return int(best_k[g]), float(cand[g]), float(r_best[g]), float(L[g]), float(pen[g])
+        k = int(np.argmax(np.abs(R[rows[g]])))
+        return k, float(cand[g]), float(R[rows[g], k]), float(L[g]), float(pen[g])
 
     def staged_decision_function(self, X):
         """Scores after each round (a generator): model t is evaluated only where f_{t-1} >= theta_t."""
