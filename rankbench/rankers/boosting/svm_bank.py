@@ -47,9 +47,9 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     output is its decision value divided by the largest absolute decision value on its own bag
     and clipped to [-1, 1] (the paper normalises "to the range [-1, 1]" without saying how).
 
-    :meth:`model_output` evaluates one model on chosen rows in blocks of ``block`` rows: the
-    squared distances to the support vectors by one matrix product, then exp and a product with
-    the dual coefficients (the same function as ``SVC.decision_function``, without libsvm's
+    :meth:`model_output` evaluates one model on chosen rows in blocks of ``block`` rows: the RBF
+    exponents to every support vector by one matrix product (:func:`_expansion`), then exp and a
+    product with the dual coefficients (the same function as ``SVC.decision_function``, without libsvm's
     row-by-row loop), in single precision (outputs agree with libsvm's to about 1e-5, see the
     tests; twice the throughput of double precision). As an :class:`ItemScorer` the bank scores by the mean of its outputs.
 
@@ -66,7 +66,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
 
     accepts_views = True
     #: bumped when fitting changes, so that cached banks of older code are not reused
-    version = 2
+    version = 3
 
     def __init__(self, bags_per_type: PositiveInt = 2, max_bag: Annotated[int, Field(ge=4)] = 800,
                  C_grid: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = (1.0, 10.0),
@@ -116,7 +116,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         self.gamma_ = np.asarray(self.gamma_)
         self.scale_ = np.asarray(self.scale_)
         self.C_ = np.asarray(self.C_)
-        self._sv_sq = [np.einsum("ij,ij->i", s, s) for s in self.support_]
+        self._expansions = [_expansion(sv, g) for sv, g in zip(self.support_, self.gamma_)]
         n_sv = np.array([len(s) for s in self.support_])
         self.diagnostics_ = {"n_models": self.n_models_, "bag_size": 2 * k, "mean_support_vectors": float(n_sv.mean()),
                              "max_support_vectors": int(n_sv.max())}
@@ -159,16 +159,18 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
             raise InputError(f"svm_bank: view {self.views_[j]!r} missing from the input (has: "
                              f"{', '.join(X)})")
         rows = np.arange(len(V)) if rows is None else np.asarray(rows, dtype=np.intp)
-        sv, coef, sv_sq = self.support_[j], self.coef_[j], self._sv_sq[j]
-        g, b, scale = self.gamma_[j], self.intercept_[j], self.scale_[j]
+        centre, S_aug = self._expansions[j]
+        coef, b, scale = self.coef_[j], self.intercept_[j], self.scale_[j]
+        g = np.float32(self.gamma_[j])
         out = np.empty(len(rows))
         step = int(self.block)
         for s in range(0, len(rows), step):
-            Z = np.asarray(V[rows[s:s + step]], dtype=np.float32)
-            K = sq_dists(Z, sv, sv_sq)
-            K *= np.float32(-g)
-            np.exp(K, out=K)
-            out[s:s + step] = K @ coef
+            Z = np.asarray(V[rows[s:s + step]], dtype=np.float32) - centre
+            Z_aug = np.concatenate([Z, np.ones((len(Z), 1), np.float32),
+                                    (-g * np.einsum("ij,ij->i", Z, Z))[:, None]], axis=1)
+            E = Z_aug @ S_aug.T                 # -gamma ||z - s||^2 in one product
+            np.exp(E, out=E)
+            out[s:s + step] = E @ coef
         out += b
         out /= scale
         return np.clip(out, -1.0, 1.0, out=out)
@@ -181,6 +183,23 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """Mean output of the bank's models."""
         return self.outputs(X).mean(axis=1)
+
+
+def _expansion(sv: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, [2 gamma (s - c), -gamma ||s - c||^2, 1] per support vector s), single precision.
+
+    With a row [z - c, 1, -gamma ||z - c||^2], one matrix product gives
+    -gamma ||z - s||^2 = 2 gamma (z - c).(s - c) - gamma ||s - c||^2 - gamma ||z - c||^2 for every
+    (row, support vector) pair: the RBF exponent without separate passes for the norms.
+    Centring on the support vectors' mean keeps the terms small, so the cancellation in single
+    precision stays near 1e-6 (tested against scikit-learn's rbf_kernel).
+    """
+    centre = sv.mean(axis=0, dtype=np.float64).astype(np.float32)
+    S = sv - centre
+    g = np.float32(gamma)
+    S_aug = np.concatenate([2 * g * S, (-g * np.einsum("ij,ij->i", S, S))[:, None],
+                            np.ones((len(S), 1), np.float32)], axis=1)
+    return centre, np.ascontiguousarray(S_aug)
 
 
 def fit_svc(K: np.ndarray, y: np.ndarray, C: float) -> tuple[np.ndarray, np.ndarray, float]:
