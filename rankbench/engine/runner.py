@@ -163,7 +163,11 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
             loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
         dataset = loaded[dkey]
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
-        protocol.check_dataset(dataset)
+        try:
+            protocol.check_dataset(dataset)
+        except ConfigError as exc:  # a protocol names the key path; the file comes from here
+            msg = str(exc)
+            raise type(exc)(msg if msg.startswith(origin) else f"{origin}: {msg}") from None
         methods = []
         for rcfg in cfg.rankers:
             spec = _method(rcfg, cfg, origin)

@@ -6,7 +6,6 @@ import pytest
 
 from rankbench.datasets.base import Dataset
 from rankbench.errors import ConfigError, DataError, ParameterError
-from rankbench.metrics import average_precision
 from rankbench.registry import protocols, rankers
 from rankbench.report.claims import grade_claims
 from rankbench.utils.meter import Meter
@@ -138,3 +137,16 @@ def test_config_mistakes_are_one_line_errors():
         protocols.build("stacked_retrieval", {"base_fraction": 0.6, "boost_fraction": 0.4}).check_dataset(ds)
     with pytest.raises(DataError, match="no concept"):
         protocols.build("stacked_retrieval", {"min_positives": 200}).split(ds, np.random.default_rng(0))
+
+
+def test_a_bad_base_model_parameter_names_the_file_and_key_path(tmp_path):
+    from rankbench import app
+
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("dataset: {name: synthetic_collection, n_items: 3000, feature_types: [[4, 1.0]]}\n"
+                   "features: [{name: t0, extractor: array, key: feat/type00}]\n"
+                   "protocol: {name: stacked_retrieval, base_models: {ranker: svm_bank, max_bag: 2}}\n"
+                   "rankers: [{name: IRB, ranker: imbalanced_rankboost, combine: views}]\n")
+    with pytest.raises(ParameterError) as err:
+        app.validate(cfg)
+    assert str(err.value) == f"{cfg}: protocol.base_models.max_bag: expected an integer >= 4, got 2"

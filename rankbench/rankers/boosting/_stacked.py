@@ -19,13 +19,14 @@ R_MAX = 1.0 - 1e-10
 
 def training_outputs(H, y, who: str) -> tuple[np.ndarray, np.ndarray]:
     """(h in [0, 1] as (n, K) float array, s = +1 relevant / -1 not) from outputs in [-1, 1]."""
-    H = np.asarray(np.asarray(H) if not isinstance(H, LazyColumns) else np.asarray(H), dtype=float)
+    H = np.asarray(H, dtype=float)  # a LazyColumns evaluates every output here
     y = np.asarray(y).ravel()
     if H.ndim != 2 or len(H) != len(y):
         raise InputError(f"{who}: expected base-model outputs of shape ({len(y)}, n_models), got {H.shape}")
     if not np.isfinite(H).all() or H.min() < -1 - 1e-9 or H.max() > 1 + 1e-9:
         raise InputError(f"{who}: base-model outputs must be finite and in [-1, 1], got values in "
-                         f"[{np.nanmin(H):.3g}, {np.nanmax(H):.3g}]")
+                         f"[{np.nanmin(H):.3g}, {np.nanmax(H):.3g}] (it boosts base models: use protocol "
+                         "stacked_retrieval)")
     pos = y > 0
     if pos.all() or not pos.any():
         raise InputError(f"{who}: needs relevant and irrelevant training rows, got {int(pos.sum())} relevant "

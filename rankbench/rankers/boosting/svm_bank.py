@@ -50,8 +50,8 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     :meth:`model_output` evaluates one model on chosen rows in blocks of ``block`` rows: the RBF
     exponents to every support vector by one matrix product (:func:`_expansion`), then exp and a
     product with the dual coefficients (the same function as ``SVC.decision_function``, without libsvm's
-    row-by-row loop), in single precision (outputs agree with libsvm's to about 1e-5, see the
-    tests; twice the throughput of double precision). As an :class:`ItemScorer` the bank scores by the mean of its outputs.
+    row-by-row loop), in single precision (outputs agree with the double-precision RBF expansion
+    to 1e-5, tested; about twice the throughput of double precision). As an :class:`ItemScorer` the bank scores by the mean of its outputs.
 
     Parameters
     ----------
