@@ -116,7 +116,6 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         self.gamma_ = np.asarray(self.gamma_)
         self.scale_ = np.asarray(self.scale_)
         self.C_ = np.asarray(self.C_)
-        self._expansions = [_expansion(sv, g) for sv, g in zip(self.support_, self.gamma_)]
         n_sv = np.array([len(s) for s in self.support_])
         self.diagnostics_ = {"n_models": self.n_models_, "bag_size": 2 * k, "mean_support_vectors": float(n_sv.mean()),
                              "max_support_vectors": int(n_sv.max())}
@@ -159,6 +158,8 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
             raise InputError(f"svm_bank: view {self.views_[j]!r} missing from the input (has: "
                              f"{', '.join(X)})")
         rows = np.arange(len(V)) if rows is None else np.asarray(rows, dtype=np.intp)
+        if self.__dict__.get("_expansions") is None:  # built on first use, not pickled
+            self._expansions = [_expansion(sv, g) for sv, g in zip(self.support_, self.gamma_)]
         centre, S_aug = self._expansions[j]
         coef, b, scale = self.coef_[j], self.intercept_[j], self.scale_[j]
         g = np.float32(self.gamma_[j])
@@ -174,6 +175,13 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         out += b
         out /= scale
         return np.clip(out, -1.0, 1.0, out=out)
+
+    def __getstate__(self):
+        """Pickled without the evaluation matrices (rebuilt from the support vectors on first use),
+        which would double the size of a cached bank."""
+        state = super().__getstate__()
+        state.pop("_expansions", None)
+        return state
 
     def outputs(self, X) -> np.ndarray:
         """(n, n_models) outputs of every model on every row."""

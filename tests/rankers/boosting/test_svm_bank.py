@@ -98,3 +98,14 @@ def test_direct_libsvm_fit_equals_svc():
         svc = SVC(C=C, kernel="precomputed").fit(K, y)
         assert np.array_equal(sv, svc.support_)
         assert np.allclose(K[:, sv] @ coef + b, svc.decision_function(K))
+
+
+def test_pickled_bank_gives_the_same_outputs_without_its_evaluation_matrices():
+    import pickle
+
+    X, y = data()
+    bank = SVMBank(random_state=5).fit(X, y)
+    before = bank.outputs(X)
+    copy = pickle.loads(pickle.dumps(bank))
+    assert "_expansions" not in copy.__dict__
+    assert np.array_equal(copy.outputs(X), before)
