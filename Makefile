@@ -4,17 +4,19 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/datasets),../shared/datasets,datasets))
 JOBS   ?= 2
-PAPERS := prosser yuli sharaf
+PAPERS := prosser yuli sharaf merler
+# run after a paper's configs (figures that read its run folders)
+AFTER_merler = $(BIN)/python scripts/merler_figures.py results/merler results/merler/figures
 
 .PHONY: install quickstart run test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench demo-dask clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,peers]'
 	@touch $@
 
-install: $(BIN)/rankbench  ## create .venv and install rankbench with its test extras
+install: $(BIN)/rankbench  ## create .venv and install rankbench with its test extras and the peers
 
 quickstart: install  ## run the embedded synthetic re-identification example
 	$(BIN)/rankbench run configs/quickstart.yaml
@@ -53,6 +55,7 @@ reproduce-$(1): install
 	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
 	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
 	[ -z "$$$$runs" ] || $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
+	$$(AFTER_$(1))
 endef
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 

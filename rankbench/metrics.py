@@ -120,17 +120,26 @@ def average_precision(scores: np.ndarray, relevant: np.ndarray, depth: int | Non
     index first (deterministic, as trec_eval orders ties by document id, descending). Returns 0
     when there is nothing relevant.
     """
+    return average_precisions(scores, relevant, (depth,), n_relevant)[0]
+
+
+def average_precisions(scores: np.ndarray, relevant: np.ndarray, depths=(None,),
+                       n_relevant: int | None = None) -> list[float]:
+    """:func:`average_precision` at several depths (``None`` = full depth) from one sort."""
     scores = np.asarray(scores, dtype=float)
     rel = np.asarray(relevant).astype(bool)
     tp = int(rel.sum()) if n_relevant is None else int(n_relevant)
     if tp == 0:
-        return 0.0
+        return [0.0 for _ in depths]
     order = np.lexsort((-np.arange(len(scores)), -scores))
-    if depth is not None:
-        order = order[:depth]
     hits = rel[order]
-    prec_at_k = np.cumsum(hits) / np.arange(1, len(hits) + 1)
-    return float((prec_at_k * hits).sum() / tp)
+    contrib = np.cumsum(hits) / np.arange(1, len(hits) + 1) * hits
+    csum = np.cumsum(contrib)
+    out = []
+    for d in depths:
+        k = len(hits) if d is None else min(int(d), len(hits))
+        out.append(float(csum[k - 1] / tp) if k > 0 else 0.0)
+    return out
 
 
 # --------------------------------------------------------------------------- ordinal

@@ -111,6 +111,7 @@ CONFIG_CASES = [
     ("combine mode", cfg(**{"ranker: l1}": "ranker: l1, combine: both}"}), [], "combine: expected 'concat' or 'views'"),
     ("views for one-matrix ranker", cfg(**{"ranker: l1}": "ranker: l1, combine: views}"}), [], "takes one feature matrix; use combine: concat"),
     ("ranker cannot run here", cfg(**{"ranker: l1}": "ranker: ranksvm}"}), [], "cannot run under protocol 'reid'"),
+    ("booster outside stacking", cfg(**{"ranker: l1}": "ranker: imbalanced_rankboost}"}), [], "the ranker offers: model_booster"),
     ("import path module", cfg(**{"ranker: l1}": "ranker: 'nomodule_q:Thing'}"}), [], "cannot import 'nomodule_q'"),
     ("import path class", cfg(**{"ranker: l1}": "ranker: 'rankbench.metrics:Nope'}"}), [], "has no class 'Nope'"),
     ("import path file", cfg(**{"ranker: l1}": "ranker: '/nonexistent/r.py:R'}"}), [], "r.py not found"),

@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 
 from ..datasets.base import Dataset
 from ..features.base import Extractor
+from ..utils.diskcache import cache_dir
 from ..utils.fileio import atomic_save_npy, atomic_write_json
 
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("RANKBENCH_CACHE") or Path.home() / ".cache" / "rankbench")
+__all__ = ["cache_dir", "feature_key", "get_features"]
 
 
 def feature_key(dataset: Dataset, extractor: Extractor) -> str:

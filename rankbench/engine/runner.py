@@ -176,7 +176,11 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
             loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
         dataset = loaded[dkey]
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
-        protocol.check_dataset(dataset)
+        try:
+            protocol.check_dataset(dataset)
+        except ConfigError as exc:  # a protocol names the key path; the file comes from here
+            msg = str(exc)
+            raise type(exc)(msg if msg.startswith(origin) else f"{origin}: {msg}") from None
         methods = []
         for rcfg in cfg.rankers:
             spec = _method(rcfg, cfg, origin)
@@ -184,7 +188,7 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
             protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
             if not spec.feature_sets:
                 raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
-            if spec.combine == "views" and not accepts_views(probe):
+            if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
                 raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
                                   f"feature matrix; use combine: concat")
             methods.append(spec)

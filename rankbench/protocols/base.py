@@ -39,6 +39,9 @@ class Protocol(BaseEstimator, ABC):
     headline: str = ""
     #: families of the metrics it reports (declared in :mod:`rankbench.metrics`)
     metric_families: tuple[str, ...] = ()
+    #: True when the protocol itself uses a method's feature views (``combine: views``), e.g. to
+    #: train base models, and hands the ranker something derived from them
+    consumes_views: bool = False
 
     @abstractmethod
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from pydantic import Field
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
-from ..metrics import average_precision
+from ..metrics import average_precisions
 from ..params import OpenFraction, PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
@@ -76,23 +76,7 @@ class Retrieval(Protocol):
                 raise ConfigError("protocol.group_column: only with split_by: random (the dataset's own "
                                   "split decides where each item goes)")
             dataset.column(self.group_column)
-        R = dataset.arrays.get("relevance")
-        names = dataset.info.get("concepts")
-        if R is None or R.ndim != 2 or R.shape[0] != len(dataset):
-            raise DataError(f"protocol retrieval needs arrays['relevance'] (items x concepts, 0/1); dataset "
-                            f"{dataset.name!r} has arrays: {', '.join(dataset.arrays) or 'none'}")
-        if not np.isin(np.unique(R), (-1, 0, 1)).all():
-            raise DataError(f"dataset {dataset.name!r}: arrays['relevance'] must hold 1 (relevant), 0 (not) "
-                            "or -1 (unjudged)")
-        if names is None or len(names) != R.shape[1]:
-            raise DataError(f"protocol retrieval needs info['concepts'] naming the {R.shape[1]} relevance "
-                            f"columns of dataset {dataset.name!r}")
-        if self.concepts is not None:
-            unknown = [c for c in self.concepts if c not in names]
-            if unknown:
-                shown = ", ".join(list(names)[:20]) + (" ..." if len(names) > 20 else "")
-                raise ConfigError(f"protocol.concepts: unknown concept {unknown[0]!r} in dataset "
-                                  f"{dataset.name!r}; concepts: {shown}")
+        check_collection(dataset, self.concepts, self.registry_name)
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
@@ -110,10 +94,7 @@ class Retrieval(Protocol):
             perm = rng.permutation(n)
             n_train = int(round(self.train_fraction * n))
             train, test = np.sort(perm[:n_train]), np.sort(perm[n_train:])
-        names = list(dataset.info["concepts"])
-        wanted = names if self.concepts is None else list(self.concepts)
-        cols = np.array([names.index(c) for c in wanted], dtype=int)
-        R = np.asarray(dataset.arrays["relevance"])[:, cols]
+        wanted, R = concept_relevance(dataset, self.concepts)
         pos_tr, pos_te = (R[train] > 0).sum(0), (R[test] > 0).sum(0)
         neg_tr = (R[train] == 0).sum(0)
         keep = (pos_tr >= self.min_positives) & (pos_te >= self.min_positives) & (neg_tr > 0)
@@ -133,7 +114,6 @@ class Retrieval(Protocol):
         X_tr, X_te = take(X, train), take(X, test)
         depths = [int(d) for d in self.depths]
         metrics: dict[str, float] = {}
-        per_depth: dict[str, list[float]] = {f"@{d}": [] for d in depths} | {"": []}
         diag = {}
         for concept in split["concepts"]:
             c = names.index(concept)
@@ -149,14 +129,53 @@ class Retrieval(Protocol):
             s, rel = s.ravel(), R[test, c][judged_te] > 0
             if diagnostics(ranker):
                 diag[concept] = diagnostics(ranker)
-            for d in depths:
-                ap = average_precision(s, rel, depth=d)
-                metrics[f"ap@{d}/{concept}"] = ap
-                per_depth[f"@{d}"].append(ap)
-            ap = average_precision(s, rel)
-            metrics[f"ap/{concept}"] = ap
-            per_depth[""].append(ap)
-        for suffix, values in per_depth.items():
-            metrics[f"map{suffix}"] = float(np.mean(values))
+            metrics.update(ap_metrics(s, rel, depths, concept))
+        metrics.update(map_metrics(metrics, split["concepts"], depths))
         return TrialResult(metrics=metrics, extra={"n_concepts": len(split["concepts"]), "n_train": len(train),
                                                    "n_test": len(test), "diagnostics": diag})
+
+
+# ---------------------------------------------------------------------- shared by retrieval protocols
+def check_collection(dataset: Dataset, concepts: list[str] | None, who: str) -> None:
+    """A DataError / ConfigError unless the dataset has a 1 / 0 / -1 relevance matrix with named
+    concepts that include every name in ``concepts``."""
+    R = dataset.arrays.get("relevance")
+    names = dataset.info.get("concepts")
+    if R is None or R.ndim != 2 or R.shape[0] != len(dataset):
+        raise DataError(f"protocol {who} needs arrays['relevance'] (items x concepts, 0/1); dataset "
+                        f"{dataset.name!r} has arrays: {', '.join(dataset.arrays) or 'none'}")
+    if not np.isin(np.unique(R), (-1, 0, 1)).all():
+        raise DataError(f"dataset {dataset.name!r}: arrays['relevance'] must hold 1 (relevant), 0 (not) "
+                        "or -1 (unjudged)")
+    if names is None or len(names) != R.shape[1]:
+        raise DataError(f"protocol {who} needs info['concepts'] naming the {R.shape[1]} relevance "
+                        f"columns of dataset {dataset.name!r}")
+    if concepts is not None:
+        unknown = [c for c in concepts if c not in names]
+        if unknown:
+            shown = ", ".join(list(names)[:20]) + (" ..." if len(names) > 20 else "")
+            raise ConfigError(f"protocol.concepts: unknown concept {unknown[0]!r} in dataset "
+                              f"{dataset.name!r}; concepts: {shown}")
+
+
+def concept_relevance(dataset: Dataset, concepts: list[str] | None) -> tuple[list[str], np.ndarray]:
+    """The wanted concept names (default all) and their relevance columns (items x wanted)."""
+    names = list(dataset.info["concepts"])
+    wanted = names if concepts is None else list(concepts)
+    cols = np.array([names.index(c) for c in wanted], dtype=int)
+    return wanted, np.asarray(dataset.arrays["relevance"])[:, cols]
+
+
+def ap_metrics(scores: np.ndarray, relevant: np.ndarray, depths: list[int], concept: str) -> dict[str, float]:
+    """``ap@D/<concept>`` for every depth and ``ap/<concept>`` (full depth), from one sort."""
+    aps = average_precisions(scores, relevant, [*depths, None])
+    out = {f"ap@{d}/{concept}": ap for d, ap in zip(depths, aps)}
+    out[f"ap/{concept}"] = aps[-1]
+    return out
+
+
+def map_metrics(metrics: dict[str, float], concepts: list[str], depths: list[int]) -> dict[str, float]:
+    """``map@D`` and ``map``: the means of the per-concept APs over ``concepts``."""
+    out = {f"map@{d}": float(np.mean([metrics[f"ap@{d}/{c}"] for c in concepts])) for d in depths}
+    out["map"] = float(np.mean([metrics[f"ap/{c}"] for c in concepts]))
+    return out

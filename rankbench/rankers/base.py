@@ -12,6 +12,10 @@ capability (mixin)        methods                                               
 :class:`ItemScorer`       ``fit(X, y)``; ``decision_function(X) -> (n,)``             retrieval
 :class:`PairwiseRanker`   ``fit(X, pairs, sign)``; ``decision_function(X) -> (n,)``   comparison
 :class:`Classifier`       ``fit(X, y, constraints=None)``; ``predict(X)``             classification
+:class:`ModelBank`        ``fit(X, y)``; ``n_models_``; ``model_output(X, j, rows)``  stacked_retrieval
+                          (the base models a stacked protocol builds and shares)
+:class:`ModelBooster`     ``fit(H, y)``; ``decision_function(H) -> (n,)``, ``H`` the   stacked_retrieval
+                          base models' outputs in [-1, 1] (a matrix or LazyColumns)
 ========================  ==========================================================  =============
 
 * In ``PairScorer.fit``, ``y`` are identities and ``cams`` the camera/view of each row; a larger
@@ -26,6 +30,13 @@ capability (mixin)        methods                                               
   ``constraints`` only to rankers whose ``fit`` accepts it (:func:`fit_accepts`).
 * ``X`` is a 2-D float array, or, for rankers that set ``accepts_views = True``, a dict
   ``{view name: 2-D array}`` (multiple-kernel learners).
+* Under ``stacked_retrieval`` an ``ItemScorer`` is fitted on the base models' outputs on the
+  boosting rows (a plain (n, K) array) and scores the test rows through a :class:`LazyColumns`,
+  which computes model j's outputs only for the rows asked for (``column(j, rows)``) and counts
+  the evaluations; :func:`as_columns` gives array and lazy inputs one interface, and
+  ``np.asarray(lazy)`` evaluates everything for rankers that want a plain matrix. A ranker that
+  defines ``staged_decision_function(X)`` (a generator of the scores after each round, as in
+  scikit-learn's gradient boosting) gets its staged curve measured.
 * A fitted ranker may report about itself in ``diagnostics_``, a dict of scalars (a chosen ``C``)
   or of per-view numbers (learned kernel weights); protocols store it with the trial, and
   reports tabulate the scalars and plot the per-view numbers. Nothing else of a ranker's
@@ -103,6 +114,19 @@ class ItemScorer(_Capability):
     def decision_function(self, X): ...
 
 
+class ModelBooster(_Capability):
+    """Capability: combine base models into one item score (Merler et al. 3-4); its inputs are
+    the base models' outputs in [-1, 1], so only a stacked protocol, which builds them, can feed it."""
+
+    _capability = "model_booster"
+
+    @abstractmethod
+    def fit(self, H, y): ...
+
+    @abstractmethod
+    def decision_function(self, H): ...
+
+
 class PairwiseRanker(_Capability):
     """Capability: learn a scoring function from ordered pairs; used by the comparison protocol."""
 
@@ -125,6 +149,93 @@ class Classifier(_Capability):
 
     @abstractmethod
     def predict(self, X): ...
+
+
+class ModelBank(_Capability):
+    """Capability: a bank of base models whose outputs are ranking features (Merler et al. 5.1).
+
+    ``fit(X, y)`` on the base rows (``X`` a dict of views or a matrix); ``n_models_`` after fit;
+    ``model_output(X, j, rows)`` the outputs of model j on ``rows`` of ``X``, shape (len(rows),),
+    computed in vectorised blocks. The stacked protocol builds the bank once per trial and
+    concept and shares it between the compared methods.
+    """
+
+    _capability = "model_bank"
+
+    @abstractmethod
+    def fit(self, X, y): ...
+
+    @abstractmethod
+    def model_output(self, X, j: int, rows: np.ndarray) -> np.ndarray: ...
+
+
+class LazyColumns:
+    """An (n_rows, n_cols) matrix whose column j is computed only where asked, and counted.
+
+    ``evaluate(j, rows) -> (len(rows),)`` computes column j on the given row positions (a base
+    model's outputs on some items, in vectorised blocks). :meth:`column` evaluates only the rows
+    of column j not computed before, keeps them, and adds their number to ``n_evals``: the
+    ranking cost of Merler et al. (Sec. 5.2, Fig. 5) counted in base-model evaluations.
+    ``np.asarray(lazy)`` evaluates every missing entry (for rankers that want a plain matrix).
+
+    Parameters
+    ----------
+    evaluate : callable (j, rows) -> 1-D array
+    shape : (n_rows, n_cols)
+    """
+
+    def __init__(self, evaluate, shape: tuple[int, int]):
+        self._evaluate = evaluate
+        self.shape = (int(shape[0]), int(shape[1]))
+        self._values = np.zeros(self.shape)
+        self._known = np.zeros(self.shape, dtype=bool)
+        self.n_evals = 0
+
+    @classmethod
+    def of_array(cls, A) -> "LazyColumns":
+        """A plain 2-D array behind the same interface (its evaluations are counted too)."""
+        A = np.asarray(A, dtype=float)
+        if A.ndim != 2:
+            raise ValueError(f"expected a 2-D array of base-model outputs, got shape {A.shape}")
+        return cls(lambda j, rows: A[rows, j], A.shape)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    @property
+    def ndim(self) -> int:
+        return 2
+
+    def column(self, j: int, rows=None) -> np.ndarray:
+        """Column ``j`` on ``rows`` (default every row), computing only entries not known yet."""
+        j = int(j)
+        if not 0 <= j < self.shape[1]:
+            raise IndexError(f"column {j} out of range for {self.shape[1]} columns")
+        rows = np.arange(self.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+        missing = rows[~self._known[rows, j]]
+        if len(missing):
+            missing = np.unique(missing)
+            vals = np.asarray(self._evaluate(j, missing), dtype=float).reshape(-1)
+            if vals.shape != missing.shape:
+                raise ValueError(f"evaluate({j}, rows) returned {vals.shape[0]} values for {len(missing)} rows")
+            self._values[missing, j] = vals
+            self._known[missing, j] = True
+            self.n_evals += len(missing)
+        return self._values[rows, j]
+
+    def columns(self, cols, rows=None) -> np.ndarray:
+        """(len(rows), len(cols)) block of several columns."""
+        return np.stack([self.column(j, rows) for j in cols], axis=1) if len(cols) else \
+            np.zeros((self.shape[0] if rows is None else len(rows), 0))
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.columns(range(self.shape[1]))
+        return out if dtype is None else out.astype(dtype)
+
+
+def as_columns(X) -> LazyColumns:
+    """``X`` itself when it is a :class:`LazyColumns`, else a plain 2-D array wrapped as one."""
+    return X if isinstance(X, LazyColumns) else LazyColumns.of_array(X)
 
 
 def _checked(fit):

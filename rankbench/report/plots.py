@@ -33,7 +33,7 @@ from ..metrics import is_rate, metric_info
 from .claims import mean_curve
 from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
 
-__all__ = ["PlotFile", "make_plots", "headline_metric", "cmc_figure", "bar_figure", "task_figure", "sweep_figures",
+__all__ = ["PlotFile", "make_plots", "headline_metric", "cmc_figure", "bar_figure", "task_figure", "sweep_figure",
            "time_figure", "curve_figure", "kernel_weight_figure", "STYLE"]
 
 STYLE = {

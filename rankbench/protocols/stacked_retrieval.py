@@ -1,0 +1,261 @@
+"""Stacked concept retrieval (Merler et al., Sec. 5.1): base models, then boosting on held-out rows.
+
+Merler, Yan & Smith, "Imbalanced RankBoost for Efficiently Ranking Large-Scale Image/Video
+Collections": per trial the collection is split into base rows (50 %) that train the *base
+models* (RBF-SVMs on balanced bags, one feature type each), boosting rows (20 %) on whose
+base-model outputs every compared method is fitted, and test rows (30 %) that are ranked per
+concept. The result is MAP against *ranking time* (Figure 6): ranking a test collection costs
+base-model evaluations, which Imbalanced RankBoost saves on low-ranked items.
+
+Per trial and concept (unjudged items, -1, are left out of every part for that concept):
+
+1. the base models: the ranker named by ``base_models`` (a :class:`~rankbench.rankers.base.ModelBank`,
+   built through the registry) fitted on the base rows and the feature views; with its outputs
+   on the boosting rows H (n_boost x n_models). Both are built once per (trial, concept) and
+   shared by every compared method: they are kept on disk (:func:`rankbench.utils.diskcache.cached`),
+   keyed by a digest of the rows, the concept, the views and the bank's parameters and seed;
+2. each compared method (a :class:`~rankbench.rankers.base.ModelBooster`, or any
+   :class:`~rankbench.rankers.base.ItemScorer`) is fitted on (H, labels);
+3. it scores the test rows through a :class:`~rankbench.rankers.base.LazyColumns` that evaluates
+   base model j only on the rows asked for and counts the evaluations. ``rank_s`` is the wall
+   time of scoring the test rows (base-model evaluations included); ``evals`` the base-model
+   evaluations per test item. A method with ``staged_decision_function`` is timed round by
+   round; its curve (``curves["staged"]``: round, evals, rank_s, map@D, map; means over
+   concepts, rank_s cumulative within each concept) is what Figure 6 plots and what
+   ``dominates`` / ``speedup`` claims read. A concept whose method stopped early keeps its last
+   values in later rounds. Per-concept curves (rank_s, ap) are stored as
+   ``curves["staged/<concept>"]`` (Figure 7).
+
+Metrics: ``ap@D/<c>``, ``ap/<c>``, ``rank_s/<c>``, ``evals/<c>`` and their means over concepts
+``map@D``, ``map``, ``rank_s``, ``evals``. ``test_s`` (the meter's scoring time) also holds the
+curve's bookkeeping for staged methods; ``rank_s`` does not.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Callable
+
+import numpy as np
+from pydantic import Field
+
+from ..datasets.base import Dataset
+from ..errors import ConfigError, DataError
+from ..params import OpenFraction, PositiveInt, check_params, init_params
+from ..rankers.base import LazyColumns, capabilities, diagnostics
+from ..registry import protocols, rankers
+from ..utils.diskcache import cached, digest
+from ..utils.meter import Meter
+from .base import Protocol, TrialResult, take
+from .retrieval import ap_metrics, check_collection, concept_relevance, map_metrics
+
+PARTS = ("base", "boost", "test")
+
+
+@protocols.register("stacked_retrieval")
+class StackedRetrieval(Protocol):
+    """Merler et al.'s protocol: shared base models on 50 %, boosting on 20 %, MAP@D against ranking time on 30 %.
+
+    Parameters
+    ----------
+    base_models : dict
+        ``{ranker: <a model bank, e.g. svm_bank>, <its parameters>...}``; built through the
+        registry, fitted on the base rows of every (trial, concept).
+    base_fraction, boost_fraction : float
+        Shares of the items (or of the groups) that train the base models and the boosting; the
+        rest is ranked (paper: 0.5 and 0.2).
+    depths : list of int
+        Cut-offs D of ``ap@D`` / ``map@D``; full depth is always reported.
+    concepts : list of str, optional
+        Evaluate only these concepts (default all).
+    min_positives : int
+        Least number of relevant items a concept needs in each of the three parts (and two
+        irrelevant ones), else it is left out of the trial (the kept ones are stored with the split).
+    group_column : str, optional
+        Split whole groups (videos, person tracks) instead of items.
+    cache_base_models : bool
+        Keep base models on disk (``$RANKBENCH_CACHE/base_models``) for other methods and runs.
+    """
+
+    capability = ("model_booster", "item_scorer")
+    headline = "map"
+    metric_families = ("ap@D", "ap", "map@D", "map")
+    #: the feature views feed the base models, not the compared methods (see DEVELOPING.md)
+    consumes_views = True
+
+    def __init__(self, base_models: dict[str, Any] | None = None, base_fraction: OpenFraction = 0.5,
+                 boost_fraction: OpenFraction = 0.2, depths: tuple[PositiveInt, ...] = (100, 500),
+                 concepts: Annotated[list[str], Field(min_length=1)] | None = None,
+                 min_positives: Annotated[int, Field(ge=2)] = 2, group_column: str | None = None,
+                 cache_base_models: bool = True):
+        self.base_models = base_models
+        self.base_fraction = base_fraction
+        self.boost_fraction = boost_fraction
+        self.depths = depths
+        self.concepts = concepts
+        self.min_positives = min_positives
+        self.group_column = group_column
+        self.cache_base_models = cache_base_models
+
+    # ------------------------------------------------------------------ checks
+    def _bank_spec(self) -> tuple[str, dict[str, Any]]:
+        spec = dict(self.base_models or {"ranker": "svm_bank"})
+        name = spec.pop("ranker", None)
+        if not isinstance(name, str):
+            raise ConfigError(f"protocol.base_models.ranker: expected a model-bank ranker name (e.g. svm_bank), "
+                              f"got {name!r}")
+        cls = rankers.get(name, "protocol.base_models.ranker")
+        if "model_bank" not in capabilities(cls):
+            raise ConfigError(f"protocol.base_models.ranker: {name!r} is not a model bank (it offers: "
+                              f"{', '.join(sorted(capabilities(cls))) or 'nothing'}); e.g. svm_bank")
+        return name, check_params(cls, spec, "protocol.base_models")
+
+    def check_dataset(self, dataset: Dataset) -> None:
+        if self.base_fraction + self.boost_fraction >= 1:
+            raise ConfigError(f"protocol.boost_fraction: expected base_fraction + boost_fraction < 1 (the rest "
+                              f"is ranked), got {self.base_fraction} + {self.boost_fraction}")
+        self._bank_spec()
+        if self.group_column is not None:
+            dataset.column(self.group_column)
+        check_collection(dataset, self.concepts, self.registry_name)
+
+    # ------------------------------------------------------------------ split
+    def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
+        n = len(dataset)
+        if self.group_column is not None:  # whole groups (videos, tracks) in one part
+            groups = np.asarray(dataset.column(self.group_column))
+            uniq = rng.permutation(np.unique(groups))
+            cut = np.round(np.cumsum([self.base_fraction, self.boost_fraction]) * len(uniq)).astype(int)
+            part = np.full(n, 2)
+            part[np.isin(groups, uniq[:cut[1]])] = 1
+            part[np.isin(groups, uniq[:cut[0]])] = 0
+        else:
+            perm = rng.permutation(n)
+            cut = np.round(np.cumsum([self.base_fraction, self.boost_fraction]) * n).astype(int)
+            part = np.empty(n, dtype=int)
+            part[perm[:cut[0]]], part[perm[cut[0]:cut[1]]], part[perm[cut[1]:]] = 0, 1, 2
+        rows = {p: np.flatnonzero(part == i) for i, p in enumerate(PARTS)}
+        wanted, R = concept_relevance(dataset, self.concepts)
+        keep = np.ones(len(wanted), bool)
+        for p in PARTS:
+            keep &= (R[rows[p]] > 0).sum(0) >= self.min_positives
+            keep &= (R[rows[p]] == 0).sum(0) >= 2
+        if not keep.any():
+            raise DataError(f"protocol stacked_retrieval: no concept of dataset {dataset.name!r} has at least "
+                            f"{self.min_positives} relevant items in each of the base, boosting and test rows")
+        return {**{p: rows[p].tolist() for p in PARTS},
+                "concepts": [c for c, k in zip(wanted, keep) if k],
+                "bank_seed": int(rng.integers(2**31 - 1))}
+
+    # ------------------------------------------------------------------ evaluate
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+                 meter: Meter) -> TrialResult:
+        names = list(dataset.info["concepts"])
+        R = np.asarray(dataset.arrays["relevance"])
+        depths = [int(d) for d in self.depths]
+        bank_name, bank_params = self._bank_spec()
+        views_key = digest(X) if self.cache_base_models else ""
+        metrics: dict[str, float] = {}
+        curves: dict[str, Any] = {}
+        per_concept_curves = []
+        extra: dict[str, Any] = {"base_models": {}, "diagnostics": {}}
+        for ci, concept in enumerate(split["concepts"]):
+            c = names.index(concept)
+            rows = {p: np.asarray(split[p], dtype=int) for p in PARTS}
+            rows = {p: r[R[r, c] >= 0] for p, r in rows.items()}  # unjudged: left out (trec_eval -J)
+            seed = int(np.random.SeedSequence([int(split["bank_seed"]), ci]).generate_state(1)[0] & 0x7FFFFFFF)
+
+            params = dict(bank_params)
+            if "random_state" in init_params(rankers.get(bank_name)) and params.get("random_state") is None:
+                params["random_state"] = seed  # one stream per (trial, concept), recorded via bank_seed
+
+            def build():
+                bank = rankers.build(bank_name, params, "protocol.base_models")
+                t0 = time.perf_counter()
+                bank.fit(take(X, rows["base"]), (R[rows["base"], c] > 0).astype(int))
+                t1 = time.perf_counter()
+                X_boost = take(X, rows["boost"])
+                H = np.stack([bank.model_output(X_boost, j, np.arange(len(rows["boost"])))
+                              for j in range(bank.n_models_)], axis=1)
+                return bank, H, {"fit_s": t1 - t0, "boost_outputs_s": time.perf_counter() - t1}
+
+            key = digest(bank_name, getattr(rankers.get(bank_name), "version", 0), params, concept, views_key, *(rows[p] for p in PARTS))
+            (bank, H, info), hit = cached("base_models", key, build, enabled=self.cache_base_models)
+            extra["base_models"][concept] = {**info, "n_models": int(bank.n_models_), "from_cache": hit,
+                                             **diagnostics(bank)}
+            ranker = make_ranker()
+            with meter.train():
+                ranker.fit(H, (R[rows["boost"], c] > 0).astype(int))
+            if diagnostics(ranker):
+                extra["diagnostics"][concept] = diagnostics(ranker)
+            X_test = take(X, rows["test"])
+            cols = LazyColumns(lambda j, r: bank.model_output(X_test, j, r), (len(rows["test"]), bank.n_models_))
+            rel = R[rows["test"], c] > 0
+            with meter.test():
+                s, rank_s, curve = _rank(ranker, cols, rel, depths)
+            metrics.update(ap_metrics(s, rel, depths, concept))
+            metrics[f"rank_s/{concept}"] = rank_s
+            metrics[f"evals/{concept}"] = cols.n_evals / len(rel)
+            if curve is not None:
+                per_concept_curves.append(curve)
+                curves[f"staged/{concept}"] = {"rank_s": curve["rank_s"], "ap": curve["ap"]}
+        kept = split["concepts"]
+        metrics.update(map_metrics(metrics, kept, depths))
+        metrics["rank_s"] = float(np.mean([metrics[f"rank_s/{c}"] for c in kept]))
+        metrics["evals"] = float(np.mean([metrics[f"evals/{c}"] for c in kept]))
+        if per_concept_curves:
+            curves["staged"] = _mean_curve(per_concept_curves, depths)
+        extra.update(n_concepts=len(kept), **{f"n_{p}": len(split[p]) for p in PARTS})
+        return TrialResult(metrics=metrics, curves=curves, extra=extra)
+
+
+def _rank(ranker, cols: LazyColumns, rel: np.ndarray, depths: list[int]):
+    """(final scores, ranking seconds, per-round curve or None) of one method on one concept."""
+    n = len(rel)
+    staged = getattr(ranker, "staged_decision_function", None)
+    if staged is None:
+        t0 = time.perf_counter()
+        s = np.asarray(ranker.decision_function(cols), dtype=float)
+        elapsed = time.perf_counter() - t0
+        _check_shape(s, n)
+        return s.ravel(), elapsed, None
+    curve: dict[str, list[float]] = {"evals": [], "rank_s": [], "ap": [], **{f"ap@{d}": [] for d in depths}}
+    elapsed, s = 0.0, None
+    gen = iter(staged(cols))
+    while True:
+        t0 = time.perf_counter()
+        try:
+            s = next(gen)
+        except StopIteration:
+            break
+        elapsed += time.perf_counter() - t0
+        s = np.asarray(s, dtype=float)
+        _check_shape(s, n)
+        aps = ap_metrics(s.ravel(), rel, depths, "")
+        curve["evals"].append(cols.n_evals / n)
+        curve["rank_s"].append(elapsed)
+        curve["ap"].append(aps["ap/"])
+        for d in depths:
+            curve[f"ap@{d}"].append(aps[f"ap@{d}/"])
+    if s is None:
+        raise ValueError("staged_decision_function yielded no scores")
+    return s.ravel(), elapsed, curve
+
+
+def _check_shape(s: np.ndarray, n: int) -> None:
+    if s.shape not in ((n,), (n, 1)):
+        raise ValueError(f"decision_function returned shape {s.shape}, expected ({n},)")
+
+
+def _mean_curve(curves: list[dict[str, list[float]]], depths: list[int]) -> dict[str, list[float]]:
+    """Means over concepts, round by round; a concept that stopped early keeps its last values."""
+    T = max(len(c["rank_s"]) for c in curves)
+
+    def padded(key):
+        return np.array([np.r_[c[key], np.full(T - len(c[key]), c[key][-1])] for c in curves]).mean(axis=0)
+
+    out = {"round": list(range(1, T + 1)), "evals": padded("evals").tolist(), "rank_s": padded("rank_s").tolist(),
+           "map": padded("ap").tolist()}
+    for d in depths:
+        out[f"map@{d}"] = padded(f"ap@{d}").tolist()
+    return out

@@ -1,0 +1,130 @@
+"""Speed of the Merler et al. reproduction, side by side, with ratios (no timed tests).
+
+On the generated collection at the paper's scale (52,347 items, 50 / 20 / 30 % split) with
+``--types`` feature types (default 100, 16-64 dims, as the paper's 100) and 2 RBF-SVMs per type
+(200 base models, the paper's count) for one frequent concept, so that bags hold 800 rows and
+models up to 800 support vectors:
+
+1. base-model evaluation throughput: svm_bank's blockwise single-precision RBF expansion against
+   scikit-learn's ``SVC.decision_function`` (libsvm, one row at a time) on the same model, in
+   evaluations (item x model) per second;
+2. the wall time of evaluating all 200 models on the ~15,700 test items (the cost of a RankBoost
+   that uses every model) and of the ranking a 200-round RankBoost actually does;
+3. training time of Imbalanced RankBoost against RankBoost on the same boosting outputs
+   (~10,500 x 200), same number of rounds (target: within 2x; one IRB round is
+   O(N log N + N K) over the items still above the threshold, RankBoost's O(N K)), and IRB's
+   worst case, thresholds that never cut;
+4. the peers (LightGBM lambdarank, xgboost rank:pairwise, stumps) on the same outputs: training
+   and ranking time (lazy, from their trees) beside RankBoost's.
+
+The SVMs here skip cross-validation (one C, gamma point): this measures evaluation and boosting,
+not model selection. Usage: python scripts/bench_merler.py [--types 100] [--rounds 100]
+[--data-root ...] (the data root is not needed; accepted for ``make bench``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rankbench.datasets.synthetic_collection import SyntheticCollection  # noqa: E402
+from rankbench.rankers.base import LazyColumns  # noqa: E402
+from rankbench.registry import rankers  # noqa: E402
+
+
+def timed(fn, *args, **kw):
+    t0 = time.perf_counter()
+    out = fn(*args, **kw)
+    return out, time.perf_counter() - t0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--types", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=100)
+    ap.add_argument("--concept", default="Computer_TV-screen", help="a frequent concept: bags of 800")
+    ap.add_argument("--data-root", default=None)
+    args = ap.parse_args(argv)
+
+    rng = np.random.default_rng(0)
+    dims = np.array([16, 32, 48, 64])[np.arange(args.types) % 4]
+    noise = np.geomspace(0.4, 2.0, args.types)
+    (ds, t_gen) = timed(SyntheticCollection(feature_types=[[int(d), float(s)] for d, s in zip(dims, noise)]).load)
+    views = {k[5:]: v for k, v in ds.arrays.items() if k.startswith("feat/")}
+    c = ds.info["concepts"].index(args.concept)
+    y = ds.arrays["relevance"][:, c].astype(int)
+    perm = rng.permutation(len(y))
+    base, boost, test = np.sort(perm[:26174]), np.sort(perm[26174:36643]), np.sort(perm[36643:])
+    print(f"collection: {len(y)} items, {args.types} feature types, generated in {t_gen:.1f} s; concept "
+          f"{args.concept}: {y[base].sum()} / {y[boost].sum()} / {y[test].sum()} relevant in base / boost / test")
+
+    bank = rankers.build("svm_bank", {"bags_per_type": 2, "C_grid": [1.0], "gamma_grid": [1.0], "random_state": 0})
+    _, t_fit = timed(bank.fit, {k: v[base] for k, v in views.items()}, y[base])
+    n_sv = np.array([len(s) for s in bank.support_])
+    print(f"base models: {bank.n_models_} RBF-SVMs on bags of {bank.diagnostics_['bag_size']}, support vectors "
+          f"{n_sv.min()}-{n_sv.max()} (mean {n_sv.mean():.0f}); trained in {t_fit:.1f} s (no CV)")
+
+    # 1. throughput on one model, against libsvm's own row-by-row decision function
+    from sklearn.svm import SVC
+
+    j = int(np.argmax(n_sv))
+    V = views[bank.views_[j]]
+    svc = SVC(C=bank.C_[j], gamma=bank.gamma_[j]).fit(V[bank.bags_[j]], y[bank.bags_[j]])
+    X_test = {k: v[test] for k, v in views.items()}
+    rows = np.arange(len(test))
+    _, t_ours = timed(bank.model_output, X_test, j, rows)
+    _, t_sk = timed(svc.decision_function, V[test])
+    print(f"\n1. one model ({n_sv[j]} support vectors, {V.shape[1]} dims) on {len(test)} items: svm_bank "
+          f"{len(test) / t_ours:,.0f} evaluations/s, SVC.decision_function {len(test) / t_sk:,.0f}/s "
+          f"({t_sk / t_ours:.1f}x)")
+
+    # 2. all models on the test part; boosting outputs for 3. and 4.
+    H_test, t_all = timed(lambda: np.stack([bank.model_output(X_test, k, rows) for k in range(bank.n_models_)], 1))
+    n_eval = H_test.size
+    print(f"2. all {bank.n_models_} models on the {len(test)} test items: {t_all:.1f} s "
+          f"({n_eval / t_all:,.0f} evaluations/s over {n_eval:,} evaluations)")
+    X_boost = {k: v[boost] for k, v in views.items()}
+    H_boost = np.stack([bank.model_output(X_boost, k, np.arange(len(boost))) for k in range(bank.n_models_)], 1)
+    yb = y[boost]
+
+    def ranking(model):
+        cols = LazyColumns(lambda k, r: bank.model_output(X_test, k, r), (len(test), bank.n_models_))
+        _, t = timed(model.decision_function, cols)
+        return t, cols.n_evals / len(test)
+
+    rb, t_rb = timed(rankers.build("bipartite_rankboost", {"n_rounds": args.rounds}).fit, H_boost, yb)
+    irb, t_irb = timed(rankers.build("imbalanced_rankboost", {"n_rounds": args.rounds, "tol": 0.0}).fit, H_boost, yb)
+    held, t_held = timed(rankers.build("imbalanced_rankboost", {"n_rounds": args.rounds, "tol": 0.0,
+                                                             "lam": 1e12}).fit, H_boost, yb)
+    rb_rank, rb_evals = ranking(rb)
+    irb_rank, irb_evals = ranking(irb)
+    print(f"   RankBoost, {args.rounds} rounds: ranking {rb_rank:.1f} s ({rb_evals:.1f} models per item)")
+    print(f"\n3. training on the same {H_boost.shape[0]} x {H_boost.shape[1]} boosting outputs, {args.rounds} rounds:")
+    print(f"   RankBoost {t_rb:.2f} s, Imbalanced RankBoost {t_irb:.2f} s: ratio {t_irb / t_rb:.2f} (target <= 2); "
+          f"IRB ranking {irb_rank:.1f} s ({irb_evals:.1f} models per item, {rb_rank / irb_rank:.1f}x faster)")
+    print(f"   worst case, thresholds held (lambda = 1e12, every item active in every round): IRB {t_held:.2f} s, "
+          f"ratio {t_held / t_rb:.2f} (a round's running sums over all N x K outputs against one N x K product)")
+
+    print("\n4. peers on the same outputs (training / ranking, models read per item):")
+    print(f"   {'RankBoost':22s} {t_rb:7.2f} s / {rb_rank:6.1f} s  {rb_evals:6.1f}")
+    print(f"   {'Imbalanced RankBoost':22s} {t_irb:7.2f} s / {irb_rank:6.1f} s  {irb_evals:6.1f}")
+    for name, params in (("lgbm_lambdarank", {"n_estimators": args.rounds, "random_state": 0}),
+                         ("xgb_pairwise", {"n_estimators": args.rounds, "random_state": 0})):
+        try:
+            m, t = timed(rankers.build(name, params).fit, H_boost, yb)
+        except Exception as exc:  # an absent optional peer
+            print(f"   {name:22s} not run: {exc}")
+            continue
+        r, e = ranking(m)
+        print(f"   {name:22s} {t:7.2f} s / {r:6.1f} s  {e:6.1f}   (training {t / t_rb:.1f}x RankBoost's)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
