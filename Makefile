@@ -4,9 +4,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/datasets),../shared/datasets,datasets))
 JOBS   ?= 2
-PAPERS := prosser yuli sharaf
+PAPERS := prosser yuli sharaf yan
 
-.PHONY: install quickstart test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench clean
+.PHONY: install quickstart test regress reproduce-all yuli-figures yan-figures $(addprefix reproduce-,$(PAPERS)) bench clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,12 +44,18 @@ reproduce-$(1): install
 	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
 	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
 	[ -z "$$$$runs" ] || $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
+	$(AFTER_$(1))
 endef
+# a paper's figures drawn from its run folders, after its configs have run
+AFTER_yan := $(BIN)/python scripts/yan_figures.py results/yan --out results/yan/figures
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 
 reproduce-yuli: yuli-figures
 yuli-figures: install  ## the paper's figures 2-4 and 6 (distances, 3-D embeddings)
 	$(BIN)/python scripts/yuli_figures.py results/yuli/figures --data-root $(DATA)
+
+yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of make reproduce-yan
+	$(AFTER_yan)
 
 reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md
 	$(BIN)/rankbench collect $$(ls -d $(foreach p,$(PAPERS),results/$(p)/*/) 2>/dev/null) --out results/REPORT.md
