@@ -20,7 +20,7 @@ from rankbench.protocols.video_classification import (
 )
 from rankbench.rankers.base import Classifier
 from rankbench.rankers.logistic.klr import KernelLogisticRegression
-from rankbench.registry import features, protocols, rankers
+from rankbench.registry import datasets, features, protocols, rankers
 from rankbench.utils.meter import Meter
 
 PEOPLE = {10: 0, 20: 50, 30: 100}  # identity (= track): frame of its first crop
@@ -387,8 +387,7 @@ rankers: [{name: KLR, ranker: kernel_logreg}]
 def test_real_towncentre_six_people(shared_data):
     """Town Centre's 6 people with most crops (the paper's single-day setting: 63 sequences,
     363 images): 69 sequences / 507 crops; 21 training sequences; constraints from 20 sequences."""
-    ds = __import__("rankbench.registry", fromlist=["datasets"]).datasets.build(
-        "towncentre", {"top_k": 6}).load(str(shared_data))
+    ds = datasets.build("towncentre", {"top_k": 6}).load(str(shared_data))
     X = features.build("hsv_hist", {}).extract(ds)
     p = build(n_constraints=20, strategy="both")
     p.check_dataset(ds)
