@@ -4,11 +4,12 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/datasets),../shared/datasets,datasets))
 JOBS   ?= 2
-PAPERS := prosser yuli sharaf merler
+PAPERS := prosser yuli sharaf merler yan
 # run after a paper's configs (figures that read its run folders)
 AFTER_merler = $(BIN)/python scripts/merler_figures.py results/merler results/merler/figures
+AFTER_yan = $(BIN)/python scripts/yan_figures.py results/yan --out results/yan/figures
 
-.PHONY: install quickstart run test regress reproduce-all yuli-figures $(addprefix reproduce-,$(PAPERS)) bench demo-dask clean
+.PHONY: install quickstart run test regress reproduce-all yuli-figures yan-figures $(addprefix reproduce-,$(PAPERS)) bench demo-dask clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,18 +51,24 @@ regress: install
 define reproduce
 reproduce-$(1): install
 	@set -e; runs=""; mkdir -p results/$(1); for cfg in configs/$(1)/*.yaml; do \
-	  out=results/$(1)/$$$$(basename $$$$cfg .yaml); rm -rf $$$$out; echo "== $$$$cfg"; \
+	  out=results/$(1)/$$$$(basename $$$$cfg .yaml); \
+	  if [ -e $$$$out ]; then mkdir -p results/$(1)/.previous; \
+	    mv $$$$out results/$(1)/.previous/$$$$(basename $$$$out)-$$$$(date +%Y%m%d-%H%M%S); fi; echo "== $$$$cfg"; \
 	  if ! $(BIN)/rankbench run $$$$cfg --data-root $(DATA) --jobs $(JOBS) --out $$$$out --quiet > $$$$out.log 2>&1; then \
 	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
 	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
 	[ -z "$$$$runs" ] || $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
 	$$(AFTER_$(1))
 endef
+# a paper's figures drawn from its run folders, after its configs have run
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 
 reproduce-yuli: yuli-figures
 yuli-figures: install  ## the paper's figures 2-4 and 6 (distances, 3-D embeddings)
 	$(BIN)/python scripts/yuli_figures.py results/yuli/figures --data-root $(DATA)
+
+yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of make reproduce-yan
+	$(AFTER_yan)
 
 reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md and REPORT.html
 	$(BIN)/rankbench collect $$(ls -d $(foreach p,$(PAPERS),results/$(p)/*/) 2>/dev/null) --out results/REPORT.md

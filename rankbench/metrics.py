@@ -44,6 +44,8 @@ METRICS: tuple[MetricInfo, ...] = (
     MetricInfo("mae", r"mae", "mean absolute error", rate=False, higher_is_better=False),
     MetricInfo("pair_acc", r"pair_acc", "pair accuracy"),
     MetricInfo("error_rate", r"error_rate", "error rate", higher_is_better=False),
+    MetricInfo("vote_error_rate", r"vote_error_rate", "error rate after a majority vote per sequence",
+               higher_is_better=False),
     MetricInfo("train_s", r"train_s", "training time", rate=False, higher_is_better=False, cost=True, unit="s"),
     MetricInfo("test_s", r"test_s", "scoring time", rate=False, higher_is_better=False, cost=True, unit="s"),
     MetricInfo("rank_s", r"rank_s", "ranking time", rate=False, higher_is_better=False, cost=True, unit="s"),
@@ -211,3 +213,23 @@ def grouped_pair_accuracy(scores: np.ndarray, strength: np.ndarray) -> tuple[flo
 def error_rate(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """Fraction of wrongly predicted labels."""
     return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
+
+
+def vote_error_rate(y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray) -> float:
+    """Error rate after a majority vote within each group (e.g. a tracking sequence).
+
+    Yan et al.'s baseline (Section 4.3): "each image is predicted independently and for each
+    sequence the majority label is predicted" for all its images. An item counts as right when its
+    true label has strictly more votes in its group than any other label; a tied vote counts
+    against the method, as every tie in this module does.
+    """
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    g = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()
+    lab = np.unique(np.r_[y_true, y_pred], return_inverse=True)[1].ravel()
+    true, pred = lab[: len(y_true)], lab[len(y_true):]
+    votes = np.zeros((g.max() + 1, lab.max() + 1), dtype=np.intp)
+    np.add.at(votes, (g, pred), 1)
+    top = votes.max(axis=1)
+    unique_top = (votes == top[:, None]).sum(axis=1) == 1
+    right = (votes[g, true] == top[g]) & unique_top[g]
+    return float(1.0 - right.mean())

@@ -13,9 +13,9 @@ Sequences get global ids 0, 1, ... in temporal order (first frame, then track).
 
 Items (sorted by track, then frame): ``id`` (the file stem ``"139_2443"``), ``identity`` (track id,
 int), ``frame`` (int), ``sequence`` (global sequence id), ``group`` (= track, for protocols that
-split by track), ``path``. People seen in the same frame are different people:
-:func:`overlapping_sequences` lists the sequence pairs of different tracks that overlap in time
-(negative constraints in the paper's Section 4.2).
+split by track), ``path``. People seen in the same frame are different people: the
+``video_classification`` protocol turns sequences of different tracks that overlap in time into
+negative constraints (the paper's Section 4.2).
 """
 
 from __future__ import annotations
@@ -69,19 +69,6 @@ def cut_sequences(track: np.ndarray, frame: np.ndarray, max_gap: int | None = No
     rank = np.empty(count, dtype=np.intp)
     rank[order] = np.arange(count)
     return rank[piece]
-
-
-def overlapping_sequences(items: pd.DataFrame) -> np.ndarray:
-    """(p, 2) pairs (a < b) of sequence ids of different tracks whose frame spans overlap.
-
-    Two people on screen at the same time are different people: the paper's negative constraints
-    between sequences that overlap in time (Section 4.2).
-    """
-    g = items.groupby("sequence").agg(first=("frame", "min"), last=("frame", "max"), track=("identity", "first"))
-    s, f, l, t = g.index.to_numpy(), g["first"].to_numpy(), g["last"].to_numpy(), g["track"].to_numpy()
-    overlap = (f[:, None] <= l[None, :]) & (f[None, :] <= l[:, None]) & (t[:, None] != t[None, :])
-    a, b = np.nonzero(np.triu(overlap, 1))
-    return np.column_stack([s[a], s[b]]).reshape(-1, 2)
 
 
 @datasets.register("tracks")

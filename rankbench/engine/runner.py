@@ -178,6 +178,7 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
         try:
             protocol.check_dataset(dataset)
+            protocol.check_features([f.key for f in cfg.features])
         except ConfigError as exc:  # a protocol names the key path; the file comes from here
             msg = str(exc)
             raise type(exc)(msg if msg.startswith(origin) else f"{origin}: {msg}") from None
@@ -221,12 +222,14 @@ def method_matrix(spec: MethodSpec, feats: dict[str, np.ndarray]):
     return mats[0] if len(mats) == 1 else np.hstack([m.reshape(len(m), -1) for m in mats])
 
 
-def draw_splits(sp: SettingPlan, run_seed: int) -> list[dict[str, Any]]:
+def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+    """Every trial's split; protocols with ``split_uses_features`` also get the feature sets."""
+    kw = {"features": feats or {}} if sp.protocol.split_uses_features else {}
     out = []
     for t in range(sp.config.trials):
         s = split_seed(run_seed, t)
         out.append({"trial": t, "seed": s, "ranker_seed": ranker_seed(run_seed, t),
-                    **sp.protocol.split(sp.dataset, np.random.default_rng(s))})
+                    **sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw)})
     return out
 
 
@@ -274,7 +277,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         matrices: dict[tuple, Any] = {}  # one object per distinct matrix: shipped to workers once
         for sp in p.settings:
             feats = _features(sp, fcache, opts, timing)
-            splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed)
+            splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
             settings_out.append({"label": sp.label, "values": sp.values, "trials": splits})
             ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
             for spec in sp.methods:

@@ -42,6 +42,9 @@ class Protocol(BaseEstimator, ABC):
     #: True when the protocol itself uses a method's feature views (``combine: views``), e.g. to
     #: train base models, and hands the ranker something derived from them
     consumes_views: bool = False
+    #: ``split`` also needs the features (it is then called ``split(dataset, rng, features=...)``
+    #: with every feature set of the config, ``{name: matrix}``), e.g. to select constraints
+    split_uses_features: bool = False
 
     @abstractmethod
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
@@ -60,6 +63,9 @@ class Protocol(BaseEstimator, ABC):
 
     def check_dataset(self, dataset: Dataset) -> None:
         """Raise a DataError if the dataset lacks what this protocol needs."""
+
+    def check_features(self, names: list[str]) -> None:
+        """Raise a ConfigError if ``split`` cannot work with the config's feature sets ``names``."""
 
     def check_ranker(self, ranker: Any, where: str) -> None:
         caps = capabilities(ranker)

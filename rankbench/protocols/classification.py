@@ -23,6 +23,12 @@ Rankers see labels as codes 0..n_classes-1. A ranker whose ``fit`` takes ``const
 that occur in constraints, ``y`` is -1 for the latter (scikit-learn's semi-supervised convention)
 and ``C`` is an (c, 3) int array ``(i, j, same)`` of row positions in that ``X``. Other
 classifiers get ``fit(X_labelled, y_labelled)``. Metric: ``error_rate`` on the test rows.
+
+How a split hands constraints over (:func:`fit_predict`, shared with ``video_classification``):
+``split["constraints"]`` holds ``(a, b, same)`` over an *extended* row space: ``a < n`` (the number
+of items) is a dataset row, ``a = n + k`` is the mean feature of the rows ``split["means"][k]``
+(a tracking sequence's centroid, Yan et al. Section 4.2); such a mean is computed from each
+method's own feature matrix and handed to the ranker as one more unlabelled row.
 """
 
 from __future__ import annotations
@@ -121,7 +127,7 @@ class Classification(Protocol):
         if self.n_train_per_class is not None:
             classes, counts = np.unique(y[pool], return_counts=True)
             if counts.min() < self.n_train_per_class:
-                c = classes[np.argmin(counts)]
+                c = classes[np.argmin(counts)].item()
                 raise ConfigError(f"protocol.n_train_per_class: {self.n_train_per_class} asked for, but class "
                                   f"{c!r} has only {counts.min()} items in the pool of dataset {dataset.name!r}")
         if len(np.unique(y)) < 2:
@@ -156,25 +162,66 @@ class Classification(Protocol):
     # ------------------------------------------------------------------ evaluate
     def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
                  meter: Meter) -> TrialResult:
-        classes, codes = np.unique(dataset.column(self.label), return_inverse=True)
-        train = np.asarray(split["train"], dtype=int)
+        codes = np.unique(dataset.column(self.label), return_inverse=True)[1].ravel()
         test = np.asarray(split["test"], dtype=int)
-        C = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)
-        ranker = make_ranker()
-        use_c = len(C) > 0 and fit_accepts(ranker, "constraints")
-        if use_c:
-            extra = np.setdiff1d(np.unique(C[:, :2]), train)
-            rows = np.concatenate([train, extra])
-            y_fit = np.concatenate([codes[train], np.full(len(extra), -1)])
-            pos = np.full(len(dataset), -1)
-            pos[rows] = np.arange(len(rows))
-            kwargs = {"constraints": np.column_stack([pos[C[:, 0]], pos[C[:, 1]], C[:, 2]])}
-        else:
-            rows, y_fit, kwargs = train, codes[train], {}
-        with meter.train():
-            ranker.fit(take(X, rows), y_fit, **kwargs)
-        with meter.test():
-            pred = np.asarray(ranker.predict(take(X, test)))
+        pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter)
         return TrialResult(metrics={"error_rate": error_rate(codes[test], pred)},
-                           extra={"n_train": len(train), "n_test": len(test), "n_constraints": len(C),
-                                  "constraints_used": bool(use_c), "diagnostics": diagnostics(ranker)})
+                           extra={"n_train": len(split["train"]), "n_test": len(test),
+                                  "n_constraints": len(split.get("constraints", [])),
+                                  "constraints_used": used, "diagnostics": diagnostics(ranker)})
+
+
+def extended_rows(X, idx: np.ndarray, means: list[list[int]], n: int):
+    """Rows ``idx`` of the extended row space: ``i < n`` is row i of ``X``, ``n + k`` the mean of
+    the rows ``means[k]``; ``X`` may be one matrix or a dict of views (each averaged alike)."""
+    from scipy.sparse import csr_matrix
+
+    idx = np.asarray(idx, dtype=int)
+    real = idx < n
+    virtual = idx[~real] - n
+    sizes = np.array([len(means[k]) for k in virtual], dtype=int)
+    cols = np.concatenate([np.asarray(means[k], dtype=int) for k in virtual]) if len(virtual) else np.zeros(0, int)
+    avg = csr_matrix((np.repeat(1.0 / np.maximum(sizes, 1), sizes), (np.repeat(np.arange(len(virtual)), sizes), cols)),
+                     shape=(len(virtual), n))
+
+    def one(A: np.ndarray) -> np.ndarray:
+        A2 = A.reshape(len(A), -1)
+        out = np.empty((len(idx), A2.shape[1]), dtype=np.result_type(A2.dtype, np.float64))
+        out[real] = A2[idx[real]]
+        out[~real] = avg @ A2
+        return out.reshape((len(idx),) + A.shape[1:])
+
+    return {k: one(v) for k, v in X.items()} if isinstance(X, dict) else one(X)
+
+
+def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: dict[str, Any],
+                meter: Meter) -> tuple[np.ndarray, Any, bool]:
+    """Fit a fresh ranker on a split's labelled rows (and its constraints, if its ``fit`` takes
+    them) and predict the test rows: (predicted codes, the fitted ranker, constraints used?).
+
+    The constraint-taking ``fit`` gets the labelled rows, then every other row a constraint names
+    (a dataset row or a sequence mean, see the module docstring) with ``y = -1``, and the
+    constraints as positions in that matrix.
+    """
+    train = np.asarray(split["train"], dtype=int)
+    test = np.asarray(split["test"], dtype=int)
+    C = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)
+    means = split.get("means", [])
+    n = len(codes)
+    ranker = make_ranker()
+    use_c = len(C) > 0 and fit_accepts(ranker, "constraints")
+    if use_c:
+        extra = np.setdiff1d(np.unique(C[:, :2]), train)
+        rows = np.concatenate([train, extra])
+        pos = np.full(n + len(means), -1)
+        pos[rows] = np.arange(len(rows))
+        Xf = extended_rows(X, rows, means, n)
+        y_fit = np.concatenate([codes[train], np.full(len(extra), -1)])
+        kwargs = {"constraints": np.column_stack([pos[C[:, 0]], pos[C[:, 1]], C[:, 2]])}
+    else:
+        Xf, y_fit, kwargs = take(X, train), codes[train], {}
+    with meter.train():
+        ranker.fit(Xf, y_fit, **kwargs)
+    with meter.test():
+        pred = np.asarray(ranker.predict(take(X, test)))
+    return pred, ranker, bool(use_c)

@@ -26,7 +26,8 @@ capability (mixin)        methods                                               
   they have equal strength.
 * ``constraints`` for classifiers is an (c, 3) int array ``(i, j, same)`` over rows of ``X``.
   Labels come as codes 0..K-1; unlabelled rows that occur in constraints follow the labelled rows
-  in ``X`` with ``y = -1`` (scikit-learn's mark for unlabelled). The protocol passes
+  in ``X`` with ``y = -1`` (scikit-learn's mark for unlabelled); such a row may be an item or a
+  mean of items (a tracking sequence's centroid, built by the protocol). The protocol passes
   ``constraints`` only to rankers whose ``fit`` accepts it (:func:`fit_accepts`).
 * ``X`` is a 2-D float array, or, for rankers that set ``accepts_views = True``, a dict
   ``{view name: 2-D array}`` (multiple-kernel learners).

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankbench.datasets.tracks import cut_sequences, overlapping_sequences
+from rankbench.datasets.tracks import cut_sequences
+from rankbench.protocols.video_classification import overlapping_sequences
 from rankbench.errors import ConfigError, DataError
 from rankbench.registry import datasets
 
@@ -48,13 +49,6 @@ def test_cut_sequences_by_gap_and_length_in_temporal_order():
     firsts = pd.DataFrame({"s": seq, "f": frame}).groupby("s").f.min()
     assert firsts.is_monotonic_increasing  # temporal numbering
     assert len(set(cut_sequences(track, frame, sequence_length=1))) == 16
-
-
-def test_overlapping_sequences_are_different_tracks_at_the_same_time():
-    items = pd.DataFrame({"identity": [1, 1, 2, 2, 3, 1], "frame": [0, 10, 5, 20, 30, 40],
-                          "sequence": [0, 0, 1, 1, 2, 3]})
-    assert overlapping_sequences(items).tolist() == [[0, 1]]
-    assert overlapping_sequences(items.iloc[:2]).shape == (0, 2)
 
 
 # ------------------------------------------------------------------------------ tracks loader
@@ -207,5 +201,6 @@ def test_real_towncentre_paper_settings(shared_data, k, tracks, crops, sequences
     ds = datasets.build("towncentre", {"top_k": k}).load(str(shared_data))
     assert ds.info["tracks"] == tracks
     assert len(ds) == crops and ds.info["n_sequences"] == sequences
-    assert len(overlapping_sequences(ds.items)) == overlaps
+    it = ds.items
+    assert len(overlapping_sequences(it.sequence.to_numpy(), it.frame.to_numpy(), it.group.to_numpy())) == overlaps
     assert sorted(ds.items.sequence.unique()) == list(range(sequences))

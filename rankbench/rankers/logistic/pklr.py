@@ -64,6 +64,9 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         Weight of the constraint losses (Eq. 2); the paper uses 1. With 0 PKLR is KLR.
     kernel : "rbf" or "linear"
         ``linear`` gives the primal special case of Eq. 4 (f(x) = w^T x, w = sum_j alpha_j xbar_j).
+    use_negative : bool
+        Use the negative ("different objects") constraints; ``False`` drops them, leaving PKLR with
+        positive constraints only (the middle curve of the paper's Figure 6b/d).
     fit_intercept : bool
         Add an unpenalised bias b to f (the paper's f has none).
     max_iter, tol
@@ -77,12 +80,13 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
     """
 
     def __init__(self, rho: PositiveFloat = 0.08, lam: PositiveFloat = 1e-3, mu: NonNegativeFloat = 1.0,
-                 kernel: Literal["rbf", "linear"] = "rbf", fit_intercept: bool = False,
+                 kernel: Literal["rbf", "linear"] = "rbf", use_negative: bool = True, fit_intercept: bool = False,
                  max_iter: PositiveInt = 100, tol: PositiveFloat = 1e-10):
         self.rho = rho
         self.lam = lam
         self.mu = mu
         self.kernel = kernel
+        self.use_negative = use_negative
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
@@ -101,7 +105,8 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
             Class labels (the classification protocol passes codes 0..K-1); -1 marks an unlabelled
             row (scikit-learn's convention). Unlabelled rows in no constraint are ignored.
         constraints : (c, 3) int array, optional
-            ``(i, j, same)``: rows i and j of X show the same object (1) or different ones (0).
+            ``(i, j, same)``: rows i and j of X show the same object (1) or different ones (0);
+            the latter are ignored when ``use_negative`` is False.
 
         Returns
         -------
@@ -112,6 +117,8 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         if len(y) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
         C = check_constraints(constraints, len(X))
+        if not self.use_negative:
+            C = C[C[:, 2] == 1]
         labelled = y != -1
         self.classes_, codes = np.unique(y[labelled], return_inverse=True)
         if len(self.classes_) < 2:

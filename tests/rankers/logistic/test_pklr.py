@@ -220,6 +220,21 @@ def test_multiclass_uses_eq11_for_negative_constraints_and_loss_decoding():
     assert (m.predict(X[:15]) == y[:15]).all()
 
 
+def test_use_negative_false_is_pklr_with_the_positive_constraints_only():
+    """Figure 6b/d's middle curve: the negative constraints are dropped, positive ones kept."""
+    rng = np.random.default_rng(7)
+    X = np.vstack([np.repeat([[0.0, 0], [3, 0], [0, 3]], 4, 0) + 0.4 * rng.normal(size=(12, 2)),
+                   rng.normal(1, 1.5, (6, 2))])
+    y = np.r_[np.repeat(np.arange(3), 4), -np.ones(6, int)]
+    C = np.array([[12, 13, 1], [12, 14, 0], [15, 16, 0], [16, 17, 1], [13, 0, 0]])
+    pos = C[C[:, 2] == 1]
+    dropped = PKLR(use_negative=False).fit(X, y, constraints=C)
+    ref = PKLR().fit(X, y, constraints=pos)
+    assert dropped.n_constraints_ == 2 and len(dropped.X_fit_) == len(ref.X_fit_) == 16  # rows 14, 15 left out
+    assert np.allclose(dropped.decision_function(X), ref.decision_function(X))
+    assert not np.allclose(PKLR().fit(X, y, constraints=C).decision_function(X), ref.decision_function(X))
+
+
 def test_classes_can_be_any_labels_but_minus_one():
     X = np.array([[0.0], [0.2], [3.0], [3.2], [1.0]])
     m = PKLR(rho=1.0).fit(X, np.array([7, 7, 9, 9, -1]), constraints=[[4, 0, 1]])

@@ -1,0 +1,359 @@
+"""People in tracking sequences classified from a few labelled sequences plus constraints selected
+from the video, scored by error rate (Yan, Zhang, Yang & Hauptmann, CVPR 2004, Sections 4.2-4.3).
+
+The dataset is a tracking loader's (``tracks``, ``towncentre``): items with ``identity`` (the
+class: who it is), ``sequence`` (tracking sequence id), ``frame`` and ``group`` (the track).
+Per trial (seeded by ``rng``):
+
+1. **Split by time** (Section 4.3). The sequences are cut into two disjoint sets by temporal
+   order (first frame): the first ``first_fraction`` of them form the first set. With
+   ``temporal_split: per_class`` (default) the cut is made within each person's sequences; with
+   ``global`` over all sequences at once (the paper's single cut, which needs every person to
+   appear in both halves of the video - not so in Town Centre, where each person walks through
+   once). From the first set, ``train_fraction`` of each person's sequences (at least one) are
+   drawn at random; all their images are the labelled training images. Every other image is a test
+   image. Both counts round half up.
+2. **Constraints** (Section 4.2, Figure 5), among the *test* sequences: a ``selector`` classifier
+   (the paper: KLR, ``kernel_logreg``; any registered classifier with ``decision_function``) is
+   fitted on the training images; each test sequence G gets the best-worst ambiguity of Eq. 12,
+   taken over the sequence as one object (its images share one label):
+
+       a(G) = min_r (1 / |G|) sum_{x in G} sum_s L(m_rs f_s(x)),   L(z) = log(1 + e^-z),
+
+   with the one-against-all code m_rs = +1 if r = s else -1 (two classes: one output, m = -1 / +1).
+   The ``n_constraints`` = K sequences of largest a(G) (ties: smaller sequence id) are selected and
+   each gets, by ``strategy``:
+
+   * ``temporal``: the *temporal* constraint (G, G, +1), a sequence with itself. Following the
+     paper's centroid approximation, L'(G, G) = sum_{x in G} L'(f(x) - f(mu_G)), i.e. one positive
+     constraint (x, mu_G) per image x of G, mu_G the sequence's mean feature; and the *negative*
+     constraints (G, H, -1) with every sequence H of another track whose frame span overlaps G's
+     (two people on screen at once are different people: the paper's other temporal constraint),
+     between the centroids (mu_G, mu_H);
+   * ``active``: the *active* constraint (G, T, y) with the training sequence T nearest to G in
+     kernel distance between centroids (for an RBF kernel ||phi(mu_G) - phi(mu_T)||^2 =
+     2 - 2 exp(-rho ||mu_G - mu_T||^2), so the nearest in Euclidean distance of the selector's
+     features, whatever rho), answered from the ground truth (y = +1 if the same person, else
+     -1), as the paper simulated its user;
+   * ``both``: all of the above.
+
+   So the x-axis of Figure 6, "number of constraints", is K, the number of constrained sequences.
+
+Constraints are recorded in the split (``splits.json``) over the extended row space of
+:func:`rankbench.protocols.classification.fit_predict`: ``(a, b, same)`` with ``a < n_items`` a
+dataset row and ``n_items + k`` the centroid of the rows ``means[k]``; with them ``kinds``
+(``temporal`` / ``negative`` / ``active`` per constraint) and ``selected`` (the K sequence ids,
+most ambiguous first). Every method of a setting sees the same constraints; a method decides
+itself what it uses of them (PKLR all, or only positive ones with ``use_negative: false``; RCA the
+positive ones). Metrics on the test images: ``error_rate`` (each image on its own) and
+``vote_error_rate`` (every image given its sequence's majority label: the paper's baseline scheme).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..datasets.base import Dataset
+from ..errors import ConfigError, DataError
+from ..metrics import error_rate, vote_error_rate
+from ..params import NonNegativeInt, OpenFraction, init_params
+from ..rankers.base import capabilities, diagnostics
+from ..registry import protocols, rankers
+from ..utils.meter import Meter
+from .base import Protocol, TrialResult
+from .classification import fit_predict
+
+COLUMNS = ("identity", "sequence", "frame", "group")
+
+
+# ----------------------------------------------------------------------------- sequences
+def sequence_table(items: pd.DataFrame) -> pd.DataFrame:
+    """One row per sequence id (sorted): ``cls`` (class code of ``identity``), ``track``
+    (``group``), ``first`` / ``last`` frame, ``n`` images. A sequence must hold one person."""
+    codes = np.unique(items["identity"].to_numpy(), return_inverse=True)[1].ravel()
+    t = pd.DataFrame({"sequence": items["sequence"].to_numpy(), "cls": codes, "track": items["group"].to_numpy(),
+                      "frame": items["frame"].to_numpy()})
+    g = t.groupby("sequence", sort=True).agg(cls=("cls", "first"), n_cls=("cls", "nunique"), track=("track", "first"),
+                                             first=("frame", "min"), last=("frame", "max"), n=("frame", "size"))
+    if (g["n_cls"] > 1).any():
+        s = g.index[g["n_cls"] > 1][0]
+        raise DataError(f"protocol video_classification: sequence {s} holds images of several identities; "
+                        "a tracking sequence must show one person")
+    return g.drop(columns="n_cls")
+
+
+def overlapping_sequences(sequence: np.ndarray, frame: np.ndarray, track: np.ndarray) -> np.ndarray:
+    """(p, 2) pairs (a < b) of sequence ids of different tracks whose frame spans overlap.
+
+    Two people on screen at the same time are different people: the paper's negative constraints
+    between sequences that overlap in time (Section 4.2). One entry per image (rows).
+    """
+    t = pd.DataFrame({"s": sequence, "f": frame, "t": track}).groupby("s").agg(
+        first=("f", "min"), last=("f", "max"), track=("t", "first"))
+    s, f, l, tr = t.index.to_numpy(), t["first"].to_numpy(), t["last"].to_numpy(), t["track"].to_numpy()
+    overlap = (f[:, None] <= l[None, :]) & (f[None, :] <= l[:, None]) & (tr[:, None] != tr[None, :])
+    a, b = np.nonzero(np.triu(overlap, 1))
+    return np.column_stack([s[a], s[b]]).reshape(-1, 2)
+
+
+def _round_half_up(x: np.ndarray | float) -> np.ndarray:
+    return np.floor(np.asarray(x, dtype=float) + 0.5).astype(int)
+
+
+def split_counts(seqs: pd.DataFrame, first_fraction: float, train_fraction: float,
+                 per_class: bool) -> tuple[np.ndarray, pd.Series]:
+    """The first set (sequence ids, by temporal order) and the training sequences per class.
+
+    Returns (first-set mask over ``seqs``' rows, number of training sequences per class code;
+    0 where a class has no sequence in the first set).
+    """
+    order = np.lexsort((seqs.index.to_numpy(), seqs["first"].to_numpy()))
+    rank = np.empty(len(seqs), dtype=int)
+    if per_class:
+        cls = seqs["cls"].to_numpy()[order]
+        rank[order] = pd.Series(cls).groupby(cls).cumcount().to_numpy()  # within the class, by time
+        size = seqs.groupby("cls")["n"].transform("size").to_numpy()
+        n_first = np.clip(_round_half_up(first_fraction * size), 1, size)
+    else:
+        rank[order] = np.arange(len(order))
+        n_first = np.clip(_round_half_up(first_fraction * len(seqs)), 1, len(seqs))
+    first = rank < n_first
+    per = pd.Series(first, index=seqs.index).groupby(seqs["cls"]).sum()
+    n_train = pd.Series(np.where(per > 0, np.clip(_round_half_up(train_fraction * per), 1, None), 0), index=per.index)
+    return first, n_train
+
+
+# ----------------------------------------------------------------------------- Eq. 12
+def ovr_code(n_classes: int) -> np.ndarray:
+    """The one-against-all coding matrix m_rs (+1 on the diagonal, -1 off it); for two classes the
+    single binary problem (class 1 positive): [[-1], [+1]]."""
+    if n_classes == 2:
+        return np.array([[-1.0], [1.0]])
+    return 2.0 * np.eye(n_classes) - 1.0
+
+
+def class_losses(F: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """(n, n_classes) loss-based decoding losses sum_s L(m_rs f_s(x)), L(z) = log(1 + e^-z)
+    (Allwein et al.; Yan et al. Section 3). ``F`` is (n, S) (or (n,) for one binary problem)."""
+    F = np.asarray(F, dtype=float).reshape(len(F), -1)
+    return np.logaddexp(0.0, -F[:, None, :] * code[None, :, :]).sum(axis=2)
+
+
+def sequence_ambiguity(F: np.ndarray, code: np.ndarray, sequence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 12 per sequence: (sequence ids, a(G) = min_r mean_{x in G} sum_s L(m_rs f_s(x)))."""
+    ids, inv = np.unique(sequence, return_inverse=True)
+    inv = inv.ravel()
+    losses = class_losses(F, code)
+    per = np.zeros((len(ids), losses.shape[1]))
+    np.add.at(per, inv, losses)
+    per /= np.bincount(inv)[:, None]
+    return ids, per.min(axis=1)
+
+
+def most_ambiguous(ids: np.ndarray, ambiguity: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` ids of largest ambiguity, most ambiguous first (ties: smaller id first)."""
+    order = np.lexsort((ids, -ambiguity))
+    return ids[order[:k]]
+
+
+def nearest_rows(Q: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Index into ``R`` of the row nearest to each row of ``Q`` (Euclidean; ties: first)."""
+    d2 = (Q * Q).sum(1)[:, None] - 2.0 * Q @ R.T + (R * R).sum(1)[None, :]
+    return np.argmin(d2, axis=1)
+
+
+@protocols.register("video_classification")
+class VideoClassification(Protocol):
+    """People in tracking sequences: few labelled sequences, constraints selected from video (Yan et al.).
+
+    Parameters
+    ----------
+    n_constraints : int
+        K, the number of most ambiguous test sequences that get constraints (Figure 6's "number
+        of constraints"; module docstring).
+    strategy : "temporal", "active" or "both"
+        Which constraints each selected sequence gets (temporal: itself and the sequences
+        overlapping it in time, negatively; active: its nearest training sequence, answered from
+        the ground truth).
+    first_fraction : float
+        Share of the sequences (by temporal order) in the first set.
+    train_fraction : float
+        Share of each person's first-set sequences whose images are labelled (the paper: 50 %).
+    temporal_split : "per_class" or "global"
+        Cut each person's sequences by time, or all sequences at one moment.
+    selector : dict, optional
+        The classifier whose ambiguity selects sequences, as a ranker entry: ``ranker`` (default
+        ``kernel_logreg``), its parameters, and ``features`` (a feature set of the config; default
+        the only one). Default: KLR with rho = 0.08, lambda = 0.001 (the paper's).
+    """
+
+    capability = ("classifier",)
+    headline = "error_rate"
+    metric_families = ("error_rate", "vote_error_rate")
+    split_uses_features = True
+
+    def __init__(self, n_constraints: NonNegativeInt = 0, strategy: Literal["temporal", "active", "both"] = "both",
+                 first_fraction: OpenFraction = 0.5, train_fraction: OpenFraction = 0.5,
+                 temporal_split: Literal["per_class", "global"] = "per_class",
+                 selector: dict[str, Any] | None = None):
+        self.n_constraints = n_constraints
+        self.strategy = strategy
+        self.first_fraction = first_fraction
+        self.train_fraction = train_fraction
+        self.temporal_split = temporal_split
+        self.selector = selector
+
+    # ------------------------------------------------------------------ checks
+    def _selector_spec(self) -> tuple[str, dict[str, Any], str | None]:
+        spec = dict(self.selector or {})
+        name = spec.pop("ranker", "kernel_logreg")
+        feats = spec.pop("features", None)
+        if feats is not None and not isinstance(feats, str):
+            raise ConfigError(f"protocol.selector.features: expected the name of a feature set, got {feats!r}")
+        return name, spec, feats
+
+    def make_selector(self, seed: int | None = None):
+        """A fresh selector classifier (checked: registry name, parameters, decision_function)."""
+        name, params, _ = self._selector_spec()
+        cls = rankers.get(name, "protocol.selector.ranker")
+        if seed is not None and "random_state" in init_params(cls) and "random_state" not in params:
+            params["random_state"] = seed
+        est = rankers.build(name, params, "protocol.selector")
+        if "classifier" not in capabilities(est) or not callable(getattr(est, "decision_function", None)):
+            raise ConfigError(f"protocol.selector.ranker: expected a classifier with decision_function "
+                              f"(e.g. kernel_logreg), got {name!r}")
+        return est
+
+    def check_dataset(self, dataset: Dataset) -> None:
+        missing = [c for c in COLUMNS if c not in dataset.items.columns]
+        if missing:
+            raise DataError(f"protocol video_classification: dataset {dataset.name!r} has no {missing[0]!r} column; "
+                            "expected tracking sequences (loaders tracks, towncentre)")
+        seqs = sequence_table(dataset.items)
+        if seqs["cls"].nunique() < 2:
+            raise DataError(f"protocol video_classification: dataset {dataset.name!r} has fewer than two identities")
+        _, n_train = split_counts(seqs, self.first_fraction, self.train_fraction, self.temporal_split == "per_class")
+        if (n_train == 0).any():
+            who = np.unique(dataset.items["identity"].to_numpy())[n_train.index[n_train == 0][0]]
+            raise ConfigError(f"protocol.temporal_split: expected every identity in the first "
+                              f"{self.first_fraction:g} of the video, got identity {who.item()!r} only later; "
+                              "use temporal_split: per_class")
+        n_test = len(seqs) - int(n_train.sum())
+        if self.n_constraints > n_test:
+            raise ConfigError(f"protocol.n_constraints: expected at most {n_test} (the test sequences of "
+                              f"dataset {dataset.name!r}), got {self.n_constraints}")
+        if self.n_constraints:
+            self.make_selector()
+
+    def check_features(self, names: list[str]) -> None:
+        if not self.n_constraints:
+            return
+        self._selector_features(names)
+
+    def _selector_features(self, names) -> str:
+        _, _, feats = self._selector_spec()
+        if feats is None:
+            if len(names) != 1:
+                raise ConfigError(f"protocol.selector.features: expected the feature set the selector uses "
+                                  f"(the config defines {', '.join(names) or 'none'}), got nothing")
+            return next(iter(names))
+        if feats not in names:
+            raise ConfigError(f"protocol.selector.features: expected one of {', '.join(names)}, got {feats!r}")
+        return feats
+
+    # ------------------------------------------------------------------ split
+    def split(self, dataset: Dataset, rng: np.random.Generator,
+              features: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+        items = dataset.items
+        seqs = sequence_table(items)
+        first, n_train = split_counts(seqs, self.first_fraction, self.train_fraction,
+                                      self.temporal_split == "per_class")
+        cand = pd.Series(seqs.index[first]).groupby(seqs["cls"].to_numpy()[first])
+        train_seq = np.sort(np.concatenate([rng.choice(s.to_numpy(), int(n_train[c]), replace=False)
+                                            for c, s in cand]))
+        seq_of = items["sequence"].to_numpy()
+        is_train = np.isin(seq_of, train_seq)
+        out = {"train": np.flatnonzero(is_train).tolist(), "test": np.flatnonzero(~is_train).tolist(),
+               "train_sequences": train_seq.tolist(), "constraints": [], "kinds": [], "means": [], "selected": []}
+        if self.n_constraints:
+            seed = int(rng.integers(2**31 - 1))
+            X = np.asarray((features or {})[self._selector_features(list(features or {}))], dtype=float)
+            out.update(self.constraints(X, items, seqs, is_train, train_seq, self.make_selector(seed)))
+        return out
+
+    def constraints(self, X: np.ndarray, items: pd.DataFrame, seqs: pd.DataFrame, is_train: np.ndarray,
+                    train_seq: np.ndarray, selector) -> dict[str, list]:
+        """Select the K most ambiguous test sequences and build their constraints (module docstring)."""
+        X = X.reshape(len(X), -1)
+        codes = seqs["cls"].to_numpy()
+        seq_of = items["sequence"].to_numpy()
+        row_cls = codes[np.searchsorted(seqs.index.to_numpy(), seq_of)]
+        selector.fit(X[is_train], row_cls[is_train])
+        test_rows = np.flatnonzero(~is_train)
+        F = selector.decision_function(X[test_rows])
+        ids, amb = sequence_ambiguity(F, ovr_code(int(codes.max()) + 1), seq_of[test_rows])
+        selected = most_ambiguous(ids, amb, int(self.n_constraints))
+
+        n = len(items)
+        mean_id: dict[int, int] = {}
+        means: list[list[int]] = []
+
+        def rows(s) -> np.ndarray:
+            return np.flatnonzero(seq_of == s)
+
+        def centroid(s) -> int:  # extended row of sequence s's mean, created on first use
+            if int(s) not in mean_id:
+                mean_id[int(s)] = n + len(means)
+                means.append(rows(s).tolist())
+            return mean_id[int(s)]
+
+        C: list[tuple[int, int, int]] = []
+        kinds: list[str] = []
+        if self.strategy in ("temporal", "both"):
+            for s in selected:
+                m = centroid(s)
+                C += [(int(r), m, 1) for r in rows(s)]
+                kinds += ["temporal"] * len(rows(s))
+            pairs = overlapping_sequences(seq_of, items["frame"].to_numpy(), items["group"].to_numpy())
+            pairs = pairs[np.isin(pairs, selected).any(axis=1)]
+            first = np.minimum(_position(selected, pairs[:, 0]), _position(selected, pairs[:, 1]))
+            for a, b in pairs[np.argsort(first, kind="stable")]:
+                C.append((centroid(a), centroid(b), 0))
+                kinds.append("negative")
+        if self.strategy in ("active", "both"):
+            def mu(ss) -> np.ndarray:
+                return np.stack([X[rows(s)].mean(0) for s in ss])
+
+            nearest = train_seq[nearest_rows(mu(selected), mu(train_seq))]
+            cls_of = dict(zip(seqs.index.to_numpy().tolist(), codes.tolist()))
+            for s, t in zip(selected, nearest):
+                C.append((centroid(s), centroid(t), int(cls_of[int(s)] == cls_of[int(t)])))
+                kinds.append("active")
+        return {"constraints": [list(c) for c in C], "kinds": kinds, "means": means,
+                "selected": [int(s) for s in selected]}
+
+    # ------------------------------------------------------------------ evaluate
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+                 meter: Meter) -> TrialResult:
+        codes = np.unique(dataset.column("identity"), return_inverse=True)[1].ravel()
+        test = np.asarray(split["test"], dtype=int)
+        pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter)
+        kinds = pd.Series(split.get("kinds", []), dtype=object)
+        same = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)[:, 2]
+        return TrialResult(
+            metrics={"error_rate": error_rate(codes[test], pred),
+                     "vote_error_rate": vote_error_rate(codes[test], pred, dataset.column("sequence")[test])},
+            extra={"n_train": len(split["train"]), "n_test": len(test),
+                   "n_train_sequences": len(split.get("train_sequences", [])),
+                   "n_selected": len(split.get("selected", [])), "n_constraints": len(same),
+                   "n_positive": int(same.sum()), "constraint_kinds": kinds.value_counts().to_dict(),
+                   "constraints_used": used, "diagnostics": diagnostics(ranker)})
+
+
+def _position(selected: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Rank of each id of ``s`` in ``selected`` (ids not selected rank last)."""
+    where = {int(v): k for k, v in enumerate(selected)}
+    return np.array([where.get(int(v), len(selected)) for v in s], dtype=int)
