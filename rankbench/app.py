@@ -304,6 +304,27 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
     return result
 
 
+# ----------------------------------------------------------------------------- the cache
+def cache_usage():
+    """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first."""
+    from .utils import diskcache
+
+    return diskcache.usage()
+
+
+def clear_cache(kinds: list[str] | None = None) -> int:
+    """Delete the cache entries of ``kinds`` (default every kind); returns the bytes freed."""
+    from .utils import diskcache
+
+    if kinds:
+        present = {u.kind for u in diskcache.usage()}
+        unknown = [k for k in kinds if k not in present]
+        if unknown:
+            raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
+                              f"got {', '.join(map(repr, unknown))}")
+    return diskcache.clear(list(kinds) if kinds else None)
+
+
 # ----------------------------------------------------------------------------- components
 def components(kind: str | None = None) -> dict[str, list[tuple[str, str, str]]]:
     """(name, summary, origin) of every registered component, by kind."""

@@ -313,6 +313,36 @@ def collect(run_dirs, out):
 
 
 @main.command()
+@click.option("--clear", is_flag=True, help="Delete the entries (all kinds, or those named by --kind).")
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help="With --clear: only this kind, e.g. base_models (repeatable).")
+@user_errors
+def cache(clear, kinds):
+    """Show (or clear) the on-disk cache: extracted features, trained base models.
+
+    The cache is $RANKBENCH_CACHE or ~/.cache/rankbench. Entries are only ever recomputed,
+    so clearing costs time on the next run, never results.
+
+    \b
+    Examples:
+      rankbench cache
+      rankbench cache --clear --kind features
+    """
+    from . import app
+
+    if kinds and not clear:
+        raise click.UsageError("--kind selects what --clear deletes; add --clear")
+    if clear:
+        freed = app.clear_cache(list(kinds) or None)
+        click.echo(f"freed {freed / 2**20:,.1f} MB")
+    rows = app.cache_usage()
+    if not rows:
+        click.echo("the cache is empty")
+    for u in rows:
+        click.echo(f"{u.kind:<14} {u.entries:>7,} entries {u.bytes / 2**20:>10,.1f} MB   {u.path}")
+
+
+@main.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False), metavar="RUN_A [RUN_B]")
 @click.option("--methods", nargs=2, metavar="X Y", help="Within one run: method X against method Y.")
 @click.option("--metric", "metrics", multiple=True, metavar="METRIC",

@@ -4,7 +4,8 @@
 or computes it, stores it atomically and returns it. Concurrent processes asking for the same key
 wait on a lock file, so the object is computed once (two workers of a run share the base models
 of a trial instead of both training them). A corrupt entry is recomputed, never trusted; an
-unwritable cache only costs time. The folder is ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``.
+unwritable cache only costs time. The folder is ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``;
+:func:`usage` and :func:`clear` (``rankbench cache``) show and free it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -95,3 +97,41 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
         return obj, False
     finally:
         lock.__exit__(None, None, None)  # the empty lock file stays: removing it would race
+
+
+# ----------------------------------------------------------------------------- housekeeping
+@dataclass(frozen=True)
+class CacheUsage:
+    """One kind of cache entry (a sub-folder of the cache): how many entries, how many bytes."""
+
+    kind: str
+    entries: int
+    bytes: int
+    path: Path
+
+
+def usage() -> list[CacheUsage]:
+    """What the cache holds, per kind (``features``, ``base_models``, ...), largest first."""
+    root = cache_dir()
+    out = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        files = [f for f in folder.rglob("*") if f.is_file() and not f.name.endswith(".lock")]
+        out.append(CacheUsage(folder.name, sum(not f.name.startswith(".") and f.suffix != ".json"
+                                                   for f in files),
+                              sum(f.stat().st_size for f in files), folder))
+    return sorted(out, key=lambda u: -u.bytes)
+
+
+def clear(kinds: list[str] | None = None) -> int:
+    """Delete the cache's entries of ``kinds`` (default all); the bytes freed. Entries are only
+    ever recomputed, so clearing costs time, never results; a run in progress recomputes what it
+    misses."""
+    import shutil
+
+    freed = 0
+    known = {u.kind: u for u in usage()}
+    for kind in kinds if kinds is not None else list(known):
+        if kind in known:
+            freed += known[kind].bytes
+            shutil.rmtree(known[kind].path, ignore_errors=True)
+    return freed

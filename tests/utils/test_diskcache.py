@@ -28,3 +28,19 @@ def test_digest_sees_values_shapes_and_dtypes():
     assert digest(x, {"C": 1}) == digest(x.copy(), {"C": 1})
     assert digest(x) != digest(x.reshape(2, 3)) != digest(x.astype(np.float32))
     assert digest({"a": x}) != digest({"b": x}) and digest(x, {"C": 1}) != digest(x, {"C": 2})
+
+
+def test_usage_counts_entries_per_kind_and_clear_frees_only_what_is_named(tmp_path, monkeypatch):
+    from rankbench.utils.diskcache import clear, usage
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    for k in ("k1", "k2"):
+        cached("base_models", k, lambda: np.zeros(1000))
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "x.npy").write_bytes(b"0" * 10)
+    (tmp_path / "features" / "x.json").write_text("{}")           # a side file, not an entry
+    u = {c.kind: c for c in usage()}
+    assert (u["base_models"].entries, u["features"].entries) == (2, 1)
+    assert u["base_models"].bytes > 16000 and u["features"].bytes == 12
+    assert clear(["features"]) == 12 and [c.kind for c in usage()] == ["base_models"]
+    assert clear() > 16000 and usage() == []
