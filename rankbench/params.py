@@ -156,6 +156,7 @@ def check_params(cls: type, params: dict[str, Any], where: str) -> dict[str, Any
     Raises :class:`~rankbench.errors.ParameterError` (a ConfigError and a ValueError) with ``<where>.<param>: expected ..., got ...``
     (or an unknown / missing parameter) on the first problem.
     """
+    _check_requires(cls, where)
     allowed = init_params(cls)
     unknown = [k for k in params if k not in allowed]
     if unknown and not accepts_any_keyword(cls):
@@ -173,6 +174,17 @@ def check_params(cls: type, params: dict[str, Any], where: str) -> dict[str, Any
     except ValidationError as err:
         raise ParameterError(_format(err, cls, known, where)) from None
     return {**params, **{k: getattr(model, k) for k in known}}
+
+
+def _check_requires(cls: type, where: str) -> None:
+    """A component may declare the optional packages it needs, ``requires = {module: how to
+    install}``; a missing one is a configuration error found before any work, not at fit time."""
+    from importlib.util import find_spec
+
+    for module, how in getattr(cls, "requires", {}).items():
+        if find_spec(module) is None:
+            raise ParameterError(f"{where}: expected the optional package {module!r} to be installed "
+                                 f"({how}), got none")
 
 
 def _check_sklearn(cls, constraints, params, where):

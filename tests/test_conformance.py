@@ -257,3 +257,24 @@ def test_every_parameter_is_declared_and_checked(kind, name):
                 check_params(cls, {**required, p: bad}, f"cfg.yaml: {kind}.{name}")
             msg = str(exc.value)
             assert f"{kind}.{name}.{p}: expected" in msg and "\n" not in msg, msg
+
+
+def test_a_missing_optional_package_is_a_config_error_before_any_work():
+    from rankbench.errors import ParameterError
+    from rankbench.params import check_params
+
+    class NeedsAbsent:
+        requires = {"rankbench_no_such_module": "pip install it"}
+
+        def __init__(self, k: int = 1):
+            self.k = k
+
+    with pytest.raises(ParameterError, match=r"rankers\.X: expected the optional package 'rankbench_no_such_module' "
+                                             r"to be installed \(pip install it\)"):
+        check_params(NeedsAbsent, {}, "rankers.X")
+    from importlib.util import find_spec
+
+    for name, module in (("lgbm_lambdarank", "lightgbm"), ("xgb_pairwise", "xgboost")):
+        assert module in vars(rankers.get(name))["requires"]
+        if find_spec(module) is not None:   # make install adds the peers: then accepted
+            check_params(rankers.get(name), {}, f"rankers.{name}")
