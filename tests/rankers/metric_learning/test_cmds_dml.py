@@ -196,23 +196,45 @@ def test_ftol_stops_on_relative_decrease():
     assert (f_prev - m.objective_) / f_prev < 1e-3
 
 
-def test_iteration_cap_by_cross_validation():
-    X, y = _data(n_per=10)
+@pytest.mark.parametrize("d", [12, 40])
+def test_iteration_cap_by_cross_validation(d):
+    from sklearn.decomposition import PCA as SkPCA
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = _data(n_per=10, d=d)
     caps = [5, 40, 200]
     m = C.CMDSDML(gamma=0.1, tol=0.0, max_iter=caps, cv=3, random_state=0).fit(X, y)
     assert m.max_iter_ == caps[int(np.argmin(m.cv_mae_))] and m.n_iter_ == m.max_iter_
     assert m.diagnostics_["max_iter"] == m.max_iter_ and m.diagnostics_["K"] == 5
-    # the recorded checkpoints are the iterates of separate runs with each cap: recompute the CV
-    # scores by brute force with separate fits on the same folds
-    from sklearn.model_selection import StratifiedKFold
-
+    # brute force: separate fits with each cap on the same folds; when the 30 rows span the input
+    # (d = 12) each fold is first put in its own training rows' principal components
     brute = []
     for cap in caps:
         e = 0.0
         for tr, va in StratifiedKFold(3, shuffle=True, random_state=0).split(X, y):
-            f = C.CMDSDML(gamma=0.1, tol=0.0, max_iter=cap).fit(X[tr], y[tr])
-            e += mae(y[va], knn_regress(f.transform(X[tr]), y[tr], f.transform(X[va]), 5)) / 3
+            Xtr, Xva = X[tr], X[va]
+            if d < len(X):
+                pca = SkPCA(svd_solver="full").fit(Xtr)
+                flip = np.sign(pca.components_[np.arange(d), np.abs(pca.components_).argmax(axis=1)])
+                Xtr, Xva = pca.transform(Xtr) * flip, pca.transform(Xva) * flip  # largest loading > 0
+            f = C.CMDSDML(gamma=0.1, tol=0.0, max_iter=cap).fit(Xtr, y[tr])
+            e += mae(y[va], knn_regress(f.transform(Xtr), y[tr], f.transform(Xva), 5)) / 3
         brute.append(e)
-    np.testing.assert_allclose(m.cv_mae_, brute, rtol=1e-10)
+    np.testing.assert_allclose(m.cv_mae_, brute, rtol=1e-6)
     with pytest.raises(ValueError, match="folds need"):
         C.CMDSDML(max_iter=caps, cv=11).fit(X, y)
+
+
+def test_fit_does_not_depend_on_sign_conventions():
+    """Flipping input coordinates that L0 picks (a PCA's arbitrary signs) or the ideal points'
+    signs (the eigen-solver's) gives the same distances in the learned space."""
+    X, y = _data(d=10)
+    ref = C.CMDSDML(gamma=0.1, max_iter=60, tol=0.0).fit(X, y)
+    flipped = X * np.array([-1, 1, -1] + [1] * 7)
+    m = C.CMDSDML(gamma=0.1, max_iter=60, tol=0.0).fit(flipped, y)
+    np.testing.assert_allclose(_pairwise(m.transform(flipped)), _pairwise(ref.transform(X)), rtol=1e-8)
+    Y = C.classical_mds(C.label_distance_matrix(y), 3)
+    Z0 = (X - X.mean(0))[:, :3]
+    A = C.align_signs(Y, Z0)
+    np.testing.assert_array_equal(C.align_signs(-Y, Z0), A)
+    assert (np.einsum("ik,ik->k", A, Z0) >= 0).all()
