@@ -158,6 +158,25 @@ def knn_regress(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k:
     return np.asarray(y_train, dtype=float)[nn].mean(axis=1)
 
 
+def knn_vote(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: int) -> np.ndarray:
+    """k-nearest-neighbour majority vote: the most frequent label of the k nearest training rows.
+
+    Ties in count go to the smallest label and ties in distance to the lower training row, as in
+    Yu & Li's published Matlab code (``sort(..., 'ascend')`` is stable; ``max`` returns the first
+    maximum over the sorted labels).
+    """
+    from scipy.spatial.distance import cdist
+
+    k = min(int(k), len(Z_train))
+    y_train = np.asarray(y_train, dtype=float)
+    D = cdist(Z_test, Z_train, "sqeuclidean")
+    nn = np.argsort(D, axis=1, kind="stable")[:, :k]
+    labels, idx = np.unique(y_train, return_inverse=True)
+    counts = np.zeros((len(Z_test), len(labels)), dtype=int)
+    np.add.at(counts, (np.repeat(np.arange(len(Z_test)), k), idx[nn].ravel()), 1)
+    return labels[np.argmax(counts, axis=1)]
+
+
 def mae(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """Mean absolute error."""
     return float(np.mean(np.abs(np.asarray(y_true, float) - np.asarray(y_pred, float))))

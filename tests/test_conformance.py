@@ -43,7 +43,8 @@ ALL_COMPONENTS = [(kind, e.name) for kind, reg in ALL.items() for e in reg.entri
 #: or show its randomness with its defaults
 RANDOMNESS = {"elf": {"neg_per_pos": 1.0, "n_rounds": 10}, "prsvm": {"C_grid": (1e-3, 1e-1, 10.0)},
               "ranksvm": {"C": [0.01, 1.0, 100.0]}, "kernel_ranksvm": {"C": [0.01, 1.0, 100.0]},
-              "rankmkl": {"C": [0.01, 1.0, 100.0], "max_iter": 3}, "rankboost": {"threshold_sample": 200}}
+              "rankmkl": {"C": [0.01, 1.0, 100.0], "max_iter": 3}, "rankboost": {"threshold_sample": 200},
+              "cmds_dml": {"max_iter": [2, 10, 50, 200], "cv": 3}}
 #: loader parameters under which a loader reads files (generated loaders read none by default)
 READS_FILES = {"synthetic_collection": {"labels": "trecvid2006"}}
 #: smaller settings so the walk stays fast (defaults tuned for real data sizes)

@@ -76,6 +76,24 @@ def test_knn_regress_and_mae():
     assert metrics.mae([1, 2], [1.5, 1.0]) == pytest.approx(0.75)
 
 
+def test_knn_vote_against_a_counter():
+    import collections
+
+    rng = np.random.default_rng(0)
+    Z_train, Z_test = rng.normal(size=(30, 2)), rng.normal(size=(20, 2))
+    y_train = rng.integers(0, 3, 30).astype(float)
+    for k in (1, 4, 5):
+        pred = metrics.knn_vote(Z_train, y_train, Z_test, k)
+        for z, p in zip(Z_test, pred):
+            nn = np.argsort(((Z_train - z) ** 2).sum(1), kind="stable")[:k]
+            count = collections.Counter(y_train[nn].tolist())
+            best = max(count.values())
+            assert p == min(lab for lab, c in count.items() if c == best)  # ties to the smallest
+    # a 2-2 tie goes to the smaller label, whatever its distance
+    assert metrics.knn_vote(np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([2, 2, 1, 1]),
+                            np.array([[0.0]]), 4).tolist() == [1]
+
+
 def test_pair_accuracy_ignores_equal_pairs_and_counts_ties_wrong():
     s = np.array([3.0, 1.0, 1.0, 0.0])
     pairs = np.array([[0, 1], [1, 2], [2, 3], [3, 0]])

@@ -57,17 +57,24 @@ class FGNET(Loader):
     images : bool
         Also pair each points file with ``images/<stem>.JPG`` (case-insensitive); the column
         ``path`` then holds the image. A missing image is an error.
+    unlabelled : bool
+        With ``ages``: keep the images of the other ages too, with no label (NaN). Protocols
+        neither train nor test on them; they serve unsupervised, transductive feature steps only
+        (Yu & Li's published FG-NET data is a PCA over all 1002 images, of which the experiment
+        uses the 145 of five ages).
     """
 
     folder = "fgnet"
     layout = "points/<PPP>a<AA>[a|b].pts (68 landmarks), optional images/<PPP>A<AA>[a|b].JPG"
 
     def __init__(self, root: str | None = None, ages: Annotated[list[NonNegativeInt], Field(min_length=2)] | None = None,
-                 relabel: dict[int, float] | list[float] | None = None, images: bool = False):
+                 relabel: dict[int, float] | list[float] | None = None, images: bool = False,
+                 unlabelled: bool = False):
         self.root = root
         self.ages = ages
         self.relabel = relabel
         self.images = images
+        self.unlabelled = unlabelled
 
     def _label_map(self) -> dict[int, float] | None:
         if self.relabel is None:
@@ -97,7 +104,7 @@ class FGNET(Loader):
             if not m:
                 raise DataError(f"dataset fgnet: unexpected file name {f.name}; expected layout: {self.layout}")
             age = int(m.group(2))
-            if ages is not None and age not in ages:
+            if ages is not None and age not in ages and not self.unlabelled:
                 continue
             rows.append({"id": f.stem.lower(), "subject": m.group(1), "age": age})
             paths.append(f)
@@ -109,6 +116,8 @@ class FGNET(Loader):
                 raise DataError(f"dataset fgnet: no images of age {empty[0]} in {pdir} "
                                 f"(selected ages: {ages})")
         items["label"] = items["age"].map(labels).astype(float) if labels else items["age"].astype(float)
+        if ages is not None and self.unlabelled:
+            items.loc[~items["age"].isin(ages), "label"] = np.nan
         landmarks = np.stack([read_pts(p).ravel() for p in paths]) if paths else np.zeros((0, 2 * N_POINTS))
         if self.images:
             idir = require_dir(root / "images", "dataset fgnet (images: true)", self.layout)
@@ -123,5 +132,5 @@ class FGNET(Loader):
             items=items,
             arrays={"landmarks": landmarks},
             info={"root": str(root), "ages": ages, "relabel": labels},
-            fingerprint=fingerprint_files(paths, extra=repr((ages, labels))),
+            fingerprint=fingerprint_files(paths, extra=repr((ages, labels) + ((True,) if self.unlabelled else ()))),
         )

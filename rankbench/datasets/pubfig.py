@@ -26,7 +26,8 @@ class PubFig(Loader):
     Reads ``pubfig_data.mat`` of the relative_attributes_v2 release. ``items`` has ``id``,
     ``category`` (person name), ``train`` (the release's ``used_for_training``: 30 images per
     person) and ``path``. ``arrays["feat"]`` is the release's 542-d feature (512 GIST + 30
-    colour); ``arrays["gist_ref"]`` its first 512 columns (LMgist GIST, used to validate ours).
+    colour); ``arrays["gist_ref"]`` its first 512 columns (LMgist GIST, used to validate ours),
+    ``arrays["colour_ref"]`` its last 30 (the release's colour histogram, of undocumented binning).
     ``info["strength"]`` is a categories x attributes DataFrame from ``relative_ordering``
     (larger = more of the attribute).
     """
@@ -86,7 +87,7 @@ class PubFig(Loader):
         return Dataset(
             name="pubfig",
             items=items,
-            arrays={"feat": feat, "gist_ref": feat[:, :512]},
+            arrays={"feat": feat, "gist_ref": feat[:, :512], "colour_ref": feat[:, 512:]},
             info={"attributes": attributes, "strength": strength, "root": str(root)},
             fingerprint=fingerprint_files([mat_path], extra="pubfig"),
         )

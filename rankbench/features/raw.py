@@ -2,6 +2,17 @@
 
 ``pixels`` is Yu & Li's UMIST feature (the 112 x 92 = 10304 grey values, unscaled); ``array`` passes
 on a named array of ``dataset.arrays`` such as FG-NET's 136 landmark coordinates.
+
+Both take two options of the authors' published preprocessing (github.com/mengzhicao0414/ImageRanking,
+``UMISTdata.csv`` / ``FGNETdata.csv``), explicit because they differ from the paper's text:
+
+* ``transductive_pca: d`` projects every item on the first d principal components of *all* items
+  of the dataset (centred, not scaled), test images included: unsupervised (no label is used) but
+  transductive. The authors' UMIST data is exactly the pixels so projected (d = 150 of all 575
+  images), their FG-NET data the unit-norm landmarks projected on a PCA of all 1002 images (d = 80).
+  A ranker's ``preprocess: [pca]`` is the inductive alternative, fitted on the training rows only.
+* ``unit_norm`` (``array``) divides each item's vector by its Euclidean norm (the authors' FG-NET
+  landmarks).
 """
 
 from __future__ import annotations
@@ -10,17 +21,47 @@ import numpy as np
 
 from ..datasets.base import Dataset
 from ..errors import DataError
-from ..params import PositiveFloat
+from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from .base import Extractor
 
 
+def transductive_pca(X: np.ndarray, n_components: int) -> np.ndarray:
+    """Scores of the rows of ``X`` on the first ``n_components`` principal components of ``X`` itself.
+
+    Centred, not scaled; the components come from the n x n Gram matrix when there are fewer rows
+    than columns. Each component's sign is fixed so that its largest-magnitude loading is
+    positive, so the output does not depend on the eigen-solver. Components beyond the rank of the
+    centred data (zero variance) are dropped.
+    """
+    Xc = np.asarray(X, dtype=float)
+    Xc = Xc - Xc.mean(axis=0)
+    n, d = Xc.shape
+    if n < d:
+        lam, U = np.linalg.eigh(Xc @ Xc.T)
+        order = np.argsort(lam)[::-1][: min(n_components, n)]
+        s = np.sqrt(np.clip(lam[order], 0.0, None))
+        keep = s > (s[0] if len(s) else 0.0) * 1e-6  # variance below 1e-12 of the first: zero
+        V = (Xc.T @ U[:, order[keep]]) / s[keep]            # (d, k) unit components
+    else:
+        _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+        keep = s > (s[0] if len(s) else 0.0) * 1e-6  # variance below 1e-12 of the first: zero
+        V = Vt[: min(n_components, int(keep.sum()))].T
+    top = np.abs(V).argmax(axis=0)
+    V = V * np.sign(V[top, np.arange(V.shape[1])])
+    return Xc @ V
+
+
 @features.register("pixels")
 class Pixels(Extractor):
-    """Raw pixel vector of each image (row-major, grey or RGB as the dataset gives it), times ``scale``."""
+    """Raw pixel vector of each image (row-major, grey or RGB as the dataset gives it), times ``scale``.
 
-    def __init__(self, scale: PositiveFloat = 1.0):
+    ``transductive_pca``: project on a PCA of all the dataset's images (see the module docstring).
+    """
+
+    def __init__(self, scale: PositiveFloat = 1.0, transductive_pca: PositiveInt | None = None):
         self.scale = scale
+        self.transductive_pca = transductive_pca
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
         return np.asarray(img, dtype=np.float32).ravel() * np.float32(self.scale)
@@ -29,8 +70,10 @@ class Pixels(Extractor):
         if "images" in dataset.arrays and dataset.image_reader is None:
             # in-memory images (e.g. UMIST): one reshape instead of a loop
             imgs = dataset.arrays["images"]
-            return imgs.reshape(len(imgs), -1).astype(np.float32) * np.float32(self.scale)
-        return super().extract(dataset, n_jobs=n_jobs, progress=progress)
+            X = imgs.reshape(len(imgs), -1).astype(np.float32) * np.float32(self.scale)
+        else:
+            X = super().extract(dataset, n_jobs=n_jobs, progress=progress)
+        return X if self.transductive_pca is None else transductive_pca(X, self.transductive_pca)
 
 
 @features.register("array")
@@ -39,18 +82,31 @@ class Array(Extractor):
 
     ``scale`` changes units only (e.g. FG-NET landmark pixels -> units of ~ the image size); it
     matters to learners whose step sizes are absolute, such as cMDS-DML's Armijo ``gamma``.
+    ``unit_norm`` divides each item's vector by its norm (before ``scale``), ``transductive_pca``
+    then projects on a PCA of all items (see the module docstring).
     """
 
     cacheable = False
 
-    def __init__(self, key: str = "feat", scale: PositiveFloat = 1.0):
+    def __init__(self, key: str = "feat", scale: PositiveFloat = 1.0, unit_norm: bool = False,
+                 transductive_pca: PositiveInt | None = None):
         # `key`, not `name`: a feature set's `name` in the config is its own label
         self.key = key
         self.scale = scale
+        self.unit_norm = unit_norm
+        self.transductive_pca = transductive_pca
 
     def extract(self, dataset: Dataset, n_jobs: int = 1, progress: bool = False) -> np.ndarray:
         if self.key not in dataset.arrays:
             raise DataError(f"features array: dataset {dataset.name!r} ships no array {self.key!r} "
                             f"(it has: {', '.join(dataset.arrays) or 'none'})")
         a = np.asarray(dataset.arrays[self.key], dtype=float)
-        return a.reshape(len(a), -1) * float(self.scale)
+        a = a.reshape(len(a), -1)
+        if self.unit_norm:
+            norms = np.linalg.norm(a, axis=1, keepdims=True)
+            if (norms == 0).any():
+                raise DataError(f"features array: unit_norm: item {int(np.flatnonzero(norms == 0)[0])} "
+                                f"of dataset {dataset.name!r} has an all-zero {self.key!r} vector")
+            a = a / norms
+        a = a * float(self.scale)
+        return a if self.transductive_pca is None else transductive_pca(a, self.transductive_pca)

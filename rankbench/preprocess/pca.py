@@ -23,7 +23,9 @@ class PCA(BaseEstimator, TransformerMixin):
 
     Uses the n x n Gram matrix when there are fewer rows than columns (e.g. 30 faces of 10304
     pixels), which gives the same components at a fraction of the cost. With n rows at most n - 1
-    components carry variance; directions with (numerically) zero variance are dropped.
+    components carry variance; directions with (numerically) zero variance are dropped. Each
+    component's sign is fixed (largest loading positive), so the output does not depend on the
+    eigen-solver.
     """
 
     def __init__(self, n_components: PositiveInt = 50, whiten: bool = False):
@@ -49,6 +51,12 @@ class PCA(BaseEstimator, TransformerMixin):
             _, s, vt = np.linalg.svd(Xc, full_matrices=False)
             self.components_ = vt[:k]
             self.explained_variance_ = s[:k] ** 2 / max(n - 1, 1)
+        # each component signed so that its largest loading is positive: the eigen-solver's signs
+        # are arbitrary, and a learner that starts from the first coordinates (cMDS-DML's
+        # L0 = (e_1 .. e_s)) depends on them
+        C = self.components_
+        if len(C):
+            self.components_ = C * np.sign(C[np.arange(len(C)), np.abs(C).argmax(axis=1)])[:, None]
         return self
 
     def transform(self, X):

@@ -1,6 +1,7 @@
 """The FG-NET loader and landmark reader."""
 
 
+import numpy as np
 import pytest
 
 from rankbench.datasets.fgnet import FGNET, read_pts
@@ -28,6 +29,14 @@ def test_fgnet_ages_relabel_and_landmarks(fgnet_root):
     assert L.shape == (4, 136) and L[0, :4].tolist() == [1.0, 1.0, 2.0, 3.0]  # x1, y1, x2, y2
     assert list(FGNET(root=str(fgnet_root), ages=[1], relabel={1: 7}).load().items["label"]) == [7]
     assert len(FGNET(root=str(fgnet_root)).load()) == 6
+
+
+def test_fgnet_unlabelled_keeps_other_ages_without_a_label(fgnet_root):
+    ds = FGNET(root=str(fgnet_root), ages=[5, 10], relabel=[1, 2], unlabelled=True).load()
+    assert len(ds) == 6 and ds.arrays["landmarks"].shape == (6, 136)
+    labels = dict(zip(ds.items["id"], ds.items["label"]))
+    assert labels["001a05"] == 1 and labels["003a10a"] == 2
+    assert np.isnan(labels["001a01"]) and np.isnan(labels["003a09"])
 
 
 def test_fgnet_errors(fgnet_root):

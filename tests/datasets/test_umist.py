@@ -55,6 +55,11 @@ def test_umist_errors(umist_root):
         UMIST(root=str(umist_root / "empty")).load()
 
 
+def test_umist_authors_labels_need_the_575_images(umist_root):
+    with pytest.raises(DataError, match="575 images"):
+        UMIST(root=str(umist_root), labels="authors").load()
+
+
 def test_read_pgm_rejects_non_pgm(tmp_path):
     p = tmp_path / "x.pgm"
     p.write_bytes(b"P6\n2 2\n255\n" + bytes(12))

@@ -1,6 +1,7 @@
 """Preprocessing inside the training split: scikit-learn's Pipeline, fitted on training rows only."""
 
 import numpy as np
+import pytest
 from sklearn.base import clone
 
 from rankbench.engine.pipeline import RankerPipeline
@@ -36,6 +37,17 @@ def test_pca_matches_sklearn_subspace():
     ours = PCA(n_components=5).fit(X).transform(X)
     ref = SkPCA(n_components=5).fit(X).transform(X)
     assert np.allclose(np.abs(ours), np.abs(ref), atol=1e-8)
+
+
+@pytest.mark.parametrize("shape", [(30, 50), (50, 30)])
+def test_pca_signs_are_fixed_by_the_largest_loading(shape):
+    from sklearn.decomposition import PCA as SkPCA
+
+    X = np.random.default_rng(3).normal(size=shape)
+    ours = PCA(n_components=4).fit(X)
+    ref = SkPCA(n_components=4).fit(X).components_
+    ref = ref * np.sign(ref[np.arange(4), np.abs(ref).argmax(axis=1)])[:, None]
+    np.testing.assert_allclose(ours.components_, ref, atol=1e-8)
 
 
 def test_pca_clips_to_the_directions_with_variance():

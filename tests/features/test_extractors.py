@@ -26,6 +26,19 @@ def test_histograms_are_normalised(synth):
     np.testing.assert_allclose(L.reshape(len(synth), 4, 59).sum(axis=2), 1.0)
 
 
+def test_lab_hist_per_channel_against_numpy_histograms():
+    import cv2
+
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 256, (16, 12, 3), dtype=np.uint8)
+    H = features.build("lab_hist", {"bins": 10, "joint": False}).transform_image(img)
+    lab = cv2.cvtColor(img, cv2.COLOR_RGB2LAB).reshape(-1, 3)
+    # v * 10 // 256 puts v in bin k for 25.6 k <= v < 25.6 (k + 1): numpy's bins on [0, 256)
+    ref = np.concatenate([np.histogram(lab[:, c], bins=10, range=(0, 256))[0] for c in range(3)]) / (3 * 16 * 12)
+    np.testing.assert_allclose(H, ref)
+    assert H.shape == (30,) and H.sum() == pytest.approx(1.0)
+
+
 def test_lab_hist_refuses_grey():
     from rankbench.errors import DataError
 

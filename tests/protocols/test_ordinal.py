@@ -43,3 +43,24 @@ def test_ordinal_evaluate_scores_mae():
         res_e.append(p.evaluate(Euclidean, X, ds, split, meter).metrics["mae"])
         res_c.append(p.evaluate(lambda: CMDSDML(gamma=0.5, max_iter=300), X, ds, split, Meter()).metrics["mae"])
     assert 0 <= np.mean(res_c) < np.mean(res_e)
+
+
+def test_ordinal_vote_with_the_rankers_K_and_unlabelled_items():
+    ds = SyntheticOrdinal(n_labels=3, n_per_label=20).load()
+    y = ds.items["label"].to_numpy(float)
+    ds.items.loc[[0, 25, 59], "label"] = np.nan  # unlabelled items: neither trained nor tested
+    p = Ordinal(n_per_label=5, k="K", predict="vote")
+    p.check_dataset(ds)
+    split = p.split(ds, np.random.default_rng(0))
+    assert not {0, 25, 59} & set(split["train"] + split["test"])
+    assert len(split["train"]) + len(split["test"]) == 57
+    X = ds.arrays["feat"]
+    res = p.evaluate(lambda: CMDSDML(K=3, gamma=0.5, max_iter=100), X, ds, split, Meter())
+    # the same prediction by hand: majority of the K = 3 nearest in the learned space
+    from rankbench.metrics import knn_vote, mae
+    tr, te = np.array(split["train"]), np.array(split["test"])
+    m = CMDSDML(K=3, gamma=0.5, max_iter=100).fit(X[tr], y[tr])
+    expect = mae(y[te], knn_vote(m.transform(X[tr]), y[tr], m.transform(X[te]), 3))
+    assert res.metrics["mae"] == pytest.approx(expect)
+    with pytest.raises(ConfigError, match="has no parameter K"):
+        p.check_ranker(Euclidean(), "rankers.E")

@@ -46,3 +46,36 @@ def test_umist_cmds_dml_beats_ldmlr_in_a_few_trials(shared_data):
             out.append(mae(y[te], knn_regress(est.transform(Xtr), y[tr], est.transform(Xte), 5)))
     assert np.mean(ours) < np.mean(base)
     assert abs(np.mean(ours) - 0.3463) < 0.08  # Table 3, K = 5 (few trials: loose)
+
+
+def _authors_file(shared_data, name):
+    path = shared_data / "yuli-authors" / name
+    if not path.is_file():
+        pytest.skip(f"{path} not present")
+    return np.loadtxt(path, delimiter=",")
+
+
+def _same_up_to_column_sign(A, B):
+    sign = np.sign((A * B).sum(axis=0))
+    return np.abs(A * sign - B).max() / np.abs(B).max()
+
+
+def test_umist_authors_labels_and_transductive_pca_are_the_authors_data(shared_data):
+    from rankbench.features.raw import Pixels
+
+    ds = UMIST(labels="authors").load(shared_data)
+    np.testing.assert_array_equal(ds.column("label"), _authors_file(shared_data, "UMISTlabel.csv"))
+    Z = Pixels(transductive_pca=150).extract(ds)
+    assert _same_up_to_column_sign(Z, _authors_file(shared_data, "UMISTdata.csv")) < 1e-8
+
+
+def test_fgnet_unit_norm_transductive_pca_is_the_authors_data(shared_data):
+    from rankbench.features.raw import Array
+
+    ds = FGNET(ages=[1, 5, 9, 15, 19], relabel=[1, 2, 3, 4, 5], unlabelled=True).load(shared_data)
+    assert len(ds) == 1002 and np.isfinite(ds.column("label")).sum() == 145
+    Z = Array(key="landmarks", unit_norm=True, transductive_pca=80).extract(ds)
+    order = np.argsort(ds.items["age"].to_numpy(), kind="stable")  # the authors' rows: by age
+    ages = _authors_file(shared_data, "FGNETlabel.csv")
+    np.testing.assert_array_equal(ds.items["age"].to_numpy()[order], ages)
+    assert _same_up_to_column_sign(Z[order], _authors_file(shared_data, "FGNETdata.csv")) < 1e-8

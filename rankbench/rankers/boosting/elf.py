@@ -54,7 +54,10 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     score : ``"vote"`` (default): ``sum_t alpha_t h_t``; ``"margin"``: the real-valued
         ``sum_t alpha_t (theta_t - d_t) / s_t`` with ``s_t`` the training spread (std) of the
         chosen unit's distances; ``"tanh"``: the same margin squashed, ``sum_t alpha_t
-        tanh((theta_t - d_t) / s_t)``. An "always +1" learner (theta = inf) adds ``alpha_t``.
+        tanh((theta_t - d_t) / s_t)``; ``"distance"``: Gray & Tao's similarity read as a weighted
+        sum of the chosen features' distances, ``-sum_t alpha_t d_t`` (weights as AdaBoost chose
+        them, no threshold). An "always +1" learner (theta = inf) adds ``alpha_t`` (nothing to
+        ``"distance"``). The fit does not depend on ``score``.
     random_state : seed of the negative sampling.
 
     Attributes
@@ -70,7 +73,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
                  block: PositiveInt = 4, units: Literal["hist", "bin", "both"] = "hist",
                  neg_per_pos: Annotated[float, Field(gt=0)] | None = None,
                  neg_sampling: Literal["uniform", "hard"] = "uniform", resample: bool = True,
-                 score: Literal["vote", "margin", "tanh"] = "vote", random_state: Seed = None):
+                 score: Literal["vote", "margin", "tanh", "distance"] = "vote", random_state: Seed = None):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.n_bins = n_bins
@@ -263,7 +266,10 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         D = self._grid_distances(np.asarray(Q, float), np.asarray(G, float), hists=used)
         pos = np.searchsorted(used, self.hists_)
         for p, t, a, sc in zip(pos, self.thresholds_, self.alphas_, self.scales_):
-            if self.score == "vote" or not np.isfinite(t):
+            if self.score == "distance":
+                if np.isfinite(t):
+                    out -= a * D[..., p]
+            elif self.score == "vote" or not np.isfinite(t):
                 out += a * np.where(D[..., p] <= t, 1.0, -1.0)
             elif self.score == "margin":
                 out += a * (t - D[..., p]) / sc

@@ -5,12 +5,19 @@ As reviewed in Yu & Li, Section 2.2: minimise over PSD ``A`` (problem (1))
     h(A) = - sum_{i,j} w_ij d_A^2(x_i, x_j) + mu sum_{eta_ij = 1} (d_A^2(x_i, x_j) - ||x_i - x_j||^2)^2
 
 with ordinal weights (3) ``w_ij = (|r_i - r_j| + 1)^p`` for different labels (0 otherwise) and
-target neighbours (2), by projected gradient ``A <- Pi_PSD(A - step * grad h(A))`` for ``T_max``
-iterations from ``A0 = I``.
+target neighbours (2), by projected gradient ``A <- Pi_PSD(A - step * grad h(A))`` for at most
+``T_max`` iterations from ``A0``.
 
 The first term is linear in ``A``: ``sum w_ij d_A^2 = <A, M>`` with ``M = 2 X^T (diag(W 1) - W) X``,
-computed once. ``h`` is unbounded below along PSD directions outside the span of the target
-differences, so ``T_max`` (and the step) decide how far ``A`` moves from ``I``.
+computed once (the sum runs over ordered pairs, both (i, j) and (j, i), as in the review's
+``sum_{i,j}`` and in the authors' code). ``h`` is unbounded below along PSD directions outside the
+span of the target differences, so ``T_max`` (and the step) decide how far ``A`` moves from ``A0``.
+
+Neither Yu & Li nor their review of Li et al. gives p, the step or A0. Yu & Li's published code
+(github.com/mengzhicao0414/ImageRanking, ``LDMLR/LDMLR.m``) uses ``p = 0.5``, ``A0 = 0``, a fixed step
+(1e-20 on UMIST's PCA scores of raw pixels, 1e-2 on unit-norm FG-NET landmarks) and stops when the
+relative change of ``h`` falls below 1e-3 (its loop ``while t < T`` makes at most ``T - 1`` updates):
+``init="zero"``, ``step_rule="fixed"``, ``tol=1e-3``, ``normalize=False``.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ...errors import ParameterError
 from ...params import NonNegativeFloat, PositiveFloat, PositiveInt
 from ...registry import rankers
 from ...utils.threads import blas_threads
@@ -64,15 +72,22 @@ class LDMLR(BaseEstimator, MetricLearner):
     mu : float
         Weight of the local-structure term.
     p : float
-        Exponent of the ordinal weights (3). Not stated in Yu & Li; default 1.
+        Exponent of the ordinal weights (3). Not stated in Yu & Li; default 1 (their code: 0.5).
     T_max : int
-        Projected-gradient iterations.
+        At most this many projected-gradient iterations.
     step : float or "auto"
-        Step of the projected gradient. The review writes a unit step, which diverges on
-        unnormalised data (the quadratic term's curvature is ~ mu ||x_i - x_j||^4); "auto" uses
-        ``1 / Lip``, the inverse Lipschitz constant of grad h, ``Lip = 2 mu lambda_max(G)`` with
-        ``G_pq = ((x_p - x'_p)^T (x_q - x'_q))^2`` over target pairs (the standard safe step of
-        projected gradient for a smooth convex objective); a number is a multiple of that step.
+        Step of the projected gradient, read as ``step_rule`` says. The review writes a unit step,
+        which diverges on unnormalised data (the quadratic term's curvature is ~ mu ||x_i - x_j||^4).
+    step_rule : {"lipschitz", "fixed"}
+        ``lipschitz``: the step is ``step / Lip`` ("auto" = 1), ``Lip = 2 mu lambda_max(G)`` the
+        Lipschitz constant of grad h with ``G_pq = ((x_p - x'_p)^T (x_q - x'_q))^2`` over target
+        pairs (the standard safe step of projected gradient for a smooth convex objective);
+        ``fixed``: ``step`` is the step itself, in the data's units (the authors' code).
+    init : {"identity", "zero"}
+        ``A0 = I`` (the Euclidean metric) or ``A0 = 0`` (the authors' code).
+    tol : float
+        Stop once ``|h_t - h_(t-1)| / |h_(t-1)| < tol`` (checked from the second iteration on, as
+        the authors' code does with 1e-3); 0 runs all ``T_max`` iterations.
     normalize : bool
         Divide the centred data by the root-mean-square target-neighbour distance before learning.
         The two terms of h scale as x^2 and x^4, so ``mu`` means something only for data of a
@@ -82,12 +97,18 @@ class LDMLR(BaseEstimator, MetricLearner):
     """
 
     def __init__(self, K: PositiveInt = 5, mu: NonNegativeFloat = 1e3, p: float = 1.0, T_max: PositiveInt = 30,
-                 step: PositiveFloat | Literal["auto"] = "auto", normalize: bool = True):
+                 step: PositiveFloat | Literal["auto"] = "auto",
+                 step_rule: Literal["lipschitz", "fixed"] = "lipschitz",
+                 init: Literal["identity", "zero"] = "identity", tol: NonNegativeFloat = 0.0,
+                 normalize: bool = True):
         self.K = K
         self.mu = mu
         self.p = p
         self.T_max = T_max
         self.step = step
+        self.step_rule = step_rule
+        self.init = init
+        self.tol = tol
         self.normalize = normalize
 
     def fit(self, X, y):
@@ -107,16 +128,32 @@ class LDMLR(BaseEstimator, MetricLearner):
         v2 = (V**2).sum(axis=1)
         # eigendecompositions of a few hundred rows: single-threaded BLAS is faster and does not
         # thrash on a busy machine
+        if self.step_rule == "fixed" and self.step == "auto":
+            raise ParameterError("ldmlr: step_rule 'fixed' needs a number for step (the step itself), "
+                                 "not 'auto'")
         with blas_threads(1):
-            G = (V @ V.T) ** 2
-            lip = 2.0 * self.mu * float(np.linalg.eigvalsh(G).max()) if len(V) else 1.0
-            step = (1.0 if self.step == "auto" else float(self.step)) / lip
-            A = np.eye(X.shape[1])
+            if self.step_rule == "lipschitz":
+                G = (V @ V.T) ** 2
+                lip = 2.0 * self.mu * float(np.linalg.eigvalsh(G).max()) if len(V) else 1.0
+                step = (1.0 if self.step == "auto" else float(self.step)) / lip
+            else:
+                step = float(self.step)
+            A = np.eye(X.shape[1]) if self.init == "identity" else np.zeros((X.shape[1],) * 2)
+            h_prev = None
+            n_iter = 0
             for _ in range(self.T_max):
                 A = psd_project(A - step * h_gradient(A, M, V, v2, self.mu))
+                n_iter += 1
+                if self.tol > 0:
+                    h = h_objective(A, M, V, v2, self.mu)
+                    if h_prev is not None and abs(h - h_prev) < self.tol * abs(h_prev):
+                        break
+                    h_prev = h
         self.A_ = A
         self.step_ = step
+        self.n_iter_ = n_iter
         self.objective_ = h_objective(A, M, V, v2, self.mu)
+        self.diagnostics_ = {"K": int(self.K), "n_iter": int(n_iter)}
         lam, U = np.linalg.eigh(A)
         keep = lam > 1e-12 * max(lam.max(), 1e-300)
         # A = L^T L with L = diag(sqrt(lam)) U^T over the positive eigenvalues

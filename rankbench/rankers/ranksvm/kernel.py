@@ -40,7 +40,7 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
     normalize : bool
         Divide the linear kernel by its mean diagonal on the training rows (gamma is always
         relative to the mean training chi-square distance).
-    cv, tol, max_iter, random_state : see :class:`rankbench.rankers.ranksvm.RankSVM`.
+    cv, cv_unit, tol, max_iter, random_state : see :class:`rankbench.rankers.ranksvm.RankSVM`.
 
     Attributes
     ----------
@@ -49,13 +49,15 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
     """
 
     def __init__(self, kernel: Literal["linear", "chi2"] = "linear", C: Grid = 1.0, gamma: Grid = 1.0,
-                 normalize: bool = True, cv: Annotated[int, Field(ge=2)] = 5, tol: PositiveFloat = 1e-8,
+                 normalize: bool = True, cv: Annotated[int, Field(ge=2)] = 5,
+                 cv_unit: Literal["items", "pairs"] = "items", tol: PositiveFloat = 1e-8,
                  max_iter: PositiveInt = 100, random_state: Seed = None):
         self.kernel = kernel
         self.C = C
         self.gamma = gamma
         self.normalize = normalize
         self.cv = cv
+        self.cv_unit = cv_unit
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
@@ -88,7 +90,8 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
                                   max_newton=self.max_iter)
                 return K @ b
 
-            best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, grid, int(self.cv), rng)
+            best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, grid, int(self.cv), rng,
+                                                     self.cv_unit)
         else:
             best = grid[0]
         self.C_, self.gamma_ = best["C"], best["gamma"]

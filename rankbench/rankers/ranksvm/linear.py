@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field
@@ -56,6 +56,9 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         (held-out ordered-pair accuracy, as the paper's 10-fold CV); the choice is ``C_``.
     cv : int
         Folds for choosing C when a list is given.
+    cv_unit : {"items", "pairs"}
+        What the folds split: training items (no leak, the default) or training pairs (see
+        :func:`rankbench.rankers.ranksvm._cv.cv_pair_accuracy`).
     tol : float
         Relative gradient-norm tolerance of the Newton solver.
     max_iter : int
@@ -74,10 +77,12 @@ class RankSVM(PairwiseRanker, BaseEstimator):
     accepts_views = True
 
     def __init__(self, C: PositiveFloat | Annotated[list[PositiveFloat], Field(min_length=1)] = 1.0,
-                 cv: Annotated[int, Field(ge=2)] = 5, tol: PositiveFloat = 1e-6, max_iter: PositiveInt = 50,
+                 cv: Annotated[int, Field(ge=2)] = 5,
+                 cv_unit: Literal["items", "pairs"] = "items", tol: PositiveFloat = 1e-6, max_iter: PositiveInt = 50,
                  random_state: Seed = None):
         self.C = C
         self.cv = cv
+        self.cv_unit = cv_unit
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
@@ -108,7 +113,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
                 return X @ w
 
             best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, [{"C": c} for c in grid],
-                                                     int(self.cv), rng)
+                                                     int(self.cv), rng, self.cv_unit)
             self.C_ = best["C"]
         else:
             self.C_ = float(grid[0])

@@ -90,6 +90,8 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         feature set equal say; ``diag`` keeps the unit mean diagonal.
     cv_weights : {"uniform", "learned"}
         What CV runs per grid point: a kernel RankSVM with uniform weights (fast) or the whole MKL.
+    cv_unit : {"items", "pairs"}
+        What the CV folds split (see :class:`rankbench.rankers.ranksvm.RankSVM`).
     max_iter, tol : outer (GMKL) iterations and relative objective tolerance.
     inner_tol : relative objective tolerance of the inner RankSVM.
     random_state : seeds the CV folds.
@@ -106,6 +108,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
     def __init__(self, kernels: dict[str, Literal["linear", "chi2"]] | None = None, C: Grid = 1.0,
                  gamma: Grid = 1.0, lam: NonNegativeFloat = 1.0,
                  kernel_norm: Literal["centred", "diag"] = "centred", cv: Annotated[int, Field(ge=2)] = 5,
+                 cv_unit: Literal["items", "pairs"] = "items",
                  cv_weights: Literal["uniform", "learned"] = "uniform", max_iter: PositiveInt = 50,
                  tol: PositiveFloat = 1e-5, inner_tol: PositiveFloat = 1e-8, random_state: Seed = None):
         self.kernels = kernels
@@ -114,6 +117,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         self.gamma = gamma
         self.lam = lam
         self.cv = cv
+        self.cv_unit = cv_unit
         self.cv_weights = cv_weights
         self.max_iter = max_iter
         self.tol = tol
@@ -175,7 +179,8 @@ class RankMKL(PairwiseRanker, BaseEstimator):
                 d, b, _ = gmkl(Ks, A, similar, params["C"], self.lam, self.max_iter, self.tol, self.inner_tol)
                 return np.tensordot(d, Ks, axes=1) @ b
 
-            best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, grid, int(self.cv), rng)
+            best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, grid, int(self.cv), rng,
+                                                     self.cv_unit)
         else:
             best = grid[0]
         self.C_, self.gamma_ = best["C"], best["gamma"]

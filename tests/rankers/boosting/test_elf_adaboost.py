@@ -159,3 +159,53 @@ def test_weighted_error_equals_a_direct_count_over_every_pair(units):
         assert alpha == pytest.approx(0.5 * np.log((1 - err[unit, j]) / err[unit, j]), rel=1e-9)
         w = w * np.exp(-alpha * label * H[:, unit, j])
         w /= w.sum()
+
+
+def test_sampled_fit_reweights_as_adaboost():
+    """With every different-person pair drawn (k = all of them, drawn once), the sampled fit is
+    AdaBoost with each half (same / different person) renormalised to 1/2: brute force over
+    every (unit, threshold) with the weights written out, exp(-y F)."""
+    from rankbench.rankers.boosting.elf import _thresholds
+
+    X, y, cams = toy(n=8)
+    X[:, 4:8] += 0.3 * np.random.default_rng(1).random((len(X), 4))  # no perfect weak learner
+    A, B = X[cams == "a"], X[cams == "b"]
+    n = len(A)
+    e = ELFAdaBoost(n_rounds=6, n_bins=4, n_thresholds=8, neg_per_pos=n - 1, resample=False,
+                    random_state=0).fit(X, y, cams)
+    ya, yb = y[cams == "a"], y[cams == "b"]
+    pairs = [(i, j) for i in range(n) for j in range(n)]
+    label = np.array([1.0 if ya[i] == yb[j] else -1.0 for i, j in pairs])
+    D = np.array([[np.abs(A[i, u * 4:(u + 1) * 4] - B[j, u * 4:(u + 1) * 4]).sum() for u in range(3)]
+                  for i, j in pairs])
+    thr = _thresholds(D[label > 0], D[label < 0], 8)  # the candidate thresholds (an input here)
+    thr = np.concatenate([thr, np.full((3, 1), np.inf)], axis=1)
+    F = np.zeros(len(pairs))
+    for t in range(len(e.alphas_)):
+        w = np.exp(-label * F)
+        w[label > 0] *= 0.5 / w[label > 0].sum()
+        w[label < 0] *= 0.5 / w[label < 0].sum()
+        err = np.array([[w[np.where(D[:, u] <= th, 1.0, -1.0) != label].sum() for th in thr[u]]
+                        for u in range(3)])
+        u, j = np.unravel_index(np.argmin(err), err.shape)
+        assert e.hists_[t] == u and e.thresholds_[t] == pytest.approx(thr[u, j], rel=1e-6)
+        a = 0.5 * np.log((1 - err[u, j]) / err[u, j])
+        assert e.alphas_[t] == pytest.approx(a, rel=1e-6)
+        F += a * np.where(D[:, u] <= thr[u, j], 1.0, -1.0)
+
+
+def test_distance_score_is_the_weighted_sum_of_chosen_distances():
+    X, y, cams = toy()
+    e = ELFAdaBoost(n_rounds=8, n_bins=4, units="both", score="distance").fit(X, y, cams)
+    A, B = X[cams == "a"], X[cams == "b"]
+    expect = np.zeros((len(A), len(B)))
+    for u, th, a in zip(e.hists_, e.thresholds_, e.alphas_):
+        if not np.isfinite(th):
+            continue
+        for i in range(len(A)):
+            for j in range(len(B)):
+                d = np.abs(A[i, u * 4:(u + 1) * 4] - B[j, u * 4:(u + 1) * 4]).sum() if u < 3 \
+                    else abs(A[i, u - 3] - B[j, u - 3])
+                expect[i, j] -= a * d
+    np.testing.assert_allclose(e.similarity(A, B), expect, rtol=1e-5, atol=1e-6)
+    assert rank5(e, X, y, cams) >= 0.9

@@ -153,3 +153,88 @@ def test_sklearn_conventions():
     a = C.CMDSDML(mds="direct", gamma=0.05, max_iter=50).fit(X, y)
     b = C.CMDSDML(mds="labels", gamma=0.05, max_iter=50).fit(X, y)
     np.testing.assert_allclose(_pairwise(a.ideal_points_), _pairwise(b.ideal_points_), atol=1e-8)
+
+
+def _naive_authors_descent(X, Y, V, v2, s, mu, gamma, rho, sigma, r, iters):
+    """The published code's loop (KNN.m + Armijo), written directly in d-space: c_next is the
+    exact minimiser over c for the current L; the Armijo step moves L alone with the old c."""
+    L, c = np.eye(s, X.shape[1]), 1.0
+    for _ in range(iters):
+        c_next = float(np.sum((X @ L.T) * Y) / np.sum(Y * Y))
+        gL, _ = C.gradient(L, c, X, Y, V, v2, mu)
+        g2 = (gL**2).sum()
+        f = C.objective(L, c, X, Y, V, v2, mu)
+        for m in range(1, r + 1):
+            a = gamma * rho**m
+            if C.objective(L - a * gL, c, X, Y, V, v2, mu) - f <= -sigma * a * g2:
+                break
+        L, c = L - a * gL, c_next
+    return L, c
+
+
+def test_authors_c_step_equals_the_published_loop():
+    X, y = _data(d=15)
+    m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1, max_iter=30, tol=0.0, c_step="authors").fit(X, y)
+    Xc = X - X.mean(0)
+    V = Xc[m.target_pairs_[:, 0]] - Xc[m.target_pairs_[:, 1]]
+    L, c = _naive_authors_descent(Xc, m.ideal_points_, V, (V**2).sum(1), 3, 1e-3, 0.1, 0.5, 0.05, 20, 30)
+    assert m.n_iter_ == 30
+    np.testing.assert_allclose(m.L_, L, rtol=1e-7, atol=1e-9)
+    assert m.c_ == pytest.approx(c, rel=1e-9)
+
+
+def test_ftol_stops_on_relative_decrease():
+    X, y = _data()
+    m = C.CMDSDML(gamma=0.1, max_iter=5000, tol=0.0, ftol=1e-3).fit(X, y)
+    assert m.stop_reason_ == "ftol" and 1 < m.n_iter_ < 5000
+    Xc = X - X.mean(0)
+    V = Xc[m.target_pairs_[:, 0]] - Xc[m.target_pairs_[:, 1]]
+    v2 = (V**2).sum(1)
+    # one more iteration than the stop would still have decreased f by less than ftol
+    prev = C.CMDSDML(gamma=0.1, max_iter=m.n_iter_ - 1, tol=0.0).fit(X, y)
+    f_prev = C.objective(prev.L_, prev.c_, Xc, m.ideal_points_, V, v2, m.mu)
+    assert (f_prev - m.objective_) / f_prev < 1e-3
+
+
+@pytest.mark.parametrize("d", [12, 40])
+def test_iteration_cap_by_cross_validation(d):
+    from sklearn.decomposition import PCA as SkPCA
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = _data(n_per=10, d=d)
+    caps = [5, 40, 200]
+    m = C.CMDSDML(gamma=0.1, tol=0.0, max_iter=caps, cv=3, random_state=0).fit(X, y)
+    assert m.max_iter_ == caps[int(np.argmin(m.cv_mae_))] and m.n_iter_ == m.max_iter_
+    assert m.diagnostics_["max_iter"] == m.max_iter_ and m.diagnostics_["K"] == 5
+    # brute force: separate fits with each cap on the same folds; when the 30 rows span the input
+    # (d = 12) each fold is first put in its own training rows' principal components
+    brute = []
+    for cap in caps:
+        e = 0.0
+        for tr, va in StratifiedKFold(3, shuffle=True, random_state=0).split(X, y):
+            Xtr, Xva = X[tr], X[va]
+            if d < len(X):
+                pca = SkPCA(svd_solver="full").fit(Xtr)
+                flip = np.sign(pca.components_[np.arange(d), np.abs(pca.components_).argmax(axis=1)])
+                Xtr, Xva = pca.transform(Xtr) * flip, pca.transform(Xva) * flip  # largest loading > 0
+            f = C.CMDSDML(gamma=0.1, tol=0.0, max_iter=cap).fit(Xtr, y[tr])
+            e += mae(y[va], knn_regress(f.transform(Xtr), y[tr], f.transform(Xva), 5)) / 3
+        brute.append(e)
+    np.testing.assert_allclose(m.cv_mae_, brute, rtol=1e-6)
+    with pytest.raises(ValueError, match="folds need"):
+        C.CMDSDML(max_iter=caps, cv=11).fit(X, y)
+
+
+def test_fit_does_not_depend_on_sign_conventions():
+    """Flipping input coordinates that L0 picks (a PCA's arbitrary signs) or the ideal points'
+    signs (the eigen-solver's) gives the same distances in the learned space."""
+    X, y = _data(d=10)
+    ref = C.CMDSDML(gamma=0.1, max_iter=60, tol=0.0).fit(X, y)
+    flipped = X * np.array([-1, 1, -1] + [1] * 7)
+    m = C.CMDSDML(gamma=0.1, max_iter=60, tol=0.0).fit(flipped, y)
+    np.testing.assert_allclose(_pairwise(m.transform(flipped)), _pairwise(ref.transform(X)), rtol=1e-8)
+    Y = C.classical_mds(C.label_distance_matrix(y), 3)
+    Z0 = (X - X.mean(0))[:, :3]
+    A = C.align_signs(Y, Z0)
+    np.testing.assert_array_equal(C.align_signs(-Y, Z0), A)
+    assert (np.einsum("ik,ik->k", A, Z0) >= 0).all()

@@ -58,3 +58,43 @@ def test_ldmlr_fit_is_psd_and_distances_match_A():
     # a vanishing step leaves the identity metric
     m0 = LD.LDMLR(K=3, T_max=5, step=1e-12).fit(X, y)
     np.testing.assert_allclose(m0.A_, np.eye(X.shape[1]), atol=1e-8)
+
+
+def _naive_authors_ldmlr(X, y, K, step, mu, p, T, tol):
+    """LDMLR.m / dev.m / PSD.m of the published code, written with explicit loops over pairs."""
+    n, d = X.shape
+    pairs = C.target_neighbours(X, y, K)
+    A = np.zeros((d, d))
+    h_prev = None
+    for t in range(T):
+        G = np.zeros((d, d))
+        for i in range(n):
+            for j in range(n):
+                if y[i] != y[j]:
+                    v = X[i] - X[j]
+                    G -= (abs(y[i] - y[j]) + 1) ** p * np.outer(v, v)
+        for i, j in pairs:
+            v = X[i] - X[j]
+            G += 2 * mu * (v @ A @ v - v @ v) * np.outer(v, v)
+        A = A - step * G
+        lam, U = np.linalg.eigh((A + A.T) / 2)
+        A = U @ np.diag(np.maximum(lam, 0)) @ U.T
+        h = sum(-(abs(y[i] - y[j]) + 1) ** p * (X[i] - X[j]) @ A @ (X[i] - X[j])
+                for i in range(n) for j in range(n) if y[i] != y[j])
+        h += mu * sum(((X[i] - X[j]) @ A @ (X[i] - X[j]) - (X[i] - X[j]) @ (X[i] - X[j])) ** 2 for i, j in pairs)
+        if h_prev is not None and abs(h - h_prev) < tol * abs(h_prev):
+            return A, t + 1
+        h_prev = h
+    return A, T
+
+
+def test_authors_settings_equal_the_published_loop():
+    X, y = _data(n_per=5, d=4)
+    X = X - X.mean(0)
+    kw = dict(K=2, mu=0.5, p=0.5, T_max=25)
+    m = LD.LDMLR(**kw, step=1e-3, step_rule="fixed", init="zero", tol=1e-3, normalize=False).fit(X, y)
+    A, n_iter = _naive_authors_ldmlr(X, y, 2, 1e-3, 0.5, 0.5, 25, 1e-3)
+    assert m.n_iter_ == n_iter and m.diagnostics_ == {"K": 2, "n_iter": n_iter}
+    np.testing.assert_allclose(m.A_, A, rtol=1e-8, atol=1e-12)
+    with pytest.raises(ValueError, match="needs a number"):
+        LD.LDMLR(step_rule="fixed").fit(X, y)

@@ -63,6 +63,23 @@ def test_cv_picks_from_grid_and_is_seeded():
     assert len(k.cv_scores_) == 4 and k.gamma_ in (0.5, 2.0)
 
 
+def test_cv_over_pairs_scores_held_out_pairs_by_brute_force():
+    X, P, s, _ = toy()
+    grid = [0.001, 1.0]
+    r = RankSVM(C=grid, cv=3, cv_unit="pairs", random_state=4).fit(X, P, s)
+    fold = np.random.default_rng(4).permutation(len(P)) % 3  # the folds the ranker draws
+    expect = []
+    for C in grid:
+        accs = []
+        for k in range(3):
+            w = RankSVM(C=C).fit(X, P[fold != k], s[fold != k]).coef_
+            held = (fold == k) & (s != 0)
+            accs.append(np.mean((X[P[held, 0]] - X[P[held, 1]]) @ w > 0))
+        expect.append(np.mean(accs))
+    np.testing.assert_allclose(r.cv_scores_, expect)
+    assert r.C_ == grid[int(np.argmax(expect))]
+
+
 def test_ranksvm_views_scale_each_set_to_unit_range():
     X, P, s, _ = toy()
     views = {"a": X[:, :4] * 100 + 7, "b": X[:, 4:]}
