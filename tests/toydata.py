@@ -1,0 +1,42 @@
+"""Small generated data that several test files share: fake dataset folders, toy problems, config texts.
+
+Import it as ``toydata``: tests/ has no __init__.py, so pytest puts tests/ on sys.path when it loads
+tests/conftest.py (rootdir-relative "prepend" import mode).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+# ------------------------------------------------------------------------------ fake dataset folders
+def write_pgm(path, h=112, w=92, value=7, comment=False):
+    """Write a binary (P5) PGM image of one grey value, with a header comment line when asked."""
+    header = b"P5\n" + (b"# made by a test\n" if comment else b"") + f"{w} {h}\n255\n".encode()
+    path.write_bytes(header + np.full(h * w, value, np.uint8).tobytes())
+
+
+def make_umist_folder(root):
+    """A fake UMIST under root: subjects 1a (2 faces) and 1b (3 faces) of 112x92, a licence, labels.csv."""
+    for subj, n in (("1a", 2), ("1b", 3)):
+        face = root / "umist_cropped" / subj / "face"
+        face.mkdir(parents=True)
+        for i in range(n):
+            write_pgm(face / f"{subj}{i:03d}.pgm", value=i, comment=(i == 1))
+    (root / "umist_cropped" / "license.html").write_text("licence")
+    (root / "labels.csv").write_text("# derived\nsubject,paper_label\n1a,0\n1b,2\n")
+    return root
+
+
+def write_pts(path, n=68, shift=0.0):
+    """Write an FG-NET .pts landmark file of n points (i + shift, 2 i + shift)."""
+    pts = "\n".join(f"{i + shift:.2f} {2 * i + shift:.2f}" for i in range(n))
+    path.write_text(f"version: 1\nn_points: {n}\n{{\n{pts}\n}}\n")
+
+
+def make_fgnet_points(root):
+    """A fake FG-NET under root: points/ with six faces of subjects 001-004, each shifted by its subject."""
+    (root / "points").mkdir()
+    for stem in ("001a01", "001a05", "002a05", "003a09", "003a10a", "004a10b"):
+        write_pts(root / "points" / f"{stem}.pts", shift=int(stem[:3]))
+    return root
