@@ -40,3 +40,45 @@ def make_fgnet_points(root):
     for stem in ("001a01", "001a05", "002a05", "003a09", "003a10a", "004a10b"):
         write_pts(root / "points" / f"{stem}.pts", shift=int(stem[:3]))
     return root
+
+
+# ------------------------------------------------------------------------------ toy problems
+def toy_ranking_pairs(n=60, d=8, n_pairs=400, seed=0, similar=True):
+    """Toy pairwise ranking: X, pairs (better first), signs (1 ordered, 0 tied; similar=False drops ties), y."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.round(X @ rng.normal(size=d))
+    P = rng.integers(0, n, size=(n_pairs, 2))
+    P = P[P[:, 0] != P[:, 1]]
+    diff = y[P[:, 0]] - y[P[:, 1]]
+    if not similar:
+        P, diff = P[diff != 0], diff[diff != 0]
+    P = np.where((diff < 0)[:, None], P[:, ::-1], P)
+    return X, P, (diff != 0).astype(int), y
+
+
+def two_camera_people(n=12, d=7, noise=0.3, seed=0):
+    """Toy re-identification: X, identities, cameras of n people seen once by camera a and once by b."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n), 2)
+    cams = np.tile(np.array(["a", "b"]), n)
+    X = rng.random((n, d))[y] + noise * rng.random((2 * n, d))
+    return X, y, cams
+
+
+def bipartite_scores(n, K, seed, positive_rate, spread, lift):
+    """Toy bipartite ranking: K weak scores in [-1, 1] per item (relevant items lifted) and 0/1 labels."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < positive_rate).astype(int)
+    y[:2] = [1, 0]
+    O = np.clip(rng.normal(size=(n, K)) * spread + lift * y[:, None] * rng.random(K), -1, 1)
+    return O, y
+
+
+def three_level_ordinal(n_per=8, d=12, seed=0):
+    """Toy ordinal data: X, y with n_per points at each level 0, 1, 2; feature 0 shifted by 2 * level."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0.0, 1.0, 2.0], n_per)
+    X = rng.normal(size=(len(y), d))
+    X[:, 0] += 2.0 * y
+    return X, y
