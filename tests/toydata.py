@@ -7,6 +7,9 @@ tests/conftest.py (rootdir-relative "prepend" import mode).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+
+from rankbench.datasets.base import Dataset
 
 
 # ------------------------------------------------------------------------------ fake dataset folders
@@ -82,3 +85,15 @@ def three_level_ordinal(n_per=8, d=12, seed=0):
     X = rng.normal(size=(len(y), d))
     X[:, 0] += 2.0 * y
     return X, y
+
+
+def labelled_blobs(n_per=30, k=3, seed=0, train_col=False):
+    """Toy classification: X and a Dataset of k 2-D Gaussian blobs labelled 5, 15, 25, ... (not 0..k-1)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0, 4, (k, 2))
+    y = np.repeat(np.arange(k), n_per) * 10 + 5  # labels that are not 0..k-1
+    X = centres[np.repeat(np.arange(k), n_per)] + rng.normal(size=(k * n_per, 2))
+    items = pd.DataFrame({"id": [f"i{i}" for i in range(len(y))], "label": y})
+    if train_col:
+        items["train"] = rng.random(len(y)) < 0.6
+    return X, Dataset(name="blobs", items=items, arrays={"feat": X})
