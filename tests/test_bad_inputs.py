@@ -11,14 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from toydata import synthetic_reid_config
 
 from rankbench.cli import main
 
-GOOD = """\
-dataset: {name: synthetic_reid, n_people: 30}
-features: [{name: colour, extractor: color_strips, bins: 8}]
-protocol: {name: reid, n_test: 10, ranks: [1, 5]}
-trials: 2
+GOOD = synthetic_reid_config(n_people=30, n_test=10, ranks=[1, 5], trials=2) + """\
 rankers:
   - {name: L1, ranker: l1}
   - {name: P, ranker: prsvm, C: 1.0}

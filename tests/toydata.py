@@ -97,3 +97,12 @@ def labelled_blobs(n_per=30, k=3, seed=0, train_col=False):
     if train_col:
         items["train"] = rng.random(len(y)) < 0.6
     return X, Dataset(name="blobs", items=items, arrays={"feat": X})
+
+
+# ------------------------------------------------------------------------------ config texts
+def synthetic_reid_config(n_people, n_test, ranks, trials):
+    """Config lines for a quick run: synthetic re-id people, colour strips (8 bins), reid protocol, trials."""
+    return (f"dataset: {{name: synthetic_reid, n_people: {n_people}}}\n"
+            "features: [{name: colour, extractor: color_strips, bins: 8}]\n"
+            f"protocol: {{name: reid, n_test: {n_test}, ranks: [{', '.join(map(str, ranks))}]}}\n"
+            f"trials: {trials}\n")
