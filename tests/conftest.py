@@ -33,3 +33,19 @@ def umist_root(tmp_path) -> Path:
 def fgnet_root(tmp_path) -> Path:
     """A fake FG-NET points folder in tmp_path (toydata.make_fgnet_points)."""
     return make_fgnet_points(tmp_path)
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """rankbench's command line in-process, its cache in tmp_path: cli("run", path, ...) -> click Result."""
+    from click.testing import CliRunner
+
+    from rankbench.cli import main
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+    return invoke

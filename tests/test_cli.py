@@ -26,17 +26,6 @@ expected:
 """
 
 
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
-
-
 def write(tmp_path, text, name="small.yaml"):
     p = tmp_path / name
     p.write_text(text)
