@@ -10,15 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from toydata import synthetic_reid_config
 
-from rankbench.cli import main
-
-GOOD = """\
-dataset: {name: synthetic_reid, n_people: 30}
-features: [{name: colour, extractor: color_strips, bins: 8}]
-protocol: {name: reid, n_test: 10, ranks: [1, 5]}
-trials: 2
+GOOD = synthetic_reid_config(n_people=30, n_test=10, ranks=[1, 5], trials=2) + """\
 rankers:
   - {name: L1, ranker: l1}
   - {name: P, ranker: prsvm, C: 1.0}
@@ -126,17 +120,6 @@ CONFIG_CASES = [
 ]
 
 
-@pytest.fixture
-def run_cli(tmp_path, monkeypatch):
-    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
-
-
 def assert_one_line(res, needle):
     assert res.exit_code not in (0, None), res.output
     lines = res.output.strip().splitlines()
@@ -146,25 +129,25 @@ def assert_one_line(res, needle):
 
 
 @pytest.mark.parametrize("case, text, args, needle", CONFIG_CASES, ids=[c[0] for c in CONFIG_CASES])
-def test_config_mistakes(run_cli, tmp_path, case, text, args, needle):
+def test_config_mistakes(cli, tmp_path, case, text, args, needle):
     path = tmp_path / "bad.yaml"
     path.write_text(GOOD if text is None else text)
     out = tmp_path / "results" / "run"
     for command in (["validate", path, *args], ["run", path, "--out", out, *args]):
-        assert_one_line(run_cli(*command), needle)
+        assert_one_line(cli(*command), needle)
     assert not out.exists(), "a failed start must leave no folder"
 
 
 @pytest.fixture
-def done_run(run_cli, tmp_path):
+def done_run(cli, tmp_path):
     p = tmp_path / "good.yaml"
     p.write_text(GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.5, tolerance: 0.5}]\n")
     out = tmp_path / "done"
-    assert run_cli("run", p, "--out", out, "-q").exit_code == 0
+    assert cli("run", p, "--out", out, "-q").exit_code == 0
     return p, out
 
 
-def test_command_line_mistakes(run_cli, tmp_path, done_run):
+def test_command_line_mistakes(cli, tmp_path, done_run):
     good, done = done_run
     blocker = tmp_path / "a-file"
     blocker.write_text("")
@@ -215,11 +198,11 @@ def test_command_line_mistakes(run_cli, tmp_path, done_run):
         (("bogus-command",), "No such command 'bogus-command'"),
     ]
     for args, needle in cases:
-        assert_one_line(run_cli(*args), needle)
+        assert_one_line(cli(*args), needle)
     assert (done / "trials.csv").is_file(), "nothing earlier is overwritten"
 
 
-def test_data_mistakes(run_cli, tmp_path):
+def test_data_mistakes(cli, tmp_path):
     import cv2
 
     root = tmp_path / "data" / "viper"
@@ -234,17 +217,17 @@ def test_data_mistakes(run_cli, tmp_path):
     path.write_text(text)
     good = (root / "cam_b" / "001_000.bmp").read_bytes()
     (root / "cam_b" / "002_000.bmp").write_bytes(good[:200])
-    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o1"),
+    assert_one_line(cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o1"),
                     "002_000.bmp is unreadable or truncated")
     (root / "cam_b" / "002_000.bmp").write_bytes(good)
     cv2.imwrite(str(root / "cam_a" / "003_000.bmp"), np.zeros((100, 40, 3), np.uint8))
-    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o2"),
+    assert_one_line(cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o2"),
                     "003_000.bmp is 100x40 pixels, expected 128x48")
     (root / "cam_a" / "003_000.bmp").unlink()
-    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o3"),
+    assert_one_line(cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o3"),
                     "person 003 appears only in cam_b")
     (root / "cam_a" / "notes.txt").write_text("x")
     (root / "cam_a" / "weird.bmp").write_bytes(good)
-    assert_one_line(run_cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o4"),
+    assert_one_line(cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o4"),
                     "unexpected file name")
     assert not any((tmp_path / f"o{i}").exists() for i in range(1, 5))

@@ -10,17 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from toydata import synthetic_reid_config
 
 from rankbench.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
-SMALL = """
-name: small
-dataset: {name: synthetic_reid, n_people: 40}
-features: [{name: colour, extractor: color_strips, bins: 8}]
-protocol: {name: reid, n_test: 15, ranks: [1, 5, 10]}
-trials: 3
+SMALL = "\nname: small\n" + synthetic_reid_config(n_people=40, n_test=15, ranks=[1, 5, 10], trials=3) + """\
 rankers:
   - {name: L1, ranker: l1}
   - {name: Bhattacharyya, ranker: bhattacharyya}
@@ -28,17 +24,6 @@ expected:
   - {method: L1, metric: cmc@10, value: 1.0, tolerance: 0.5, source: "made up, always OK"}
   - {method: RelTree, metric: cmc@1, value: 0.5, tolerance: 0.1, source: "published only", published_only: true}
 """
-
-
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
 
 
 def write(tmp_path, text, name="small.yaml"):

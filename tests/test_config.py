@@ -3,15 +3,12 @@
 from pathlib import Path
 
 import pytest
+from toydata import synthetic_reid_config
 
 from rankbench.config import Overrides, load_experiment, sweep_settings
 from rankbench.errors import ConfigError
 
-BASE = """
-dataset: {name: synthetic_reid, n_people: 30}
-features: [{name: colour, extractor: color_strips, bins: 8}]
-protocol: {name: reid, n_test: 10, ranks: [1, 5]}
-trials: 2
+BASE = "\n" + synthetic_reid_config(n_people=30, n_test=10, ranks=[1, 5], trials=2) + """\
 rankers:
   - {name: L1, ranker: l1}
   - {name: Bha, ranker: bhattacharyya}

@@ -3,22 +3,10 @@
 
 import numpy as np
 import pytest
+from toydata import write_pts
 
 from rankbench.datasets.fgnet import FGNET, read_pts
 from rankbench.errors import ConfigError, DataError
-
-
-def _write_pts(path, n=68, shift=0.0):
-    pts = "\n".join(f"{i + shift:.2f} {2 * i + shift:.2f}" for i in range(n))
-    path.write_text(f"version: 1\nn_points: {n}\n{{\n{pts}\n}}\n")
-
-
-@pytest.fixture
-def fgnet_root(tmp_path):
-    (tmp_path / "points").mkdir()
-    for stem in ("001a01", "001a05", "002a05", "003a09", "003a10a", "004a10b"):
-        _write_pts(tmp_path / "points" / f"{stem}.pts", shift=int(stem[:3]))
-    return tmp_path
 
 
 def test_fgnet_ages_relabel_and_landmarks(fgnet_root):
@@ -46,7 +34,7 @@ def test_fgnet_errors(fgnet_root):
         FGNET(root=str(fgnet_root), ages=[5, 9], relabel=[1]).load()
     with pytest.raises(DataError, match="images"):
         FGNET(root=str(fgnet_root), images=True).load()
-    _write_pts(fgnet_root / "points" / "005a05.pts", n=60)
+    write_pts(fgnet_root / "points" / "005a05.pts", n=60)
     with pytest.raises(DataError, match="005a05.pts: 60 points"):
         FGNET(root=str(fgnet_root)).load()
 

@@ -1,28 +1,11 @@
 """The UMIST loader and PGM reader."""
 
 
-import numpy as np
 import pytest
+from toydata import write_pgm
 
 from rankbench.datasets.umist import UMIST, read_pgm
 from rankbench.errors import ConfigError, DataError
-
-
-def _write_pgm(path, h=112, w=92, value=7, comment=False):
-    header = b"P5\n" + (b"# made by a test\n" if comment else b"") + f"{w} {h}\n255\n".encode()
-    path.write_bytes(header + np.full(h * w, value, np.uint8).tobytes())
-
-
-@pytest.fixture
-def umist_root(tmp_path):
-    for subj, n in (("1a", 2), ("1b", 3)):
-        face = tmp_path / "umist_cropped" / subj / "face"
-        face.mkdir(parents=True)
-        for i in range(n):
-            _write_pgm(face / f"{subj}{i:03d}.pgm", value=i, comment=(i == 1))
-    (tmp_path / "umist_cropped" / "license.html").write_text("licence")
-    (tmp_path / "labels.csv").write_text("# derived\nsubject,paper_label\n1a,0\n1b,2\n")
-    return tmp_path
 
 
 def test_umist_loads_layout_and_labels(umist_root):
@@ -43,7 +26,7 @@ def test_umist_errors(umist_root):
         UMIST(root=str(umist_root), labels={"1a": 0}).load()
     with pytest.raises(ConfigError, match="not found"):
         UMIST(root=str(umist_root), labels="nope.csv").load()
-    _write_pgm(umist_root / "umist_cropped" / "1a" / "face" / "1a009.pgm", h=100)
+    write_pgm(umist_root / "umist_cropped" / "1a" / "face" / "1a009.pgm", h=100)
     with pytest.raises(DataError, match="1a009.pgm.*expected 92x112"):
         UMIST(root=str(umist_root)).load()
     (umist_root / "umist_cropped" / "1a" / "face" / "1a009.pgm").unlink()

@@ -21,16 +21,12 @@ import distributed  # the test extra installs dask[distributed]: CI runs these t
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from toydata import synthetic_reid_config
 
 from rankbench.cli import main
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "slow_ranker.py"
-CFG = """
-name: dasky
-dataset: {name: synthetic_reid, n_people: 40}
-features: [{name: colour, extractor: color_strips, bins: 8}]
-protocol: {name: reid, n_test: 15, ranks: [1, 5, 10]}
-trials: 3
+CFG = "\nname: dasky\n" + synthetic_reid_config(n_people=40, n_test=15, ranks=[1, 5, 10], trials=3) + """\
 rankers:
   - {name: L1, ranker: l1}
   - {name: Euclidean, ranker: euclidean}

@@ -10,36 +10,6 @@ from rankbench.errors import DataError
 from rankbench.features.raw import Array, Pixels, transductive_pca
 
 
-def _write_pgm(path, h=112, w=92, value=7, comment=False):
-    header = b"P5\n" + (b"# made by a test\n" if comment else b"") + f"{w} {h}\n255\n".encode()
-    path.write_bytes(header + np.full(h * w, value, np.uint8).tobytes())
-
-
-@pytest.fixture
-def umist_root(tmp_path):
-    for subj, n in (("1a", 2), ("1b", 3)):
-        face = tmp_path / "umist_cropped" / subj / "face"
-        face.mkdir(parents=True)
-        for i in range(n):
-            _write_pgm(face / f"{subj}{i:03d}.pgm", value=i, comment=(i == 1))
-    (tmp_path / "umist_cropped" / "license.html").write_text("licence")
-    (tmp_path / "labels.csv").write_text("# derived\nsubject,paper_label\n1a,0\n1b,2\n")
-    return tmp_path
-
-
-def _write_pts(path, n=68, shift=0.0):
-    pts = "\n".join(f"{i + shift:.2f} {2 * i + shift:.2f}" for i in range(n))
-    path.write_text(f"version: 1\nn_points: {n}\n{{\n{pts}\n}}\n")
-
-
-@pytest.fixture
-def fgnet_root(tmp_path):
-    (tmp_path / "points").mkdir()
-    for stem in ("001a01", "001a05", "002a05", "003a09", "003a10a", "004a10b"):
-        _write_pts(tmp_path / "points" / f"{stem}.pts", shift=int(stem[:3]))
-    return tmp_path
-
-
 def test_pixels_and_array_features(umist_root, fgnet_root):
     ds = UMIST(root=str(umist_root)).load()
     F = Pixels().extract(ds)

@@ -2,48 +2,18 @@
 
 
 import numpy as np
-import pandas as pd
 import pytest
+from protocol_helpers import Recorder, evaluate_with
+from toydata import labelled_blobs
 
-from rankbench.datasets.base import Dataset
 from rankbench.errors import ConfigError
 from rankbench.protocols.classification import draw_pairs
-from rankbench.rankers.base import Classifier
 from rankbench.registry import protocols
-from rankbench.utils.meter import Meter
-
-
-def blobs(n_per=30, k=3, seed=0, train_col=False):
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(0, 4, (k, 2))
-    y = np.repeat(np.arange(k), n_per) * 10 + 5  # labels that are not 0..k-1
-    X = centres[np.repeat(np.arange(k), n_per)] + rng.normal(size=(k * n_per, 2))
-    items = pd.DataFrame({"id": [f"i{i}" for i in range(len(y))], "label": y})
-    if train_col:
-        items["train"] = rng.random(len(y)) < 0.6
-    return X, Dataset(name="blobs", items=items, arrays={"feat": X})
-
-
-class Recorder(Classifier):
-    """Remembers what fit received; predicts class code 0."""
-
-    def fit(self, X, y, constraints=None):
-        self.X, self.y, self.constraints = X, y, constraints
-        return self
-
-    def predict(self, X):
-        return np.zeros(len(X), int)
 
 
 class NoConstraints(Recorder):
     def fit(self, X, y):
         return super().fit(X, y)
-
-
-def evaluate_with(ranker, protocol, X, ds, seed=0):
-    protocol.check_dataset(ds)
-    sp = protocol.split(ds, np.random.default_rng(seed))
-    return sp, protocol.evaluate(lambda: ranker, X, ds, sp, Meter(measure_memory=False))
 
 
 @pytest.mark.parametrize("kind", ["any", "same", "different"])
@@ -68,7 +38,7 @@ def test_draw_pairs_refuses_more_than_exist():
 
 
 def test_split_per_class_transductive():
-    X, ds = blobs()
+    X, ds = labelled_blobs()
     p = protocols.build("classification", {"n_train_per_class": 4, "n_constraints": 6})
     p.check_dataset(ds)
     sp = p.split(ds, np.random.default_rng(1))
@@ -81,7 +51,7 @@ def test_split_per_class_transductive():
 
 
 def test_split_by_dataset_pool_and_test():
-    X, ds = blobs(train_col=True)
+    X, ds = labelled_blobs(train_col=True)
     p = protocols.build("classification", {"split_by": "dataset", "train_fraction": 0.5, "n_constraints": 5})
     p.check_dataset(ds)
     sp = p.split(ds, np.random.default_rng(0))
@@ -93,7 +63,7 @@ def test_split_by_dataset_pool_and_test():
 
 
 def test_constraint_rows_and_positions_reach_the_ranker():
-    X, ds = blobs()
+    X, ds = labelled_blobs()
     p = protocols.build("classification", {"n_train_per_class": 3, "n_constraints": 5})
     rec = Recorder()
     sp, res = evaluate_with(rec, p, X, ds)
@@ -110,7 +80,7 @@ def test_constraint_rows_and_positions_reach_the_ranker():
 
 
 def test_classifiers_without_constraints_get_labelled_rows_only():
-    X, ds = blobs()
+    X, ds = labelled_blobs()
     rec = NoConstraints()
     sp, res = evaluate_with(rec, protocols.build("classification", {"n_train_per_class": 3, "n_constraints": 5}),
                             X, ds)
@@ -118,7 +88,7 @@ def test_classifiers_without_constraints_get_labelled_rows_only():
 
 
 def test_bad_parameters_are_config_errors():
-    X, ds = blobs()
+    X, ds = labelled_blobs()
     for params, match in [({}, "n_train_per_class or train_fraction"),
                           ({"n_train_per_class": 31}, "only 30"),
                           ({"n_train_per_class": 2, "train_fraction": 0.5}, "not both"),

@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from protocol_helpers import Recorder
 
 from rankbench import metrics
 from rankbench.datasets.base import Dataset
@@ -266,17 +267,6 @@ def test_both_is_temporal_and_negative_plus_active_and_selection_is_nested():
 
 
 # ------------------------------------------------------------------------------ evaluate
-class Recorder(Classifier):
-    """Remembers what fit received; predicts class code 0."""
-
-    def fit(self, X, y, constraints=None):
-        self.X, self.y, self.constraints = X, y, constraints
-        return self
-
-    def predict(self, X):
-        return np.zeros(len(X), int)
-
-
 def test_centroids_reach_the_ranker_as_mean_rows_and_vote_error_is_reported():
     X, ds, sp = constrained("both", 3)
     rec = Recorder()

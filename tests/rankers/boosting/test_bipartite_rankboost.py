@@ -3,6 +3,7 @@ explicit list of (relevant, irrelevant) pairs (Freund et al. 2003, Fig. 2)."""
 
 import numpy as np
 import pytest
+from toydata import bipartite_scores
 
 from rankbench.errors import InputError
 from rankbench.rankers.base import LazyColumns
@@ -10,11 +11,7 @@ from rankbench.rankers.boosting.bipartite_rankboost import BipartiteRankBoost
 
 
 def problem(n=40, K=6, seed=0):
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.25).astype(int)
-    y[:2] = [1, 0]
-    O = np.clip(rng.normal(size=(n, K)) * 0.5 + 0.4 * y[:, None] * rng.random(K), -1, 1)
-    return O, y
+    return bipartite_scores(n, K, seed, positive_rate=0.25, spread=0.5, lift=0.4)
 
 
 def pairwise_rankboost(O, y, T):

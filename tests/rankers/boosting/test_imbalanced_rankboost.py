@@ -3,6 +3,7 @@ search over every pair of them with r summed over the explicit pair list (Merler
 
 import numpy as np
 import pytest
+from toydata import bipartite_scores
 
 from rankbench.rankers.base import LazyColumns
 from rankbench.rankers.boosting.bipartite_rankboost import BipartiteRankBoost
@@ -10,11 +11,7 @@ from rankbench.rankers.boosting.imbalanced_rankboost import ImbalancedRankBoost
 
 
 def problem(n=30, K=5, seed=0):
-    rng = np.random.default_rng(seed)
-    y = (rng.random(n) < 0.3).astype(int)
-    y[:2] = [1, 0]
-    O = np.clip(rng.normal(size=(n, K)) * 0.6 + 0.5 * y[:, None] * rng.random(K), -1, 1)
-    return O, y
+    return bipartite_scores(n, K, seed, positive_rate=0.3, spread=0.6, lift=0.5)
 
 
 def brute_force_irb(O, y, T, reg, lam):

@@ -2,31 +2,13 @@
 
 
 import numpy as np
-import pandas as pd
 import pytest
+from protocol_helpers import evaluate_with
 from scipy.optimize import minimize
+from toydata import labelled_blobs
 
-from rankbench.datasets.base import Dataset
 from rankbench.rankers.logistic.klr import klr_newton, klr_objective, rbf_kernel
 from rankbench.registry import datasets, protocols, rankers
-from rankbench.utils.meter import Meter
-
-
-def blobs(n_per=30, k=3, seed=0, train_col=False):
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(0, 4, (k, 2))
-    y = np.repeat(np.arange(k), n_per) * 10 + 5  # labels that are not 0..k-1
-    X = centres[np.repeat(np.arange(k), n_per)] + rng.normal(size=(k * n_per, 2))
-    items = pd.DataFrame({"id": [f"i{i}" for i in range(len(y))], "label": y})
-    if train_col:
-        items["train"] = rng.random(len(y)) < 0.6
-    return X, Dataset(name="blobs", items=items, arrays={"feat": X})
-
-
-def evaluate_with(ranker, protocol, X, ds, seed=0):
-    protocol.check_dataset(ds)
-    sp = protocol.split(ds, np.random.default_rng(seed))
-    return sp, protocol.evaluate(lambda: ranker, X, ds, sp, Meter(measure_memory=False))
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
@@ -52,7 +34,7 @@ def test_rbf_kernel_definition():
 
 
 def test_klr_multiclass_decoding_and_shapes():
-    X, ds = blobs()
+    X, ds = labelled_blobs()
     y = ds.items.label.to_numpy()
     m = rankers.build("kernel_logreg", {"rho": 0.5, "lam": 0.01})
     assert m.fit(X, y) is m

@@ -4,17 +4,10 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
+from toydata import three_level_ordinal
 
 from rankbench.metrics import knn_regress, mae
 from rankbench.rankers.metric_learning import cmds_dml as C
-
-
-def _data(n_per=8, d=12, seed=0):
-    rng = np.random.default_rng(seed)
-    y = np.repeat([0.0, 1.0, 2.0], n_per)
-    X = rng.normal(size=(len(y), d))
-    X[:, 0] += 2.0 * y
-    return X, y
 
 
 def _pairwise(Y):
@@ -68,7 +61,7 @@ def test_theorem1_bound():
 
 
 def test_target_neighbours_same_label_k_each():
-    X, y = _data()
+    X, y = three_level_ordinal()
     pairs = C.target_neighbours(X, y, 3)
     assert len(pairs) == 3 * len(X)
     assert (y[pairs[:, 0]] == y[pairs[:, 1]]).all() and (pairs[:, 0] != pairs[:, 1]).all()
@@ -80,7 +73,7 @@ def test_target_neighbours_same_label_k_each():
 
 
 def test_gradient_matches_finite_differences():
-    X, y = _data(d=6)
+    X, y = three_level_ordinal(d=6)
     X = X - X.mean(0)
     Y = C.classical_mds(C.label_distance_matrix(y, 1.0), 2)
     pairs = C.target_neighbours(X, y, 2)
@@ -101,7 +94,7 @@ def test_gradient_matches_finite_differences():
 
 
 def test_gram_descent_equals_naive_steepest_descent():
-    X, y = _data(d=15)
+    X, y = three_level_ordinal(d=15)
     m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1, max_iter=40, tol=0.0).fit(X, y)
     Xc = X - X.mean(0)
     V = Xc[m.target_pairs_[:, 0]] - Xc[m.target_pairs_[:, 1]]
@@ -112,7 +105,7 @@ def test_gram_descent_equals_naive_steepest_descent():
 
 
 def test_descent_decreases_objective_and_stops_on_tol():
-    X, y = _data()
+    X, y = three_level_ordinal()
     m0 = C.CMDSDML(gamma=0.1, max_iter=0).fit(X, y)
     m = C.CMDSDML(gamma=0.1, max_iter=5000, tol=1e-4).fit(X, y)
     assert m.objective_ < m0.objective_
@@ -121,7 +114,7 @@ def test_descent_decreases_objective_and_stops_on_tol():
 
 
 def test_line_search_failure_stops_without_diverging():
-    X, y = _data()
+    X, y = three_level_ordinal()
     m = C.CMDSDML(gamma=1e6, r=3, max_iter=50).fit(X * 100, y)
     assert m.stop_reason_ == "line search" and m.n_iter_ == 0
     assert np.isfinite(m.L_).all()
@@ -144,7 +137,7 @@ def test_sklearn_conventions():
     m = C.CMDSDML(s=2, K=4)
     assert clone(m).get_params() == m.get_params()
     assert not hasattr(m, "L_")
-    X, y = _data()
+    X, y = three_level_ordinal()
     assert m.fit(X, y) is m
     with pytest.raises(ValueError):
         C.CMDSDML(mds="nope").fit(X, y)
@@ -173,7 +166,7 @@ def _naive_authors_descent(X, Y, V, v2, s, mu, gamma, rho, sigma, r, iters):
 
 
 def test_authors_c_step_equals_the_published_loop():
-    X, y = _data(d=15)
+    X, y = three_level_ordinal(d=15)
     m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1, max_iter=30, tol=0.0, c_step="authors").fit(X, y)
     Xc = X - X.mean(0)
     V = Xc[m.target_pairs_[:, 0]] - Xc[m.target_pairs_[:, 1]]
@@ -184,7 +177,7 @@ def test_authors_c_step_equals_the_published_loop():
 
 
 def test_ftol_stops_on_relative_decrease():
-    X, y = _data()
+    X, y = three_level_ordinal()
     m = C.CMDSDML(gamma=0.1, max_iter=5000, tol=0.0, ftol=1e-3).fit(X, y)
     assert m.stop_reason_ == "ftol" and 1 < m.n_iter_ < 5000
     Xc = X - X.mean(0)
@@ -201,7 +194,7 @@ def test_iteration_cap_by_cross_validation(d):
     from sklearn.decomposition import PCA as SkPCA
     from sklearn.model_selection import StratifiedKFold
 
-    X, y = _data(n_per=10, d=d)
+    X, y = three_level_ordinal(n_per=10, d=d)
     caps = [5, 40, 200]
     m = C.CMDSDML(gamma=0.1, tol=0.0, max_iter=caps, cv=3, random_state=0).fit(X, y)
     assert m.max_iter_ == caps[int(np.argmin(m.cv_mae_))] and m.n_iter_ == m.max_iter_
@@ -228,7 +221,7 @@ def test_iteration_cap_by_cross_validation(d):
 def test_fit_does_not_depend_on_sign_conventions():
     """Flipping input coordinates that L0 picks (a PCA's arbitrary signs) or the ideal points'
     signs (the eigen-solver's) gives the same distances in the learned space."""
-    X, y = _data(d=10)
+    X, y = three_level_ordinal(d=10)
     ref = C.CMDSDML(gamma=0.1, max_iter=60, tol=0.0).fit(X, y)
     flipped = X * np.array([-1, 1, -1] + [1] * 7)
     m = C.CMDSDML(gamma=0.1, max_iter=60, tol=0.0).fit(flipped, y)

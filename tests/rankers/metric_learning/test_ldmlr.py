@@ -3,17 +3,10 @@
 
 import numpy as np
 import pytest
+from toydata import three_level_ordinal
 
 from rankbench.rankers.metric_learning import cmds_dml as C
 from rankbench.rankers.metric_learning import ldmlr as LD
-
-
-def _data(n_per=8, d=12, seed=0):
-    rng = np.random.default_rng(seed)
-    y = np.repeat([0.0, 1.0, 2.0], n_per)
-    X = rng.normal(size=(len(y), d))
-    X[:, 0] += 2.0 * y
-    return X, y
 
 
 def test_ordinal_weights_eq3():
@@ -22,7 +15,7 @@ def test_ordinal_weights_eq3():
 
 
 def test_ldmlr_gradient_matches_finite_differences():
-    X, y = _data(d=5)
+    X, y = three_level_ordinal(d=5)
     X = X - X.mean(0)
     W = LD.ordinal_weights(y, 1.0)
     M = 2 * X.T @ (np.diag(W.sum(1)) - W) @ X
@@ -48,7 +41,7 @@ def test_psd_projection():
 
 
 def test_ldmlr_fit_is_psd_and_distances_match_A():
-    X, y = _data()
+    X, y = three_level_ordinal()
     m = LD.LDMLR(K=3, T_max=20).fit(X, y)
     assert np.linalg.eigvalsh(m.A_).min() > -1e-9
     Z = m.transform(X[:4])
@@ -89,7 +82,7 @@ def _naive_authors_ldmlr(X, y, K, step, mu, p, T, tol):
 
 
 def test_authors_settings_equal_the_published_loop():
-    X, y = _data(n_per=5, d=4)
+    X, y = three_level_ordinal(n_per=5, d=4)
     X = X - X.mean(0)
     kw = dict(K=2, mu=0.5, p=0.5, T_max=25)
     m = LD.LDMLR(**kw, step=1e-3, step_rule="fixed", init="zero", tol=1e-3, normalize=False).fit(X, y)

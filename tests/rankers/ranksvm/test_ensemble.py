@@ -2,17 +2,10 @@
 
 
 import numpy as np
+from toydata import two_camera_people
 
 from rankbench.metrics import cmc_curve
 from rankbench.rankers.ranksvm.ensemble import EnsembleRankSVM, boost
-
-
-def two_cam(n=12, d=7, noise=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(n), 2)
-    cams = np.tile(np.array(["a", "b"]), n)
-    X = rng.random((n, d))[y] + noise * rng.random((2 * n, d))
-    return X, y, cams
 
 
 def test_boost_follows_equations_9_to_11():
@@ -32,7 +25,7 @@ def test_boost_follows_equations_9_to_11():
 
 
 def test_ensemble_normalises_and_combines_weak_rankers():
-    X, y, cams = two_cam(25, 6, noise=0.3, seed=5)
+    X, y, cams = two_camera_people(25, 6, noise=0.3, seed=5)
     e = EnsembleRankSVM(n_groups=5, C_grid=(0.01, 1.0), n_rounds=20, random_state=0).fit(X, y, cams)
     assert e.weak_.shape == (6, 10)  # N = s x n weak rankers
     U = -e._pair_margins(X, y, cams, e.weak_)
@@ -45,7 +38,7 @@ def test_ensemble_normalises_and_combines_weak_rankers():
 def test_boosting_over_the_whole_pair_set_equals_a_loop_over_explicit_triples():
     """Eqs. 9-11 run pair by pair over every (query, true match, wrong match) triple, with margins
     u_sk = w_k^T(|x_i - x_p| - |x_i - x_n|) computed triple by triple, give the ensemble's w."""
-    X, y, cams = two_cam(10, 5, noise=0.4, seed=2)
+    X, y, cams = two_camera_people(10, 5, noise=0.4, seed=2)
     e = EnsembleRankSVM(n_groups=2, C_grid=(0.01, 1.0), n_rounds=8, random_state=1).fit(X, y, cams)
     W = e.weak_  # normalised weak rankers (d, N)
     triples = [(i, p, n) for i in range(len(y)) for p in range(len(y)) for n in range(len(y))

@@ -3,6 +3,7 @@
 
 import numpy as np
 import pytest
+from toydata import toy_ranking_pairs
 
 from rankbench.rankers.ranksvm._oracles import pair_matrix
 from rankbench.rankers.ranksvm._primal import solve_gram
@@ -10,21 +11,8 @@ from rankbench.rankers.ranksvm.kernel import KernelRankSVM
 from rankbench.rankers.ranksvm.linear import RankSVM
 
 
-def toy(n=60, d=8, n_pairs=400, seed=0, similar=True):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.round(X @ rng.normal(size=d))
-    P = rng.integers(0, n, size=(n_pairs, 2))
-    P = P[P[:, 0] != P[:, 1]]
-    diff = y[P[:, 0]] - y[P[:, 1]]
-    if not similar:
-        P, diff = P[diff != 0], diff[diff != 0]
-    P = np.where((diff < 0)[:, None], P[:, ::-1], P)
-    return X, P, (diff != 0).astype(int), y
-
-
 def test_kernel_linear_equals_linear_ranksvm():
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     lin = RankSVM(C=1.0, tol=1e-10).fit(X, P, s)
     ker = KernelRankSVM(kernel="linear", C=1.0, normalize=False).fit(X, P, s)
     Xt = np.random.default_rng(5).normal(size=(30, X.shape[1]))
@@ -34,7 +22,7 @@ def test_kernel_linear_equals_linear_ranksvm():
 
 def test_kernel_solver_dual_coefficients_match_stationarity():
     """At the optimum of min 0.5 b'Kb + C sum loss(A K b), b = -C A' loss'(A K b) (K nonsingular)."""
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     K = X @ X.T + 1e-3 * np.eye(len(X))
     A = pair_matrix(P, s, len(X))
     b, _ = solve_gram(K, A, 1.0, similar=s == 0, tol=1e-12)

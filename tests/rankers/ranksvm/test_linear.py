@@ -4,24 +4,12 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize
+from toydata import toy_ranking_pairs
 
 from rankbench.rankers.base import capabilities
 from rankbench.rankers.ranksvm.kernel import KernelRankSVM
 from rankbench.rankers.ranksvm.linear import RankSVM
 from rankbench.registry import rankers
-
-
-def toy(n=60, d=8, n_pairs=400, seed=0, similar=True):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.round(X @ rng.normal(size=d))
-    P = rng.integers(0, n, size=(n_pairs, 2))
-    P = P[P[:, 0] != P[:, 1]]
-    diff = y[P[:, 0]] - y[P[:, 1]]
-    if not similar:
-        P, diff = P[diff != 0], diff[diff != 0]
-    P = np.where((diff < 0)[:, None], P[:, ::-1], P)
-    return X, P, (diff != 0).astype(int), y
 
 
 def brute_objective(w, X, P, s, C):
@@ -38,7 +26,7 @@ def test_registered():
 
 @pytest.mark.parametrize("C", [0.1, 3.0])
 def test_ranksvm_is_optimal_vs_brute_force(C):
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     r = RankSVM(C=C, tol=1e-10).fit(X, P, s)
     ref = minimize(brute_objective, np.zeros(X.shape[1]), args=(X, P, s, C), method="BFGS",
                    options={"gtol": 1e-10, "maxiter": 10000})
@@ -48,14 +36,14 @@ def test_ranksvm_is_optimal_vs_brute_force(C):
 
 
 def test_ranksvm_sign_minus_one_flips_pairs():
-    X, P, s, _ = toy(similar=False)
+    X, P, s, _ = toy_ranking_pairs(similar=False)
     a = RankSVM(C=1.0).fit(X, P, s)
     b = RankSVM(C=1.0).fit(X, P[:, ::-1], -s)
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)
 
 
 def test_cv_picks_from_grid_and_is_seeded():
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     a = RankSVM(C=[0.001, 1.0], cv=3, random_state=0).fit(X, P, s)
     b = RankSVM(C=[0.001, 1.0], cv=3, random_state=0).fit(X, P, s)
     assert a.C_ in (0.001, 1.0) and a.cv_scores_ == b.cv_scores_
@@ -64,7 +52,7 @@ def test_cv_picks_from_grid_and_is_seeded():
 
 
 def test_cv_over_pairs_scores_held_out_pairs_by_brute_force():
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     grid = [0.001, 1.0]
     r = RankSVM(C=grid, cv=3, cv_unit="pairs", random_state=4).fit(X, P, s)
     fold = np.random.default_rng(4).permutation(len(P)) % 3  # the folds the ranker draws
@@ -81,7 +69,7 @@ def test_cv_over_pairs_scores_held_out_pairs_by_brute_force():
 
 
 def test_ranksvm_views_scale_each_set_to_unit_range():
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     views = {"a": X[:, :4] * 100 + 7, "b": X[:, 4:]}
     r = RankSVM(C=1.0).fit(views, P, s)
     lo, hi = r.view_ranges_["a"]
@@ -91,7 +79,7 @@ def test_ranksvm_views_scale_each_set_to_unit_range():
 
 
 def test_bad_pairs_are_refused():
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     with pytest.raises(ValueError, match="ordered pair"):
         RankSVM().fit(X, P, np.zeros(len(P), int))
     with pytest.raises(ValueError, match="lie in"):

@@ -4,18 +4,11 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize
+from toydata import two_camera_people
 
 from rankbench.rankers._pair_grid import build_pair_grid as build_pairs
 from rankbench.rankers.ranksvm._oracles import DenseOracle, PairMatrixOracle, TripleStreamOracle, pair_matrix
 from rankbench.rankers.ranksvm._primal import solve, solve_gram
-
-
-def two_cam(n=12, d=7, noise=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(n), 2)
-    cams = np.tile(np.array(["a", "b"]), n)
-    X = rng.random((n, d))[y] + noise * rng.random((2 * n, d))
-    return X, y, cams
 
 
 def brute_triples(X, y, cams):
@@ -36,7 +29,7 @@ def test_stream_products_match_explicit_triples(multi):
         y = np.repeat(np.arange(5), 3)
         X, cams = rng.random((15, 6)), None
     else:
-        X, y, cams = two_cam(8, 6)
+        X, y, cams = two_camera_people(8, 6)
     P = build_pairs(X, y, cams, block=3)
     A = P.materialize(np.float64)
     B = brute_triples(X, y, cams)
@@ -55,7 +48,7 @@ def test_stream_products_match_explicit_triples(multi):
 
 @pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
 def test_newton_solution_is_the_optimum_of_eq4(C):
-    X, y, cams = two_cam()
+    X, y, cams = two_camera_people()
     A = brute_triples(X, y, cams)
     f = lambda w: 0.5 * w @ w + C * np.sum(np.maximum(0, 1 + A @ w) ** 2)
     g = lambda w: w + 2 * C * A.T @ np.maximum(0, 1 + A @ w)

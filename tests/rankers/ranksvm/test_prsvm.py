@@ -2,22 +2,15 @@
 
 
 import numpy as np
+from toydata import two_camera_people
 
 from rankbench.metrics import cmc_curve
 from rankbench.rankers._pair_grid import weighted_l1
 from rankbench.rankers.ranksvm.prsvm import PRSVM
 
 
-def two_cam(n=12, d=7, noise=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(n), 2)
-    cams = np.tile(np.array(["a", "b"]), n)
-    X = rng.random((n, d))[y] + noise * rng.random((2 * n, d))
-    return X, y, cams
-
-
 def test_prsvm_streaming_equals_materialised_and_sign():
-    X, y, cams = two_cam(15, 9, noise=0.2, seed=3)
+    X, y, cams = two_camera_people(15, 9, noise=0.2, seed=3)
     a = PRSVM(C=0.5, tol=1e-8, max_newton=50, max_cg=100).fit(X, y, cams)
     b = PRSVM(C=0.5, tol=1e-8, max_newton=50, max_cg=100, materialize=True).fit(X, y, cams)
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-5)
@@ -32,7 +25,7 @@ def test_prsvm_streaming_equals_materialised_and_sign():
 
 
 def test_prsvm_cross_validates_C_from_the_grid():
-    X, y, cams = two_cam(20, 6, noise=0.5, seed=4)
+    X, y, cams = two_camera_people(20, 6, noise=0.5, seed=4)
     r = PRSVM(C_grid=(0.001, 0.1, 10.0), cv=2, cv_patience=5, random_state=0).fit(X, y, cams)
     assert r.C_ in (0.001, 0.1, 10.0)
     assert set(r.cv_scores_) == {0.001, 0.1, 10.0}

@@ -3,6 +3,7 @@
 
 import numpy as np
 import pytest
+from toydata import toy_ranking_pairs
 
 from rankbench.rankers.ranksvm._oracles import pair_matrix
 from rankbench.rankers.ranksvm._primal import solve_gram
@@ -10,22 +11,9 @@ from rankbench.rankers.ranksvm.kernel import KernelRankSVM
 from rankbench.rankers.ranksvm.rankmkl import RankMKL
 
 
-def toy(n=60, d=8, n_pairs=400, seed=0, similar=True):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.round(X @ rng.normal(size=d))
-    P = rng.integers(0, n, size=(n_pairs, 2))
-    P = P[P[:, 0] != P[:, 1]]
-    diff = y[P[:, 0]] - y[P[:, 1]]
-    if not similar:
-        P, diff = P[diff != 0], diff[diff != 0]
-    P = np.where((diff < 0)[:, None], P[:, ::-1], P)
-    return X, P, (diff != 0).astype(int), y
-
-
 def test_mkl_gradient_matches_finite_differences():
     """dT/dd_k = lam d_k - 0.5 b' K_k b (Danskin; Sharaf et al. eq. 8-9)."""
-    X, P, s, _ = toy(n=40)
+    X, P, s, _ = toy_ranking_pairs(n=40)
     Ks = np.stack([X[:, :4] @ X[:, :4].T, X[:, 4:] @ X[:, 4:].T]) + 1e-6 * np.eye(40)
     A = pair_matrix(P, s, 40)
     lam, C = 0.5, 1.0
@@ -63,7 +51,7 @@ def test_mkl_weights_favour_the_informative_view():
 
 
 def test_mkl_rejects_unknown_view_and_bad_options():
-    X, P, s, _ = toy()
+    X, P, s, _ = toy_ranking_pairs()
     with pytest.raises(ValueError, match="kernels names view 'gist'"):
         RankMKL(kernels={"gist": "chi2"}).fit({"a": X}, P, s)
     with pytest.raises(ValueError, match="rankmkl.kernels: expected a mapping"):
@@ -73,7 +61,7 @@ def test_mkl_rejects_unknown_view_and_bad_options():
 def test_mkl_fast_scoring_equals_the_kernel_expansion():
     rng = np.random.default_rng(2)
     views = {"a": rng.normal(size=(50, 6)), "h": rng.uniform(size=(50, 9))}
-    X, P, s, _ = toy(n=50)
+    X, P, s, _ = toy_ranking_pairs(n=50)
     m = RankMKL(kernels={"h": "chi2"}, C=1.0).fit(views, P, s)
     new = {"a": rng.normal(size=(20, 6)), "h": rng.uniform(size=(20, 9))}
     Ks = m._grams(new, m.X_fit_, m.gamma_) / m.kernel_divisors_[:, None, None]
