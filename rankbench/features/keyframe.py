@@ -92,6 +92,12 @@ def _prepared(img, image_size, min_side) -> np.ndarray:
     return enlarge(img, min_side)
 
 
+def _colour_codes(img, image_size, grid: int, space: str, bins) -> tuple[np.ndarray, int]:
+    """(joint colour code of every pixel, number of codes) of the prepared image."""
+    rgb = as_rgb(_prepared(img, image_size, grid))
+    return joint_codes(convert(rgb, space), bins)
+
+
 # --------------------------------------------------------------------------- computations
 def autocorrelogram(codes: np.ndarray, n_codes: int, distances, grid: int = 1) -> np.ndarray:
     """Colour auto-correlogram (Huang et al., CVPR 1997) of integer colour ``codes`` (H, W).
@@ -237,8 +243,7 @@ class ColorHistogram(Extractor):
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
         g = int(self.grid)
-        rgb = as_rgb(_prepared(img, self.image_size, g))
-        codes, n = joint_codes(convert(rgb, self.space), self.bins)
+        codes, n = _colour_codes(img, self.image_size, g, self.space, self.bins)
         return grid_histograms(codes, n, g).astype(np.float32)
 
 
@@ -278,8 +283,7 @@ class ColorCorrelogram(Extractor):
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
         g = int(self.grid)
-        rgb = as_rgb(_prepared(img, self.image_size, g))
-        codes, n = joint_codes(convert(rgb, self.space), self.bins)
+        codes, n = _colour_codes(img, self.image_size, g, self.space, self.bins)
         return autocorrelogram(codes, n, self.distances, g).ravel().astype(np.float32)
 
 
