@@ -9,21 +9,11 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...errors import ConfigError
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
 from ..base import ModelBooster, as_columns
 from ._stacked import training_outputs
 from ._trees import staged_tree_scores, used_features
-
-
-def _lightgbm():
-    try:
-        import lightgbm
-    except ImportError:
-        raise ConfigError("ranker lgbm_lambdarank needs LightGBM: pip install 'rankbench[peers]' "
-                          "(or pip install lightgbm)") from None
-    return lightgbm
 
 
 @rankers.register("lgbm_lambdarank")
@@ -59,7 +49,7 @@ class LGBMLambdaRank(ModelBooster, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on outputs ``X`` (n, K) in [-1, 1] of one concept's boosting rows, labels ``y``."""
-        lgb = _lightgbm()
+        import lightgbm as lgb  # optional: declared in ``requires``, checked before fit
         training_outputs(X, y, "lgbm_lambdarank")  # the same input checks as the boosters
         H = np.asarray(X, dtype=float)
         model = lgb.LGBMRanker(objective="lambdarank", n_estimators=int(self.n_estimators),

@@ -10,21 +10,11 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...errors import ConfigError
 from ...params import PositiveFloat, PositiveInt
 from ...registry import rankers
 from ..base import ModelBooster, as_columns
 from ._stacked import training_outputs
 from ._trees import staged_tree_scores, used_features
-
-
-def _xgboost():
-    try:
-        import xgboost
-    except ImportError:
-        raise ConfigError("ranker xgb_pairwise needs xgboost: pip install 'rankbench[peers]' "
-                          "(or pip install xgboost-cpu)") from None
-    return xgboost
 
 
 @rankers.register("xgb_pairwise")
@@ -59,7 +49,7 @@ class XGBPairwise(ModelBooster, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on outputs ``X`` (n, K) in [-1, 1] of one concept's boosting rows, labels ``y``."""
-        xgb = _xgboost()
+        import xgboost as xgb  # optional: declared in ``requires``, checked before fit
         training_outputs(X, y, "xgb_pairwise")
         H = np.asarray(X, dtype=float)
         model = xgb.XGBRanker(objective="rank:pairwise", n_estimators=int(self.n_estimators),
