@@ -3,11 +3,13 @@
 import time
 
 import numpy as np
+import pytest
 from sklearn.base import BaseEstimator
 
 from rankbench.datasets.synthetic_ordinal import SyntheticOrdinal
 from rankbench.protocols.ordinal import Ordinal
 from rankbench.rankers.base import MetricLearner
+from rankbench.utils import meter as meter_module
 from rankbench.utils.meter import Meter
 
 
@@ -43,3 +45,27 @@ def test_accounts_accumulate_and_memory_can_be_off():
         with meter.train():
             time.sleep(0.03)
     assert meter.train_s >= 0.06 and meter.test_s == 0.0 and "peak_mb" not in meter.metrics()
+
+
+def _allocate_briefly(mb: int) -> None:
+    block = np.ones(mb * 2**17)  # mb MB, touched, freed at once: no time for a sampler to see it
+    assert block[-1] == 1.0
+
+
+def test_a_brief_peak_is_seen_exactly_where_the_kernel_mark_can_be_reset():
+    if not meter_module._reset_high_water_mark():
+        pytest.skip("this kernel or sandbox does not let a process reset VmHWM (/proc/self/clear_refs)")
+    meter = Meter()
+    with meter.train():
+        _allocate_briefly(64)
+    assert 60 <= meter.metrics()["peak_mb"] < 80
+
+
+def test_the_sampling_fallback_sees_a_block_held_for_a_while(monkeypatch):
+    monkeypatch.setattr(meter_module, "_reset_high_water_mark", lambda: False)
+    meter = Meter()
+    with meter.train():
+        block = np.ones(8 * 2**20)
+        time.sleep(0.2)
+        del block
+    assert meter.metrics()["peak_mb"] >= 48
