@@ -16,7 +16,7 @@ Example (Python)::
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +105,17 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
     return resolve(started, origin)
 
 
+def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOptions:
+    """A resumed run reads its data where it was started unless told otherwise: without
+    --data-root (or $RANKBENCH_DATA), the data root its manifest records, if that folder exists."""
+    if options.data_root is not None:
+        return options
+    recorded = folder.read_manifest().get("data_root")
+    if isinstance(recorded, str) and Path(recorded).is_dir():
+        return replace(options, data_root=recorded)
+    return options
+
+
 def run(config: str | Path | None = None, *, overrides: Overrides | None = None, out: str | Path | None = None,
         resume: str | Path | None = None, results_root: str | Path = "results",
         options: EngineOptions | None = None, plots: bool | None = None) -> RunResult:
@@ -129,6 +140,7 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
         if not folder.has_splits():
             raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
         exp = _resume_experiment(folder, config, overrides)
+        options = _resume_data_root(folder, options)
         new = False
     elif config is None:
         raise ConfigError("run: give a config file, or --resume RUN_DIR")

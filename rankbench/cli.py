@@ -87,7 +87,7 @@ def _overrides(sets, trials=None, seed=None, regress=False):
 
 _data_root = click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
                           help="Folder with one sub-folder per dataset (viper/, umist/, ...). "
-                               "Default: $RANKBENCH_DATA, else ./datasets.")
+                               "Default: $RANKBENCH_DATA, else (with --resume) the run's own, else ./datasets.")
 _sets = click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE",
                      help="Override a config key, e.g. --set protocol.n_test=100 --set rankers.PRSVM.C=1.")
 

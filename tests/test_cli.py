@@ -134,6 +134,37 @@ def test_resume_names_a_changed_key(cli, tmp_path, monkeypatch):
     assert cli("run", cfg, "--resume", tmp_path / "p", "-q").exit_code == 0
 
 
+def _fake_viper(root, n_people):
+    import cv2
+
+    rng = np.random.default_rng(0)
+    for cam in ("cam_a", "cam_b"):
+        (root / "viper" / cam).mkdir(parents=True)
+        for pid in range(n_people):
+            img = rng.integers(0, 256, (128, 48, 3), dtype=np.uint8)
+            cv2.imwrite(str(root / "viper" / cam / f"{pid:03d}_000.bmp"), img)
+    return root
+
+
+def test_resume_reads_the_data_where_the_run_started(cli, tmp_path, monkeypatch):
+    """The printed hint has no --data-root: the resumed run takes the root its manifest records
+    (--data-root or $RANKBENCH_DATA still win), not ./datasets of wherever it is resumed from."""
+    data = _fake_viper(tmp_path / "data", 24)
+    text = SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}").replace("n_test: 15", "n_test: 12")
+    cfg = write(tmp_path, text)
+    monkeypatch.delenv("RANKBENCH_DATA", raising=False)
+    restore = _interrupt_after(monkeypatch, 2)
+    res = CliRunner().invoke(main, ["run", str(cfg), "--data-root", str(data), "--out", str(tmp_path / "p"), "-q"])
+    assert res.exit_code == 130, res.output
+    restore()
+    monkeypatch.chdir(tmp_path)  # no ./datasets here
+    res = cli("run", "--resume", tmp_path / "p", "-q")
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "p" / "manifest.json").read_text())["complete"]
+    # an explicit root still wins, and a wrong one is still one clear line
+    one_line_error(cli("run", "--resume", tmp_path / "p", "--data-root", tmp_path / "nodata"), "viper", "not found")
+
+
 def test_corrupt_result_is_reported_and_recomputed(cli, tmp_path):
     cfg = write(tmp_path, SMALL)
     out = tmp_path / "c"
