@@ -34,6 +34,10 @@ rankers:
 # 8 trials x 3 methods; the Slow one (L1 that sleeps in fit) keeps a run going long enough to be hit
 SLOW = CFG.replace("trials: 3", "trials: 8") + f"  - {{name: Slow, ranker: '{PLUGIN}:SlowL1', delay: 0.4}}\n"
 N_SLOW = 24
+# The same run, its Slow jobs held at a gate file until the test opens it: whatever the machine's
+# load, the run is still going when the test kills a worker or sends Ctrl-C (with the bare delay, a
+# test process descheduled for 2 s under load saw the run end first). Same numbers as SLOW.
+GATED = SLOW.replace("delay: 0.4}", "delay: 0.4, gate: 'GATE'}")
 TIMING = ["train_s", "test_s", "peak_mb"]
 LIMIT = 240  # seconds any one run may take before the test fails
 QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}  # the scheduler's HTTP routes off the default 8787
@@ -84,6 +88,12 @@ def start(cfg: Path, out: Path, env: dict, *extra) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q",
                              "--no-plots", *map(str, extra)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def gated(tmp_path: Path) -> tuple[Path, Path]:
+    """(config, gate): the GATED run's config in tmp_path, and the gate file it waits for (closed)."""
+    gate = tmp_path / "gate-open"
+    return write(tmp_path, GATED.replace("GATE", str(gate))), gate
 
 
 def wait_for_results(proc: subprocess.Popen, out: Path, n: int) -> int:
@@ -156,12 +166,14 @@ def test_worker_killed_mid_run_loses_nothing(cluster, reference, tmp_path, env):
     address, client = cluster
     client.wait_for_workers(2, timeout=60)
     out = tmp_path / "run"
-    proc = start(write(tmp_path, SLOW), out, env, "--executor", "dask", "--scheduler", address)
+    cfg, gate = gated(tmp_path)
+    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
     wait_for_results(proc, out, 4)
     victim = _busy_workers(client)[0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     os.kill(pid, signal.SIGKILL)
     assert len(results(out)) < N_SLOW and proc.poll() is None, "the run ended before the kill"
+    gate.touch()
     code, err = finish(proc)
     assert code == 0, err
     assert len(results(out)) == N_SLOW
@@ -176,12 +188,14 @@ def test_every_worker_killed_scatters_the_data_again(cluster, reference, tmp_pat
     address, client = cluster
     client.wait_for_workers(2, timeout=60)
     out = tmp_path / "run"
-    proc = start(write(tmp_path, SLOW), out, env, "--executor", "dask", "--scheduler", address)
+    cfg, gate = gated(tmp_path)
+    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
     wait_for_results(proc, out, 4)
     _busy_workers(client)
     for pid in client.run(os.getpid).values():
         os.kill(pid, signal.SIGKILL)
     assert proc.poll() is None, "the run ended before the kill"
+    gate.touch()
     code, err = finish(proc)
     assert code == 0, err
     assert len(results(out)) == N_SLOW
@@ -196,7 +210,8 @@ def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env)
     address, client = cluster
     client.wait_for_workers(1, timeout=60)
     out = tmp_path / "run"
-    proc = start(write(tmp_path, SLOW), out, env, "--executor", "dask", "--scheduler", address)
+    cfg, gate = gated(tmp_path)
+    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
     wait_for_results(proc, out, 6)
     proc.send_signal(signal.SIGINT)
     code, err = finish(proc)
@@ -204,6 +219,7 @@ def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env)
     assert err.strip().startswith("rankbench: error: interrupted") and len(err.strip().splitlines()) == 1, err
     before = results(out)
     assert 6 <= len(before) < N_SLOW
+    gate.touch()
     res = cli("run", "--resume", out, "-q", "--no-plots")
     assert res.exit_code == 0, res.output
     after = results(out)
@@ -221,7 +237,8 @@ def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env):
     import psutil
 
     out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(write(tmp_path, SLOW)), "--out", str(out),
+    cfg, _ = gated(tmp_path)  # never opened: the run is still going when Ctrl-C comes
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out),
                              "-q", "--no-plots", "--executor", "dask"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, start_new_session=True)
     wait_for_results(proc, out, 3)

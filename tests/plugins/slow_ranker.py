@@ -2,6 +2,7 @@
 its time in fit, so that a run can be interrupted reliably."""
 
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.spatial.distance import cdist
@@ -11,13 +12,22 @@ from rankbench.rankers.base import PairScorer
 
 
 class SlowL1(PairScorer, BaseEstimator):
-    """L1 matching that sleeps ``delay`` seconds in fit."""
+    """L1 matching that sleeps ``delay`` seconds in fit and, given a ``gate`` file, then waits until
+    that file exists (at most 10 minutes): a test holds a run open for as long as it needs, on a
+    machine of any speed, by creating the gate only after it has interrupted or hurt the run."""
 
-    def __init__(self, delay: float = 0.3):
+    def __init__(self, delay: float = 0.3, gate: str | None = None):
         self.delay = delay
+        self.gate = gate
 
     def fit(self, X, y, cams=None):
         time.sleep(self.delay)
+        if self.gate is not None:
+            deadline = time.monotonic() + 600
+            while not Path(self.gate).exists():
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"gate {self.gate} never opened")
+                time.sleep(0.02)
         self.n_features_in_ = np.asarray(X).shape[1]
         return self
 
