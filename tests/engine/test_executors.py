@@ -96,6 +96,16 @@ def gated(tmp_path: Path) -> tuple[Path, Path]:
     return write(tmp_path, GATED.replace("GATE", str(gate))), gate
 
 
+def start_gated_on(address: str, tmp_path: Path, env: dict, n: int) -> tuple[subprocess.Popen, Path, Path]:
+    """The GATED run started on the cluster at ``address``, once it holds ``n`` results: (process,
+    run folder, its closed gate)."""
+    out = tmp_path / "run"
+    cfg, gate = gated(tmp_path)
+    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
+    wait_for_results(proc, out, n)
+    return proc, out, gate
+
+
 def wait_for_results(proc: subprocess.Popen, out: Path, n: int) -> int:
     """Block until ``out`` holds at least ``n`` results (the run still going); their count."""
     deadline = time.monotonic() + LIMIT
@@ -165,10 +175,7 @@ def _busy_workers(client) -> list[str]:
 def test_worker_killed_mid_run_loses_nothing(cluster, reference, tmp_path, env):
     address, client = cluster
     client.wait_for_workers(2, timeout=60)
-    out = tmp_path / "run"
-    cfg, gate = gated(tmp_path)
-    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
-    wait_for_results(proc, out, 4)
+    proc, out, gate = start_gated_on(address, tmp_path, env, 4)
     victim = _busy_workers(client)[0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     os.kill(pid, signal.SIGKILL)
@@ -187,10 +194,7 @@ def test_every_worker_killed_scatters_the_data_again(cluster, reference, tmp_pat
     """Both workers die at once: the scattered features die with them; the run sends them again."""
     address, client = cluster
     client.wait_for_workers(2, timeout=60)
-    out = tmp_path / "run"
-    cfg, gate = gated(tmp_path)
-    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
-    wait_for_results(proc, out, 4)
+    proc, out, gate = start_gated_on(address, tmp_path, env, 4)
     _busy_workers(client)
     for pid in client.run(os.getpid).values():
         os.kill(pid, signal.SIGKILL)
@@ -209,10 +213,7 @@ def test_every_worker_killed_scatters_the_data_again(cluster, reference, tmp_pat
 def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env):
     address, client = cluster
     client.wait_for_workers(1, timeout=60)
-    out = tmp_path / "run"
-    cfg, gate = gated(tmp_path)
-    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
-    wait_for_results(proc, out, 6)
+    proc, out, gate = start_gated_on(address, tmp_path, env, 6)
     proc.send_signal(signal.SIGINT)
     code, err = finish(proc)
     assert code == 130, err
