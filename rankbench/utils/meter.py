@@ -11,8 +11,10 @@ every allocation made Python-loop optimisers 5-7x slower); both see every alloca
 to be mapped from the OS, which is where a ranker's memory goes. Without Linux's /proc memory
 reads as 0.
 
-The resident set is the process's: steps measured concurrently in threads of one process (which
-rankbench's executors never do: one job per process at a time) would see each other's memory.
+The resident set is the process's: jobs run concurrently in threads of one process see each
+other's memory (and one job's reset of the high-water mark hides another's earlier peak). The
+local executor and the LocalCluster it starts run one job per process at a time; on an outside
+Dask cluster whose workers have several threads, peak_mb is the worker's, not the job's.
 """
 
 from __future__ import annotations
