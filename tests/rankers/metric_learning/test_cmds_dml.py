@@ -93,17 +93,6 @@ def test_gradient_matches_finite_differences():
     assert gc == pytest.approx(num_c, rel=1e-5)
 
 
-def test_gram_descent_equals_naive_steepest_descent():
-    X, y = three_level_ordinal(d=15)
-    m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1, max_iter=40, tol=0.0).fit(X, y)
-    Xc = X - X.mean(0)
-    V = Xc[m.target_pairs_[:, 0]] - Xc[m.target_pairs_[:, 1]]
-    L, c = _naive_descent(Xc, m.ideal_points_, V, (V**2).sum(1), 3, 1e-3, 0.1, 0.5, 0.05, 20, 40)
-    assert m.n_iter_ == 40
-    np.testing.assert_allclose(m.L_, L, rtol=1e-7, atol=1e-9)
-    assert m.c_ == pytest.approx(c, rel=1e-9)
-
-
 def test_descent_decreases_objective_and_stops_on_tol():
     X, y = three_level_ordinal()
     m0 = C.CMDSDML(gamma=0.1, max_iter=0).fit(X, y)
@@ -165,13 +154,17 @@ def _naive_authors_descent(X, Y, V, v2, s, mu, gamma, rho, sigma, r, iters):
     return L, c
 
 
-def test_authors_c_step_equals_the_published_loop():
+@pytest.mark.parametrize(("c_step", "naive", "n_iter"), [
+    ("gradient", _naive_descent, 40),          # the Gram-form descent vs plain steepest descent
+    ("authors", _naive_authors_descent, 30),       # the authors' c update vs their published loop
+])
+def test_descent_equals_its_naive_loop(c_step, naive, n_iter):
     X, y = three_level_ordinal(d=15)
-    m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1, max_iter=30, tol=0.0, c_step="authors").fit(X, y)
+    m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1, max_iter=n_iter, tol=0.0, c_step=c_step).fit(X, y)
     Xc = X - X.mean(0)
     V = Xc[m.target_pairs_[:, 0]] - Xc[m.target_pairs_[:, 1]]
-    L, c = _naive_authors_descent(Xc, m.ideal_points_, V, (V**2).sum(1), 3, 1e-3, 0.1, 0.5, 0.05, 20, 30)
-    assert m.n_iter_ == 30
+    L, c = naive(Xc, m.ideal_points_, V, (V**2).sum(1), 3, 1e-3, 0.1, 0.5, 0.05, 20, n_iter)
+    assert m.n_iter_ == n_iter
     np.testing.assert_allclose(m.L_, L, rtol=1e-7, atol=1e-9)
     assert m.c_ == pytest.approx(c, rel=1e-9)
 
