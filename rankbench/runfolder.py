@@ -7,8 +7,9 @@ checks and comparisons read through it)::
     <run>/splits.json       settings (label and typed values, in sweep order) and every trial's
                             seeds and row indices
     <run>/trials/*.json     one result per setting x trial x method, written atomically
-    <run>/manifest.json     versions, machine, command, start / end, executor and workers per
-                            session, wall time per method
+    <run>/manifest.json     versions, machine, command, data root, start / end, executor and
+                            workers per session, wall time per method; written when a session
+                            starts (its end null) and when it returns
     <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, plots/
                             derived; rebuilt by ``rankbench report``
 

@@ -318,6 +318,46 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     assert len(list((out / "trials").glob("*.json"))) == 40
 
 
+def test_killed_run_resumes_with_its_data_root(tmp_path):
+    """A run killed outright (SIGKILL: no handler, no exit path) has already recorded its data root
+    and an open session, so ``--resume`` from another folder needs no --data-root."""
+    import signal
+    import time
+
+    data = _fake_viper(tmp_path / "data", 24)
+    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
+    gate = tmp_path / "gate-open"
+    text = (SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}").replace("n_test: 15", "n_test: 12")
+            .replace("trials: 3", "trials: 4")
+            .replace("{name: Bhattacharyya, ranker: bhattacharyya}",
+                     f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}"))
+    cfg = write(tmp_path, text)
+    out = tmp_path / "killed"
+    env = {k: v for k, v in os.environ.items() if k != "RANKBENCH_DATA"}
+    env["RANKBENCH_CACHE"] = str(tmp_path / "cache")
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--data-root", str(data),
+                             "--out", str(out), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "trials").glob("*.json"))) < 4:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert Path(manifest["data_root"]) == data.resolve() and manifest["end"] is None
+    assert [s["end"] for s in manifest["sessions"]] == [None]
+    gate.touch()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()  # no ./datasets here
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
+                         capture_output=True, text=True, env=env, cwd=elsewhere, timeout=600)
+    assert res.returncode == 0, res.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["complete"] and len(list((out / "trials").glob("*.json"))) == 8
+    first, second = manifest["sessions"]
+    assert first["end"] is None and second["end"] is not None  # the killed session stays open
+
+
 def test_claims_are_graded_in_summary_and_check(cli, tmp_path):
     text = SMALL + ("claims:\n  - {kind: better, method: Bhattacharyya, than: L1, metric: nauc, source: made up}\n"
                     "  - {kind: better, method: L1, than: Bhattacharyya, metric: nauc, by: 2.0}\n")

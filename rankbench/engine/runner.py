@@ -291,6 +291,10 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
                         work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
         if not resume:
             folder.write_splits({"settings": settings_out})
+        # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root
+        # and command for --resume; this session stays open ("end": null) until it returns
+        write_manifest(folder, p, opts, started, timing, _count_done(folder, p), n_total,
+                       executor.describe(), final=False)
         progress = Progress(len(work), exp.name, enabled=opts.progress)
         computed = 0
         try:
@@ -335,8 +339,13 @@ def _versions() -> dict[str, str]:
 
 
 def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt.datetime,
-                   feature_timing: dict, n_done: int, n_total: int, executor: dict | None = None) -> None:
-    """manifest.json; ``executor`` describes where this session's jobs ran (each session keeps its own)."""
+                   feature_timing: dict, n_done: int, n_total: int, executor: dict | None = None,
+                   final: bool = True) -> None:
+    """manifest.json; ``executor`` describes where this session's jobs ran (each session keeps its own).
+
+    Written when a session starts (``final=False``: the session's ``end`` is null) and again when
+    it returns or is interrupted, which closes it. A session whose ``end`` stays null was killed.
+    """
     records, _ = folder.read_trials()
     wall: dict[str, float] = {}
     for r in records:
@@ -346,6 +355,11 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     commit = _git("rev-parse", "HEAD")
     status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
     now = _dt.datetime.now().astimezone()
+    end = now.isoformat(timespec="seconds") if final else None
+    session = {"start": started.isoformat(timespec="seconds"), "end": end, "executor": executor}
+    sessions = prev.get("sessions", [])
+    if sessions and sessions[-1].get("end") is None and sessions[-1].get("start") == session["start"]:
+        sessions = sessions[:-1]  # this session's opening record, now closed
     manifest = {
         "rankbench_version": __version__,
         "git_commit": commit,
@@ -362,10 +376,8 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
         "datasets": {sp.config.dataset.name: sp.dataset.fingerprint for sp in p.settings},
         "features": {**prev.get("features", {}), **feature_timing},
         "start": prev.get("start", started.isoformat(timespec="seconds")),
-        "sessions": prev.get("sessions", []) + [{"start": started.isoformat(timespec="seconds"),
-                                                 "end": now.isoformat(timespec="seconds"),
-                                                 "executor": executor}],
-        "end": now.isoformat(timespec="seconds"),
+        "sessions": sessions + [session],
+        "end": end,
         "wall_s_per_method": {k: round(v, 3) for k, v in wall.items()},
         "n_results": n_done,
         "n_expected": n_total,

@@ -232,7 +232,7 @@ def provenance_html(prov: dict[str, Any], folder: Path, link_base: Path) -> str:
                             "curves.csv, diagnostics.csv, summary.tex"),
              ("data", (", ".join(f"{esc(k)} <code>{esc(v)}</code>" for k, v in prov["datasets"].items()) or "–")
               + (f" under <code>{esc(prov['data_root'])}</code>" if prov["data_root"] else "")),
-             ("when", f"{esc(prov['start'])} to {esc(prov['end'])}, rankbench {esc(prov['version'])}")]
+             ("when", f"{esc(prov['start'])} to {esc(prov['end'] or 'no recorded end (still running, or killed)')}, rankbench {esc(prov['version'])}")]
     return "<div class=prov>" + "".join(f"<div><b>{k}</b> {v}</div>" for k, v in lines) + "</div>"
 
 
