@@ -52,8 +52,10 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
       the printed eq. 15 has the signs swapped), and theta among theta_{t-1} and the current
       scores f_{t-1}(x) >= theta_{t-1} (Sec. 4.2's reduction of R to F). One sort of the
       active items by f_{t-1} (descending) and a cumulative sum down the sorted rows give
-      r for every (threshold, model) at once (eq. 16's running sum for all K models):
-      O(N log N + N K) per round;
+      r for every (threshold, model) at once (eq. 16's running sum for all K models);
+      thresholds whose penalty alone rules them out are never sorted or summed (``_choose``),
+      so a round costs one product over the active rows plus O(M log M + M K) for the M rows
+      left in the search (``diagnostics_["searched_fraction"]``);
     * alpha_t by eq. 11 from the chosen r; stop when |L'_t - L'_{t-1}| < tol |L'_{t-1}|
       (Figure 3 step (c); the paper's epsilon is unstated, here relative so that it does
       not depend on the number of pairs) or after ``n_rounds`` rounds;
@@ -98,9 +100,10 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         f = a * h[:, k]
         theta = float(f.min())
         models, alphas, thetas, bounds, active = [k], [a], [theta], [loss_bound], [len(f)]
-        omega = 0.0
+        omega, searched = 0.0, []
         for _ in range(1, int(self.n_rounds)):
-            k, theta_new, r, bound, pen = self._choose(h, s, f, theta, omega, lam)
+            k, theta_new, r, bound, pen, n_searched = self._choose(h, s, f, theta, omega, lam)
+            searched.append(n_searched / max(int((f >= theta).sum()), 1))
             if abs(r) < 1e-12:
                 break
             if self.tol > 0 and abs(bound - loss_bound) < float(self.tol) * abs(loss_bound):
@@ -122,31 +125,58 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         self.loss_bound_ = np.asarray(bounds)
         self.n_active_ = np.asarray(active)
         self.diagnostics_ = {"rounds": len(models), "distinct_models": int(len(np.unique(self.models_))),
-                             "final_active_fraction": active[-1] / len(f)}
+                             "final_active_fraction": active[-1] / len(f),
+                             # share of the active rows each round's threshold search sorted and summed
+                             "searched_fraction": float(np.mean(searched)) if searched else 0.0}
         return self
 
     def _choose(self, h, s, f, theta, omega, lam):
-        """(model, threshold, r, L', regulariser term) minimising L' over the loss matrix of round t."""
+        """(model, threshold, r, L', regulariser term, rows searched) minimising L' over round t's loss matrix.
+
+        Pruned, exactly: keeping theta_{t-1} costs one product over the active rows (r of every
+        model at once) and gives L'_0. A threshold f_j can only win if even the best possible
+        r leaves room for its penalty, Z sqrt(1 - R_MAX^2) + lambda (Omega + pen(f_j)) <= L'_0;
+        only the active rows at or below the highest such f_j are sorted and summed, as the
+        running sum r(f_j) = r(rows above them) + cumsum down them. With a regulariser that
+        holds the thresholds, a round costs about RankBoost's one product; with lambda = 0
+        every row is searched.
+        """
         v, log_z = side_weights(f, s)
-        act = np.flatnonzero(f >= theta)
-        order = act[np.argsort(-f[act], kind="stable")]
+        z = np.exp(log_z)
+        w = s * v
+        on = f >= theta
+        act = np.flatnonzero(on)
+        # r of every model with theta_{t-1} kept; copying the active rows of h pays only when few are
+        r_keep = np.where(on, w, 0.0) @ h if 3 * len(act) >= len(f) else w[act] @ h[act]
+        above = f[f > theta]
+        gap_from = float(above.min()) if len(above) else theta
+        k0 = int(np.argmax(np.abs(r_keep)))
+        pen0 = float(round_penalty(self.regularizer, theta, theta, gap_from))
+        L0 = z * np.sqrt(1.0 - min(r_keep[k0] ** 2, R_MAX * R_MAX)) + lam * (omega + pen0)
+        floor = z * np.sqrt(1.0 - R_MAX * R_MAX) + lam * (omega + round_penalty(self.regularizer, f[act], theta,
+                                                                                gap_from))
+        live = act[floor <= L0]
+        if not len(live):
+            return k0, theta, float(r_keep[k0]), float(L0), pen0, 0
+        tail = act[f[act] <= f[live].max()]
+        order = tail[np.argsort(-f[tail], kind="stable")]
         fs = f[order]
         R = h[order]
-        R *= (s * v)[order, None]
+        R *= w[order, None]
         np.cumsum(R, axis=0, out=R)                       # eq. 16 for all K models at once
+        R += r_keep - R[-1]                               # plus the rows above the tail
         r_hi, r_lo = R.max(axis=1), R.min(axis=1)         # the best |r| of each row, without a copy
         r_row = np.where(r_hi >= -r_lo, r_hi, r_lo)
         ends = np.flatnonzero(np.r_[fs[1:] < fs[:-1], True])  # last row of each tied score
-        cand = np.r_[theta, fs[ends]]                     # theta_{t-1}, then every score >= it
-        rows = np.r_[ends[-1], ends]                      # theta_{t-1} keeps every active item
-        above = f[f > theta]
-        pen = round_penalty(self.regularizer, cand, theta, float(above.min()) if len(above) else theta)
-        r_best = r_row[rows]
-        r2 = np.minimum(r_best * r_best, R_MAX * R_MAX)
-        L = np.exp(log_z) * np.sqrt(1.0 - r2) + lam * (omega + pen)
+        cand = fs[ends]
+        pen = round_penalty(self.regularizer, cand, theta, gap_from)
+        r2 = np.minimum(r_row[ends] ** 2, R_MAX * R_MAX)
+        L = z * np.sqrt(1.0 - r2) + lam * (omega + pen)
         g = int(np.argmin(L))
-        k = int(np.argmax(np.abs(R[rows[g]])))
-        return k, float(cand[g]), float(R[rows[g], k]), float(L[g]), float(pen[g])
+        if not L[g] < L0:                                 # ties keep theta_{t-1}, as the full search does
+            return k0, theta, float(r_keep[k0]), float(L0), pen0, len(order)
+        k = int(np.argmax(np.abs(R[ends[g]])))
+        return k, float(cand[g]), float(R[ends[g], k]), float(L[g]), float(pen[g]), len(order)
 
     def staged_decision_function(self, X):
         """Scores after each round (a generator): model t is evaluated only where f_{t-1} >= theta_t."""

@@ -58,7 +58,7 @@ def brute_force_irb(O, y, T, reg, lam):
 
 
 @pytest.mark.parametrize("reg", ["squared_step", "exp_step", "squared_gap"])
-@pytest.mark.parametrize("lam", [0.0, 0.5, 5.0])
+@pytest.mark.parametrize("lam", [0.0, 0.5, 5.0, 50.0, 500.0])  # 50 and 500 prune the search
 @pytest.mark.parametrize("seed", [0, 1])
 def test_running_sum_search_equals_brute_force(reg, lam, seed):
     O, y = problem(seed=seed)
@@ -68,6 +68,13 @@ def test_running_sum_search_equals_brute_force(reg, lam, seed):
     assert irb.thresholds_ == pytest.approx(thetas, abs=1e-12)
     assert irb.alphas_ == pytest.approx(alphas, rel=1e-8)
     assert np.all(np.diff(irb.thresholds_) >= 0)  # non-decreasing (eq. 4)
+
+
+def test_search_is_pruned_only_where_penalties_rule_thresholds_out():
+    O, y = problem(seed=0)
+    fraction = {lam: ImbalancedRankBoost(n_rounds=8, lam=lam, tol=0).fit(O, y).diagnostics_["searched_fraction"]
+                for lam in (0.0, 500.0, 1e9)}
+    assert fraction[0.0] == 1.0 and fraction[500.0] < 0.5 and fraction[1e9] < 0.2
 
 
 def test_thresholds_move_without_regulariser_and_stay_with_a_large_one():
