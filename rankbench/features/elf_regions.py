@@ -91,7 +91,7 @@ class ELFRegions(Extractor):
                  gabor_bank: tuple[tuple[PositiveFloat, float, PositiveFloat, PositiveFloat], ...] = DEFAULT_GABOR,
                  schmid_bank: tuple[tuple[PositiveFloat, PositiveFloat], ...] = DEFAULT_SCHMID,
                  support: PositiveFloat = 3.0, response: Literal["abs", "signed"] = "abs",
-                 filter_range: Literal["fixed", "image"] = "fixed", filter_scale: PositiveFloat = 0.1,
+                 filter_range: Literal["fixed", "image"] = "fixed", filter_scale: PositiveFloat = 0.05,
                  size: tuple[PositiveInt, PositiveInt] | None = None, chunk: PositiveInt = 128):
         self.n_cells = n_cells
         self.heights = heights
