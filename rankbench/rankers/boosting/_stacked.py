@@ -8,6 +8,8 @@ Figures 2 and 3 state. The boosters therefore use h = (o + 1) / 2 of each output
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...errors import InputError
@@ -60,5 +62,5 @@ def side_weights(f: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, float]:
 
 def alpha_of(r: float) -> float:
     """alpha = 1/2 ln((1 + r) / (1 - r)) (Merler eqs. 2 and 11)."""
-    r = float(np.clip(r, -R_MAX, R_MAX))
-    return 0.5 * np.log((1.0 + r) / (1.0 - r))
+    r = min(max(float(r), -R_MAX), R_MAX)  # scalar: no array round trip, once per round
+    return 0.5 * math.log((1.0 + r) / (1.0 - r))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
@@ -94,7 +95,7 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         v, log_z = side_weights(f, s)
         r_all = (s * v) @ h
         k = int(np.argmax(np.abs(r_all)))
-        r = float(np.clip(r_all[k], -R_MAX, R_MAX))
+        r = min(max(float(r_all[k]), -R_MAX), R_MAX)
         a = alpha_of(r)
         loss_bound = np.exp(log_z) * np.sqrt(1 - r * r)
         f = a * h[:, k]
@@ -102,8 +103,8 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         models, alphas, thetas, bounds, active = [k], [a], [theta], [loss_bound], [len(f)]
         omega, searched = 0.0, []
         for _ in range(1, int(self.n_rounds)):
-            k, theta_new, r, bound, pen, n_searched = self._choose(h, s, f, theta, omega, lam)
-            searched.append(n_searched / max(int((f >= theta).sum()), 1))
+            k, theta_new, r, bound, pen, share = self._choose(h, s, f, theta, omega, lam)
+            searched.append(share)
             if abs(r) < 1e-12:
                 break
             if self.tol > 0 and abs(bound - loss_bound) < float(self.tol) * abs(loss_bound):
@@ -131,7 +132,9 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         return self
 
     def _choose(self, h, s, f, theta, omega, lam):
-        """(model, threshold, r, L', regulariser term, rows searched) minimising L' over round t's loss matrix.
+        """(model, threshold, r, L', regulariser term, share of the active rows searched) of round t.
+
+        The pair minimises L' over the round's loss matrix.
 
         Pruned, exactly: keeping theta_{t-1} costs one product over the active rows (r of every
         model at once) and gives L'_0. A threshold f_j can only win if even the best possible
@@ -142,7 +145,7 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         every row is searched.
         """
         v, log_z = side_weights(f, s)
-        z = np.exp(log_z)
+        z = math.exp(log_z)
         w = s * v
         on = f >= theta
         act = np.flatnonzero(on)
@@ -152,12 +155,12 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         gap_from = float(above.min()) if len(above) else theta
         k0 = int(np.argmax(np.abs(r_keep)))
         pen0 = float(round_penalty(self.regularizer, theta, theta, gap_from))
-        L0 = z * np.sqrt(1.0 - min(r_keep[k0] ** 2, R_MAX * R_MAX)) + lam * (omega + pen0)
+        L0 = z * math.sqrt(1.0 - min(float(r_keep[k0]) ** 2, R_MAX * R_MAX)) + lam * (omega + pen0)
         floor = z * np.sqrt(1.0 - R_MAX * R_MAX) + lam * (omega + round_penalty(self.regularizer, f[act], theta,
                                                                                 gap_from))
         live = act[floor <= L0]
         if not len(live):
-            return k0, theta, float(r_keep[k0]), float(L0), pen0, 0
+            return k0, theta, float(r_keep[k0]), L0, pen0, 0.0
         tail = act[f[act] <= f[live].max()]
         order = tail[np.argsort(-f[tail], kind="stable")]
         fs = f[order]
@@ -174,9 +177,9 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         L = z * np.sqrt(1.0 - r2) + lam * (omega + pen)
         g = int(np.argmin(L))
         if not L[g] < L0:                                 # ties keep theta_{t-1}, as the full search does
-            return k0, theta, float(r_keep[k0]), float(L0), pen0, len(order)
+            return k0, theta, float(r_keep[k0]), L0, pen0, len(order) / len(act)
         k = int(np.argmax(np.abs(R[ends[g]])))
-        return k, float(cand[g]), float(R[ends[g], k]), float(L[g]), float(pen[g]), len(order)
+        return k, float(cand[g]), float(R[ends[g], k]), float(L[g]), float(pen[g]), len(order) / len(act)
 
     def staged_decision_function(self, X):
         """Scores after each round (a generator): model t is evaluated only where f_{t-1} >= theta_t."""
