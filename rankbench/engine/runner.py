@@ -3,7 +3,8 @@
 :func:`plan` loads each setting's dataset, builds its protocol and checks the dataset and every
 ranker against it (what ``rankbench validate`` runs; nothing is written). :func:`execute` then
 extracts (or loads cached) features, draws every trial's split from a recorded seed and writes
-``splits.json`` before any ranker runs. An executor (:mod:`.executors`: this machine's processes
+``splits.json`` and an open ``manifest.json`` (with the data root) before any ranker runs, so
+even a run killed outright can be resumed. An executor (:mod:`.executors`: this machine's processes
 or a Dask cluster) computes the (setting, trial, method) jobs, and each result is written
 atomically the moment it exists, so an interrupted run loses at most the jobs in flight, and a
 resumed run, on either executor, skips every finished job (a truncated or unreadable file counts
