@@ -17,15 +17,14 @@ from ._stacked import R_MAX, alpha_of, side_weights, training_outputs, weak
 Regularizer = Literal["squared_step", "exp_step", "squared_gap"]
 
 
-def round_penalty(kind: str, theta: np.ndarray, prev: float, gap_from: float) -> np.ndarray:
+def round_penalty(kind: str, theta: float | np.ndarray, prev: float, gap_from: float) -> float | np.ndarray:
     """The term eq. 8's regulariser adds for a new threshold ``theta`` after ``prev``.
 
     ``squared_step``: (theta_t - theta_{t-1})^2; ``exp_step``: exp(theta_t - theta_{t-1});
     ``squared_gap``: (theta_t - m_t)^2 with m_t = min {f_{t-1}(x) : f_{t-1}(x) > theta_{t-1}}
     (eq. 8's third line, whose printed minimum lost its argument f_{l-1}(x)).
     """
-    theta = np.asarray(theta, dtype=float)
-    if kind == "squared_step":
+    if kind == "squared_step":  # theta: a float or an array of candidate thresholds
         return (theta - prev) ** 2
     if kind == "exp_step":
         return np.exp(theta - prev)
@@ -151,17 +150,20 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         act = np.flatnonzero(on)
         # r of every model with theta_{t-1} kept; copying the active rows of h pays only when few are
         r_keep = np.where(on, w, 0.0) @ h if 3 * len(act) >= len(f) else w[act] @ h[act]
-        above = f[f > theta]
-        gap_from = float(above.min()) if len(above) else theta
+        gap_from = theta
+        if self.regularizer == "squared_gap":
+            above = f[f > theta]
+            gap_from = float(above.min()) if len(above) else theta
         k0 = int(np.argmax(np.abs(r_keep)))
         pen0 = float(round_penalty(self.regularizer, theta, theta, gap_from))
         L0 = z * math.sqrt(1.0 - min(float(r_keep[k0]) ** 2, R_MAX * R_MAX)) + lam * (omega + pen0)
-        floor = z * np.sqrt(1.0 - R_MAX * R_MAX) + lam * (omega + round_penalty(self.regularizer, f[act], theta,
-                                                                                gap_from))
-        live = act[floor <= L0]
-        if not len(live):
+        fa = f[act]
+        floor = z * math.sqrt(1.0 - R_MAX * R_MAX) + lam * (omega + round_penalty(self.regularizer, fa, theta,
+                                                                                  gap_from))
+        live = floor <= L0
+        if not live.any():
             return k0, theta, float(r_keep[k0]), L0, pen0, 0.0
-        tail = act[f[act] <= f[live].max()]
+        tail = act[fa <= fa[live].max()]
         order = tail[np.argsort(-f[tail], kind="stable")]
         fs = f[order]
         R = h[order]
@@ -170,7 +172,10 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         R += r_keep - R[-1]                               # plus the rows above the tail
         r_hi, r_lo = R.max(axis=1), R.min(axis=1)         # the best |r| of each row, without a copy
         r_row = np.where(r_hi >= -r_lo, r_hi, r_lo)
-        ends = np.flatnonzero(np.r_[fs[1:] < fs[:-1], True])  # last row of each tied score
+        last = np.empty(len(fs), dtype=bool)              # last row of each tied score
+        np.less(fs[1:], fs[:-1], out=last[:-1])
+        last[-1] = True
+        ends = np.flatnonzero(last)
         cand = fs[ends]
         pen = round_penalty(self.regularizer, cand, theta, gap_from)
         r2 = np.minimum(r_row[ends] ** 2, R_MAX * R_MAX)
