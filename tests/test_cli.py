@@ -146,12 +146,26 @@ def _fake_viper(root, n_people):
     return root
 
 
+def _viper_small(n_test):
+    """SMALL on a (fake) VIPeR folder instead of the embedded synthetic set."""
+    return SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}").replace("n_test: 15", f"n_test: {n_test}")
+
+
+def _wait_for_results(proc, out, n):
+    """Poll until ``out`` holds ``n`` results (the run must still be going)."""
+    import time
+
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "trials").glob("*.json"))) < n:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+
+
 def test_resume_reads_the_data_where_the_run_started(cli, tmp_path, monkeypatch):
     """The printed hint has no --data-root: the resumed run takes the root its manifest records
     (--data-root or $RANKBENCH_DATA still win), not ./datasets of wherever it is resumed from."""
     data = _fake_viper(tmp_path / "data", 24)
-    text = SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}").replace("n_test: 15", "n_test: 12")
-    cfg = write(tmp_path, text)
+    cfg = write(tmp_path, _viper_small(12))
     monkeypatch.delenv("RANKBENCH_DATA", raising=False)
     restore = _interrupt_after(monkeypatch, 2)
     res = CliRunner().invoke(main, ["run", str(cfg), "--data-root", str(data), "--out", str(tmp_path / "p"), "-q"])
@@ -269,18 +283,9 @@ def test_missing_dataset_folder_shows_layout(cli, tmp_path):
 
 
 def test_unreadable_image_is_named(cli, tmp_path):
-    root = tmp_path / "data" / "viper"
-    for cam in ("cam_a", "cam_b"):
-        (root / cam).mkdir(parents=True)
-    import cv2
-
-    img = np.zeros((128, 48, 3), np.uint8)
-    for pid in range(4):
-        for cam in ("cam_a", "cam_b"):
-            cv2.imwrite(str(root / cam / f"{pid:03d}_000.bmp"), img)
+    root = _fake_viper(tmp_path / "data", 4) / "viper"
     (root / "cam_b" / "002_000.bmp").write_bytes(b"BM\x00\x01truncated")
-    text = SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}").replace("n_test: 15", "n_test: 2")
-    one_line_error(cli("run", write(tmp_path, text), "--data-root", tmp_path / "data", "--no-cache"),
+    one_line_error(cli("run", write(tmp_path, _viper_small(2)), "--data-root", tmp_path / "data", "--no-cache"),
                    "002_000.bmp")
 
 
@@ -290,7 +295,6 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     The Slow ranker's fits wait at a gate file that opens only after the signal, so the run (20 L1
     fits, then 20 Slow ones) cannot end before the signal arrives, however loaded the machine."""
     import signal
-    import time
 
     plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
     gate = tmp_path / "gate-open"
@@ -302,10 +306,7 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
     proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list((out / "trials").glob("*.json"))) < 20:
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
+    _wait_for_results(proc, out, 20)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -322,13 +323,11 @@ def test_killed_run_resumes_with_its_data_root(tmp_path):
     """A run killed outright (SIGKILL: no handler, no exit path) has already recorded its data root
     and an open session, so ``--resume`` from another folder needs no --data-root."""
     import signal
-    import time
 
     data = _fake_viper(tmp_path / "data", 24)
     plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
     gate = tmp_path / "gate-open"
-    text = (SMALL.replace("{name: synthetic_reid, n_people: 40}", "{name: viper}").replace("n_test: 15", "n_test: 12")
-            .replace("trials: 3", "trials: 4")
+    text = (_viper_small(12).replace("trials: 3", "trials: 4")
             .replace("{name: Bhattacharyya, ranker: bhattacharyya}",
                      f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}"))
     cfg = write(tmp_path, text)
@@ -337,10 +336,7 @@ def test_killed_run_resumes_with_its_data_root(tmp_path):
     env["RANKBENCH_CACHE"] = str(tmp_path / "cache")
     proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--data-root", str(data),
                              "--out", str(out), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list((out / "trials").glob("*.json"))) < 4:
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
+    _wait_for_results(proc, out, 4)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
     manifest = json.loads((out / "manifest.json").read_text())

@@ -294,7 +294,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
             folder.write_splits({"settings": settings_out})
         # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root
         # and command for --resume; this session stays open ("end": null) until it returns
-        write_manifest(folder, p, opts, started, timing, _count_done(folder, p), n_total,
+        write_manifest(folder, p, opts, started, timing, n_total - len(work), n_total,
                        executor.describe(), final=False)
         progress = Progress(len(work), exp.name, enabled=opts.progress)
         computed = 0

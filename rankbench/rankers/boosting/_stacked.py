@@ -60,7 +60,12 @@ def side_weights(f: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, float]:
     return v, log_z
 
 
+def clip_r(r: float) -> float:
+    """r kept within [-R_MAX, R_MAX] (a scalar: no array round trip, once per round)."""
+    return min(max(float(r), -R_MAX), R_MAX)
+
+
 def alpha_of(r: float) -> float:
     """alpha = 1/2 ln((1 + r) / (1 - r)) (Merler eqs. 2 and 11)."""
-    r = min(max(float(r), -R_MAX), R_MAX)  # scalar: no array round trip, once per round
+    r = clip_r(r)
     return 0.5 * math.log((1.0 + r) / (1.0 - r))

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ..base import ModelBooster, as_columns
-from ._stacked import R_MAX, alpha_of, side_weights, training_outputs, weak
+from ._stacked import R_MAX, alpha_of, clip_r, side_weights, training_outputs, weak
 
 Regularizer = Literal["squared_step", "exp_step", "squared_gap"]
 
@@ -94,7 +94,7 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         v, log_z = side_weights(f, s)
         r_all = (s * v) @ h
         k = int(np.argmax(np.abs(r_all)))
-        r = min(max(float(r_all[k]), -R_MAX), R_MAX)
+        r = clip_r(r_all[k])
         a = alpha_of(r)
         loss_bound = np.exp(log_z) * np.sqrt(1 - r * r)
         f = a * h[:, k]
