@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError, DataError
-from ..params import NonNegativeFloat, NonNegativeInt, PositiveInt
+from ..params import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 from ..registry import datasets
 from .base import RELEVANCE_CODES, Dataset, Loader, fingerprint_files, require_file
 from .keyframes import video_group
@@ -40,6 +40,32 @@ DEFAULT_FEATURE_TYPES = ((16, 0.1), (32, 0.15), (48, 0.22), (64, 0.32), (16, 0.4
                          (32, 0.68), (48, 1.0), (64, 1.5), (16, 2.2), (32, 3.2))
 
 
+def imbalance_profile(rates: list[float], mean_ratio: float, peak_ratio: float) -> list[float]:
+    """Rates mapped log-linearly so that (1 - mean) / mean = ``mean_ratio`` and the rarest concept's
+    (1 - r) / r = ``peak_ratio`` (see :class:`SyntheticCollection`'s ``labels``)."""
+    from scipy.optimize import brentq
+
+    if peak_ratio < mean_ratio:
+        raise ConfigError(f"dataset.peak_ratio: expected at least mean_ratio ({mean_ratio:g}): the rarest concept "
+                          f"is at least as imbalanced as the collection, got {peak_ratio:g}")
+    lr = np.log(np.asarray(rates, dtype=float))
+    spread = lr - lr.min()
+    a = -np.log1p(peak_ratio)                      # the rarest concept's rate 1 / (1 + peak_ratio)
+    target = 1.0 / (1.0 + mean_ratio)
+
+    def excess(b: float) -> float:
+        return float(np.exp(a + b * spread).mean()) - target
+
+    hi = 1.0
+    while excess(hi) < 0 and hi < 1e3:             # the mean rate grows with b from the rarest's rate
+        hi *= 2.0
+    if excess(0.0) > 0 or excess(hi) < 0 or not np.any(spread > 0):
+        raise ConfigError(f"dataset.mean_ratio: no log-linear map of the reference rates gives mean ratio "
+                          f"{mean_ratio:g} with peak ratio {peak_ratio:g}")
+    b = brentq(excess, 0.0, hi, xtol=1e-12)
+    return np.minimum(np.exp(a + b * spread), 0.5).tolist()
+
+
 @datasets.register("synthetic_collection")
 class SyntheticCollection(Loader):
     """Generated keyframe collection at Merler et al.'s scale: 52,347 items, 20 rare concepts, graded feature types.
@@ -51,6 +77,15 @@ class SyntheticCollection(Loader):
       TRECVID 2006 ground truth (:data:`TRECVID2006_POSITIVES` / 79,484, from
       ``trecvid2006-labels/MANIFEST.txt``: 0.028 % to 1.96 %, 0.57 % on average). Concepts are
       drawn independently, so there is no co-occurrence and no clustering in time.
+
+      ``mean_ratio`` and ``peak_ratio`` (both or neither) map those rates to another imbalance
+      profile: rate_c' = exp(a + b (ln rate_c - ln min rate)), the one log-linear map (it keeps
+      the concepts' order and the shape of their spread) under which the collection's
+      irrelevant:relevant ratio (total irrelevant over total relevant: (1 - mean rate) / mean
+      rate) is ``mean_ratio`` and the rarest concept's ratio is ``peak_ratio``. Merler et al.
+      (Sec. 5.1) state 49.47 and 385.75 for their TRECVID 2007 collection: mapped, the rates run
+      from 0.26 % to 5.0 % (mean 1.98 %), about 27 to 520 relevant items per concept in a
+      10,469-item boosting split (median 170) where TRECVID 2006's own rates give 3 to 205.
     - ``"trecvid2006"``: ``n_items`` rows of ``<data-root>/trecvid2006-labels/tv06_gt.mat``
       (79,484 x 20, {0, 1}) drawn without replacement and kept in their original order, so that
       concept co-occurrence is real and positives still cluster in consecutive shots. TRECVID's 0
@@ -91,6 +126,8 @@ class SyntheticCollection(Loader):
         subsampled to 52,347, give about 200).
     video_effect : float
         Standard deviation of the per-video offset.
+    mean_ratio, peak_ratio : float, optional
+        Target imbalance profile of the ``table`` rates (see ``labels``).
     random_state : int
     """
 
@@ -102,6 +139,7 @@ class SyntheticCollection(Loader):
                  labels: Literal["table", "trecvid2006"] = "table",
                  feature_types: tuple[tuple[PositiveInt, NonNegativeFloat], ...] = DEFAULT_FEATURE_TYPES,
                  shots_per_video: PositiveInt = 200, video_effect: NonNegativeFloat = 0.1,
+                 mean_ratio: PositiveFloat | None = None, peak_ratio: PositiveFloat | None = None,
                  random_state: NonNegativeInt = 0):
         self.root = root
         self.n_items = n_items
@@ -109,6 +147,8 @@ class SyntheticCollection(Loader):
         self.feature_types = feature_types
         self.shots_per_video = shots_per_video
         self.video_effect = video_effect
+        self.mean_ratio = mean_ratio
+        self.peak_ratio = peak_ratio
         self.random_state = random_state
 
     def load(self, data_root=None) -> Dataset:
@@ -116,7 +156,13 @@ class SyntheticCollection(Loader):
         seeds = np.random.SeedSequence(int(self.random_state)).spawn(1 + len(self.feature_types))
         rng = np.random.default_rng(seeds[0])
         extra = ""
+        if (self.mean_ratio is None) != (self.peak_ratio is None):
+            raise ConfigError("dataset.mean_ratio: expected mean_ratio and peak_ratio together (an imbalance "
+                              f"profile), got mean_ratio={self.mean_ratio!r}, peak_ratio={self.peak_ratio!r}")
         if self.labels == "trecvid2006":
+            if self.mean_ratio is not None:
+                raise ConfigError("dataset.mean_ratio: expected no imbalance profile with labels: trecvid2006 "
+                                  "(its rates are the real ones), got one")
             gt, path = self._trecvid_labels(data_root)
             if n > len(gt):
                 raise ConfigError(f"dataset.n_items: {n} exceeds the {len(gt)} label vectors of {path} "
@@ -125,7 +171,7 @@ class SyntheticCollection(Loader):
             extra = fingerprint_files([path])
         elif self.labels == "table":
             Y = np.zeros((n, len(TRECVID2006_POSITIVES)), dtype=np.int8)
-            for c, rate in enumerate(self.reference_rates()):
+            for c, rate in enumerate(self.table_rates()):
                 Y[rng.choice(n, min(n, max(1, round(rate * n))), replace=False), c] = 1
         else:
             raise ConfigError(f"dataset.labels: expected 'table' or 'trecvid2006', got {self.labels!r}")
@@ -157,7 +203,7 @@ class SyntheticCollection(Loader):
             info={"concepts": list(TRECVID2006_CONCEPTS), "feature_types": types, "label_source": self.labels,
                   "relevance_codes": RELEVANCE_CODES,
                   "positive_rates": dict(zip(TRECVID2006_CONCEPTS, Y.mean(axis=0).tolist())),
-                  "reference_rates": dict(zip(TRECVID2006_CONCEPTS, self.reference_rates())),
+                  "reference_rates": dict(zip(TRECVID2006_CONCEPTS, self.table_rates())),
                   "n_videos": n_videos,
                   "nbytes": int(sum(a.nbytes for a in arrays.values()))},
             fingerprint=hashlib.sha1((blob + extra).encode()).hexdigest()[:16],
@@ -167,6 +213,13 @@ class SyntheticCollection(Loader):
     def reference_rates() -> list[float]:
         """TRECVID 2006's positive rate per concept (the built-in table)."""
         return [p / TRECVID2006_KEYFRAMES for p in TRECVID2006_POSITIVES]
+
+    def table_rates(self) -> list[float]:
+        """The ``table`` labels' rate per concept: TRECVID 2006's, or mapped to the imbalance profile."""
+        rates = self.reference_rates()
+        if self.mean_ratio is None:
+            return rates
+        return imbalance_profile(rates, float(self.mean_ratio), float(self.peak_ratio))
 
     def _trecvid_labels(self, data_root):
         import scipy.io

@@ -23,8 +23,12 @@ Per trial and concept (unjudged items, -1, are left out of every part for that c
    round; its curve (``curves["staged"]``: round, evals, rank_s, map@D, map; means over
    concepts, rank_s cumulative within each concept) is what Figure 6 plots and what
    ``dominates`` / ``speedup`` claims read. A concept whose method stopped early keeps its last
-   values in later rounds. Per-concept curves (rank_s, ap) are stored as
+   values in later rounds. Per-concept curves (rank_s, evals, ap) are stored as
    ``curves["staged/<concept>"]`` (Figure 7).
+
+Each method's per-concept diagnostics (``diagnostics.csv``, the summary's "what the rankers
+chose") start with ``boost_positives`` and ``test_positives``, the relevant items it learnt from
+and was graded on, so every result is read beside the size of its concepts.
 
 Metrics: ``ap@D/<c>``, ``ap/<c>``, ``rank_s/<c>``, ``evals/<c>`` and their means over concepts
 ``map@D``, ``map``, ``rank_s``, ``evals``. ``test_s`` (the meter's scoring time) also holds the
@@ -184,13 +188,15 @@ class StackedRetrieval(Protocol):
             extra["base_models"][concept] = {**info, "n_models": int(bank.n_models_), "from_cache": hit,
                                              **diagnostics(bank)}
             ranker = make_ranker()
+            y_boost = (R[rows["boost"], c] > 0).astype(int)
             with meter.train():
-                ranker.fit(H, (R[rows["boost"], c] > 0).astype(int))
-            if diagnostics(ranker):
-                extra["diagnostics"][concept] = diagnostics(ranker)
+                ranker.fit(H, y_boost)
+            rel = R[rows["test"], c] > 0
+            # the relevant items each method learnt from and was graded on, beside what it chose
+            extra["diagnostics"][concept] = {"boost_positives": int(y_boost.sum()), "test_positives": int(rel.sum()),
+                                             **diagnostics(ranker)}
             X_test = take(X, rows["test"])
             cols = LazyColumns(lambda j, r: bank.model_output(X_test, j, r), (len(rows["test"]), bank.n_models_))
-            rel = R[rows["test"], c] > 0
             with meter.test():
                 s, rank_s, curve = _rank(ranker, cols, rel, depths)
             metrics.update(ap_metrics(s, rel, depths, concept))
@@ -198,7 +204,7 @@ class StackedRetrieval(Protocol):
             metrics[f"evals/{concept}"] = cols.n_evals / len(rel)
             if curve is not None:
                 per_concept_curves.append(curve)
-                curves[f"staged/{concept}"] = {"rank_s": curve["rank_s"], "ap": curve["ap"]}
+                curves[f"staged/{concept}"] = {k: curve[k] for k in ("rank_s", "evals", "ap")}
         kept = split["concepts"]
         metrics.update(map_metrics(metrics, kept, depths))
         metrics["rank_s"] = float(np.mean([metrics[f"rank_s/{c}"] for c in kept]))

@@ -135,3 +135,25 @@ def test_real_trecvid2006_labels(shared_data):
         sd = np.sqrt(p * frac * (1 - frac))
         assert abs(Y[:, c].sum() - p * frac) < 5 * sd + 1
     assert Y.max(axis=1).sum() == pytest.approx(8458 * frac, rel=0.05)  # keyframes with a positive
+
+
+def test_imbalance_profile_meets_both_ratios_and_keeps_the_order():
+    """Merler et al.'s stated profile: irrelevant:relevant 49.47 over the collection, 385.75 at the rarest."""
+    loader = SyntheticCollection(n_items=20000, mean_ratio=49.47, peak_ratio=385.75, feature_types=[[4, 1.0]])
+    ref, rates = np.array(loader.reference_rates()), np.array(loader.table_rates())
+    assert (1 - rates.mean()) / rates.mean() == pytest.approx(49.47, rel=1e-9)
+    assert (1 - rates.min()) / rates.min() == pytest.approx(385.75, rel=1e-9)
+    assert np.array_equal(np.argsort(ref, kind="stable"), np.argsort(rates, kind="stable"))
+    Y = loader.load().arrays["relevance"]
+    assert Y.sum(0).tolist() == [max(1, round(r * 20000)) for r in rates]
+
+
+@pytest.mark.parametrize("params, match", [({"mean_ratio": 49.0}, "together"),
+                                           ({"mean_ratio": 400.0, "peak_ratio": 100.0}, "peak_ratio"),
+                                           ({"mean_ratio": 49.0, "peak_ratio": 300.0, "labels": "trecvid2006"},
+                                            "trecvid2006")])
+def test_imbalance_profile_mistakes_are_config_errors(params, match):
+    from rankbench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=match):
+        SyntheticCollection(n_items=100, feature_types=[[4, 1.0]], **params).load()

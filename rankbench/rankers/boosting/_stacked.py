@@ -1,14 +1,31 @@
 """Shared input handling of the rankers that boost over base-model outputs (Merler et al.).
 
-The base models' outputs are normalised to [-1, 1] (Sec. 5.1); RankBoost's bound behind
-alpha = 1/2 ln((1 + r) / (1 - r)) (Sec. 3, the inequality 2 e^{-a x} <= (1 + x) e^{-a} + (1 - x) e^{a})
-holds for x = h(x1) - h(x0) in [-1, 1], i.e. for weak rankers h in [0, 1], which is the range
-Figures 2 and 3 state. The boosters therefore use h = (o + 1) / 2 of each output o.
+Two readings of the weak rankers' range (``weak_range``), both in the paper:
+
+``"symmetric"`` (the paper's experiments, the default)
+    h = o, the base-model output itself: "In all the experiments, the outputs of above models is
+    normalized to the range [-1,1]" (Sec. 5.1), and Sec. 3: "weak ranking features can take any
+    real values in the range [-1, 1]".
+``"unit"`` (Figures 2 and 3)
+    h = (o + 1) / 2 in [0, 1], the range the algorithm outlines print.
+
+The readings rank differently. RankBoost's alpha = 1/2 ln((1 + r) / (1 - r)) (Sec. 3) comes from
+the linear bound 2 e^{-a x} <= (1 + x) e^{-a} + (1 - x) e^{a}, which holds for pair differences
+x = h(x0) - h(x1) in [-1, 1], i.e. for h in [0, 1], and gives |r| < 1. With h in [-1, 1], x lies
+in [-2, 2] and r = sum_pairs C (h(x0) - h(x1)) can reach |r| >= 1 when a base model separates the
+boosting rows well: alpha is then undefined. The boosters keep |r| at ``R_MAX`` in that case and
+*report* it (``diagnostics_["bound_violations"]``: rounds whose chosen |r| reached 1, and
+``max_abs_r``; one :class:`BoundWarning` per fit), never silently. For Imbalanced RankBoost the
+readings also differ in what pruning means: with h in [0, 1] every increment alpha h of a surviving
+item is >= 0, so an item left below a threshold stays below every survivor for good; with h in
+[-1, 1] survivors can also fall below it.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+from typing import Literal
 
 import numpy as np
 
@@ -18,9 +35,20 @@ from ..base import LazyColumns
 #: |r| is kept below 1 so that alpha stays finite when one model separates the training rows
 R_MAX = 1.0 - 1e-10
 
+WeakRange = Literal["symmetric", "unit"]
 
-def training_outputs(H, y, who: str) -> tuple[np.ndarray, np.ndarray]:
-    """(h in [0, 1] as (n, K) float array, s = +1 relevant / -1 not) from outputs in [-1, 1]."""
+
+class BoundWarning(UserWarning):
+    """RankBoost's linear bound (|r| < 1) does not hold for a chosen weak ranker."""
+
+
+def to_weak(o: np.ndarray, weak_range: str) -> np.ndarray:
+    """Weak-ranker values h from base-model outputs ``o`` in [-1, 1] (module docstring)."""
+    return o if weak_range == "symmetric" else (o + 1.0) / 2.0
+
+
+def training_outputs(H, y, who: str, weak_range: str = "symmetric") -> tuple[np.ndarray, np.ndarray]:
+    """(h as an (n, K) float array, s = +1 relevant / -1 not) from outputs in [-1, 1]."""
     H = np.asarray(H, dtype=float)  # a LazyColumns evaluates every output here
     y = np.asarray(y).ravel()
     if H.ndim != 2 or len(H) != len(y):
@@ -33,12 +61,12 @@ def training_outputs(H, y, who: str) -> tuple[np.ndarray, np.ndarray]:
     if pos.all() or not pos.any():
         raise InputError(f"{who}: needs relevant and irrelevant training rows, got {int(pos.sum())} relevant "
                          f"of {len(y)}")
-    return (np.clip(H, -1.0, 1.0) + 1.0) / 2.0, np.where(pos, 1.0, -1.0)
+    return to_weak(np.clip(H, -1.0, 1.0), weak_range), np.where(pos, 1.0, -1.0)
 
 
-def weak(cols: LazyColumns, j: int, rows=None) -> np.ndarray:
-    """h = (o + 1) / 2 of model j's outputs o on ``rows``."""
-    return (cols.column(j, rows) + 1.0) / 2.0
+def weak(cols: LazyColumns, j: int, rows=None, weak_range: str = "symmetric") -> np.ndarray:
+    """h of model j's outputs on ``rows`` (:func:`to_weak`)."""
+    return to_weak(cols.column(j, rows), weak_range)
 
 
 def side_weights(f: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, float]:
@@ -69,3 +97,24 @@ def alpha_of(r: float) -> float:
     """alpha = 1/2 ln((1 + r) / (1 - r)) (Merler eqs. 2 and 11)."""
     r = clip_r(r)
     return 0.5 * math.log((1.0 + r) / (1.0 - r))
+
+
+class BoundLog:
+    """Counts the rounds whose chosen |r| reached 1 (the bound behind alpha fails there)."""
+
+    def __init__(self) -> None:
+        self.violations = 0
+        self.max_abs_r = 0.0
+
+    def see(self, r: float) -> None:
+        a = abs(float(r))
+        self.max_abs_r = max(self.max_abs_r, a)
+        self.violations += a >= R_MAX
+
+    def report(self, who: str, weak_range: str) -> dict[str, float]:
+        """Diagnostics entries; one warning per fit when the bound failed."""
+        if self.violations:
+            warnings.warn(f"{who}: |r| reached 1 in some rounds (weak_range {weak_range!r}): the linear bound "
+                          "behind alpha = 1/2 ln((1 + r) / (1 - r)) does not hold there, |r| was held at 1 - 1e-10 "
+                          "(diagnostics: bound_violations, max_abs_r)", BoundWarning, stacklevel=3)
+        return {"bound_violations": int(self.violations), "max_abs_r": float(self.max_abs_r)}

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ..base import ModelBooster, as_columns
-from ._stacked import alpha_of, side_weights, training_outputs, weak
+from ._stacked import BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
 
 
 @rankers.register("bipartite_rankboost")
@@ -23,29 +23,39 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
     sum C (h(x0) - h(x1)) in the orientation where r > 0 orders pairs correctly (the printed
     eq. 3 writes h(x1) - h(x0) with x1 irrelevant, a sign slip: with it, eq. 2's alpha would
     weight a model by how badly it orders). Each round picks the model with the largest |r|
-    (the smallest bound Z sqrt(1 - r^2), eq. 12 with lambda = 0), sets
-    alpha = 1/2 ln((1 + r) / (1 - r)) (eq. 2) and updates f <- f + alpha h. Weak rankers are
-    h = (o + 1) / 2 of the outputs o in [-1, 1] (Figure 2: h in [0, 1]); a model may be chosen
-    again in a later round.
+    (the smallest bound L'_t = Z_t sqrt(1 - r^2), eq. 12 with lambda = 0), sets
+    alpha = 1/2 ln((1 + r) / (1 - r)) (eq. 2) and updates f <- f + alpha h; a model may be chosen
+    again in a later round. The weak rankers h are the outputs in [-1, 1] (``weak_range:
+    symmetric``, Sec. 5.1) or (o + 1) / 2 in [0, 1] (``unit``, Figure 2); see
+    :mod:`rankbench.rankers.boosting._stacked` for what differs and for the bound's condition |r| < 1.
+
+    Stopping: after ``n_rounds`` rounds, or earlier when the bound of a round changes by less
+    than ``tol`` of the previous one, |L'_t - L'_{t-1}| < tol L'_{t-1} (the rule of Merler et
+    al.'s Figure 3, step (c), with a relative epsilon so that it does not depend on the number of
+    pairs; 0 runs every round). The round that meets it is not added.
 
     Ranking evaluates every chosen model on every item (Merler et al. Fig. 5, red line); outputs
     already computed for a model chosen twice are reused.
 
     Parameters
     ----------
-    n_rounds : boosting rounds T.
-    tol : stop early when a round lowers the loss by less than this fraction (0: run T rounds).
+    n_rounds : largest number of boosting rounds T.
+    tol : relative convergence tolerance on L' (0: run ``n_rounds`` rounds).
+    weak_range : "symmetric" (h = o in [-1, 1], the paper's experiments) or "unit" (h = (o + 1) / 2).
     """
 
-    def __init__(self, n_rounds: PositiveInt = 100, tol: NonNegativeFloat = 0.0):
+    def __init__(self, n_rounds: PositiveInt = 100, tol: NonNegativeFloat = 0.0,
+                 weak_range: WeakRange = "symmetric"):
         self.n_rounds = n_rounds
         self.tol = tol
+        self.weak_range = weak_range
 
     def fit(self, X, y):
         """Boost on the base-model outputs ``X`` (n, K) in [-1, 1] of rows labelled ``y`` (1 relevant)."""
-        h, s = training_outputs(X, y, "bipartite_rankboost")
+        h, s = training_outputs(X, y, "bipartite_rankboost", self.weak_range)
         f = np.zeros(len(h))
-        models, alphas, losses = [], [], []
+        models, alphas, bounds, losses = [], [], [], []
+        bound_log = BoundLog()
         v, log_z = side_weights(f, s)
         for _ in range(int(self.n_rounds)):
             r_all = (s * v) @ h
@@ -53,21 +63,24 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
             r = float(r_all[k])
             if abs(r) < 1e-12:
                 break
+            bound = float(np.exp(log_z)) * np.sqrt(1.0 - clip_r(r) ** 2)
+            if self.tol > 0 and bounds and abs(bound - bounds[-1]) < float(self.tol) * bounds[-1]:
+                break
+            bound_log.see(r)
             a = alpha_of(r)
             f += a * h[:, k]
             models.append(k)
             alphas.append(a)
-            v, new_log_z = side_weights(f, s)
-            losses.append(float(np.exp(new_log_z)))
-            done = self.tol > 0 and new_log_z > log_z + np.log1p(-float(self.tol))
-            log_z = new_log_z
-            if done:
-                break
+            bounds.append(bound)
+            v, log_z = side_weights(f, s)
+            losses.append(float(np.exp(log_z)))
         self.n_features_in_ = h.shape[1]
         self.models_ = np.asarray(models, dtype=int)
         self.alphas_ = np.asarray(alphas)
+        self.loss_bound_ = np.asarray(bounds)
         self.loss_ = np.asarray(losses)
-        self.diagnostics_ = {"rounds": len(models), "distinct_models": int(len(np.unique(self.models_)))}
+        self.diagnostics_ = {"rounds": len(models), "distinct_models": int(len(np.unique(self.models_))),
+                             **bound_log.report("bipartite_rankboost", self.weak_range)}
         return self
 
     def staged_decision_function(self, X):
@@ -76,7 +89,7 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
         cols = as_columns(X)
         f = np.zeros(cols.shape[0])
         for k, a in zip(self.models_, self.alphas_):
-            f += a * weak(cols, k)
+            f += a * weak(cols, k, weak_range=self.weak_range)
             yield f.copy()
 
     def decision_function(self, X):

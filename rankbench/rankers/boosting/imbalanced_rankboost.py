@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ..base import ModelBooster, as_columns
-from ._stacked import R_MAX, alpha_of, clip_r, side_weights, training_outputs, weak
+from ._stacked import R_MAX, BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
 
 Regularizer = Literal["squared_step", "exp_step", "squared_gap"]
 
@@ -39,8 +39,10 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
     theta_t >= theta_{t-1}: model t is evaluated only on items whose current score reaches
     theta_t, so low-ranked items stop costing base-model evaluations (Fig. 5).
 
-    Training (Figure 3) on the boosting rows, with weak rankers h = (o + 1) / 2 of the outputs
-    o in [-1, 1] (Figure 3: h in [0, 1]):
+    Training (Figure 3) on the boosting rows, with weak rankers h = o, the outputs in [-1, 1]
+    (``weak_range: symmetric``, Sec. 5.1, the paper's experiments), or h = (o + 1) / 2 in [0, 1]
+    (``unit``, Figure 3); :mod:`rankbench.rankers.boosting._stacked` says what differs and when
+    the bound behind alpha fails (|r| >= 1: reported in ``diagnostics_["bound_violations"]``):
 
     * round 0 is RankBoost's (the model with the largest |r|, alpha_0 by eq. 11);
       theta_0 = min_x f_0(x) (= alpha_0 min h_0 for alpha_0 >= 0: every item counts);
@@ -61,39 +63,47 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
       not depend on the number of pairs) or after ``n_rounds`` rounds;
     * Omega (eq. 8) is the sum over rounds of ``regularizer``'s term (:func:`round_penalty`).
 
-    ``lam_scale``: ``"pairs"`` uses Z_t as the paper does (a sum over relevant x irrelevant
-    pairs, so lambda's weight depends on the collection: lambda = 1e5 at the paper's 10,469
-    boosting keyframes and irrelevant:relevant ratio 49.47, where Z_0 ~ 2.1e6);
-    ``"mean"`` divides Z_t by the number of pairs, so lambda is scale-free (the paper's
-    setting corresponds to lambda ~ 0.047 there).
+    Units of lambda. Omega is in squared score units (thresholds are values of f = sum alpha h,
+    whose scale depends on ``weak_range``: h in [-1, 1] doubles every r of the first round and so
+    changes every alpha), and L' in units of the loss Z_t. ``lam_scale: "pairs"`` uses Z_t as
+    the paper does, a *sum* over relevant x irrelevant boosting pairs, so the same lambda weighs
+    the thresholds differently on collections of different sizes (the paper's lambda = 1e5 at its
+    10,469 boosting keyframes with irrelevant:relevant 49.47, where Z_0 ~ 2.1e6 pairs);
+    ``"mean"`` divides Z_t by the number of pairs, so lambda is per pair and does not depend on
+    the collection's size (the paper's setting is lambda ~ 1e5 / 2.1e6 = 0.047 per pair). Neither
+    removes the dependence on the score scale: sweep lambda over decades on new data.
 
     Parameters
     ----------
     n_rounds : largest number of rounds T (round 0 included).
     regularizer : "squared_step" (the paper's default), "exp_step" or "squared_gap" (eq. 8).
-    lam : regularisation factor lambda (paper: 1e5 with "squared_step").
+    lam : regularisation factor lambda (paper: 1e5 with "squared_step", ``lam_scale: pairs``).
     lam_scale : "pairs" (the paper's loss scale) or "mean" (loss per pair).
     tol : relative convergence tolerance on L' (0: run ``n_rounds`` rounds).
+    weak_range : "symmetric" (h = o in [-1, 1], the paper's experiments) or "unit" (h = (o + 1) / 2).
     """
 
     def __init__(self, n_rounds: PositiveInt = 100, regularizer: Regularizer = "squared_step",
                  lam: NonNegativeFloat = 1e5, lam_scale: Literal["pairs", "mean"] = "pairs",
-                 tol: NonNegativeFloat = 1e-6):
+                 tol: NonNegativeFloat = 1e-6, weak_range: WeakRange = "symmetric"):
         self.n_rounds = n_rounds
         self.regularizer = regularizer
         self.lam = lam
         self.lam_scale = lam_scale
         self.tol = tol
+        self.weak_range = weak_range
 
     def fit(self, X, y):
         """Learn models, weights and thresholds from outputs ``X`` (n, K) in [-1, 1] and labels ``y``."""
-        h, s = training_outputs(X, y, "imbalanced_rankboost")
+        h, s = training_outputs(X, y, "imbalanced_rankboost", self.weak_range)
+        bound_log = BoundLog()
         n_pairs = float((s > 0).sum()) * float((s < 0).sum())
         lam = float(self.lam) * (n_pairs if self.lam_scale == "mean" else 1.0)
         f = np.zeros(len(h))
         v, log_z = side_weights(f, s)
         r_all = (s * v) @ h
         k = int(np.argmax(np.abs(r_all)))
+        bound_log.see(r_all[k])
         r = clip_r(r_all[k])
         a = alpha_of(r)
         loss_bound = np.exp(log_z) * np.sqrt(1 - r * r)
@@ -108,6 +118,7 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
                 break
             if self.tol > 0 and abs(bound - loss_bound) < float(self.tol) * abs(loss_bound):
                 break
+            bound_log.see(r)
             a = alpha_of(r)
             on = f >= theta_new
             f[on] += a * h[on, k]
@@ -127,7 +138,8 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         self.diagnostics_ = {"rounds": len(models), "distinct_models": int(len(np.unique(self.models_))),
                              "final_active_fraction": active[-1] / len(f),
                              # share of the active rows each round's threshold search sorted and summed
-                             "searched_fraction": float(np.mean(searched)) if searched else 0.0}
+                             "searched_fraction": float(np.mean(searched)) if searched else 0.0,
+                             **bound_log.report("imbalanced_rankboost", self.weak_range)}
         return self
 
     def _choose(self, h, s, f, theta, omega, lam):
@@ -190,11 +202,11 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         """Scores after each round (a generator): model t is evaluated only where f_{t-1} >= theta_t."""
         check_is_fitted(self, "alphas_")
         cols = as_columns(X)
-        f = self.alphas_[0] * weak(cols, self.models_[0])
+        f = self.alphas_[0] * weak(cols, self.models_[0], weak_range=self.weak_range)
         yield f.copy()
         for k, a, theta in zip(self.models_[1:], self.alphas_[1:], self.thresholds_[1:]):
             on = np.flatnonzero(f >= theta)
-            f[on] += a * weak(cols, k, on)
+            f[on] += a * weak(cols, k, on, self.weak_range)
             yield f.copy()
 
     def decision_function(self, X):

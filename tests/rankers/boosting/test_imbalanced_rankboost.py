@@ -14,9 +14,9 @@ def problem(n=30, K=5, seed=0):
     return bipartite_scores(n, K, seed, positive_rate=0.3, spread=0.6, lift=0.5)
 
 
-def brute_force_irb(O, y, T, reg, lam):
+def brute_force_irb(O, y, T, reg, lam, weak_range="symmetric"):
     """Figure 3 with every (threshold, model) of the loss matrix computed directly over all pairs."""
-    h = (O + 1) / 2
+    h = O if weak_range == "symmetric" else (O + 1) / 2
     P, N = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     p, q = np.repeat(P, len(N)), np.tile(N, len(P))
 
@@ -36,12 +36,12 @@ def brute_force_irb(O, y, T, reg, lam):
         above = f[f > theta]
         m = above.min() if len(above) else theta
         best = None
-        for th in [theta] + sorted(set(f[f >= theta])):
+        for th in [theta] + sorted(set(f[f >= theta])):  # |r| held below 1 as the ranker does
             on = (f >= th).astype(float)
             pen = {"squared_step": (th - theta) ** 2, "exp_step": np.exp(th - theta),
                    "squared_gap": (th - m) ** 2}[reg]
             for kk in range(h.shape[1]):
-                rr = D @ (h[p, kk] * on[p] - h[q, kk] * on[q])
+                rr = np.clip(D @ (h[p, kk] * on[p] - h[q, kk] * on[q]), -1 + 1e-10, 1 - 1e-10)
                 L = Z * np.sqrt(1 - rr ** 2) + lam * (omega + pen)
                 if best is None or L < best[0] - 1e-12:
                     best = (L, kk, th, rr, pen)
@@ -57,13 +57,14 @@ def brute_force_irb(O, y, T, reg, lam):
     return np.array(models), np.array(alphas), np.array(thetas)
 
 
+@pytest.mark.parametrize("weak_range", ["symmetric", "unit"])
 @pytest.mark.parametrize("reg", ["squared_step", "exp_step", "squared_gap"])
 @pytest.mark.parametrize("lam", [0.0, 0.5, 5.0, 50.0, 500.0])  # 50 and 500 prune the search
 @pytest.mark.parametrize("seed", [0, 1])
-def test_running_sum_search_equals_brute_force(reg, lam, seed):
+def test_running_sum_search_equals_brute_force(reg, lam, seed, weak_range):
     O, y = problem(seed=seed)
-    irb = ImbalancedRankBoost(n_rounds=8, regularizer=reg, lam=lam, tol=0).fit(O, y)
-    models, alphas, thetas = brute_force_irb(O, y, 8, reg, lam)
+    irb = ImbalancedRankBoost(n_rounds=8, regularizer=reg, lam=lam, tol=0, weak_range=weak_range).fit(O, y)
+    models, alphas, thetas = brute_force_irb(O, y, 8, reg, lam, weak_range)
     assert irb.models_.tolist() == models.tolist()
     assert irb.thresholds_ == pytest.approx(thetas, abs=1e-12)
     assert irb.alphas_ == pytest.approx(alphas, rel=1e-8)
@@ -80,11 +81,11 @@ def test_search_is_pruned_only_where_penalties_rule_thresholds_out():
 def test_thresholds_move_without_regulariser_and_stay_with_a_large_one():
     O, y = problem(n=60, seed=3)
     free = ImbalancedRankBoost(n_rounds=15, lam=0.0, tol=0).fit(O, y)
-    held = ImbalancedRankBoost(n_rounds=15, lam=1e9, tol=0).fit(O, y)
+    held = ImbalancedRankBoost(n_rounds=15, lam=1e9, tol=0, weak_range="unit").fit(O, y)
     assert free.thresholds_[-1] > free.thresholds_[0] and free.n_active_[-1] < 60
     assert np.all(held.thresholds_ == held.thresholds_[0])
     # with thresholds that never cut, Imbalanced RankBoost is RankBoost (same models and weights)
-    rb = BipartiteRankBoost(n_rounds=15).fit(O, y)
+    rb = BipartiteRankBoost(n_rounds=15, weak_range="unit").fit(O, y)
     assert held.models_.tolist() == rb.models_.tolist() and held.alphas_ == pytest.approx(rb.alphas_)
 
 
@@ -103,12 +104,12 @@ def test_ranking_applies_each_model_only_above_its_threshold_and_counts_evaluati
     cols = LazyColumns.of_array(test)
     stages = list(irb.staged_decision_function(cols))
     # eq. 4 directly, with the set of (item, model) pairs it needs
-    f = irb.alphas_[0] * (test[:, irb.models_[0]] + 1) / 2
+    f = irb.alphas_[0] * test[:, irb.models_[0]]          # h = o (weak_range symmetric)
     needed = {(i, irb.models_[0]) for i in range(len(test))}
     assert np.allclose(stages[0], f)
     for t in range(1, len(irb.models_)):
         on = f >= irb.thresholds_[t]
-        f = f + on * irb.alphas_[t] * (test[:, irb.models_[t]] + 1) / 2
+        f = f + on * irb.alphas_[t] * test[:, irb.models_[t]]
         needed |= {(i, irb.models_[t]) for i in np.flatnonzero(on)}
         assert np.allclose(stages[t], f)
     assert cols.n_evals == len(needed) < len(test) * len(irb.models_)
