@@ -97,10 +97,16 @@ class Dataset:
 
 
 def resolve_root(root: str | os.PathLike | None, folder: str, data_root: str | os.PathLike | None) -> Path:
-    """The folder of one dataset: an explicit ``root``, else ``<data_root>/<folder>``."""
-    if root:
-        return Path(root).expanduser()
+    """The folder of one dataset: an explicit ``root``, else ``<data_root>/<folder>``.
+
+    A relative ``root`` is relative to the data root (``data_root``, else ``$RANKBENCH_DATA``,
+    else ``./datasets``), never to the working directory, so that a config names the same folder
+    from wherever it is run; an absolute one (or ``~/...``) is used as it is.
+    """
     base = Path(data_root or os.environ.get("RANKBENCH_DATA") or "datasets")
+    if root:
+        path = Path(root).expanduser()
+        return path if path.is_absolute() else base / path
     return base / folder
 
 
@@ -208,7 +214,8 @@ class Loader(ABC):
         root = getattr(self, "root", None)
         path = resolve_root(root, self.folder, data_root)
         if not path.is_dir():
-            how = ("set by dataset.root in the config" if root else
+            how = (f"dataset.root {root!r} in the config, relative to the data root" if root and not
+                   Path(root).expanduser().is_absolute() else "set by dataset.root in the config" if root else
                    f"<data root>/{self.folder}, the data root being --data-root or $RANKBENCH_DATA "
                    f"(here: {path.parent})")
             raise DataError(f"dataset {self.registry_name}: folder {path} not found ({how}); expected layout: "

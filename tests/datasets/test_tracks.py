@@ -204,3 +204,19 @@ def test_real_towncentre_paper_settings(shared_data, k, tracks, crops, sequences
     it = ds.items
     assert len(overlapping_sequences(it.sequence.to_numpy(), it.frame.to_numpy(), it.group.to_numpy())) == overlaps
     assert sorted(ds.items.sequence.unique()) == list(range(sequences))
+
+
+def test_relative_root_is_relative_to_the_data_root_not_the_working_directory(tmp_path, monkeypatch):
+    """A config's ``dataset.root: my_dump`` names <data root>/my_dump from whatever folder it runs in."""
+    make_dump(tmp_path / "data" / "my_dump", CROPS)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    ds = datasets.build("tracks", {"root": "my_dump"}).load(str(tmp_path / "data"))
+    assert len(ds) == sum(len(v) for v in CROPS.values())
+    monkeypatch.setenv("RANKBENCH_DATA", str(tmp_path / "data"))
+    assert len(datasets.build("tracks", {"root": "my_dump"}).load()) == len(ds)
+    with pytest.raises(DataError, match="relative to the data root"):
+        datasets.build("tracks", {"root": "not_there"}).load(str(tmp_path / "data"))
+    # an absolute root is used as it is
+    assert len(datasets.build("tracks", {"root": str(tmp_path / "data" / "my_dump")}).load("/nowhere")) == len(ds)
