@@ -195,13 +195,15 @@ def extended_rows(X, idx: np.ndarray, means: list[list[int]], n: int):
 
 
 def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: dict[str, Any],
-                meter: Meter) -> tuple[np.ndarray, Any, bool]:
+                meter: Meter, groups: np.ndarray | None = None) -> tuple[np.ndarray, Any, bool]:
     """Fit a fresh ranker on a split's labelled rows (and its constraints, if its ``fit`` takes
     them) and predict the test rows: (predicted codes, the fitted ranker, constraints used?).
 
     The constraint-taking ``fit`` gets the labelled rows, then every other row a constraint names
     (a dataset row or a sequence mean, see the module docstring) with ``y = -1``, and the
-    constraints as positions in that matrix.
+    constraints as positions in that matrix. ``groups`` (one id per dataset row, e.g. its tracking
+    sequence) reach a ``fit`` that takes ``groups``, for the rows it gets (-1 for a sequence mean),
+    so that a classifier choosing its own hyper-parameters holds out whole groups.
     """
     train = np.asarray(split["train"], dtype=int)
     test = np.asarray(split["test"], dtype=int)
@@ -220,6 +222,9 @@ def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: dic
         kwargs = {"constraints": np.column_stack([pos[C[:, 0]], pos[C[:, 1]], C[:, 2]])}
     else:
         Xf, y_fit, kwargs = take(X, train), codes[train], {}
+    if groups is not None and fit_accepts(ranker, "groups"):
+        g = np.r_[np.asarray(groups), np.full(len(means), -1)]
+        kwargs["groups"] = g[rows] if use_c else g[train]
     with meter.train():
         ranker.fit(Xf, y_fit, **kwargs)
     with meter.test():

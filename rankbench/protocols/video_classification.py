@@ -60,7 +60,7 @@ from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import error_rate, vote_error_rate
 from ..params import NonNegativeInt, OpenFraction, init_params
-from ..rankers.base import capabilities, diagnostics
+from ..rankers.base import capabilities, diagnostics, fit_accepts
 from ..registry import protocols, rankers
 from ..utils.meter import Meter
 from .base import Protocol, TrialResult
@@ -187,7 +187,8 @@ class VideoClassification(Protocol):
     selector : dict, optional
         The classifier whose ambiguity selects sequences, as a ranker entry: ``ranker`` (default
         ``kernel_logreg``), its parameters, and ``features`` (a feature set of the config; default
-        the only one). Default: KLR with rho = 0.08, lambda = 0.001 (the paper's).
+        the only one). Default: KLR with its defaults (lambda = 0.001, rho chosen by cross-validation on the
+        training sequences, as the paper chose it).
     """
 
     capability = ("classifier",)
@@ -291,7 +292,10 @@ class VideoClassification(Protocol):
         codes = seqs["cls"].to_numpy()
         seq_of = items["sequence"].to_numpy()
         row_cls = codes[np.searchsorted(seqs.index.to_numpy(), seq_of)]
-        selector.fit(X[is_train], row_cls[is_train])
+        if fit_accepts(selector, "groups"):  # a selector choosing its own rho holds out whole sequences
+            selector.fit(X[is_train], row_cls[is_train], groups=seq_of[is_train])
+        else:
+            selector.fit(X[is_train], row_cls[is_train])
         test_rows = np.flatnonzero(~is_train)
         F = selector.decision_function(X[test_rows])
         ids, amb = sequence_ambiguity(F, ovr_code(int(codes.max()) + 1), seq_of[test_rows])
@@ -340,7 +344,7 @@ class VideoClassification(Protocol):
                  meter: Meter) -> TrialResult:
         codes = np.unique(dataset.column("identity"), return_inverse=True)[1].ravel()
         test = np.asarray(split["test"], dtype=int)
-        pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter)
+        pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter, groups=dataset.column("sequence"))
         kinds = pd.Series(split.get("kinds", []), dtype=object)
         same = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)[:, 2]
         return TrialResult(

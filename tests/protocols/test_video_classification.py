@@ -284,6 +284,27 @@ def test_centroids_reach_the_ranker_as_mean_rows_and_vote_error_is_reported():
     assert res.extra["n_selected"] == 3 and res.extra["constraint_kinds"]["active"] == 3
 
 
+class GroupRecorder(Recorder):
+    """A classifier that takes ``groups`` (as one choosing its own hyper-parameters does)."""
+
+    def fit(self, X, y, constraints=None, groups=None):
+        self.groups = groups
+        return super().fit(X, y, constraints)
+
+
+def test_a_classifier_that_takes_groups_gets_each_row_s_sequence():
+    X, ds, sp = constrained("both", 3)
+    rec = GroupRecorder()
+    build().evaluate(lambda: rec, X, ds, sp, Meter(measure_memory=False))
+    seq = ds.items["sequence"].to_numpy()
+    n_lab = len(sp["train"])
+    assert rec.groups.tolist()[:n_lab] == seq[sp["train"]].tolist()
+    assert len(rec.groups) == len(rec.y) and (rec.groups[n_lab:][rec.y[n_lab:] == -1] >= -1).all()
+    plain = Recorder()                                    # one that does not take them gets none
+    build().evaluate(lambda: plain, X, ds, sp, Meter(measure_memory=False))
+    assert not hasattr(plain, "groups")
+
+
 def test_vote_error_rate_brute_force():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 3, 60)

@@ -21,10 +21,13 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_X_y
 
-from ...params import NonNegativeFloat, PositiveFloat, PositiveInt
+from typing import Literal
+
+from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...registry import rankers
 from ..base import Classifier, ItemScorer
-from ._dual_logistic import KernelExpansion, fit_problems, label_terms, newton, objective, rbf_kernel
+from ._dual_logistic import (RHO_GRID, KernelExpansion, fit_problems, label_terms, newton, objective, rbf_kernel,
+                             resolve_rho)
 
 __all__ = ["KernelLogisticRegression", "klr_newton", "klr_objective", "rbf_kernel"]
 
@@ -59,8 +62,17 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
 
     Parameters
     ----------
-    rho : float
-        RBF width, K(x, x') = exp(-rho ||x - x'||^2); the paper uses 0.08.
+    rho : float or list of float
+        RBF width, K(x, x') = exp(-rho ||x - x'||^2), or candidates chosen by cross-validation on
+        the training rows (:func:`~rankbench.rankers.logistic._dual_logistic.choose_rho`: held-out
+        accuracy, whole ``groups`` held out). Yan et al. chose theirs so, "by maximizing the
+        accuracy with cross-validation in the training set" (Sec. 4.3), and got 0.08 on their
+        features, whose scale the paper does not state. Default: the candidates of
+        :data:`~rankbench.rankers.logistic._dual_logistic.RHO_GRID` in units of the median heuristic.
+    rho_scale : "absolute" or "median"
+        ``median``: each rho multiplies 1 / median ||x_i - x_j||^2 of the training rows, so that
+        rho = 1 is a kernel of normal contrast (exp(-1) at the median distance) in any units;
+        ``absolute``: rho as given (the paper's literal 0.08).
     lam : float
         Weight of the RKHS penalty lambda ||f||^2 = lambda alpha^T K alpha; the paper uses 0.001.
     fit_intercept : bool
@@ -69,27 +81,33 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
 
     Attributes
     ----------
-    classes_ : labels; X_fit_ : training rows; dual_coef_ : (n_problems, n_train);
+    rho_ : the RBF width used; classes_ : labels; X_fit_ : training rows; dual_coef_ : (n_problems, n_train);
     intercept_ : (n_problems,); n_iter_ : Newton iterations per problem. A binary problem is
     one KLR with classes_[1] as the positive class; more classes, one per class (one-vs-all).
     """
 
-    def __init__(self, rho: PositiveFloat = 0.08, lam: NonNegativeFloat = 1e-3, fit_intercept: bool = False,
-                 max_iter: PositiveInt = 100, tol: PositiveFloat = 1e-10):
+    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+                 lam: NonNegativeFloat = 1e-3, fit_intercept: bool = False, max_iter: PositiveInt = 100,
+                 tol: PositiveFloat = 1e-10):
         self.rho = rho
+        self.rho_scale = rho_scale
         self.lam = lam
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
 
     def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        return rbf_kernel(A, B, self.rho)
+        return rbf_kernel(A, B, self.rho_)
 
-    def fit(self, X, y):
+    def fit(self, X, y, groups=None):
+        """Fit on rows ``X`` with labels ``y``; ``groups`` (one id per row, e.g. its tracking
+        sequence) keeps near-duplicates on one side of the cross-validation that chooses rho."""
         X, y = check_X_y(X, y, dtype=np.float64)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("kernel_logreg needs at least two classes in the training labels")
+        self.rho_, self.diagnostics_ = resolve_rho(self.rho, self.rho_scale, X, codes, len(self.classes_), groups,
+                                                   self.lam, self.fit_intercept, self.max_iter, self.tol)
         self.X_fit_ = X
         self.dual_coef_, self.intercept_, self.n_iter_ = fit_problems(
             self._gram(X, X), np.arange(len(y)), codes, len(self.classes_), None, self.lam, 0.0,

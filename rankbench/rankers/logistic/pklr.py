@@ -42,12 +42,12 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
-from ...params import NonNegativeFloat, PositiveFloat, PositiveInt
+from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...registry import rankers
 from .._kernels import rbf_kernel
 from .._validation import check_constraints
 from ..base import Classifier, ItemScorer
-from ._dual_logistic import KernelExpansion, fit_problems
+from ._dual_logistic import RHO_GRID, KernelExpansion, fit_problems, resolve_rho
 
 
 @rankers.register("pklr")
@@ -56,8 +56,11 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
 
     Parameters
     ----------
-    rho : float
-        RBF width, K(x, x') = exp(-rho ||x - x'||^2); the paper uses 0.08.
+    rho, rho_scale
+        RBF width K(x, x') = exp(-rho ||x - x'||^2), as for ``kernel_logreg``: a value or
+        candidates chosen by KLR's cross-validation on the *labelled* rows (Yan et al. chose one rho
+        so and used it "in all of our experiments", PKLR included), ``rho_scale`` absolute or in
+        units of the median heuristic.
     lam : float
         lambda, weight of the RKHS penalty lambda ||f||^2 = lambda alpha^T K alpha; the paper uses 0.001.
     mu : float
@@ -74,15 +77,17 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : labels of the labelled rows; X_fit_ : (m', d) the basis xbar (labelled rows and
+    rho_ : the RBF width used; classes_ : labels of the labelled rows; X_fit_ : (m', d) the basis xbar (labelled rows and
     constraint ends, in the order of X); dual_coef_ : (n_problems, m'); intercept_ :
     (n_problems,); n_iter_ : Newton steps per problem; n_constraints_ : constraints used.
     """
 
-    def __init__(self, rho: PositiveFloat = 0.08, lam: PositiveFloat = 1e-3, mu: NonNegativeFloat = 1.0,
-                 kernel: Literal["rbf", "linear"] = "rbf", use_negative: bool = True, fit_intercept: bool = False,
-                 max_iter: PositiveInt = 100, tol: PositiveFloat = 1e-10):
+    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+                 lam: PositiveFloat = 1e-3, mu: NonNegativeFloat = 1.0, kernel: Literal["rbf", "linear"] = "rbf",
+                 use_negative: bool = True, fit_intercept: bool = False, max_iter: PositiveInt = 100,
+                 tol: PositiveFloat = 1e-10):
         self.rho = rho
+        self.rho_scale = rho_scale
         self.lam = lam
         self.mu = mu
         self.kernel = kernel
@@ -92,9 +97,9 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         self.tol = tol
 
     def _gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        return A @ B.T if self.kernel == "linear" else rbf_kernel(A, B, self.rho)
+        return A @ B.T if self.kernel == "linear" else rbf_kernel(A, B, self.rho_)
 
-    def fit(self, X, y, constraints=None):
+    def fit(self, X, y, constraints=None, groups=None):
         """Fit on labelled rows and constraints.
 
         Parameters
@@ -107,6 +112,9 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         constraints : (c, 3) int array, optional
             ``(i, j, same)``: rows i and j of X show the same object (1) or different ones (0);
             the latter are ignored when ``use_negative`` is False.
+        groups : (n,) array, optional
+            A group id per row (e.g. its tracking sequence): the cross-validation that chooses rho
+            holds out whole groups of labelled rows.
 
         Returns
         -------
@@ -123,6 +131,10 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         self.classes_, codes = np.unique(y[labelled], return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("pklr needs labelled rows of at least two classes")
+        g = None if groups is None else np.asarray(groups).ravel()[labelled]
+        self.rho_, info = (1.0, {}) if self.kernel == "linear" else resolve_rho(
+            self.rho, self.rho_scale, X[labelled], codes, len(self.classes_), g, self.lam, self.fit_intercept,
+            self.max_iter, self.tol)
         used = labelled.copy()
         used[C[:, :2].ravel()] = True
         basis = np.flatnonzero(used)
@@ -134,4 +146,5 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
             self._gram(self.X_fit_, self.X_fit_), pos[labelled], codes, len(self.classes_), Cb,
             self.lam, self.mu, self.fit_intercept, self.max_iter, self.tol)
         self.n_constraints_ = len(C)
+        self.diagnostics_ = info
         return self

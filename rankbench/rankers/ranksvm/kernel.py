@@ -10,7 +10,7 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import PositiveFloat, PositiveInt, Seed
+from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from .._kernels import base_kernel, kernel_scale
 from .._validation import as_grid, check_pairs
@@ -19,7 +19,7 @@ from ._cv import cv_pair_accuracy
 from ._oracles import pair_matrix
 from ._primal import solve_gram
 
-Grid = PositiveFloat | Annotated[list[PositiveFloat], Field(min_length=1)]
+Grid = PositiveFloatGrid
 
 
 @rankers.register("kernel_ranksvm")

@@ -10,7 +10,7 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import NonNegativeFloat, PositiveFloat, PositiveInt, Seed
+from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.optim import backtrack
 from .._kernels import base_kernel, kernel_scale
@@ -20,7 +20,7 @@ from ._cv import cv_pair_accuracy
 from ._oracles import pair_matrix
 from ._primal import solve_gram
 
-Grid = PositiveFloat | Annotated[list[PositiveFloat], Field(min_length=1)]
+Grid = PositiveFloatGrid
 
 
 def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: float, inner_tol: float):

@@ -36,7 +36,7 @@ def test_rbf_kernel_definition():
 def test_klr_multiclass_decoding_and_shapes():
     X, ds = labelled_blobs()
     y = ds.items.label.to_numpy()
-    m = rankers.build("kernel_logreg", {"rho": 0.5, "lam": 0.01})
+    m = rankers.build("kernel_logreg", {"rho": 0.5, "rho_scale": "absolute", "lam": 0.01})
     assert m.fit(X, y) is m
     F = m.decision_function(X)
     assert F.shape == (90, 3) and list(m.classes_) == [5, 15, 25]

@@ -116,7 +116,8 @@ def test_parameters_are_declared_and_checked():
     with pytest.raises(ConfigError, match="mu"):
         PKLR(mu=-1).fit(np.eye(2), [0, 1])
     m = rankers.build("pklr", {})
-    assert (m.rho, m.lam, m.mu) == (0.08, 0.001, 1.0)  # the paper's settings
+    # the paper's settings: lambda, mu; rho chosen by cross-validation on the training rows (Sec. 4.3)
+    assert (m.lam, m.mu, m.rho_scale) == (0.001, 1.0, "median") and isinstance(m.rho, list) and len(m.rho) > 1
 
 
 def test_not_fitted_and_bad_constraints():
@@ -141,22 +142,22 @@ def test_without_constraints_pklr_is_klr(labels):
     y = np.repeat(np.arange(3), 15)
     keep = np.isin(y, labels)
     X, y = X[keep], y[keep]
-    klr = KernelLogisticRegression(rho=0.5, lam=0.01).fit(X, y)
+    klr = KernelLogisticRegression(rho=0.5, rho_scale="absolute", lam=0.01).fit(X, y)
     for C in (None, np.zeros((0, 3), int)):
-        pk = PKLR(rho=0.5, lam=0.01).fit(X, y, constraints=C)
+        pk = PKLR(rho=0.5, rho_scale="absolute", lam=0.01).fit(X, y, constraints=C)
         assert np.array_equal(pk.decision_function(X), klr.decision_function(X))
     # mu = 0 ignores the constraints' losses; their ends only join the basis with zero weight
     Xu = np.vstack([X, rng.normal(size=(2, 2))])
-    pk0 = PKLR(rho=0.5, lam=0.01, mu=0.0).fit(Xu, np.r_[y, -1, -1], constraints=[[len(y), len(y) + 1, 1]])
+    pk0 = PKLR(rho=0.5, rho_scale="absolute", lam=0.01, mu=0.0).fit(Xu, np.r_[y, -1, -1], constraints=[[len(y), len(y) + 1, 1]])
     assert np.allclose(pk0.decision_function(X), klr.decision_function(X), atol=1e-8)
 
 
 def test_unlabelled_rows_outside_constraints_are_ignored():
     X, y, C, _ = problem()
     yy = np.r_[(y > 0).astype(int), -np.ones(8, int)]
-    ref = PKLR(rho=0.5).fit(X, yy, constraints=C)
+    ref = PKLR(rho=0.5, rho_scale="absolute").fit(X, yy, constraints=C)
     Xe = np.vstack([X, np.full((3, 2), 9.0)])
-    more = PKLR(rho=0.5).fit(Xe, np.r_[yy, -1, -1, -1], constraints=C)
+    more = PKLR(rho=0.5, rho_scale="absolute").fit(Xe, np.r_[yy, -1, -1, -1], constraints=C)
     assert len(more.X_fit_) == len(ref.X_fit_) == len(X)
     assert np.allclose(more.decision_function(X), ref.decision_function(X))
 
@@ -165,10 +166,10 @@ def test_constraints_pull_pairs_together_and_apart():
     """A same pair straddling the boundary moves to one side; a different pair on one side splits."""
     X = np.array([[-2.0, 0], [2.0, 0], [-0.3, 0], [0.3, 0], [0.6, 1.0], [1.2, 1.0]])
     y = np.array([0, 1, -1, -1, -1, -1])
-    base = PKLR(rho=0.5).fit(X[:2], y[:2]).decision_function(X)
-    same = PKLR(rho=0.5, mu=5).fit(X[:4], y[:4], constraints=[[2, 3, 1]]).decision_function(X)
+    base = PKLR(rho=0.5, rho_scale="absolute").fit(X[:2], y[:2]).decision_function(X)
+    same = PKLR(rho=0.5, rho_scale="absolute", mu=5).fit(X[:4], y[:4], constraints=[[2, 3, 1]]).decision_function(X)
     assert abs(same[2] - same[3]) < abs(base[2] - base[3])
-    diff = PKLR(rho=0.5, mu=5).fit(X, y, constraints=[[4, 5, 0]]).decision_function(X)
+    diff = PKLR(rho=0.5, rho_scale="absolute", mu=5).fit(X, y, constraints=[[4, 5, 0]]).decision_function(X)
     assert base[4] > 0 and base[5] > 0
     assert abs(diff[4] + diff[5]) < abs(base[4] + base[5])
 
@@ -202,7 +203,7 @@ def test_multiclass_uses_eq11_for_negative_constraints_and_loss_decoding():
                    centres[[0, 1, 2, 0]] + 0.5 * rng.normal(size=(4, 2))])
     y = np.r_[np.repeat(np.arange(3), 5), -np.ones(4, int)]
     C = np.array([[15, 18, 1], [15, 16, 0], [16, 17, 0]])
-    m = PKLR(rho=0.3, lam=0.01).fit(X, y, constraints=C)
+    m = PKLR(rho=0.3, rho_scale="absolute", lam=0.01).fit(X, y, constraints=C)
     assert m.dual_coef_.shape == (3, 19) and m.n_constraints_ == 3
     # each one-against-all problem is Newton on labels + Eq. 5 positive + Eq. 11 negative terms
     K = rbf_kernel(X, X, 0.3)
@@ -237,20 +238,23 @@ def test_use_negative_false_is_pklr_with_the_positive_constraints_only():
 
 def test_classes_can_be_any_labels_but_minus_one():
     X = np.array([[0.0], [0.2], [3.0], [3.2], [1.0]])
-    m = PKLR(rho=1.0).fit(X, np.array([7, 7, 9, 9, -1]), constraints=[[4, 0, 1]])
+    m = PKLR(rho=1.0, rho_scale="absolute").fit(X, np.array([7, 7, 9, 9, -1]), constraints=[[4, 0, 1]])
     assert list(m.classes_) == [7, 9] and set(m.predict(X)) <= {7, 9}
 
 
 # ------------------------------------------------------------------------------ the paper's spirals
-def test_spirals_pklr_beats_klr_and_rca_klr_with_four_same_pairs():
+@pytest.mark.parametrize("reading", [{"rho": 0.08, "rho_scale": "absolute"}, {}], ids=["rho 0.08", "rho by CV"])
+def test_spirals_pklr_beats_klr_and_rca_klr_with_four_same_pairs(reading):
     """Section 2.3 / Figure 3: 40 labelled points per class, 4 positive constraints among the
     unlabelled points (drawn at random here; the paper's were placed by hand).
 
-    Measured over seeds 0-9 (error %, mean): KLR 11.3, RCA+KLR 18.4, PKLR 9.8; PKLR better than KLR
-    in 8 seeds, worse in 2 (over 40 seeds: 34 better, 4 equal, 2 worse, means 13.3 / 11.6). The gain
-    is real but small, not the paper's "much better boundary", so only the means and the count of
-    seeds where PKLR is not worse are asserted; RCA+KLR is worse than KLR here, where the paper has
-    it slightly better.
+    Measured over seeds 0-9 (error %, mean), with the paper's literal rho = 0.08: KLR 11.3, RCA+KLR
+    18.4, PKLR 9.8 (PKLR better than KLR in 8 seeds, worse in 2); with rho chosen by
+    cross-validation on the labelled points (the default; it picks 0.16-0.20): KLR 9.3, RCA+KLR
+    16.4, PKLR 8.3 (PKLR better than KLR in 7 seeds, equal in 1, worse in 2). The gain is real but
+    small, not the paper's "much better boundary", so only the means and the count of seeds where
+    PKLR is not worse are asserted; RCA+KLR is worse than KLR here, where the paper has it slightly
+    better.
     """
     ds = datasets.build("two_spirals", {}).load()
     X = ds.arrays["points"]
@@ -261,10 +265,10 @@ def test_spirals_pklr_beats_klr_and_rca_klr_with_four_same_pairs():
     for seed in range(10):
         sp = p.split(ds, np.random.default_rng(seed))
         for name in errs:
-            res = p.evaluate(lambda: rankers.build(name, {}), X, ds, sp, Meter(measure_memory=False))
+            res = p.evaluate(lambda: rankers.build(name, reading), X, ds, sp, Meter(measure_memory=False))
             errs[name].append(res.metrics["error_rate"])
             assert res.extra["constraints_used"] == (name != "kernel_logreg")
     e = {k: np.array(v) for k, v in errs.items()}
     assert e["pklr"].mean() < e["kernel_logreg"].mean()
     assert (e["pklr"] <= e["kernel_logreg"]).sum() >= 8
-    assert (e["pklr"] < e["rca_klr"]).all()
+    assert (e["pklr"] <= e["rca_klr"]).all() and e["pklr"].mean() < e["rca_klr"].mean()

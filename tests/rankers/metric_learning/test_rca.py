@@ -47,8 +47,8 @@ def test_no_positive_constraint_is_the_identity_and_rca_klr_is_klr():
     y = (X[:, 0] > 0).astype(int)
     rca = RCA().fit(X, constraints=[[0, 1, 0]])
     assert rca.n_chunklets_ == 0 and np.array_equal(rca.components_, np.eye(2))
-    both = RCAKLR(rho=0.5).fit(X, y, constraints=None)
-    klr = KernelLogisticRegression(rho=0.5).fit(X, y)
+    both = RCAKLR(rho=0.5, rho_scale="absolute").fit(X, y, constraints=None)
+    klr = KernelLogisticRegression(rho=0.5, rho_scale="absolute").fit(X, y)
     assert np.allclose(both.decision_function(X), klr.decision_function(X))
 
 
@@ -57,9 +57,9 @@ def test_rca_klr_fits_klr_on_transformed_labelled_rows():
     X = rng.normal(size=(26, 3)) * [1.0, 5.0, 0.2]
     y = np.r_[(X[:20, 0] > 0).astype(int), -np.ones(6, int)]
     C = np.array([[20, 21, 1], [22, 23, 1], [23, 24, 1], [25, 0, 0]])
-    m = rankers.build("rca_klr", {"rho": 0.3}).fit(X, y, constraints=C)
+    m = rankers.build("rca_klr", {"rho": 0.3, "rho_scale": "absolute"}).fit(X, y, constraints=C)
     W = RCA(normalize=True).fit(X, constraints=C).components_
-    ref = KernelLogisticRegression(rho=0.3).fit(X[:20] @ W.T, y[:20])
+    ref = KernelLogisticRegression(rho=0.3, rho_scale="absolute").fit(X[:20] @ W.T, y[:20])
     assert np.allclose(m.decision_function(X), ref.decision_function(X @ W.T))
     assert list(m.classes_) == [0, 1] and set(m.predict(X)) <= {0, 1}
 
