@@ -10,7 +10,8 @@ Per trial (seeded by ``rng``):
    ``temporal_split: per_class`` (default) the cut is made within each person's sequences; with
    ``global`` over all sequences at once (the paper's single cut, which needs every person to
    appear in both halves of the video - not so in Town Centre, where each person walks through
-   once). From the first set, ``train_fraction`` of each person's sequences (at least one) are
+   once); with ``global_covering`` at one moment too, moved later where needed until every person
+   has a sequence before it. From the first set, ``train_fraction`` of each person's sequences (at least one) are
    drawn at random; all their images are the labelled training images. Every other image is a test
    image. Both counts round half up.
 2. **Constraints** (Section 4.2, Figure 5), among the *test* sequences: a ``selector`` classifier
@@ -37,7 +38,10 @@ Per trial (seeded by ``rng``):
      -1), as the paper simulated its user;
    * ``both``: all of the above.
 
-   So the x-axis of Figure 6, "number of constraints", is K, the number of constrained sequences.
+   ``n_constraints`` is K, the number of constrained sequences; what the paper's Figure 6 counts
+   on its x-axis, "number of constraints", are pairs of sequences, which the trial records as
+   ``n_pairs`` (:func:`constraint_pairs`: one per temporal, negative and active constraint), so
+   the figure is drawn against it with K kept beside it.
 
 Constraints are recorded in the split (``splits.json``) over the extended row space of
 :func:`rankbench.protocols.classification.fit_predict`: ``(a, b, same)`` with ``a < n_items`` a
@@ -104,22 +108,29 @@ def _round_half_up(x: np.ndarray | float) -> np.ndarray:
 
 
 def split_counts(seqs: pd.DataFrame, first_fraction: float, train_fraction: float,
-                 per_class: bool) -> tuple[np.ndarray, pd.Series]:
+                 mode: str = "per_class") -> tuple[np.ndarray, pd.Series]:
     """The first set (sequence ids, by temporal order) and the training sequences per class.
+
+    ``mode``: ``per_class`` cuts each class's sequences at ``first_fraction``; ``global`` cuts all
+    sequences at one moment, the first ``first_fraction`` of them; ``global_covering`` the same,
+    moved later where needed until every class has a sequence before the cut (the latest of
+    the classes' first appearances).
 
     Returns (first-set mask over ``seqs``' rows, number of training sequences per class code;
     0 where a class has no sequence in the first set).
     """
     order = np.lexsort((seqs.index.to_numpy(), seqs["first"].to_numpy()))
     rank = np.empty(len(seqs), dtype=int)
-    if per_class:
+    if mode == "per_class":
         cls = seqs["cls"].to_numpy()[order]
         rank[order] = pd.Series(cls).groupby(cls).cumcount().to_numpy()  # within the class, by time
         size = seqs.groupby("cls")["n"].transform("size").to_numpy()
         n_first = np.clip(_round_half_up(first_fraction * size), 1, size)
     else:
         rank[order] = np.arange(len(order))
-        n_first = np.clip(_round_half_up(first_fraction * len(seqs)), 1, len(seqs))
+        n_first = int(np.clip(_round_half_up(first_fraction * len(seqs)), 1, len(seqs)))
+        if mode == "global_covering":  # every class's earliest sequence inside the first set
+            n_first = max(n_first, int(pd.Series(rank).groupby(seqs["cls"].to_numpy()).min().max()) + 1)
     first = rank < n_first
     per = pd.Series(first, index=seqs.index).groupby(seqs["cls"]).sum()
     n_train = pd.Series(np.where(per > 0, np.clip(_round_half_up(train_fraction * per), 1, None), 0), index=per.index)
@@ -182,7 +193,7 @@ class VideoClassification(Protocol):
         Share of the sequences (by temporal order) in the first set.
     train_fraction : float
         Share of each person's first-set sequences whose images are labelled (the paper: 50 %).
-    temporal_split : "per_class" or "global"
+    temporal_split : "per_class", "global" or "global_covering"
         Cut each person's sequences by time, or all sequences at one moment.
     selector : dict, optional
         The classifier whose ambiguity selects sequences, as a ranker entry: ``ranker`` (default
@@ -198,7 +209,7 @@ class VideoClassification(Protocol):
 
     def __init__(self, n_constraints: NonNegativeInt = 0, strategy: Literal["temporal", "active", "both"] = "both",
                  first_fraction: OpenFraction = 0.5, train_fraction: OpenFraction = 0.5,
-                 temporal_split: Literal["per_class", "global"] = "per_class",
+                 temporal_split: Literal["per_class", "global", "global_covering"] = "per_class",
                  selector: dict[str, Any] | None = None):
         self.n_constraints = n_constraints
         self.strategy = strategy
@@ -236,12 +247,12 @@ class VideoClassification(Protocol):
         seqs = sequence_table(dataset.items)
         if seqs["cls"].nunique() < 2:
             raise DataError(f"protocol video_classification: dataset {dataset.name!r} has fewer than two identities")
-        _, n_train = split_counts(seqs, self.first_fraction, self.train_fraction, self.temporal_split == "per_class")
+        _, n_train = split_counts(seqs, self.first_fraction, self.train_fraction, self.temporal_split)
         if (n_train == 0).any():
             who = np.unique(dataset.items["identity"].to_numpy())[n_train.index[n_train == 0][0]]
             raise ConfigError(f"protocol.temporal_split: expected every identity in the first "
                               f"{self.first_fraction:g} of the video, got identity {who.item()!r} only later; "
-                              "use temporal_split: per_class")
+                              "use temporal_split: per_class or global_covering")
         n_test = len(seqs) - int(n_train.sum())
         if self.n_constraints > n_test:
             raise ConfigError(f"protocol.n_constraints: expected at most {n_test} (the test sequences of "
@@ -271,7 +282,7 @@ class VideoClassification(Protocol):
         items = dataset.items
         seqs = sequence_table(items)
         first, n_train = split_counts(seqs, self.first_fraction, self.train_fraction,
-                                      self.temporal_split == "per_class")
+                                      self.temporal_split)
         cand = pd.Series(seqs.index[first]).groupby(seqs["cls"].to_numpy()[first])
         train_seq = np.sort(np.concatenate([rng.choice(s.to_numpy(), int(n_train[c]), replace=False)
                                             for c, s in cand]))
@@ -346,15 +357,29 @@ class VideoClassification(Protocol):
         test = np.asarray(split["test"], dtype=int)
         pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter, groups=dataset.column("sequence"))
         kinds = pd.Series(split.get("kinds", []), dtype=object)
-        same = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)[:, 2]
+        C = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)
+        same = C[:, 2]
         return TrialResult(
             metrics={"error_rate": error_rate(codes[test], pred),
                      "vote_error_rate": vote_error_rate(codes[test], pred, dataset.column("sequence")[test])},
             extra={"n_train": len(split["train"]), "n_test": len(test),
                    "n_train_sequences": len(split.get("train_sequences", [])),
                    "n_selected": len(split.get("selected", [])), "n_constraints": len(same),
+                   "n_pairs": constraint_pairs(C, kinds.to_numpy()),
                    "n_positive": int(same.sum()), "constraint_kinds": kinds.value_counts().to_dict(),
                    "constraints_used": used, "diagnostics": diagnostics(ranker)})
+
+
+def constraint_pairs(C: np.ndarray, kinds: np.ndarray) -> int:
+    """Constraints counted as the paper counts them, per pair of sequences (Figure 6's x-axis).
+
+    A temporal constraint (G, G) is one pair however many image-to-centroid terms its loss has
+    (one row of ``C`` per image of G, all ending at G's centroid); each negative and each active
+    constraint is one pair of sequences.
+    """
+    C = np.asarray(C).reshape(-1, 3)
+    temporal = np.asarray(kinds) == "temporal"
+    return int(len(np.unique(C[temporal, 1])) + (~temporal).sum())
 
 
 def _position(selected: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -103,9 +103,20 @@ def test_global_split_cuts_all_sequences_at_one_moment():
 def test_split_counts_round_half_up_with_at_least_one():
     seqs = pd.DataFrame({"cls": [0] * 5 + [1] * 1, "first": [0, 10, 20, 30, 40, 5], "n": 1},
                         index=pd.Index(range(6), name="sequence"))
-    first, n_train = split_counts(seqs, 0.5, 0.5, per_class=True)
+    first, n_train = split_counts(seqs, 0.5, 0.5, "per_class")
     assert first.tolist() == [True, True, True, False, False, True]  # 2.5 -> 3 of class 0; 1 of class 1
     assert n_train.tolist() == [2, 1]  # 1.5 -> 2; 0.5 -> 1
+
+
+def test_global_cuts_at_one_moment_and_the_covering_cut_waits_for_every_class():
+    # class 1 first appears at time 35, after 3 of the 6 sequences: a global cut at half leaves it out
+    seqs = pd.DataFrame({"cls": [0, 0, 0, 1, 0, 1], "first": [0, 10, 20, 35, 30, 50], "n": 1},
+                        index=pd.Index(range(6), name="sequence"))
+    first, n_train = split_counts(seqs, 0.5, 0.5, "global")
+    assert first.tolist() == [True, True, True, False, False, False] and n_train.tolist() == [2, 0]
+    first, n_train = split_counts(seqs, 0.5, 0.5, "global_covering")
+    assert first.tolist() == [True, True, True, True, True, False]  # up to time 35: 30 comes first
+    assert n_train.tolist() == [2, 1]
 
 
 # ------------------------------------------------------------------------------ Eq. 12
@@ -282,6 +293,10 @@ def test_centroids_reach_the_ranker_as_mean_rows_and_vote_error_is_reported():
     assert res.metrics["error_rate"] == pytest.approx(np.mean(codes[test] != 0))
     assert res.metrics["vote_error_rate"] == pytest.approx(np.mean(codes[test] != 0))  # a constant vote
     assert res.extra["n_selected"] == 3 and res.extra["constraint_kinds"]["active"] == 3
+    # pairs of sequences, as Figure 6 counts them: 3 temporal (one per selected sequence, however
+    # many images), every negative one, 3 active
+    kinds = res.extra["constraint_kinds"]
+    assert res.extra["n_pairs"] == 3 + kinds.get("negative", 0) + 3 < res.extra["n_constraints"]
 
 
 class GroupRecorder(Recorder):
