@@ -1,18 +1,25 @@
-"""Merler et al.'s figures 6, 7 and 9 from the run folders of configs/merler/ (PNG + SVG).
+"""Merler et al.'s figures 6, 7 and 9, and the lambda trade-off, from the run folders of configs/merler/.
 
 * Figure 6 (one file per run with staged curves, ``fig6_<run>``): MAP at depth 100, 500 and full
   depth against ranking time (seconds to rank one concept's test collection, base-model
-  evaluations included; mean over concepts and trials), one line per staged method (RankBoost,
-  Imbalanced RankBoost, the gradient-boosting peers); a second row against base-model
-  evaluations per test item (the machine-independent cost).
+  evaluations included; mean over concepts and trials; top row) and against base-model evaluations
+  per test item (the machine-independent cost; bottom row), one line per staged method. Colour
+  names the algorithm (RankBoost red, Imbalanced RankBoost blue, the gradient-boosting peers
+  green / purple), line style the reading of the weak rankers' range (solid: outputs in [-1, 1],
+  the paper's experiments; dashed: (o + 1) / 2 in [0, 1], its Figures 2-3), read from each
+  method's ``weak_range`` in the run's config.yaml: both readings side by side on one figure.
 * Figure 7 (``fig7_<run>``): average precision per concept at full depth at one ranking time t,
   RankBoost beside Imbalanced RankBoost; t is where their mean MAP curves differ most, as in
   the paper ("the ranking time t = 7 seconds, where the difference between the two algorithms
   is maximum"), unless ``--fig7-time`` is given. A method that has not produced its first ranking
   by t is drawn at its first ranking.
 * Figure 9 (``fig9``, from the ``synthetic_fig9_regularizers`` run): Imbalanced RankBoost's MAP
-  against ranking time, one panel per regulariser of eq. 8, one line per lambda; RankBoost from the
-  first trial of ``synthetic_trecvid`` (the same split and base models) for reference.
+  against base-model evaluations, one panel per regulariser of eq. 8, one line per lambda; RankBoost
+  from the first trial of ``synthetic_trecvid`` (the same split and base models) for reference.
+* The lambda trade-off (``lambda_<run>``, from each ``<name>_lambda`` run): Imbalanced RankBoost's
+  staged MAP against evaluations for each lambda (left), and its final MAP at depth 100 and full
+  depth against its final evaluations per item, one point per lambda (right); RankBoost's from the
+  ``<name>`` run (the same splits and base models) for reference.
 
 Usage: python scripts/merler_figures.py RESULTS_DIR OUT_DIR [--fig7-time SECONDS]
 (RESULTS_DIR holds one run folder per config, e.g. results/merler/synthetic_trecvid.)
@@ -32,8 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rankbench.report.claims import mean_curve  # noqa: E402
 from rankbench.runfolder import RunFolder  # noqa: E402
 
-STYLE = {"RankBoost": ("tab:red", "--"), "IRB": ("tab:blue", "-")}
+COLOURS = {"bipartite_rankboost": "tab:red", "imbalanced_rankboost": "tab:blue", "lgbm_lambdarank": "tab:green",
+           "xgb_pairwise": "tab:purple"}
+ORDER = ("bipartite_rankboost", "imbalanced_rankboost")
 DEPTHS = (("map@100", "MAP@100"), ("map@500", "MAP@500"), ("map", "MAP (full depth)"))
+COSTS = (("rank_s", "ranking time per concept (s)"), ("evals", "base-model evaluations per test item"))
 
 
 def _records(run: Path) -> list[dict]:
@@ -41,17 +51,33 @@ def _records(run: Path) -> list[dict]:
     return records
 
 
-def _staged_methods(records: list[dict], setting: str = "") -> list[str]:
+def _rankers(run: Path) -> dict[str, dict]:
+    """Each method's config entry (ranker name and parameters), from the run's config.yaml."""
+    import yaml
+
+    cfg = yaml.safe_load((run / "config.yaml").read_text()) or {}
+    return {r["name"]: r for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r}
+
+
+def _staged_methods(records: list[dict], entries: dict[str, dict], setting: str = "") -> list[str]:
     seen = []
     for r in records:
         if r["setting"] == setting and "staged" in (r.get("curves") or {}) and r["method"] not in seen:
             seen.append(r["method"])
-    return sorted(seen, key=lambda m: (m not in STYLE, list(STYLE).index(m) if m in STYLE else 0, m))
+
+    def key(m):
+        e = entries.get(m, {})
+        algo = e.get("ranker", "")
+        return (ORDER.index(algo) if algo in ORDER else len(ORDER), e.get("weak_range") == "unit", m)
+    return sorted(seen, key=key)
 
 
-def _style(method: str, i: int):
-    colour, ls = STYLE.get(method, (f"C{2 + i}", ":"))
-    return {"color": colour, "linestyle": ls, "linewidth": 1.8 if method in STYLE else 1.2}
+def _style(method: str, entries: dict[str, dict], i: int) -> dict:
+    e = entries.get(method, {})
+    paper_algo = e.get("ranker") in ORDER
+    return {"color": COLOURS.get(e.get("ranker"), f"C{4 + i}"),
+            "linestyle": "--" if e.get("weak_range") == "unit" else "-",
+            "linewidth": 1.9 if paper_algo else 1.2}
 
 
 def _save(fig, out: Path, stem: str) -> list[Path]:
@@ -67,28 +93,30 @@ def figure6(run: Path, out: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     records = _records(run)
-    methods = _staged_methods(records)
+    entries = _rankers(run)
+    methods = _staged_methods(records, entries)
     if not methods:
         return []
     n_trials = len({r["trial"] for r in records})
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
     for col, (y, label) in enumerate(DEPTHS):
-        for row, (x, xlabel) in enumerate((("rank_s", "ranking time per concept (s)"),
-                                           ("evals", "base-model evaluations per test item"))):
+        for row, (x, xlabel) in enumerate(COSTS):
             ax = axes[row, col]
             for i, m in enumerate(methods):
                 c = mean_curve(records, m, "staged", x, y)
                 if c is not None:
-                    ax.plot(c[0], c[1], label=m, **_style(m, i))
+                    ax.plot(c[0], 100 * c[1], label=m, **_style(m, entries, i))
+            ax.set_xscale("log")
             ax.set_xlabel(xlabel)
-            ax.set_ylabel(label)
-            ax.grid(alpha=0.3)
+            ax.set_ylabel(f"{label} (%)")
+            ax.grid(alpha=0.3, which="both")
             if row == 0:
                 ax.set_title(label)
-    axes[0, 0].legend(fontsize=8, loc="lower right")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=9, frameon=False)
     fig.suptitle(f"{run.name}: MAP against ranking cost (mean over concepts and {n_trials} trial(s); "
-                 "Merler et al. Fig. 6)", fontsize=11)
-    fig.tight_layout()
+                 "Merler et al. Fig. 6; solid: outputs in [-1, 1], dashed: in [0, 1])", fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     paths = _save(fig, out, f"fig6_{run.name}")
     plt.close(fig)
     return paths
@@ -142,42 +170,106 @@ def figure7(run: Path, out: Path, t: float | None) -> list[Path]:
     return paths
 
 
+def _lambda_settings(records: list[dict]) -> dict[str, tuple[str | None, float]]:
+    """{setting label: (regulariser or None, lambda)} of a run sweeping IRB's lambda."""
+    parsed = {}
+    for s in sorted({r["setting"] for r in records}):
+        reg = re.search(r"regularizer=([a-z_]+)", s)
+        lam = re.search(r"lam=([0-9.eE+-]+)", s)
+        if lam:
+            parsed[s] = (reg.group(1) if reg else None, float(lam.group(1)))
+    return parsed
+
+
+def _reference(reference: Path | None, trial0: bool = False):
+    """RankBoost's staged MAP against evaluations in a reference run (its first trial only if asked)."""
+    if reference is None or not reference.is_dir():
+        return None
+    recs = [r for r in _records(reference) if not trial0 or r["trial"] == 0]
+    return mean_curve(recs, "RankBoost", "staged", "evals", "map")
+
+
 def figure9(fig9_run: Path, reference: Path | None, out: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     records = _records(fig9_run)
-    settings = sorted({r["setting"] for r in records})
-    parsed = {}
-    for s in settings:
-        reg = re.search(r"regularizer=([a-z_]+)", s)
-        lam = re.search(r"lam=([0-9.eE+-]+)", s)
-        if reg and lam:
-            parsed[s] = (reg.group(1), float(lam.group(1)))
-    regs = sorted({v[0] for v in parsed.values()})
+    parsed = _lambda_settings(records)
+    regs = sorted({v[0] for v in parsed.values() if v[0]})
     if not regs:
         return []
-    ref = None
-    if reference is not None and reference.is_dir():
-        ref_records = [r for r in _records(reference) if r["trial"] == 0]
-        ref = mean_curve(ref_records, "RankBoost", "staged", "rank_s", "map")
-    fig, axes = plt.subplots(1, len(regs), figsize=(4.6 * len(regs), 3.9), sharey=True)
+    ref = _reference(reference, trial0=True)
+    fig, axes = plt.subplots(1, len(regs), figsize=(4.6 * len(regs), 4.2), sharey=True)
     axes = np.atleast_1d(axes)
     for ax, reg in zip(axes, regs):
         for i, (s, (rg, lam)) in enumerate(sorted(((s, v) for s, v in parsed.items() if v[0] == reg),
                                                   key=lambda kv: kv[1][1])):
-            c = mean_curve(records, "IRB", "staged", "rank_s", "map", setting=s)
+            c = mean_curve(records, "IRB", "staged", "evals", "map", setting=s)
             if c is not None:
-                ax.plot(c[0], c[1], label=f"IRB, lambda = {lam:.0e}", color=f"C{i}")
+                ax.plot(c[0], 100 * c[1], label=f"IRB, lambda = {lam:.0e}", color=plt.cm.viridis(i / 4))
         if ref is not None:
-            ax.plot(ref[0], ref[1], label="RankBoost", color="tab:red", linestyle="--")
+            ax.plot(ref[0], 100 * ref[1], label="RankBoost", color="tab:red", linestyle="--")
+        ax.set_xscale("log")
         ax.set_title(f"regulariser: {reg}", fontsize=10)
-        ax.set_xlabel("ranking time per concept (s)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("MAP (full depth)")
-    axes[0].legend(fontsize=8, loc="lower right")
+        ax.set_xlabel("base-model evaluations per test item")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel("MAP, full depth (%)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=9, frameon=False)
     fig.suptitle("Imbalanced RankBoost: regulariser x lambda (Merler et al. Fig. 9)", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     paths = _save(fig, out, "fig9")
+    plt.close(fig)
+    return paths
+
+
+def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
+    """IRB's MAP / cost trade-off over lambda (module docstring)."""
+    import matplotlib.pyplot as plt
+
+    records = _records(run)
+    parsed = _lambda_settings(records)
+    if not parsed:
+        return []
+    lams = sorted(parsed.items(), key=lambda kv: kv[1][1])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    ref = _reference(reference)
+    for i, (s, (_, lam)) in enumerate(lams):
+        c = mean_curve(records, "IRB", "staged", "evals", "map", setting=s)
+        if c is not None:
+            left.plot(c[0], 100 * c[1], color=plt.cm.viridis(i / max(len(lams) - 1, 1)), label=f"IRB, lambda = {lam:g}")
+    if ref is not None:
+        left.plot(ref[0], 100 * ref[1], color="tab:red", linestyle="--", label="RankBoost")
+    left.set_xscale("log")
+    left.set_xlabel("base-model evaluations per test item")
+    left.set_ylabel("MAP, full depth (%)")
+    left.grid(alpha=0.3, which="both")
+    left.legend(fontsize=8, loc="lower right")
+    for y, marker in (("map@100", "s"), ("map", "o")):
+        pts = []
+        for s, (_, lam) in lams:
+            ev = [r["metrics"]["evals"] for r in records if r["setting"] == s and r["method"] == "IRB"]
+            mp = [r["metrics"][y] for r in records if r["setting"] == s and r["method"] == "IRB"]
+            if ev:
+                pts.append((lam, np.mean(ev), 100 * np.mean(mp)))
+        if pts:
+            lam_v, ev_v, mp_v = map(np.array, zip(*pts))
+            right.plot(ev_v, mp_v, marker=marker, color="tab:blue", label=f"IRB final {y}")
+            for l, e, m in pts:
+                right.annotate(f"{l:g}", (e, m), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    if reference is not None and reference.is_dir():
+        rb = [r for r in _records(reference) if r["method"] == "RankBoost"]
+        for y, marker in (("map@100", "s"), ("map", "o")):
+            if rb:
+                right.plot([np.mean([r["metrics"]["evals"] for r in rb])], [100 * np.mean([r["metrics"][y] for r in rb])],
+                           marker=marker, color="tab:red", linestyle="none", label=f"RankBoost final {y}")
+    right.set_xscale("log")
+    right.set_xlabel("base-model evaluations per test item (final model)")
+    right.set_ylabel("MAP (%)")
+    right.grid(alpha=0.3, which="both")
+    right.legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"{run.name}: Imbalanced RankBoost's MAP / cost trade-off over lambda (labels: lambda)", fontsize=11)
+    fig.tight_layout()
+    paths = _save(fig, out, f"lambda_{run.name}")
     plt.close(fig)
     return paths
 
@@ -196,9 +288,11 @@ def main(argv=None) -> int:
     for run in sorted(p for p in args.results.iterdir() if (p / "trials").is_dir()):
         if run.name == "synthetic_fig9_regularizers":
             written += figure9(run, args.results / "synthetic_trecvid", args.out)
-            continue
-        written += figure6(run, args.out)
-        written += figure7(run, args.out, args.fig7_time)
+        elif run.name.endswith("_lambda"):
+            written += figure_lambda(run, args.results / run.name[: -len("_lambda")], args.out)
+        else:
+            written += figure6(run, args.out)
+            written += figure7(run, args.out, args.fig7_time)
     for p in written:
         print(p)
     if not written:
