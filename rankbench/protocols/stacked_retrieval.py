@@ -28,7 +28,9 @@ Per trial and concept (unjudged items, -1, are left out of every part for that c
 
 Each method's per-concept diagnostics (``diagnostics.csv``, the summary's "what the rankers
 chose") start with ``boost_positives`` and ``test_positives``, the relevant items it learnt from
-and was graded on, so every result is read beside the size of its concepts.
+and was graded on, so every result is read beside the size of its concepts, and end with where its
+ranking spent evaluations (:func:`pruning`: ``evals_relevant``, ``evals_irrelevant``,
+``relevant_full``), which measures whether a threshold left relevant items behind.
 
 Metrics: ``ap@D/<c>``, ``ap/<c>``, ``rank_s/<c>``, ``evals/<c>`` and their means over concepts
 ``map@D``, ``map``, ``rank_s``, ``evals``. ``test_s`` (the meter's scoring time) also holds the
@@ -202,6 +204,7 @@ class StackedRetrieval(Protocol):
             metrics.update(ap_metrics(s, rel, depths, concept))
             metrics[f"rank_s/{concept}"] = rank_s
             metrics[f"evals/{concept}"] = cols.n_evals / len(rel)
+            extra["diagnostics"][concept].update(pruning(cols.evals_per_row(), rel))
             if curve is not None:
                 per_concept_curves.append(curve)
                 curves[f"staged/{concept}"] = {k: curve[k] for k in ("rank_s", "evals", "ap")}
@@ -213,6 +216,16 @@ class StackedRetrieval(Protocol):
             curves["staged"] = _mean_curve(per_concept_curves, depths)
         extra.update(n_concepts=len(kept), **{f"n_{p}": len(split[p]) for p in PARTS})
         return TrialResult(metrics=metrics, curves=curves, extra=extra)
+
+
+def pruning(per_row: np.ndarray, rel: np.ndarray) -> dict[str, float]:
+    """Where a ranking spent its base-model evaluations: per relevant and per irrelevant test item,
+    and the share of relevant items that went through every model any item got (1 for RankBoost;
+    below 1 where a threshold left relevant items behind, as Imbalanced RankBoost's may)."""
+    full = per_row.max(initial=0)
+    return {"evals_relevant": float(per_row[rel].mean()) if rel.any() else 0.0,
+            "evals_irrelevant": float(per_row[~rel].mean()) if (~rel).any() else 0.0,
+            "relevant_full": float((per_row[rel] == full).mean()) if rel.any() else 0.0}
 
 
 def _rank(ranker, cols: LazyColumns, rel: np.ndarray, depths: list[int]):

@@ -224,6 +224,10 @@ class LazyColumns:
             self.n_evals += len(missing)
         return self._values[rows, j]
 
+    def evals_per_row(self) -> np.ndarray:
+        """How many columns (base models) have been computed for each row so far."""
+        return self._known.sum(axis=1)
+
     def columns(self, cols, rows=None) -> np.ndarray:
         """(len(rows), len(cols)) block of several columns."""
         return np.stack([self.column(j, rows) for j in cols], axis=1) if len(cols) else \

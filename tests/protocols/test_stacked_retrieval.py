@@ -150,3 +150,18 @@ def test_a_bad_base_model_parameter_names_the_file_and_key_path(tmp_path):
     with pytest.raises(ParameterError) as err:
         app.validate(cfg)
     assert str(err.value) == f"{cfg}: protocol.base_models.max_bag: expected an integer >= 4, got 2"
+
+
+def test_pruning_counts_where_the_evaluations_went():
+    from rankbench.protocols.stacked_retrieval import pruning
+    from rankbench.rankers.base import LazyColumns
+
+    cols = LazyColumns.of_array(np.zeros((5, 3)))
+    cols.column(0)                       # every item, model 0
+    cols.column(1, [0, 1, 2])            # the top three, model 1
+    cols.column(2, [0, 1])               # the top two, model 2
+    assert cols.evals_per_row().tolist() == [3, 3, 2, 1, 1]
+    rel = np.array([True, False, True, True, False])
+    out = pruning(cols.evals_per_row(), rel)
+    assert out == {"evals_relevant": pytest.approx(2.0), "evals_irrelevant": pytest.approx(2.0),
+                   "relevant_full": pytest.approx(1 / 3)}
