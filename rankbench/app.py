@@ -244,8 +244,12 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
 
 # ----------------------------------------------------------------------------- features
 def export_features(config: str | Path, out: str | Path, data_root: str | None = None, jobs: int = 1,
-                    progress: bool = True) -> dict[str, tuple[int, ...]]:
-    """Extract a config's feature sets for the whole dataset into one .npz (ids, labels, X_<set>)."""
+                    progress: bool = True, overwrite: bool = False) -> dict[str, tuple[int, ...]]:
+    """Extract a config's feature sets for the whole dataset into one .npz: ``ids``, the item
+    columns the dataset has (``identity``, ``cam``, ``label``, ``category``, ``subject``, ``group``)
+    and ``X_<set>`` per feature set. An existing ``out`` is refused unless ``overwrite``."""
+    if Path(out).exists() and not overwrite:
+        raise RankbenchError(f"{out}: already exists; choose another --out or add --force to replace it")
     exp = load_experiment(config)
     cfg = exp.config
     ds = load_dataset(cfg, data_root, exp.origin)
@@ -317,11 +321,31 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
 
 
 # ----------------------------------------------------------------------------- the cache
-def cache_usage():
-    """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first."""
+def cache_root() -> Path:
+    """Where the cache is: ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``."""
     from .utils import diskcache
 
-    return diskcache.usage()
+    return diskcache.cache_dir()
+
+
+def cache_usage(kinds: list[str] | None = None):
+    """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first;
+    only ``kinds`` when given (each must be a kind the cache holds)."""
+    from .utils import diskcache
+
+    rows = diskcache.usage()
+    if kinds:
+        _check_kinds(kinds, rows)
+        rows = [u for u in rows if u.kind in kinds]
+    return rows
+
+
+def _check_kinds(kinds: list[str], rows) -> None:
+    present = {u.kind for u in rows}
+    unknown = [k for k in kinds if k not in present]
+    if unknown:
+        raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
+                          f"got {', '.join(map(repr, unknown))}")
 
 
 def clear_cache(kinds: list[str] | None = None) -> int:
@@ -329,11 +353,7 @@ def clear_cache(kinds: list[str] | None = None) -> int:
     from .utils import diskcache
 
     if kinds:
-        present = {u.kind for u in diskcache.usage()}
-        unknown = [k for k in kinds if k not in present]
-        if unknown:
-            raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
-                              f"got {', '.join(map(repr, unknown))}")
+        _check_kinds(kinds, diskcache.usage())
     return diskcache.clear(list(kinds) if kinds else None)
 
 

@@ -85,9 +85,17 @@ def _overrides(sets, trials=None, seed=None, regress=False):
     return Overrides([parse_set(s) for s in sets], trials, seed, regress)
 
 
-_data_root = click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
-                          help="Folder with one sub-folder per dataset (viper/, umist/, ...). "
-                               "Default: $RANKBENCH_DATA, else (with --resume) the run's own, else ./datasets.")
+_DATA_ROOT_HELP = "Folder with one sub-folder per dataset (viper/, umist/, ...). Default: $RANKBENCH_DATA, else "
+
+
+def _data_root(fn=None, *, resume: bool = False):
+    """The ``--data-root`` option (``resume=True``: its default mentions the resumed run's own root)."""
+    option = click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
+                          help=_DATA_ROOT_HELP + ("(with --resume) the run's own, else " if resume else "")
+                          + "./datasets.")
+    return option(fn) if fn is not None else option
+
+
 _sets = click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE",
                      help="Override a config key, e.g. --set protocol.n_test=100 --set rankers.PRSVM.C=1.")
 
@@ -108,7 +116,7 @@ def main():
 
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
-@_data_root
+@_data_root(resume=True)
 @click.option("--out", type=click.Path(file_okay=False),
               help="New run folder (default results/<name>/<timestamp>, linked as results/<name>/latest); "
                    "never overwritten.")
@@ -119,7 +127,8 @@ def main():
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Parallel worker processes on this machine.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
-              help="Where jobs run: this machine, or a Dask cluster (pip install 'rankbench[dask]').")
+              help="Where jobs run: this machine, or a Dask cluster (needs Dask: pip install -e '.[dask]' in "
+                   "the rankbench checkout).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="With --executor dask: the cluster's scheduler (default: a LocalCluster, one worker per core).")
 @click.option("--dask-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
@@ -272,12 +281,17 @@ def check(run_dir, expected):
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output .npz file.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists (default: refuse).")
 @_data_root
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Parallel worker processes for the extraction.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @user_errors
-def features(config, out, data_root, jobs, quiet):
-    """Extract CONFIG's feature sets for the whole dataset into an .npz (ids, labels, one array per set).
+def features(config, out, force, data_root, jobs, quiet):
+    """Extract CONFIG's feature sets for the whole dataset into an .npz file.
+
+    The file holds ids (one per item), the item columns the dataset has among identity, cam,
+    label, category, subject and group, and one array X_<set> (items x dimensions) per feature set.
 
     \b
     Example:
@@ -285,7 +299,7 @@ def features(config, out, data_root, jobs, quiet):
     """
     from . import app
 
-    shapes = app.export_features(config, out, data_root, jobs, progress=not quiet)
+    shapes = app.export_features(config, out, data_root, jobs, progress=not quiet, overwrite=force)
     click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in shapes.items()))
 
 
@@ -315,7 +329,7 @@ def collect(run_dirs, out):
 @main.command()
 @click.option("--clear", is_flag=True, help="Delete the entries (all kinds, or those named by --kind).")
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
-              help="With --clear: only this kind, e.g. base_models (repeatable).")
+              help="Only this kind, e.g. base_models (repeatable): what is shown, or with --clear what is deleted.")
 @user_errors
 def cache(clear, kinds):
     """Show (or clear) the on-disk cache: extracted features, trained base models.
@@ -326,18 +340,17 @@ def cache(clear, kinds):
     \b
     Examples:
       rankbench cache
+      rankbench cache --kind features
       rankbench cache --clear --kind features
     """
     from . import app
 
-    if kinds and not clear:
-        raise click.UsageError("--kind selects what --clear deletes; add --clear")
     if clear:
         freed = app.clear_cache(list(kinds) or None)
         click.echo(f"freed {freed / 2**20:,.1f} MB")
-    rows = app.cache_usage()
+    rows = app.cache_usage(None if clear else list(kinds) or None)
     if not rows:
-        click.echo("the cache is empty")
+        click.echo(f"the cache at {app.cache_root()} is empty")
     for u in rows:
         click.echo(f"{u.kind:<14} {u.entries:>7,} entries {u.bytes / 2**20:>10,.1f} MB   {u.path}")
 

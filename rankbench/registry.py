@@ -25,6 +25,7 @@ optional libraries inside functions, not at top level.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -120,8 +121,10 @@ class Registry:
             return self._table[name].cls
         if ":" in name:
             return load_by_path(name, prefix, self.kind)
-        raise ConfigError(f"{prefix}unknown {self.kind} {name!r}; valid {self.kind}s: {', '.join(self.names())} "
-                          f"(or an import path module:Class)")
+        close = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(f"{prefix}unknown {self.kind} {name!r}; {hint}valid {self.kind}s: "
+                          f"{', '.join(self.names())} (or an import path module:Class)")
 
     def describe(self) -> list[tuple[str, str, str]]:
         """(name, first docstring line, origin) for ``rankbench list``."""

@@ -11,8 +11,8 @@ from the run seed and the trial.
     the jobs one after the other in this process, or in ``jobs`` joblib processes; each worker
     writes its own result file.
 :class:`DaskExecutor`
-    a dask.distributed cluster through its futures API (``pip install 'rankbench[dask]'``): the
-    cluster at ``scheduler``, or a LocalCluster sized to this machine. The feature matrices and
+    a dask.distributed cluster through its futures API (``pip install -e '.[dask]'`` in the rankbench
+    checkout): the cluster at ``scheduler``, or a LocalCluster sized to this machine. The feature matrices and
     datasets are scattered to every worker once (``broadcast``), each job is one task and future
     with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
     up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
@@ -153,8 +153,8 @@ class DaskExecutor:
         try:
             import distributed
         except ImportError:
-            raise ConfigError("--executor dask: expected the dask extra (pip install 'rankbench[dask]'), got no "
-                              "importable 'distributed' module") from None
+            raise ConfigError("--executor dask: expected the dask extra (pip install -e '.[dask]' in the rankbench "
+                              "checkout), got no importable 'distributed' module") from None
         self._cluster = self.client = None
         self.jobs_per_worker: Counter = Counter()
         self.workers_lost: list[str] = []

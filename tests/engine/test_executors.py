@@ -327,7 +327,7 @@ def test_cluster_without_workers_is_one_line(tmp_path, env):
 def test_dask_not_installed_is_one_line(tmp_path, env, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # what `import distributed` meets without the extra
     one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask"),
-                   "--executor dask: expected the dask extra (pip install 'rankbench[dask]')")
+                   "--executor dask: expected the dask extra (pip install -e '.[dask]' in the rankbench checkout)")
     assert not (tmp_path / "r").exists()
 
 
