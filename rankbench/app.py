@@ -94,7 +94,7 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
     if config is not None:
         wanted = load_experiment(config, overrides).data
     elif not overrides.empty():
-        wanted = apply_overrides(started, Overrides(overrides.sets, overrides.trials, overrides.seed), origin)
+        wanted = apply_overrides(started, replace(overrides, regress=False), origin)
     else:
         wanted = started
     key = first_difference(started, wanted)
@@ -134,7 +134,8 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
             "resume": None if resume is None else str(resume),
             "overrides": [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.sets],
-            "trials": overrides.trials, "seed": overrides.seed, "regress": overrides.regress})
+            "trials": overrides.trials, "seed": overrides.seed, "regress": overrides.regress,
+            "methods": overrides.methods})
     if resume is not None:
         folder = RunFolder.open(resume)
         if not folder.has_splits():
@@ -222,11 +223,12 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
             got = e if not isinstance(e, dict) else e.get(first["loc"][0]) if first["loc"] else e
             raise ConfigError(f"{source}: expected.{i}.{where}: {first['msg'].lower()}"
                               + (f", got {got!r}" if first["type"] != "missing" else "")) from None
-    methods = set(run_data.methods)
+    # the config's rankers, run or not: a row of a ranker that --methods left out is graded NOT RUN
+    configured = [r["name"] for r in run_data.config.get("rankers", []) if isinstance(r, dict) and "name" in r]
     for i, e in enumerate(entries):
-        if e["method"] not in methods and not e["published_only"]:
+        if e["method"] not in configured and not e["published_only"]:
             raise ConfigError(f"{source}: expected.{i}.method: {e['method']!r} is not a method of this run "
-                              f"({', '.join(run_data.methods)}); mark other methods' rows published_only: true")
+                              f"({', '.join(configured)}); mark other methods' rows published_only: true")
     claims = []
     for i, c in enumerate(raw_claims):
         try:
@@ -236,8 +238,8 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
             raise ConfigError(f"{source}: claims.{i}.{'.'.join(str(p) for p in first['loc'])}: "
                               f"{first['msg'].lower()}") from None
     summary = summary_of(run_data)
-    rows = grade_rows(summary, entries)
-    claim_rows = grade_claims(claims, summary, run_data.records, run_data.setting_order)
+    rows = grade_rows(summary, entries, run_data.methods)
+    claim_rows = grade_claims(claims, summary, run_data.records, run_data.setting_order, run_data.methods)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
 

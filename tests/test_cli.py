@@ -389,3 +389,96 @@ def test_parallel_run_with_a_relative_folder_after_changing_folder(cli, tmp_path
     assert res.exit_code == 0, res.output
     assert len(list((tmp_path / "two" / "r" / "trials").glob("*.json"))) == 6
     assert len(list((tmp_path / "one" / "r" / "trials").glob("*.json"))) == 6
+
+
+# ------------------------------------------------------------------------------ part of a config
+def test_methods_runs_only_the_named_rankers_and_grades_the_others_not_run(cli, tmp_path):
+    text = (SMALL.replace("rankers:\n", "rankers:\n  - {name: Euclid, ranker: euclidean}\n")
+            + "  - {method: Bhattacharyya, metric: cmc@10, value: 0.0, tolerance: 0.01, source: made up}\n"
+            + "claims:\n  - {kind: better, method: Bhattacharyya, than: L1, metric: nauc, by: 2.0}\n")
+    cfg = write(tmp_path, text)
+    out = tmp_path / "part"
+    # as compare's --methods: names after the option, up to the next option
+    res = cli("run", cfg, "--methods", "Euclid", "L1", "--out", out, "-q", "--trials", "2")
+    assert res.exit_code == 0, res.output
+    trials = pd.read_csv(out / "trials.csv", keep_default_na=False)
+    assert list(dict.fromkeys(trials.method)) == ["Euclid", "L1"]  # config order
+    import yaml
+
+    stored = yaml.safe_load((out / "config.yaml").read_text())
+    assert [r["name"] for r in stored["rankers"]] == ["Euclid", "L1", "Bhattacharyya"]
+    assert stored["methods"] == ["Euclid", "L1"] and len(stored["expected"]) == 3
+    md = (out / "summary.md").read_text()
+    assert "2 of the config's 3 rankers (--methods)" in md and "Incomplete" not in md
+    res = cli("check", out)
+    assert res.exit_code == 0, res.output  # Bhattacharyya's rows would FAIL: not run, they are not graded
+    assert "| Bhattacharyya | cmc@10 |" in res.output and "NOT RUN" in res.output
+    assert "2 NOT RUN" in res.output and "| FAIL |" not in res.output  # both would FAIL if graded
+    # a misspelt method in an expected file is still an error, a ranker left out is not
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("expected: [{method: Bhattacharya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    one_line_error(cli("check", out, "--expected", typo), "'Bhattacharya' is not a method of this run")
+    left_out = tmp_path / "left_out.yaml"
+    left_out.write_text("expected: [{method: Bhattacharyya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    assert cli("check", out, "--expected", left_out).exit_code == 0
+    # the folder keeps its selection: resume runs the same methods, a different one is refused
+    one_line_error(cli("run", "--resume", out, "--methods", "L1"), "methods = ['Euclid', 'L1'], now ['L1']")
+    # the same selection by comma, and through the config key
+    res = cli("run", cfg, "--methods=L1,Euclid", "--out", tmp_path / "comma", "-q", "--trials", "2")
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_csv(tmp_path / "comma" / "trials.csv").method) == {"Euclid", "L1"}
+    res = cli("validate", cfg, "--methods", "L1")
+    assert res.exit_code == 0 and "1 ranker(s)" in res.output and "3 jobs" in res.output
+
+
+def test_summary_states_the_trials_this_run_has(cli, tmp_path):
+    """A description written for the config (``50 trials``) is followed by what this run did."""
+    cfg = write(tmp_path, SMALL + "description: L1 against Bhattacharyya (50 trials)\n")
+    assert cli("run", cfg, "--out", tmp_path / "r", "-q", "--trials", "2", "--seed", "7").exit_code == 0
+    md = (tmp_path / "r" / "summary.md").read_text()
+    assert "(50 trials)\n\nThis run: 2 trial(s) per method, seed 7.\n" in md
+
+
+# ------------------------------------------------------------------------------ small things
+def test_features_refuses_to_overwrite_without_force(cli, tmp_path):
+    cfg = write(tmp_path, SMALL)
+    out = tmp_path / "f.npz"
+    out.write_bytes(b"mine")
+    one_line_error(cli("features", cfg, "--out", out, "-q"), "f.npz: already exists", "--force")
+    assert out.read_bytes() == b"mine"
+    assert cli("features", cfg, "--out", out, "-q", "--force").exit_code == 0
+    assert np.load(out)["X_colour"].shape[0] == 80
+
+
+def test_cache_shows_one_kind_and_says_where_it_looked(cli, tmp_path):
+    res = cli("cache")
+    assert res.exit_code == 0 and f"the cache at {tmp_path / 'cache'} is empty" in res.output
+    assert cli("run", write(tmp_path, SMALL), "--out", tmp_path / "r", "-q").exit_code == 0
+    res = cli("cache", "--kind", "features")
+    assert res.exit_code == 0 and res.output.startswith("features ") and len(res.output.splitlines()) == 1
+
+
+def test_help_says_what_each_option_does_and_no_more():
+    from click.testing import CliRunner
+
+    def help_of(command):
+        return CliRunner().invoke(main, [command, "--help"], terminal_width=200).output
+
+    features = help_of("features")
+    assert "Parallel worker processes for the extraction." in features and "--force" in features
+    assert "labels" not in features.replace("label,", "")  # the file holds a label column only when the data do
+    for command in ("validate", "features"):
+        assert "--resume" not in help_of(command), command
+    assert "(with --resume) the run's own" in help_of("run")
+
+
+def test_shell_completion_works_as_the_readme_says(tmp_path):
+    """The README's line (click's completion) prints a script, and the script's protocol completes."""
+    readme = (REPO / "README.md").read_text()
+    assert 'eval "$(_RANKBENCH_COMPLETE=bash_source rankbench)"' in readme
+    env = {**os.environ, "_RANKBENCH_COMPLETE": "bash_source"}
+    script = subprocess.run([sys.executable, "-m", "rankbench"], capture_output=True, text=True, env=env, timeout=60)
+    assert script.returncode == 0 and "_rankbench_completion()" in script.stdout
+    env = {**os.environ, "_RANKBENCH_COMPLETE": "bash_complete", "COMP_WORDS": "rankbench list ran", "COMP_CWORD": "2"}
+    words = subprocess.run([sys.executable, "-m", "rankbench"], capture_output=True, text=True, env=env, timeout=60)
+    assert words.stdout.split() == ["plain,rankers"]

@@ -38,7 +38,7 @@ from ..config import (
     ranker_params,
 )
 from ..datasets.base import Dataset
-from ..errors import ConfigError, RankbenchError
+from ..errors import ConfigError, ErrorList, RankbenchError
 from ..params import check_params
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views
@@ -177,31 +177,43 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
             loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
         dataset = loaded[dkey]
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
-        try:
-            protocol.check_dataset(dataset)
-            protocol.check_features([f.key for f in cfg.features])
-        except ConfigError as exc:  # a protocol names the key path; the file comes from here
-            msg = str(exc)
-            raise type(exc)(msg if msg.startswith(origin) else f"{origin}: {msg}") from None
+        errors = ErrorList()
+        for check, arg in ((protocol.check_dataset, dataset), (protocol.check_features, [f.key for f in cfg.features])):
+            try:
+                check(arg)
+            except ConfigError as exc:  # a protocol names the key path; the file comes from here
+                msg = str(exc)
+                errors.messages.append(msg if msg.startswith(origin) else f"{origin}: {msg}")
         methods = []
-        for rcfg in cfg.rankers:
-            spec = _method(rcfg, cfg, origin)
-            probe = spec.make(0)
-            protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
-            if not spec.feature_sets:
-                raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
-            if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
-                raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
-                                  f"feature matrix; use combine: concat")
-            methods.append(spec)
+        for rcfg in cfg.run_rankers():
+            with errors.check():
+                methods.append(_checked_method(rcfg, cfg, protocol, origin))
+        errors.raise_any()
         out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, methods))
     return Plan(experiment, out)
 
 
+def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
+    """One ranker entry as a method, checked against the protocol."""
+    spec = _method(rcfg, cfg, origin)
+    probe = spec.make(0)
+    protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
+    if not spec.feature_sets:
+        raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
+    if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
+        raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
+                          f"feature matrix; use combine: concat")
+    return spec
+
+
 # ----------------------------------------------------------------------------- features and splits
 def _features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: dict) -> dict[str, np.ndarray]:
+    """The feature sets the setting's methods use (every set when the protocol's split reads them)."""
+    used = {n for m in sp.methods for n in m.feature_sets}
     feats = {}
     for f in sp.config.features:
+        if f.key not in used and not sp.protocol.split_uses_features:
+            continue
         extractor = features.build(f.extractor, f.params(), f"features.{f.key}")
         fkey = sp.dataset.fingerprint + json.dumps(extractor.cache_key(), sort_keys=True, default=str)
         if fkey not in cache:
