@@ -482,3 +482,16 @@ def test_shell_completion_works_as_the_readme_says(tmp_path):
     env = {**os.environ, "_RANKBENCH_COMPLETE": "bash_complete", "COMP_WORDS": "rankbench list ran", "COMP_CWORD": "2"}
     words = subprocess.run([sys.executable, "-m", "rankbench"], capture_output=True, text=True, env=env, timeout=60)
     assert words.stdout.split() == ["plain,rankers"]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("config", ["prosser/viper_p316", "sharaf/pubfig", "yuli/umist_table3_K", "merler/corel5k",
+                                    "yan/towncentre6_methods"])
+def test_methods_on_each_papers_config_with_its_data(cli, shared_data, config):
+    """Every check run makes, on the real data, for the config's last ranker alone."""
+    from rankbench.config import load_experiment
+
+    path = REPO / "configs" / f"{config}.yaml"
+    last = load_experiment(path).config.rankers[-1].name
+    res = cli("validate", path, "--data-root", shared_data, "--methods", last)
+    assert res.exit_code == 0 and "1 ranker(s)" in res.output, res.output
