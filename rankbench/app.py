@@ -15,6 +15,7 @@ Example (Python)::
 
 from __future__ import annotations
 
+import contextlib
 import io
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -136,34 +137,39 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             "overrides": [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.sets],
             "trials": overrides.trials, "seed": overrides.seed, "regress": overrides.regress,
             "methods": overrides.methods})
-    if resume is not None:
-        folder = RunFolder.open(resume)
-        if not folder.has_splits():
-            raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
-        exp = _resume_experiment(folder, config, overrides)
-        options = _resume_data_root(folder, options)
-        new = False
-    elif config is None:
-        raise ConfigError("run: give a config file, or --resume RUN_DIR")
-    else:
-        exp = load_experiment(config, overrides)
-        new = True
-    p = plan(exp, options.data_root)
-    if new:
-        folder = RunFolder.create(out, results_root, exp.name)
-    folder.check_writable()
-    try:
+    command = " ".join(options.invocation.get("argv") or ["rankbench.app.run", str(config or resume)])
+    with contextlib.ExitStack() as held:
+        if resume is not None:
+            folder = RunFolder.open(resume)
+            if not folder.has_splits():
+                raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
+            folder.check_writable()
+            held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
+            exp = _resume_experiment(folder, config, overrides)
+            options = _resume_data_root(folder, options)
+            new = False
+        elif config is None:
+            raise ConfigError("run: give a config file, or --resume RUN_DIR")
+        else:
+            exp = load_experiment(config, overrides)
+            new = True
+        p = plan(exp, options.data_root)
         if new:
-            folder.write_config(exp.data)
-        outcome = execute(p, folder, options, resume=not new)
-    except RunInterrupted:
-        _report_quietly(folder, plots if plots is not None else exp.config.output.plots)
-        raise
-    except BaseException:
-        if new:
-            folder.remove_if_empty_of_results()
-        raise
-    built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
+            folder = RunFolder.create(out, results_root, exp.name)
+            folder.check_writable()
+            held.enter_context(folder.lock(command))
+        try:
+            if new:
+                folder.write_config(exp.data)
+            outcome = execute(p, folder, options, resume=not new)
+        except RunInterrupted:
+            _report_quietly(folder, plots if plots is not None else exp.config.output.plots)
+            raise
+        except BaseException:
+            if new:
+                folder.remove_if_empty_of_results()
+            raise
+        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
     return RunResult(folder, outcome, built)
 
 
@@ -183,8 +189,10 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None)
     Returns what :func:`rankbench.report.build.build_report` returns (``markdown``, ``latex``,
     ``summary``, ``plots``, ...).
     """
+    folder = RunFolder.open(run_dir)
     try:
-        return build_report(RunFolder.open(run_dir), plots=plots, max_rank=max_rank)
+        with folder.lock("rankbench report"):  # not while a run writes the same files
+            return build_report(folder, plots=plots, max_rank=max_rank)
     except OSError as exc:
         raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
 

@@ -319,6 +319,31 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     assert len(list((out / "trials").glob("*.json"))) == 40
 
 
+def test_a_second_writer_of_a_running_run_is_refused(cli, tmp_path):
+    """--resume (or report) of a folder that a run is still writing: one line naming the holder."""
+    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
+    gate = tmp_path / "gate-open"
+    text = SMALL.replace("{name: Bhattacharyya, ranker: bhattacharyya}",
+                         f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}")
+    cfg = write(tmp_path, text)
+    out = tmp_path / "busy"
+    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        _wait_for_results(proc, out, 3)
+        before = sorted(p.name for p in out.iterdir())
+        for args in (("report", out), ("run", "--resume", out)):  # report first: without a lock it returns
+            one_line_error(cli(*args), f"{out}: another rankbench writes this run folder (pid {proc.pid} on ",
+                           f"rankbench run {cfg} --out {out} --quiet)")
+        assert sorted(p.name for p in out.iterdir()) == before  # the refused writers wrote nothing
+    finally:
+        gate.touch()
+        proc.communicate(timeout=600)
+    assert proc.returncode == 0
+    assert cli("report", out).exit_code == 0
+
+
 def test_killed_run_resumes_with_its_data_root(tmp_path):
     """A run killed outright (SIGKILL: no handler, no exit path) has already recorded its data root
     and an open session, so ``--resume`` from another folder needs no --data-root."""
