@@ -35,10 +35,11 @@ from .report.claims import claims_markdown, grade_claims
 from .report.compare import Comparison, compare_methods, compare_runs
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
+from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown", "validate", "run",
            "report", "check", "export_features", "collect", "compare", "components", "describe_component",
-           "load_results"]
+           "load_results", "configure_logging", "progress_shown"]
 
 
 # ----------------------------------------------------------------------------- validate

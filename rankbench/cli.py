@@ -1,18 +1,21 @@
 """The ``rankbench`` command line: parses arguments, calls :mod:`rankbench.app`, prints the result.
 
-Every user mistake is one line on stderr, ``rankbench: error: ...``, and exit status 1 (2 for a
-command-line usage error, 130 after Ctrl-C); a traceback means a bug in rankbench.
+Every user mistake is one line on stderr, ``rankbench: error: ...`` (one line per mistake when
+``validate`` finds several), and exit status 1 (2 for a command-line usage error, 130 after
+Ctrl-C, 143 after SIGTERM); a traceback means a bug in rankbench. Progress and warnings go to
+stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` adds debug events.
 """
 
 from __future__ import annotations
 
 import functools
+import signal
 import sys
 
 import click
 
 from . import __version__
-from .errors import RankbenchError
+from .errors import RankbenchError, Terminated
 
 
 def _fail(message: str, status: int = 1) -> None:
@@ -20,25 +23,39 @@ def _fail(message: str, status: int = 1) -> None:
     sys.exit(status)
 
 
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
 def user_errors(fn):
-    """Turn a user mistake into one line on stderr and a non-zero exit."""
+    """Turn a user mistake into one line on stderr and a non-zero exit; set up logging from the
+    command's ``-q`` / ``-v``; handle SIGTERM as Ctrl-C (what was kept, how to resume)."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        from .app import RunInterrupted
+    def wrapper(*args, quiet: bool = False, verbose: bool = False, **kwargs):
+        from .app import RunInterrupted, configure_logging
 
+        configure_logging(-1 if quiet else 1 if verbose else 0)
+        try:
+            signal.signal(signal.SIGTERM, _terminate)
+        except ValueError:  # not the main thread (an embedding program): leave SIGTERM alone
+            pass
         try:
             return fn(*args, **kwargs)
         except RunInterrupted as exc:
-            _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", 130)
+            _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", 143 if exc.terminated else 130)
         except RankbenchError as exc:  # several independent mistakes (validate): one line each
             for message in getattr(exc, "messages", None) or [str(exc).replace("\n", " ")]:
                 click.echo(f"rankbench: error: {message}", err=True)
             sys.exit(1)
+        except Terminated:
+            _fail("terminated (SIGTERM)", 143)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
 
-    return wrapper
+    return click.option("--verbose", "-v", is_flag=True, help="Also debug events (each job started, each fit's "
+                        "progress).")(click.option("--quiet", "-q", is_flag=True,
+                                                   help="Warnings and errors only: no progress.")(wrapper))
 
 
 class _Group(click.Group):
@@ -167,10 +184,9 @@ def main():
 @click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
 @click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @user_errors
 def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
-        no_cache, no_plots, quiet):
+        no_cache, no_plots):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -187,7 +203,7 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     from . import app
 
     options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
-                                dask_timeout=dask_timeout, use_cache=not no_cache, progress=not quiet,
+                                dask_timeout=dask_timeout, use_cache=not no_cache, progress=app.progress_shown(),
                                 invocation={"argv": _command_line(), "overrides": list(sets),
                                             "trials": trials, "seed": seed, "regress": regress,
                                             "methods": _overrides((), methods=methods).methods})
@@ -319,9 +335,8 @@ def check(run_dir, expected):
 @_data_root
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Parallel worker processes for the extraction.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @user_errors
-def features(config, out, force, data_root, jobs, quiet):
+def features(config, out, force, data_root, jobs):
     """Extract CONFIG's feature sets for the whole dataset into an .npz file.
 
     The file holds ids (one per item), the item columns the dataset has among identity, cam,
@@ -333,7 +348,7 @@ def features(config, out, force, data_root, jobs, quiet):
     """
     from . import app
 
-    shapes = app.export_features(config, out, data_root, jobs, progress=not quiet, overwrite=force)
+    shapes = app.export_features(config, out, data_root, jobs, progress=app.progress_shown(), overwrite=force)
     click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in shapes.items()))
 
 

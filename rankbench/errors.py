@@ -32,6 +32,10 @@ class InputError(RankbenchError, ValueError):
     not a multiple of a histogram size). A ``ValueError`` for Python callers, one line in the CLI."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``), handled as Ctrl-C is: what was kept is saved and said (exit 143)."""
+
+
 class ConfigErrors(ConfigError):
     """Several independent mistakes of one config, found together; each is one line of
     ``messages`` (the CLI prints one ``rankbench: error:`` line per message)."""

@@ -97,6 +97,11 @@ def trial_name(setting: str, trial: int, method: str) -> str:
     return f"{safe}-{tag}-t{trial:03d}.json"
 
 
+def job_id(setting: str, trial: int, method: str) -> str:
+    """A job's id: its result file's name without ``.json`` (names its heartbeat too)."""
+    return trial_name(setting, trial, method).removesuffix(".json")
+
+
 def parse_record(text: str) -> dict[str, Any]:
     """A trial record from its JSON text; ValueError naming what is wrong."""
     rec = json.loads(text)

@@ -90,11 +90,11 @@ def _interrupt_after(monkeypatch, n):
     real = runner.run_job
     calls = {"n": 0}
 
-    def interrupting(*args):
+    def interrupting(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == n:
             raise KeyboardInterrupt
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(runner, "run_job", interrupting)
     return lambda: monkeypatch.setattr(runner, "run_job", real)

@@ -1,22 +1,48 @@
-"""Progress that a researcher can follow on a terminal and in a log file.
+"""Progress that a researcher can follow on a terminal and in a log file, from a run down to a fit.
 
-On a terminal a tqdm bar is drawn (and removed when done). When stderr is not a terminal (CI,
-``nohup``, a batch job), a plain line is printed per finished step instead, with the elapsed time
-and an estimate of what remains, at most every ``min_interval`` seconds (always for the last
-step), so a log shows where a long run stands without being flooded.
+rankbench talks to its user through the standard :mod:`logging` module (loggers under
+``rankbench``); :func:`configure_logging` is what the command line sets up: INFO by default (one
+line per event, with the time elapsed since the command started), warnings and errors only with
+``-q``, DEBUG with ``-v``, and Python warnings as one logged line each. On a terminal, work that
+takes a while is drawn as a live tqdm bar instead of the INFO lines.
+
+Three pieces:
+
+:func:`tick`
+    the hook a long loop inside a fit calls (``tick("round", t + 1, n_rounds)``). It costs one
+    context-variable look-up unless the engine installed a :class:`FitReporter` for the current
+    job (:func:`reporting`); the reporter keeps the latest position of each loop (an outer loop's
+    tick forgets the inner loops of its previous iteration) and passes the job's state on at most
+    once per ``interval`` seconds. Rankers import only this function: they never learn about the
+    engine. A fit that starts threads of its own reports from its own thread only.
+:class:`RunProgress`
+    a run's jobs: which are running and how far their fits are, which finished, and the time
+    left, estimated per method (:func:`estimate_eta`) from the wall times of the method's finished
+    jobs; until a method has finished one it says so instead of guessing.
+:class:`Progress`
+    the steps of one piece of work (feature extraction): a bar, or a log line at most every
+    ``min_interval`` seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
+import threading
 import time
-from typing import Callable, Iterable, Iterator, TypeVar
+import warnings
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
 
-T = TypeVar("T")
+log = logging.getLogger("rankbench.progress")
 
 
 def fmt_duration(seconds: float) -> str:
-    """``42 s``, ``3.5 min``, ``1.2 h``."""
+    """``0.4 s``, ``42 s``, ``3.5 min``, ``1.2 h``."""
+    if seconds < 9.95:
+        return f"{seconds:.1f} s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -24,16 +50,358 @@ def fmt_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def _is_tty(stream) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+# ----------------------------------------------------------------------------- logging
+class _Elapsed(logging.Formatter):
+    """``[  12.3 s] message`` (``warning: `` before a warning's message): one line per event."""
+
+    def __init__(self):
+        super().__init__()
+        self.t0 = time.monotonic()
+
+    def format(self, record: logging.LogRecord) -> str:
+        level = "" if record.levelno < logging.WARNING else f"{record.levelname.lower()}: "
+        text = " ".join(record.getMessage().split("\n"))
+        return f"[{fmt_duration(time.monotonic() - self.t0):>8}] {level}{text}"
+
+
+class _BarSafeHandler(logging.StreamHandler):
+    """Writes to ``stream`` (default: stderr as it is at each event; a test runner swaps it), above
+    a live tqdm bar (``tqdm.write``) when the stream is a terminal."""
+
+    def __init__(self, stream=None):
+        logging.Handler.__init__(self)
+        self._stream = stream
+
+    @property
+    def stream(self):
+        return self._stream or sys.stderr
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not _is_tty(self.stream):
+            return super().emit(record)
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(self.format(record), file=self.stream)
+        except Exception:  # noqa: BLE001 - logging must never raise
+            self.handleError(record)
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"{category.__name__}: {message} ({Path(filename).name}:{lineno})"
+
+
+def configure_logging(verbosity: int = 0, stream=None) -> None:
+    """Set up the ``rankbench`` loggers for a command: ``verbosity`` -1 (``-q``) warnings and errors,
+    0 progress events (INFO), 1 (``-v``) DEBUG; Python warnings as one logged line each (with the
+    file and line that raised them, not the source text)."""
+    level = logging.WARNING if verbosity < 0 else logging.DEBUG if verbosity > 0 else logging.INFO
+    handler = _BarSafeHandler(stream)
+    handler.setFormatter(_Elapsed())
+    for name in ("rankbench", "py.warnings"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level)
+        logger.propagate = False
+    logging.captureWarnings(True)
+    warnings.formatwarning = _one_line_warning
+
+
+def progress_shown() -> bool:
+    """Whether progress events reach the user (INFO is enabled for rankbench's loggers)."""
+    return log.isEnabledFor(logging.INFO)
+
+
+# ----------------------------------------------------------------------------- the hook
+class FitReporter:
+    """Receives one job's :func:`tick` calls and passes the job's state to ``sink``.
+
+    Parameters
+    ----------
+    job : the job's id (what ``sink`` is told about).
+    sink : called with the state ``{"job", "started", "updated", "loops": {what: [done, total]}}``,
+        when the reporter starts and then at most once per ``interval`` seconds.
+    interval : least seconds between two calls of ``sink``.
+    """
+
+    def __init__(self, job: str, sink: Callable[[dict[str, Any]], None], interval: float = 1.0):
+        self.job, self.sink, self.interval = job, sink, interval
+        self.loops: dict[str, list[int | None]] = {}
+        self.started = time.time()
+        self._last = time.monotonic()
+        sink(self.state())
+
+    def tick(self, what: str, done: int, total: int | None) -> None:
+        if what in self.loops:  # the loops ticked after this one were its previous iteration's
+            names = list(self.loops)
+            for inner in names[names.index(what) + 1:]:
+                del self.loops[inner]
+        self.loops[what] = [int(done), None if total is None else int(total)]
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            self.sink(self.state())
+
+    def state(self) -> dict[str, Any]:
+        return {"job": self.job, "started": self.started, "updated": time.time(),
+                "loops": {k: list(v) for k, v in self.loops.items()}}
+
+
+_reporter: ContextVar[FitReporter | None] = ContextVar("rankbench_fit_reporter", default=None)
+
+
+def tick(what: str, done: int, total: int | None = None) -> None:
+    """A long loop of a fit says how far it is: ``tick("round", t + 1, n_rounds)``, ``tick("C",
+    k + 1, len(grid))`` (``total`` None when unknown). A no-op unless the engine reports the
+    current job's progress."""
+    reporter = _reporter.get()
+    if reporter is not None:
+        reporter.tick(what, done, total)
+
+
+@contextlib.contextmanager
+def reporting(reporter: FitReporter):
+    """Route :func:`tick` calls of the code run inside the block (this thread) to ``reporter``."""
+    token = _reporter.set(reporter)
+    try:
+        yield reporter
+    finally:
+        _reporter.reset(token)
+
+
+def describe_loops(loops: dict[str, list]) -> str:
+    """``round 120/200, C 3/10``."""
+    return ", ".join(f"{k} {d}" + (f"/{t}" if t else "") for k, (d, t) in loops.items())
+
+
+# ----------------------------------------------------------------------------- the ETA
+class Estimate(NamedTuple):
+    """Seconds left for the methods already timed, and the methods with jobs left but no timing."""
+
+    seconds: float
+    untimed: list[str]
+
+    def text(self) -> str:
+        if not self.untimed:
+            return f"about {fmt_duration(self.seconds)} left"
+        known = f"more than {fmt_duration(self.seconds)} left; " if self.seconds >= 1 else ""
+        return f"{known}estimating {', '.join(self.untimed)} (no finished job yet)"
+
+
+def estimate_eta(queued: dict[str, int], running: list[tuple[str, float]], timings: dict[str, list[float]],
+                 workers: int) -> Estimate:
+    """The time until every job is done, per method from its finished jobs' wall times.
+
+    Parameters
+    ----------
+    queued : jobs not started yet, per method.
+    running : (method, seconds it has run) of every job in progress.
+    timings : wall times of each method's finished jobs (this session's and earlier ones').
+    workers : how many jobs run at once.
+
+    Each job left is expected to take its method's mean wall time (a running job: the mean less
+    what it has run, at least nothing); the work is shared by the workers, and no estimate is
+    shorter than the longest single job left. Methods with jobs left and no finished job are
+    ``untimed``: their share is not guessed.
+    """
+    mean = {m: sum(v) / len(v) for m, v in timings.items() if v}
+    left = [(m, mean.get(m)) for m, n in queued.items() for _ in range(n)]
+    left += [(m, None if m not in mean else max(mean[m] - ran, 0.0)) for m, ran in running]
+    untimed = sorted({m for m, s in left if s is None})
+    known = [s for _, s in left if s is not None]
+    seconds = max(sum(known) / max(workers, 1), max(known, default=0.0))
+    return Estimate(seconds, untimed)
+
+
+# ----------------------------------------------------------------------------- a run's jobs
+class JobInfo(NamedTuple):
+    id: str
+    method: str
+    label: str
+
+
+class RunProgress:
+    """What a run's jobs are doing, for its user (see the module docstring).
+
+    Parameters
+    ----------
+    name : the run (the config's name).
+    jobs : the jobs of this session, in the order they are handed out.
+    workers : how many run at once.
+    timings : wall times of each method's jobs finished in earlier sessions (a resumed run).
+    enabled : False = silent (``-q``).
+    stream : where a terminal bar goes (default stderr); anything but a terminal gets log lines.
+    every : least seconds between two log lines about jobs in progress (log mode).
+    """
+
+    def __init__(self, name: str, jobs: list[JobInfo], workers: int = 1,
+                 timings: dict[str, list[float]] | None = None, enabled: bool = True, stream=None,
+                 every: float = 30.0):
+        self.name, self.workers, self.every = name, max(1, workers), every
+        self.jobs = {j.id: j for j in jobs}
+        self.timings = {m: list(v) for m, v in (timings or {}).items()}
+        self.queued: dict[str, int] = {}
+        for j in jobs:
+            self.queued[j.method] = self.queued.get(j.method, 0) + 1
+        self.running: dict[str, dict[str, Any]] = {}   # id -> latest state
+        self._finished: set[str] = set()   # a late heartbeat of one of these is not news
+        self.done = 0
+        self.total = len(jobs)
+        self.enabled = enabled and self.total > 0
+        self.stream = stream or sys.stderr
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._last_status = time.monotonic()
+        self._bar = None
+        if self.enabled and _is_tty(self.stream):
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.total, desc=name, leave=False, dynamic_ncols=True, file=self.stream,
+                             bar_format="{desc}: {n_fmt}/{total_fmt} jobs |{bar}| {elapsed}{postfix}")
+        elif self.enabled:
+            log.info(f"{name}: {self.total} job(s) on {self.workers} worker(s)")
+
+    # ------------------------------------------------------------------ events
+    def started(self, job_id: str, state: dict[str, Any] | None = None) -> None:
+        """A job began (``state``: its fit's progress so far)."""
+        with self._lock:
+            if job_id in self.running or job_id in self._finished or job_id not in self.jobs:
+                return
+            job = self.jobs[job_id]
+            self.queued[job.method] = max(0, self.queued.get(job.method, 0) - 1)
+            self.running[job_id] = state or {"started": time.time(), "loops": {}}
+            log.debug(f"{self.name}: started {job.label}")
+            self._show()
+
+    def update(self, job_id: str, state: dict[str, Any]) -> None:
+        """The progress of a running job's fit (a :class:`FitReporter` state)."""
+        with self._lock:
+            if job_id not in self.running:  # (a finished job's late heartbeat is ignored there)
+                self.started(job_id, state)
+                return
+            self.running[job_id] = state
+            log.debug(f"{self.name}: {self.jobs[job_id].label}: {describe_loops(state.get('loops', {}))}")
+            self._show()
+
+    def finished(self, job_id: str, wall_s: float | None, said: list[dict] | None = None) -> None:
+        """A job's result is saved (it took ``wall_s`` seconds; ``said``: the warnings it raised,
+        ``{"text", "count"}``, logged as warnings naming the job)."""
+        with self._lock:
+            job = self.jobs.get(job_id)
+            if job is None or job_id in self._finished:
+                return
+            for w in said or []:
+                log.warning(f"{job.label}: {w['text']}" + (f" ({w['count']} times)" if w.get("count", 1) > 1 else ""))
+            self._finished.add(job_id)
+            if self.running.pop(job_id, None) is None:  # finished before anyone saw it start
+                self.queued[job.method] = max(0, self.queued.get(job.method, 0) - 1)
+            if wall_s is not None:
+                self.timings.setdefault(job.method, []).append(float(wall_s))
+            self.done += 1
+            took = f" ({fmt_duration(wall_s)})" if wall_s is not None else ""
+            if self._bar is not None:
+                self._bar.update(1)
+                self._show()
+            elif self.enabled:
+                tail = f"; {self.estimate().text()}" if self.done < self.total else ""
+                log.info(f"{self.name}: {self.done}/{self.total} done: {job.label}{took}{tail}")
+                self._last_status = time.monotonic()
+
+    def set_running(self, job_ids: set[str], states: dict[str, dict] | None = None) -> None:
+        """The jobs in progress as an executor sees them now (heartbeats, a scheduler's view);
+        jobs that stopped showing are left to :meth:`finished`."""
+        states = states or {}
+        for job_id in job_ids:
+            if job_id in states:
+                self.update(job_id, states[job_id])
+            else:
+                self.started(job_id)
+
+    # ------------------------------------------------------------------ watching
+    def watch(self, poll: Callable[[], None] | None = None, interval: float = 1.0) -> None:
+        """Refresh the display every ``interval`` seconds in a background thread, first calling
+        ``poll`` (e.g. reading the workers' heartbeats) when given."""
+        if not self.enabled or self._watcher is not None:
+            return
+
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                try:
+                    if poll is not None:
+                        poll()
+                    with self._lock:
+                        self._show()
+                except Exception:  # noqa: BLE001 - progress must never stop a run
+                    log.debug("progress watcher", exc_info=True)
+
+        self._watcher = threading.Thread(target=loop, name="rankbench-progress", daemon=True)
+        self._watcher.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
+            self._watcher = None
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> "RunProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ showing
+    def estimate(self) -> Estimate:
+        now = time.time()
+        running = [(self.jobs[i].method, now - float(s.get("started", now))) for i, s in self.running.items()]
+        return estimate_eta(self.queued, running, self.timings, self.workers)
+
+    def running_text(self, limit: int = 3) -> str:
+        """``ELF trial 0 (round 120/200, 4.0 min), ...``: the jobs in progress, longest first."""
+        now = time.time()
+        rows = sorted(self.running.items(), key=lambda kv: float(kv[1].get("started", now)))
+        parts = []
+        for job_id, s in rows[:limit]:
+            loops = describe_loops(s.get("loops", {}))
+            ran = fmt_duration(now - float(s.get("started", now)))
+            parts.append(f"{self.jobs[job_id].label} ({loops + ', ' if loops else ''}{ran})")
+        more = f", +{len(rows) - limit} more" if len(rows) > limit else ""
+        return ", ".join(parts) + more
+
+    def _show(self) -> None:
+        """Redraw the bar, or (log mode) a line about the jobs in progress every ``every`` s."""
+        if not self.enabled or self.done >= self.total:
+            return
+        if self._bar is not None:
+            running = self.running_text(limit=2)
+            self._bar.set_postfix_str(f"{self.estimate().text()}" + (f" | running: {running}" if running else ""),
+                                      refresh=True)
+            return
+        now = time.monotonic()
+        if self.running and now - self._last_status >= self.every:
+            self._last_status = now
+            log.info(f"{self.name}: {self.done}/{self.total} done; running: {self.running_text(limit=8)}; "
+                     f"{self.estimate().text()}")
+
+
+# ----------------------------------------------------------------------------- one piece of work
 class Progress:
     """Counts finished steps of one piece of work and reports them (bar or log lines).
 
     Parameters
     ----------
     total : number of steps.
-    desc : what the work is (``"viper_p316"``, ``"features elf_strips"``).
+    desc : what the work is (``"features elf_strips"``).
     enabled : False = silent.
     min_interval : least seconds between two log lines (log mode only).
-    stream : where to write (default stderr); a tty gets a bar, anything else log lines.
+    stream : where a bar goes (default stderr); anything but a terminal gets log lines.
     """
 
     def __init__(self, total: int, desc: str = "", enabled: bool = True, min_interval: float = 0.0,
@@ -47,7 +415,7 @@ class Progress:
         self.t0 = time.perf_counter()
         self._last_line = -float("inf")
         self._bar = None
-        if self.enabled and getattr(self.stream, "isatty", lambda: False)():
+        if self.enabled and _is_tty(self.stream):
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=self.total, desc=desc, leave=False, dynamic_ncols=True, file=self.stream)
@@ -70,8 +438,7 @@ class Progress:
         eta = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
         tail = f", about {fmt_duration(eta)} left" if self.done < self.total else ""
         label = f" {what}" if what else ""
-        print(f"[{self.desc}] {self.done}/{self.total}{label} done; {fmt_duration(elapsed)} elapsed{tail}",
-              file=self.stream, flush=True)
+        log.info(f"{self.desc}: {self.done}/{self.total}{label} done; {fmt_duration(elapsed)} elapsed{tail}")
 
     def close(self) -> None:
         if self._bar is not None:
@@ -83,14 +450,3 @@ class Progress:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def track(items: Iterable[T], total: int | None = None, desc: str = "", enabled: bool = True,
-          min_interval: float = 30.0, label: Callable[[T], str] | None = None) -> Iterator[T]:
-    """Iterate ``items`` and report each one as finished when the loop comes back for the next."""
-    items = list(items) if total is None else items
-    n = len(items) if total is None else total
-    with Progress(n, desc, enabled, min_interval) as p:
-        for it in items:
-            yield it
-            p.step(label(it) if label else "")

@@ -260,11 +260,11 @@ def test_local_run_interrupted_resumes_on_dask(cluster, reference, tmp_path, env
     client.wait_for_workers(1, timeout=60)
     real, calls = runner.run_job, {"n": 0}
 
-    def interrupting(*args):
+    def interrupting(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 11:
             raise KeyboardInterrupt
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(runner, "run_job", interrupting)
     out = tmp_path / "run"
