@@ -319,6 +319,60 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     assert len(list((out / "trials").glob("*.json"))) == 40
 
 
+def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
+    """``kill PID`` of a parallel run: exit 143, one line with what was saved and the resume
+    command (as Ctrl-C), finished results on disk, and the resume completes the run."""
+    import signal
+
+    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
+    gate = tmp_path / "gate-open"
+    text = SMALL.replace("trials: 3", "trials: 4").replace(
+        "{name: Bhattacharyya, ranker: bhattacharyya}", f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}")
+    cfg = write(tmp_path, text)
+    out = tmp_path / "term"
+    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q", "--jobs", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    _wait_for_results(proc, out, 4)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines() == [f"rankbench: error: terminated (SIGTERM): 4 of 8 results saved in {out}; "
+                                        f"continue with: rankbench run --resume {out}"]
+    gate.touch()
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert len(list((out / "trials").glob("*.json"))) == 8
+
+
+def test_log_shows_jobs_and_the_fits_progress_in_worker_processes(cli, tmp_path):
+    """Without a terminal: one line per event with the elapsed time. -v adds each job's start and
+    its fit's steps, read from the workers' heartbeats; a warning raised in a worker's fit is one
+    line naming the job; -q leaves the warnings only."""
+    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
+    text = SMALL.replace("trials: 3", "trials: 2").replace(
+        "{name: Bhattacharyya, ranker: bhattacharyya}",
+        f"{{name: Slow, ranker: '{plugin}:SlowL1', delay: 3.0, ticks: 12, warn: 'beta below the bound'}}")
+    cfg = write(tmp_path, text)
+    res = cli("run", cfg, "--out", tmp_path / "v", "--jobs", "2", "-v")
+    assert res.exit_code == 0, res.output
+    log = [line for line in res.output.splitlines() if line.startswith("[")]
+    assert any(line.endswith("small: 4 job(s) on 2 worker(s)") for line in log)
+    assert any(line.endswith("small: started Slow trial 0") for line in log)
+    assert any("small: Slow trial 0: step " in line and line.endswith("/12") for line in log)
+    assert any("small: 4/4 done: " in line for line in log)
+    warned = [line for line in log if "warning:" in line]
+    assert len(warned) == 2 and all("UserWarning: beta below the bound" in line for line in warned)
+    assert {w.split("warning: ")[1].split(":")[0] for w in warned} == {"Slow trial 0", "Slow trial 1"}
+    res = cli("run", cfg, "--out", tmp_path / "q", "--jobs", "2", "-q")
+    quiet = sorted(line.split("] ", 1)[1] for line in res.output.splitlines() if line.startswith("["))
+    assert quiet == sorted(w.split("] ", 1)[1] for w in warned)
+    res = cli("run", cfg, "--out", tmp_path / "default", "--jobs", "2")
+    log = [line for line in res.output.splitlines() if line.startswith("[")]
+    assert any(" done: " in line for line in log) and not any("started" in line for line in log)
+
+
 def test_a_second_writer_of_a_running_run_is_refused(cli, tmp_path):
     """--resume (or report) of a folder that a run is still writing: one line naming the holder."""
     plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"

@@ -27,7 +27,10 @@ Three pieces:
 from __future__ import annotations
 
 import contextlib
+import heapq
 import logging
+import math
+import statistics
 import sys
 import threading
 import time
@@ -107,7 +110,8 @@ def configure_logging(verbosity: int = 0, stream=None) -> None:
         logger.handlers[:] = [handler]
         logger.setLevel(level)
         logger.propagate = False
-    logging.captureWarnings(True)
+    logging.captureWarnings(False)  # then on again: installed afresh even if something (a test
+    logging.captureWarnings(True)   # runner) has put its own warnings.showwarning back meanwhile
     warnings.formatwarning = _one_line_warning
 
 
@@ -192,29 +196,52 @@ class Estimate(NamedTuple):
         return f"{known}estimating {', '.join(self.untimed)} (no finished job yet)"
 
 
-def estimate_eta(queued: dict[str, int], running: list[tuple[str, float]], timings: dict[str, list[float]],
+#: job times of one method vary (splits, machine load): at least this spread (a fraction of the
+#: method's mean) is assumed when its finished jobs show less or are too few to tell
+MIN_SPREAD = 0.2
+
+
+def _time_left(mean: float, spread: float, ran: float) -> float:
+    """Expected time left of a job that has run ``ran`` s, its method's job times ~ N(mean, spread):
+    E[T - ran | T > ran] (about ``mean - ran`` early on; small, never negative, past the mean)."""
+    z = (ran - mean) / spread
+    if z > 8:  # far in the tail: the inverse Mills ratio's limit
+        return spread / z
+    tail = 0.5 * math.erfc(z / math.sqrt(2))
+    return mean - ran + spread * math.exp(-z * z / 2) / math.sqrt(2 * math.pi) / tail
+
+
+def estimate_eta(queued: list[str], running: list[tuple[str, float]], timings: dict[str, list[float]],
                  workers: int) -> Estimate:
     """The time until every job is done, per method from its finished jobs' wall times.
 
     Parameters
     ----------
-    queued : jobs not started yet, per method.
+    queued : the method of every job not started yet, in the order they will be handed out.
     running : (method, seconds it has run) of every job in progress.
     timings : wall times of each method's finished jobs (this session's and earlier ones').
     workers : how many jobs run at once.
 
-    Each job left is expected to take its method's mean wall time (a running job: the mean less
-    what it has run, at least nothing); the work is shared by the workers, and no estimate is
-    shorter than the longest single job left. Methods with jobs left and no finished job are
-    ``untimed``: their share is not guessed.
+    A queued job is expected to take its method's mean wall time; a running job what is left of
+    it given how long it has run (:func:`_time_left`: the spread is the finished jobs' standard
+    deviation, at least :data:`MIN_SPREAD` of the mean). The jobs left are then handed, in order,
+    to whichever worker frees up first, as the executors do: the estimate is when the last one
+    ends (so a long job that starts late, alone, counts in full). Methods with jobs left and no
+    finished job are ``untimed``: their jobs count as taking no time (the estimate is then a lower
+    bound) and are named instead of guessed.
     """
-    mean = {m: sum(v) / len(v) for m, v in timings.items() if v}
-    left = [(m, mean.get(m)) for m, n in queued.items() for _ in range(n)]
-    left += [(m, None if m not in mean else max(mean[m] - ran, 0.0)) for m, ran in running]
-    untimed = sorted({m for m, s in left if s is None})
-    known = [s for _, s in left if s is not None]
-    seconds = max(sum(known) / max(workers, 1), max(known, default=0.0))
-    return Estimate(seconds, untimed)
+    stats = {}
+    for m, times in timings.items():
+        if times:
+            mean = statistics.fmean(times)
+            stats[m] = mean, max(statistics.stdev(times) if len(times) > 1 else 0.0, MIN_SPREAD * mean)
+    untimed = sorted({m for m in queued if m not in stats} | {m for m, _ in running if m not in stats})
+    free = [_time_left(*stats[m], ran) if m in stats and stats[m][1] > 0 else 0.0 for m, ran in running]
+    free += [0.0] * max(0, workers - len(free))  # idle workers
+    heapq.heapify(free)
+    for m in queued:
+        heapq.heappush(free, heapq.heappop(free) + (stats[m][0] if m in stats else 0.0))
+    return Estimate(max(free, default=0.0), untimed)
 
 
 # ----------------------------------------------------------------------------- a run's jobs
@@ -244,9 +271,6 @@ class RunProgress:
         self.name, self.workers, self.every = name, max(1, workers), every
         self.jobs = {j.id: j for j in jobs}
         self.timings = {m: list(v) for m, v in (timings or {}).items()}
-        self.queued: dict[str, int] = {}
-        for j in jobs:
-            self.queued[j.method] = self.queued.get(j.method, 0) + 1
         self.running: dict[str, dict[str, Any]] = {}   # id -> latest state
         self._finished: set[str] = set()   # a late heartbeat of one of these is not news
         self.done = 0
@@ -273,7 +297,6 @@ class RunProgress:
             if job_id in self.running or job_id in self._finished or job_id not in self.jobs:
                 return
             job = self.jobs[job_id]
-            self.queued[job.method] = max(0, self.queued.get(job.method, 0) - 1)
             self.running[job_id] = state or {"started": time.time(), "loops": {}}
             log.debug(f"{self.name}: started {job.label}")
             self._show()
@@ -298,8 +321,7 @@ class RunProgress:
             for w in said or []:
                 log.warning(f"{job.label}: {w['text']}" + (f" ({w['count']} times)" if w.get("count", 1) > 1 else ""))
             self._finished.add(job_id)
-            if self.running.pop(job_id, None) is None:  # finished before anyone saw it start
-                self.queued[job.method] = max(0, self.queued.get(job.method, 0) - 1)
+            self.running.pop(job_id, None)
             if wall_s is not None:
                 self.timings.setdefault(job.method, []).append(float(wall_s))
             self.done += 1
@@ -361,7 +383,8 @@ class RunProgress:
     def estimate(self) -> Estimate:
         now = time.time()
         running = [(self.jobs[i].method, now - float(s.get("started", now))) for i, s in self.running.items()]
-        return estimate_eta(self.queued, running, self.timings, self.workers)
+        queued = [j.method for i, j in self.jobs.items() if i not in self.running and i not in self._finished]
+        return estimate_eta(queued, running, self.timings, self.workers)
 
     def running_text(self, limit: int = 3) -> str:
         """``ELF trial 0 (round 120/200, 4.0 min), ...``: the jobs in progress, longest first."""
