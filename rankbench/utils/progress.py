@@ -211,37 +211,65 @@ def _time_left(mean: float, spread: float, ran: float) -> float:
     return mean - ran + spread * math.exp(-z * z / 2) / math.sqrt(2 * math.pi) / tail
 
 
-def estimate_eta(queued: list[str], running: list[tuple[str, float]], timings: dict[str, list[float]],
+#: a running job's own progress is projected only once this share of its fit is done
+MIN_FRACTION = 0.05
+
+
+def fit_fraction(loops: dict[str, list]) -> float | None:
+    """The share of a fit done, from its loops' positions (outer loop first; each tick marks the
+    start of step ``done``): ``round 51/200`` is 0.25, ``cv point 3/16, cv fold 6/10`` is
+    (2 + 5/10) / 16. None when no loop has a known total."""
+    share, scale = 0.0, 1.0
+    for done, total in loops.values():
+        if not total:
+            break
+        share += scale * (done - 1) / total
+        scale /= total
+    return share if scale < 1.0 else None
+
+
+def estimate_eta(queued: list[str], running: list[tuple], timings: dict[str, list[float]],
                  workers: int) -> Estimate:
     """The time until every job is done, per method from its finished jobs' wall times.
 
     Parameters
     ----------
     queued : the method of every job not started yet, in the order they will be handed out.
-    running : (method, seconds it has run) of every job in progress.
+    running : (method, seconds it has run[, share of its fit done or None]) of every job in
+        progress (the share: :func:`fit_fraction`).
     timings : wall times of each method's finished jobs (this session's and earlier ones').
     workers : how many jobs run at once.
 
     A queued job is expected to take its method's mean wall time; a running job what is left of
     it given how long it has run (:func:`_time_left`: the spread is the finished jobs' standard
-    deviation, at least :data:`MIN_SPREAD` of the mean). The jobs left are then handed, in order,
-    to whichever worker frees up first, as the executors do: the estimate is when the last one
-    ends (so a long job that starts late, alone, counts in full). Methods with jobs left and no
-    finished job are ``untimed``: their jobs count as taking no time (the estimate is then a lower
-    bound) and are named instead of guessed.
+    deviation, at least :data:`MIN_SPREAD` of the mean). A running job of a method with no
+    finished job yet is projected from its own progress (``ran (1 - share) / share``, once
+    :data:`MIN_FRACTION` of it is done). The jobs left are then handed, in order, to whichever
+    worker frees up first, as the executors do: the estimate is when the last one ends (so a long
+    job that starts late, alone, counts in full). Methods with jobs left that neither way can time
+    are ``untimed``: their jobs count as taking no time (the estimate is then a lower bound) and
+    are named instead of guessed.
     """
     stats = {}
     for m, times in timings.items():
         if times:
             mean = statistics.fmean(times)
             stats[m] = mean, max(statistics.stdev(times) if len(times) > 1 else 0.0, MIN_SPREAD * mean)
-    untimed = sorted({m for m in queued if m not in stats} | {m for m, _ in running if m not in stats})
-    free = [_time_left(*stats[m], ran) if m in stats and stats[m][1] > 0 else 0.0 for m, ran in running]
+    untimed, free = {m for m in queued if m not in stats}, []
+    for m, ran, *share in running:
+        share = share[0] if share else None
+        if m in stats:
+            free.append(_time_left(*stats[m], ran) if stats[m][1] > 0 else 0.0)
+        elif share is not None and share >= MIN_FRACTION:
+            free.append(ran * (1 - share) / share)
+        else:
+            untimed.add(m)
+            free.append(0.0)
     free += [0.0] * max(0, workers - len(free))  # idle workers
     heapq.heapify(free)
     for m in queued:
         heapq.heappush(free, heapq.heappop(free) + (stats[m][0] if m in stats else 0.0))
-    return Estimate(max(free, default=0.0), untimed)
+    return Estimate(max(free, default=0.0), sorted(untimed))
 
 
 # ----------------------------------------------------------------------------- a run's jobs
@@ -382,7 +410,8 @@ class RunProgress:
     # ------------------------------------------------------------------ showing
     def estimate(self) -> Estimate:
         now = time.time()
-        running = [(self.jobs[i].method, now - float(s.get("started", now))) for i, s in self.running.items()]
+        running = [(self.jobs[i].method, now - float(s.get("started", now)), fit_fraction(s.get("loops", {})))
+                   for i, s in self.running.items()]
         queued = [j.method for i, j in self.jobs.items() if i not in self.running and i not in self._finished]
         return estimate_eta(queued, running, self.timings, self.workers)
 

@@ -14,6 +14,7 @@ from rankbench.utils.progress import (
     RunProgress,
     configure_logging,
     estimate_eta,
+    fit_fraction,
     reporting,
     tick,
 )
@@ -74,6 +75,19 @@ def test_eta_says_estimating_until_a_method_has_a_finished_job():
     assert est.untimed == ["ELF"] and est.seconds == pytest.approx(6.0)
     assert est.text() == "more than 6.0 s left; estimating ELF (no finished job yet)"
     assert estimate_eta(["L1"] * 3, [], {"L1": [2.0]}, 1).text() == "about 6.0 s left"
+
+
+def test_a_job_of_an_untimed_method_is_projected_from_its_own_progress():
+    assert fit_fraction({"round": [51, 200]}) == pytest.approx(0.25)
+    assert fit_fraction({"cv point": [3, 16], "cv fold": [6, 10], "newton": [4, None]}) == pytest.approx(2.5 / 16)
+    assert fit_fraction({"newton": [4, None]}) is None and fit_fraction({}) is None
+    # a quarter done in 100 s: 300 s left; the queued job of its method still cannot be timed
+    est = estimate_eta(["ELF"], [("ELF", 100.0, 0.25)], {}, workers=2)
+    assert est.seconds == pytest.approx(300.0) and est.untimed == ["ELF"]
+    assert estimate_eta([], [("ELF", 100.0, 0.25)], {}, workers=2) == (pytest.approx(300.0), [])
+    # too little done to say, or no loop with a total: not guessed
+    assert estimate_eta([], [("ELF", 5.0, 0.01)], {}, 1).untimed == ["ELF"]
+    assert estimate_eta([], [("ELF", 5.0, None)], {}, 1).untimed == ["ELF"]
 
 
 def _simulate(durations: list[tuple[str, float]], workers: int):
