@@ -127,8 +127,9 @@ class FitReporter:
     Parameters
     ----------
     job : the job's id (what ``sink`` is told about).
-    sink : called with the state ``{"job", "started", "updated", "loops": {what: [done, total]}}``,
-        when the reporter starts and then at most once per ``interval`` seconds.
+    sink : called with the state ``{"job", "started", "ticking", "updated", "loops": {what: [done,
+        total]}}`` (``ticking``: when the first tick came, None before), when the reporter starts
+        and then at most once per ``interval`` seconds.
     interval : least seconds between two calls of ``sink``.
     """
 
@@ -136,10 +137,13 @@ class FitReporter:
         self.job, self.sink, self.interval = job, sink, interval
         self.loops: dict[str, list[int | None]] = {}
         self.started = time.time()
+        self.ticking: float | None = None
         self._last = time.monotonic()
         sink(self.state())
 
     def tick(self, what: str, done: int, total: int | None) -> None:
+        if self.ticking is None:
+            self.ticking = time.time()
         if what in self.loops:  # the loops ticked after this one were its previous iteration's
             names = list(self.loops)
             for inner in names[names.index(what) + 1:]:
@@ -151,7 +155,7 @@ class FitReporter:
             self.sink(self.state())
 
     def state(self) -> dict[str, Any]:
-        return {"job": self.job, "started": self.started, "updated": time.time(),
+        return {"job": self.job, "started": self.started, "ticking": self.ticking, "updated": time.time(),
                 "loops": {k: list(v) for k, v in self.loops.items()}}
 
 
@@ -235,16 +239,17 @@ def estimate_eta(queued: list[str], running: list[tuple], timings: dict[str, lis
     Parameters
     ----------
     queued : the method of every job not started yet, in the order they will be handed out.
-    running : (method, seconds it has run[, share of its fit done or None]) of every job in
-        progress (the share: :func:`fit_fraction`).
+    running : (method, seconds it has run[, share of its fit done or None, seconds since its fit's
+        first tick]) of every job in progress (the share: :func:`fit_fraction`).
     timings : wall times of each method's finished jobs (this session's and earlier ones').
     workers : how many jobs run at once.
 
     A queued job is expected to take its method's mean wall time; a running job what is left of
     it given how long it has run (:func:`_time_left`: the spread is the finished jobs' standard
     deviation, at least :data:`MIN_SPREAD` of the mean). A running job of a method with no
-    finished job yet is projected from its own progress (``ran (1 - share) / share``, once
-    :data:`MIN_FRACTION` of it is done). The jobs left are then handed, in order, to whichever
+    finished job yet is projected from its own progress, once :data:`MIN_FRACTION` of it is done:
+    ``t (1 - share) / share`` with ``t`` the time since its first tick (what a fit does before its
+    loops, such as building its pairs, is not taken for a slow start of them). The jobs left are then handed, in order, to whichever
     worker frees up first, as the executors do: the estimate is when the last one ends (so a long
     job that starts late, alone, counts in full). Methods with jobs left that neither way can time
     are ``untimed``: their jobs count as taking no time (the estimate is then a lower bound) and
@@ -256,12 +261,12 @@ def estimate_eta(queued: list[str], running: list[tuple], timings: dict[str, lis
             mean = statistics.fmean(times)
             stats[m] = mean, max(statistics.stdev(times) if len(times) > 1 else 0.0, MIN_SPREAD * mean)
     untimed, free = {m for m in queued if m not in stats}, []
-    for m, ran, *share in running:
-        share = share[0] if share else None
+    for m, ran, *progress in running:
+        share, ticked = (progress + [None, None])[:2]
         if m in stats:
             free.append(_time_left(*stats[m], ran) if stats[m][1] > 0 else 0.0)
         elif share is not None and share >= MIN_FRACTION:
-            free.append(ran * (1 - share) / share)
+            free.append((ran if ticked is None else ticked) * (1 - share) / share)
         else:
             untimed.add(m)
             free.append(0.0)
@@ -410,8 +415,8 @@ class RunProgress:
     # ------------------------------------------------------------------ showing
     def estimate(self) -> Estimate:
         now = time.time()
-        running = [(self.jobs[i].method, now - float(s.get("started", now)), fit_fraction(s.get("loops", {})))
-                   for i, s in self.running.items()]
+        running = [(self.jobs[i].method, now - float(s.get("started", now)), fit_fraction(s.get("loops", {})),
+                    None if s.get("ticking") is None else now - float(s["ticking"])) for i, s in self.running.items()]
         queued = [j.method for i, j in self.jobs.items() if i not in self.running and i not in self._finished]
         return estimate_eta(queued, running, self.timings, self.workers)
 

@@ -85,6 +85,8 @@ def test_a_job_of_an_untimed_method_is_projected_from_its_own_progress():
     est = estimate_eta(["ELF"], [("ELF", 100.0, 0.25)], {}, workers=2)
     assert est.seconds == pytest.approx(300.0) and est.untimed == ["ELF"]
     assert estimate_eta([], [("ELF", 100.0, 0.25)], {}, workers=2) == (pytest.approx(300.0), [])
+    # what the fit did before its first tick (e.g. building its pairs) is not read as a slow start
+    assert estimate_eta([], [("ELF", 160.0, 0.25, 100.0)], {}, 1).seconds == pytest.approx(300.0)
     # too little done to say, or no loop with a total: not guessed
     assert estimate_eta([], [("ELF", 5.0, 0.01)], {}, 1).untimed == ["ELF"]
     assert estimate_eta([], [("ELF", 5.0, None)], {}, 1).untimed == ["ELF"]
