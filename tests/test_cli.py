@@ -289,23 +289,28 @@ def test_unreadable_image_is_named(cli, tmp_path):
                    "002_000.bmp")
 
 
-def test_real_sigint_saves_finished_trials(tmp_path):
-    """A real Ctrl-C: exit 130, one line, finished results on disk, resume completes the run.
-
-    The Slow ranker's fits wait at a gate file that opens only after the signal, so the run (20 L1
-    fits, then 20 Slow ones) cannot end before the signal arrives, however loaded the machine."""
-    import signal
-
+def _gated_run(tmp_path, trials: int, *args: str):
+    """``rankbench run -q`` of SMALL in a subprocess whose Slow ranker's fits wait at a gate file
+    (SlowL1) after the L1 ones: the run cannot end before a test opens the gate, however loaded
+    the machine. Returns (process, run folder, gate, environment)."""
     plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
     gate = tmp_path / "gate-open"
-    text = SMALL.replace("trials: 3", "trials: 20").replace("{name: Bhattacharyya, ranker: bhattacharyya}",
-                                                            f"{{name: Slow, ranker: '{plugin}:SlowL1', "
-                                                            f"gate: '{gate}'}}")
+    text = SMALL.replace("trials: 3", f"trials: {trials}").replace(
+        "{name: Bhattacharyya, ranker: bhattacharyya}", f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}")
     cfg = write(tmp_path, text)
-    out = tmp_path / "sig"
+    out = tmp_path / "gated"
     env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q"],
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return proc, out, gate, env
+
+
+def test_real_sigint_saves_finished_trials(tmp_path):
+    """A real Ctrl-C: exit 130, one line, finished results on disk, resume completes the run
+    (20 L1 fits, then 20 Slow ones waiting at their gate)."""
+    import signal
+
+    proc, out, gate, env = _gated_run(tmp_path, 20)
     _wait_for_results(proc, out, 20)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -324,15 +329,7 @@ def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
     command (as Ctrl-C), finished results on disk, and the resume completes the run."""
     import signal
 
-    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
-    gate = tmp_path / "gate-open"
-    text = SMALL.replace("trials: 3", "trials: 4").replace(
-        "{name: Bhattacharyya, ranker: bhattacharyya}", f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}")
-    cfg = write(tmp_path, text)
-    out = tmp_path / "term"
-    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q", "--jobs", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc, out, gate, env = _gated_run(tmp_path, 4, "--jobs", "2")
     _wait_for_results(proc, out, 4)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
@@ -373,17 +370,44 @@ def test_log_shows_jobs_and_the_fits_progress_in_worker_processes(cli, tmp_path)
     assert any(" done: " in line for line in log) and not any("started" in line for line in log)
 
 
+def test_a_terminal_gets_a_live_bar_with_the_running_fit(tmp_path):
+    """On a terminal (a pseudo-terminal here): a tqdm bar with the jobs done, the job running and
+    its fit's step, instead of log lines; gone when the run ends."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
+    text = SMALL.replace("trials: 3", "trials: 1").replace(
+        "{name: Bhattacharyya, ranker: bhattacharyya}", f"{{name: Slow, ranker: '{plugin}:SlowL1', delay: 4.0, ticks: 16}}")
+    cfg = write(tmp_path, text)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
+    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(tmp_path / "r")],
+                            stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the run ended: no writer left
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    frames = screen.decode(errors="replace").replace("\r", "\n").splitlines()
+    assert any(f.startswith("small: 1/2 jobs |") and "running: Slow trial 0 (step " in f for f in frames), frames
+    assert not any(f.startswith("[") for f in frames)  # no log lines on a terminal
+
+
 def test_a_second_writer_of_a_running_run_is_refused(cli, tmp_path):
     """--resume (or report) of a folder that a run is still writing: one line naming the holder."""
-    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
-    gate = tmp_path / "gate-open"
-    text = SMALL.replace("{name: Bhattacharyya, ranker: bhattacharyya}",
-                         f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}")
-    cfg = write(tmp_path, text)
-    out = tmp_path / "busy"
-    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc, out, gate, _ = _gated_run(tmp_path, 3)
+    cfg = tmp_path / "small.yaml"
     try:
         _wait_for_results(proc, out, 3)
         before = sorted(p.name for p in out.iterdir())
