@@ -150,3 +150,15 @@ def test_a_bad_base_model_parameter_names_the_file_and_key_path(tmp_path):
     with pytest.raises(ParameterError) as err:
         app.validate(cfg)
     assert str(err.value) == f"{cfg}: protocol.base_models.max_bag: expected an integer >= 4, got 2"
+
+
+def test_each_concept_is_reported_as_a_step_of_the_job():
+    from rankbench.utils.progress import FitReporter, reporting
+
+    ds, views = make_dataset()
+    states = []
+    with reporting(FitReporter("job", states.append, interval=0.0)):
+        run(protocols.build("stacked_retrieval", {"base_models": BANK}), views, ds, "bipartite_rankboost",
+            {"n_rounds": 3})
+    concepts = [s["loops"]["concept"] for s in states if "concept" in s["loops"]]
+    assert concepts[0] == [1, 3] and concepts[-1] == [3, 3] and "model" in states[-1]["loops"]
