@@ -202,13 +202,14 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     """
     from . import app
 
+    overrides = _overrides(sets, trials, seed, regress, methods)
     options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
                                 dask_timeout=dask_timeout, use_cache=not no_cache, progress=app.progress_shown(),
                                 invocation={"argv": _command_line(), "overrides": list(sets),
                                             "trials": trials, "seed": seed, "regress": regress,
-                                            "methods": _overrides((), methods=methods).methods})
-    result = app.run(config, overrides=_overrides(sets, trials, seed, regress, methods), out=out, resume=resume,
-                     options=options, plots=False if no_plots else None)
+                                            "methods": overrides.methods})
+    result = app.run(config, overrides=overrides, out=out, resume=resume, options=options,
+                     plots=False if no_plots else None)
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
 

@@ -11,9 +11,9 @@ from the run seed and the trial.
     the jobs one after the other in this process, or in ``jobs`` joblib processes; each worker
     writes its own result file.
 :class:`DaskExecutor`
-    a dask.distributed cluster through its futures API (``pip install -e '.[dask]'`` in the rankbench
-    checkout): the cluster at ``scheduler``, or a LocalCluster sized to this machine. The feature matrices and
-    datasets are scattered to every worker once (``broadcast``), each job is one task and future
+    a dask.distributed cluster through its futures API (``pip install -e '.[dask]'`` in the
+    rankbench checkout): the cluster at ``scheduler``, or a LocalCluster sized to this machine. The
+    feature matrices and datasets are scattered to every worker once (``broadcast``), each job is one task and future
     with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
     up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
     time). The scheduler and every worker are checked for this rankbench when connecting. When a
@@ -264,7 +264,6 @@ class DaskExecutor:
             """Jobs (with their attempt numbers) in one message to the scheduler."""
             keys = []
             for w, attempt in items:
-                j = w.job
                 keys.append(f"rankbench-{session}-{w.id}" + (f"-again{attempt}" if attempt else ""))
             ws = [w for w, _ in items]
             futures = self.client.map(_on_worker, [fn] * len(ws), [w.job for w in ws], [w.protocol for w in ws],
