@@ -17,8 +17,9 @@ Three pieces:
     engine. A fit that starts threads of its own reports from its own thread only.
 :class:`RunProgress`
     a run's jobs: which are running and how far their fits are, which finished, and the time
-    left, estimated per method (:func:`estimate_eta`) from the wall times of the method's finished
-    jobs; until a method has finished one it says so instead of guessing.
+    left (:func:`estimate_eta`), per method from the wall times of its finished jobs, for a
+    running job of a method with none yet from the job's own ticks; a method it cannot time yet is
+    named ("estimating"), not guessed.
 :class:`Progress`
     the steps of one piece of work (feature extraction): a bar, or a log line at most every
     ``min_interval`` seconds.
