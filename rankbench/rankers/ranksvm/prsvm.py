@@ -134,7 +134,7 @@ class PRSVM(PairScorer, BaseEstimator):
             w = z = None
             best, since = -np.inf, 0
             for k, C in enumerate(grid_c):
-                tick("C", k + 1, len(grid_c))
+                tick("C", k + 1, None)  # no total: the grid may stop early (cv_patience)
                 sol = solve(oracle, C, w0=w, z0=z, **self._solver_kw())
                 w, z = sol.w, sol.z
                 vc = None if cams is None else cams[val]
