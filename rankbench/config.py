@@ -374,7 +374,8 @@ def validate(data: dict, origin: str) -> Config:
         cfg = Config.model_validate(data)
     except ValidationError as err:
         errors = ErrorList()
-        errors.messages = _format_validation(err, data, origin)
+        for message in _format_validation(err, data, origin):
+            errors.add(message)
         errors.raise_any()
     check_components(cfg, origin)
     return cfg
@@ -398,8 +399,7 @@ def check_components(cfg: Config, origin: str) -> None:
             check_params(cls, f.params(), _where(origin, f"features.{f.key}"))
     dup = [k for k in keys if keys.count(k) > 1]
     if dup:
-        errors.messages.append(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a "
-                               "distinct 'name'")
+        errors.add(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
     pcls = None
     with errors.check():
         pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))
@@ -407,7 +407,7 @@ def check_components(cfg: Config, origin: str) -> None:
     names = [r.name for r in cfg.rankers]
     dup = [n for n in names if names.count(n) > 1]
     if dup:
-        errors.messages.append(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
+        errors.add(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
     for r in cfg.rankers:
         with errors.check():
             _check_ranker(cfg, r, keys, origin)
@@ -625,10 +625,10 @@ def resolve(data: dict, origin: str) -> Experiment:
             for k, v in values.items():
                 set_path(d, k, v, f"{origin}: sweep")
             settings.append(Setting(label, values, validate(d, where)))
-        for message in found.messages:  # a mistake every setting shares: reported once, at its first
-            if message.replace(where, origin, 1) not in seen:
-                seen.add(message.replace(where, origin, 1))
-                errors.messages.append(message)
+        for error in found.found:  # a mistake every setting shares: reported once, at its first
+            if str(error).replace(where, origin, 1) not in seen:
+                seen.add(str(error).replace(where, origin, 1))
+                errors.add(error)
     errors.raise_any()
     return Experiment(origin, data, cfg, settings)
 

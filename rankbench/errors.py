@@ -53,26 +53,33 @@ class ErrorList:
         for r in rankers:
             with errors.check():
                 check_ranker(r)        # a ConfigError here is kept; the next ranker is checked
-        errors.raise_any()             # one ConfigError, or ConfigErrors for several
+        errors.raise_any()             # the one error as it was raised, or ConfigErrors for several
     """
 
     def __init__(self):
-        self.messages: list[str] = []
+        self.found: list[ConfigError] = []
+
+    @property
+    def messages(self) -> list[str]:
+        return [m for e in self.found for m in getattr(e, "messages", [str(e)])]
+
+    def add(self, error: ConfigError | str) -> None:
+        """Keep a mistake (a message is kept as a ConfigError); one already kept is not repeated."""
+        error = ConfigError(error) if isinstance(error, str) else error
+        if not set(getattr(error, "messages", [str(error)])) <= set(self.messages):
+            self.found.append(error)
 
     @contextlib.contextmanager
     def check(self):
         try:
             yield
-        except ConfigErrors as exc:
-            self.messages += [m for m in exc.messages if m not in self.messages]
         except ConfigError as exc:
-            if str(exc) not in self.messages:
-                self.messages.append(str(exc))
+            self.add(exc)
 
     def raise_any(self) -> None:
-        if len(self.messages) == 1:
-            raise ConfigError(self.messages[0])
-        if self.messages:
+        if len(self.found) == 1:
+            raise self.found[0]
+        if self.found:
             raise ConfigErrors(self.messages)
 
 

@@ -189,7 +189,7 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
                 check(arg)
             except ConfigError as exc:  # a protocol names the key path; the file comes from here
                 msg = str(exc)
-                errors.messages.append(msg if msg.startswith(origin) else f"{origin}: {msg}")
+                errors.add(exc if msg.startswith(origin) else type(exc)(f"{origin}: {msg}"))
         methods = []
         for rcfg in cfg.run_rankers():
             with errors.check():
