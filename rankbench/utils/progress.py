@@ -279,13 +279,23 @@ def estimate_eta(queued: list[str], running: list[tuple], timings: dict[str, lis
 
 
 # ----------------------------------------------------------------------------- a run's jobs
+class _Closing:
+    """Used in a ``with`` block, closes on the way out (the bar goes, a watcher thread stops)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 class JobInfo(NamedTuple):
     id: str
     method: str
     label: str
 
 
-class RunProgress:
+class RunProgress(_Closing):
     """What a run's jobs are doing, for its user (see the module docstring).
 
     Parameters
@@ -407,12 +417,6 @@ class RunProgress:
             self._bar.close()
             self._bar = None
 
-    def __enter__(self) -> "RunProgress":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     # ------------------------------------------------------------------ showing
     def estimate(self) -> Estimate:
         now = time.time()
@@ -450,7 +454,7 @@ class RunProgress:
 
 
 # ----------------------------------------------------------------------------- one piece of work
-class Progress:
+class Progress(_Closing):
     """Counts finished steps of one piece of work and reports them (bar or log lines).
 
     Parameters
@@ -502,9 +506,3 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-
-    def __enter__(self) -> "Progress":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
