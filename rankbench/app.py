@@ -15,6 +15,7 @@ Example (Python)::
 
 from __future__ import annotations
 
+import contextlib
 import io
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,10 +35,11 @@ from .report.claims import claims_markdown, grade_claims
 from .report.compare import Comparison, compare_methods, compare_runs
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
+from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown", "validate", "run",
            "report", "check", "export_features", "collect", "compare", "components", "describe_component",
-           "load_results"]
+           "load_results", "configure_logging", "progress_shown"]
 
 
 # ----------------------------------------------------------------------------- validate
@@ -94,7 +96,7 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
     if config is not None:
         wanted = load_experiment(config, overrides).data
     elif not overrides.empty():
-        wanted = apply_overrides(started, Overrides(overrides.sets, overrides.trials, overrides.seed), origin)
+        wanted = apply_overrides(started, replace(overrides, regress=False), origin)
     else:
         wanted = started
     key = first_difference(started, wanted)
@@ -134,35 +136,41 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
             "resume": None if resume is None else str(resume),
             "overrides": [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.sets],
-            "trials": overrides.trials, "seed": overrides.seed, "regress": overrides.regress})
-    if resume is not None:
-        folder = RunFolder.open(resume)
-        if not folder.has_splits():
-            raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
-        exp = _resume_experiment(folder, config, overrides)
-        options = _resume_data_root(folder, options)
-        new = False
-    elif config is None:
-        raise ConfigError("run: give a config file, or --resume RUN_DIR")
-    else:
-        exp = load_experiment(config, overrides)
-        new = True
-    p = plan(exp, options.data_root)
-    if new:
-        folder = RunFolder.create(out, results_root, exp.name)
-    folder.check_writable()
-    try:
+            "trials": overrides.trials, "seed": overrides.seed, "regress": overrides.regress,
+            "methods": overrides.methods})
+    command = " ".join(options.invocation.get("argv") or ["rankbench.app.run", str(config or resume)])
+    with contextlib.ExitStack() as held:
+        if resume is not None:
+            folder = RunFolder.open(resume)
+            if not folder.has_splits():
+                raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
+            folder.check_writable()
+            held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
+            exp = _resume_experiment(folder, config, overrides)
+            options = _resume_data_root(folder, options)
+            new = False
+        elif config is None:
+            raise ConfigError("run: give a config file, or --resume RUN_DIR")
+        else:
+            exp = load_experiment(config, overrides)
+            new = True
+        p = plan(exp, options.data_root)
         if new:
-            folder.write_config(exp.data)
-        outcome = execute(p, folder, options, resume=not new)
-    except RunInterrupted:
-        _report_quietly(folder, plots if plots is not None else exp.config.output.plots)
-        raise
-    except BaseException:
-        if new:
-            folder.remove_if_empty_of_results()
-        raise
-    built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
+            folder = RunFolder.create(out, results_root, exp.name)
+            folder.check_writable()
+            held.enter_context(folder.lock(command))
+        try:
+            if new:
+                folder.write_config(exp.data)
+            outcome = execute(p, folder, options, resume=not new)
+        except RunInterrupted:
+            _report_quietly(folder, plots if plots is not None else exp.config.output.plots)
+            raise
+        except BaseException:
+            if new:
+                folder.remove_if_empty_of_results()
+            raise
+        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
     return RunResult(folder, outcome, built)
 
 
@@ -182,8 +190,10 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None)
     Returns what :func:`rankbench.report.build.build_report` returns (``markdown``, ``latex``,
     ``summary``, ``plots``, ...).
     """
+    folder = RunFolder.open(run_dir)
     try:
-        return build_report(RunFolder.open(run_dir), plots=plots, max_rank=max_rank)
+        with folder.lock("rankbench report"):  # not while a run writes the same files
+            return build_report(folder, plots=plots, max_rank=max_rank)
     except OSError as exc:
         raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
 
@@ -222,11 +232,12 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
             got = e if not isinstance(e, dict) else e.get(first["loc"][0]) if first["loc"] else e
             raise ConfigError(f"{source}: expected.{i}.{where}: {first['msg'].lower()}"
                               + (f", got {got!r}" if first["type"] != "missing" else "")) from None
-    methods = set(run_data.methods)
+    # the config's rankers, run or not: a row of a ranker that --methods left out is graded NOT RUN
+    configured = [r["name"] for r in run_data.config.get("rankers", []) if isinstance(r, dict) and "name" in r]
     for i, e in enumerate(entries):
-        if e["method"] not in methods and not e["published_only"]:
+        if e["method"] not in configured and not e["published_only"]:
             raise ConfigError(f"{source}: expected.{i}.method: {e['method']!r} is not a method of this run "
-                              f"({', '.join(run_data.methods)}); mark other methods' rows published_only: true")
+                              f"({', '.join(configured)}); mark other methods' rows published_only: true")
     claims = []
     for i, c in enumerate(raw_claims):
         try:
@@ -236,16 +247,20 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
             raise ConfigError(f"{source}: claims.{i}.{'.'.join(str(p) for p in first['loc'])}: "
                               f"{first['msg'].lower()}") from None
     summary = summary_of(run_data)
-    rows = grade_rows(summary, entries)
-    claim_rows = grade_claims(claims, summary, run_data.records, run_data.setting_order)
+    rows = grade_rows(summary, entries, run_data.methods)
+    claim_rows = grade_claims(claims, summary, run_data.records, run_data.setting_order, run_data.methods)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
 
 
 # ----------------------------------------------------------------------------- features
 def export_features(config: str | Path, out: str | Path, data_root: str | None = None, jobs: int = 1,
-                    progress: bool = True) -> dict[str, tuple[int, ...]]:
-    """Extract a config's feature sets for the whole dataset into one .npz (ids, labels, X_<set>)."""
+                    progress: bool = True, overwrite: bool = False) -> dict[str, tuple[int, ...]]:
+    """Extract a config's feature sets for the whole dataset into one .npz: ``ids``, the item
+    columns the dataset has (``identity``, ``cam``, ``label``, ``category``, ``subject``, ``group``)
+    and ``X_<set>`` per feature set. An existing ``out`` is refused unless ``overwrite``."""
+    if Path(out).exists() and not overwrite:
+        raise RankbenchError(f"{out}: already exists; choose another --out or add --force to replace it")
     exp = load_experiment(config)
     cfg = exp.config
     ds = load_dataset(cfg, data_root, exp.origin)
@@ -317,11 +332,31 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
 
 
 # ----------------------------------------------------------------------------- the cache
-def cache_usage():
-    """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first."""
+def cache_root() -> Path:
+    """Where the cache is: ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``."""
     from .utils import diskcache
 
-    return diskcache.usage()
+    return diskcache.cache_dir()
+
+
+def cache_usage(kinds: list[str] | None = None):
+    """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first;
+    only ``kinds`` when given (each must be a kind the cache holds)."""
+    from .utils import diskcache
+
+    rows = diskcache.usage()
+    if kinds:
+        _check_kinds(kinds, rows)
+        rows = [u for u in rows if u.kind in kinds]
+    return rows
+
+
+def _check_kinds(kinds: list[str], rows) -> None:
+    present = {u.kind for u in rows}
+    unknown = [k for k in kinds if k not in present]
+    if unknown:
+        raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
+                          f"got {', '.join(map(repr, unknown))}")
 
 
 def clear_cache(kinds: list[str] | None = None) -> int:
@@ -329,11 +364,7 @@ def clear_cache(kinds: list[str] | None = None) -> int:
     from .utils import diskcache
 
     if kinds:
-        present = {u.kind for u in diskcache.usage()}
-        unknown = [k for k in kinds if k not in present]
-        if unknown:
-            raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
-                              f"got {', '.join(map(repr, unknown))}")
+        _check_kinds(kinds, diskcache.usage())
     return diskcache.clear(list(kinds) if kinds else None)
 
 

@@ -1,18 +1,21 @@
 """The ``rankbench`` command line: parses arguments, calls :mod:`rankbench.app`, prints the result.
 
-Every user mistake is one line on stderr, ``rankbench: error: ...``, and exit status 1 (2 for a
-command-line usage error, 130 after Ctrl-C); a traceback means a bug in rankbench.
+Every user mistake is one line on stderr, ``rankbench: error: ...`` (one line per mistake when
+``validate`` finds several), and exit status 1 (2 for a command-line usage error, 130 after
+Ctrl-C, 143 after SIGTERM); a traceback means a bug in rankbench. Progress and warnings go to
+stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` adds debug events.
 """
 
 from __future__ import annotations
 
 import functools
+import signal
 import sys
 
 import click
 
 from . import __version__
-from .errors import RankbenchError
+from .errors import RankbenchError, Terminated
 
 
 def _fail(message: str, status: int = 1) -> None:
@@ -20,23 +23,39 @@ def _fail(message: str, status: int = 1) -> None:
     sys.exit(status)
 
 
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
 def user_errors(fn):
-    """Turn a user mistake into one line on stderr and a non-zero exit."""
+    """Turn a user mistake into one line on stderr and a non-zero exit; set up logging from the
+    command's ``-q`` / ``-v``; handle SIGTERM as Ctrl-C (what was kept, how to resume)."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        from .app import RunInterrupted
+    def wrapper(*args, quiet: bool = False, verbose: bool = False, **kwargs):
+        from .app import RunInterrupted, configure_logging
 
+        configure_logging(-1 if quiet else 1 if verbose else 0)
+        try:
+            signal.signal(signal.SIGTERM, _terminate)
+        except ValueError:  # not the main thread (an embedding program): leave SIGTERM alone
+            pass
         try:
             return fn(*args, **kwargs)
         except RunInterrupted as exc:
-            _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", 130)
-        except RankbenchError as exc:
-            _fail(str(exc).replace("\n", " "))
+            _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", 143 if exc.terminated else 130)
+        except RankbenchError as exc:  # several independent mistakes (validate): one line each
+            for message in getattr(exc, "messages", None) or [str(exc).replace("\n", " ")]:
+                click.echo(f"rankbench: error: {message}", err=True)
+            sys.exit(1)
+        except Terminated:
+            _fail("terminated (SIGTERM)", 143)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
 
-    return wrapper
+    return click.option("--verbose", "-v", is_flag=True, help="Also debug events (each job started, each fit's "
+                        "progress).")(click.option("--quiet", "-q", is_flag=True,
+                                                   help="Warnings and errors only: no progress.")(wrapper))
 
 
 class _Group(click.Group):
@@ -79,15 +98,50 @@ def _command_line() -> list[str]:
     return words
 
 
-def _overrides(sets, trials=None, seed=None, regress=False):
+def _overrides(sets, trials=None, seed=None, regress=False, methods=()):
     from .app import Overrides, parse_set
 
-    return Overrides([parse_set(s) for s in sets], trials, seed, regress)
+    names = [n for m in methods for n in m.split(",") if n]  # --methods A B, --methods A,B
+    return Overrides([parse_set(s) for s in sets], trials, seed, regress, names or None)
 
 
-_data_root = click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
-                          help="Folder with one sub-folder per dataset (viper/, umist/, ...). "
-                               "Default: $RANKBENCH_DATA, else (with --resume) the run's own, else ./datasets.")
+class _MethodsCommand(click.Command):
+    """A command whose ``--methods`` takes several names, as ``compare --methods X Y`` does:
+    ``--methods PRSVM L1-norm`` (the words up to the next option or a .yaml file), or
+    ``--methods PRSVM,L1-norm``."""
+
+    def parse_args(self, ctx, args):
+        out, i = [], 0
+        while i < len(args):
+            out.append(args[i])
+            i += 1
+            if out[-1] != "--methods":
+                continue
+            names = []
+            while i < len(args) and not args[i].startswith("-") and not args[i].endswith((".yaml", ".yml")):
+                names.append(args[i])
+                i += 1
+            if names:
+                out[-1:] = [w for n in names for w in ("--methods", n)]
+        return super().parse_args(ctx, out)
+
+
+_methods = click.option("--methods", multiple=True, metavar="NAME...",
+                        help="Run only these rankers of the config (display names, e.g. --methods PRSVM "
+                             "L1-norm); published numbers and claims of the others are graded NOT RUN.")
+
+
+_DATA_ROOT_HELP = "Folder with one sub-folder per dataset (viper/, umist/, ...). Default: $RANKBENCH_DATA, else "
+
+
+def _data_root(fn=None, *, resume: bool = False):
+    """The ``--data-root`` option (``resume=True``: its default mentions the resumed run's own root)."""
+    option = click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
+                          help=_DATA_ROOT_HELP + ("(with --resume) the run's own, else " if resume else "")
+                          + "./datasets.")
+    return option(fn) if fn is not None else option
+
+
 _sets = click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE",
                      help="Override a config key, e.g. --set protocol.n_test=100 --set rankers.PRSVM.C=1.")
 
@@ -106,9 +160,9 @@ def main():
     """
 
 
-@main.command()
+@main.command(cls=_MethodsCommand)
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
-@_data_root
+@_data_root(resume=True)
 @click.option("--out", type=click.Path(file_okay=False),
               help="New run folder (default results/<name>/<timestamp>, linked as results/<name>/latest); "
                    "never overwritten.")
@@ -119,19 +173,20 @@ def main():
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Parallel worker processes on this machine.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
-              help="Where jobs run: this machine, or a Dask cluster (pip install 'rankbench[dask]').")
+              help="Where jobs run: this machine, or a Dask cluster (needs Dask: pip install -e '.[dask]' in "
+                   "the rankbench checkout).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="With --executor dask: the cluster's scheduler (default: a LocalCluster, one worker per core).")
 @click.option("--dask-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
               metavar="SECONDS", help="With --executor dask: wait this long for the scheduler, and for a worker.")
 @_sets
+@_methods
 @click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
 @click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @user_errors
-def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, regress, no_cache,
-        no_plots, quiet):
+def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
+        no_cache, no_plots):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -143,42 +198,47 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
       rankbench run configs/quickstart.yaml --trials 3 --set features.colour.bins=8 --out results/bins8
       rankbench run --resume results/bins8
       rankbench run configs/quickstart.yaml --executor dask --trials 2
+      rankbench run configs/quickstart.yaml --methods L1-norm Bhattacharyya --out results/two
     """
     from . import app
 
+    overrides = _overrides(sets, trials, seed, regress, methods)
     options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
-                                dask_timeout=dask_timeout, use_cache=not no_cache, progress=not quiet,
+                                dask_timeout=dask_timeout, use_cache=not no_cache, progress=app.progress_shown(),
                                 invocation={"argv": _command_line(), "overrides": list(sets),
-                                            "trials": trials, "seed": seed, "regress": regress})
-    result = app.run(config, overrides=_overrides(sets, trials, seed, regress), out=out, resume=resume,
-                     options=options, plots=False if no_plots else None)
+                                            "trials": trials, "seed": seed, "regress": regress,
+                                            "methods": overrides.methods})
+    result = app.run(config, overrides=overrides, out=out, resume=resume, options=options,
+                     plots=False if no_plots else None)
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
 
 
-@main.command()
+@main.command(cls=_MethodsCommand)
 @click.argument("config", type=click.Path(dir_okay=False))
 @_data_root
 @_sets
+@_methods
 @click.option("--regress", is_flag=True, help="Validate with the regress: block applied.")
 @user_errors
-def validate(config, data_root, sets, regress):
+def validate(config, data_root, sets, methods, regress):
     """Check CONFIG without running it: exactly the checks `run` makes before any work.
 
     \b
     The config's keys and values, every component's parameters, the dataset (it is loaded)
-    and whether each ranker can run under the protocol.
+    and whether each ranker can run under the protocol. Every mistake found is reported,
+    one line each.
     \b
     Example:
       rankbench validate configs/yuli/umist_table3_K.yaml --data-root ../shared/datasets
     """
     from . import app
 
-    p = app.validate(config, _overrides(sets, regress=regress), data_root)
+    p = app.validate(config, _overrides(sets, regress=regress, methods=methods), data_root)
     cfg = p.experiment.config
     n = len(p.settings)
     click.echo(f"{config}: OK - dataset {cfg.dataset.name} ({len(p.settings[0].dataset)} items), protocol "
-               f"{cfg.protocol.name}, {len(cfg.rankers)} ranker(s), {cfg.trials} trial(s)"
+               f"{cfg.protocol.name}, {len(cfg.run_rankers())} ranker(s), {cfg.trials} trial(s)"
                + (f", {n} sweep settings" if n > 1 else "") + f", {p.n_jobs} jobs")
 
 
@@ -272,12 +332,16 @@ def check(run_dir, expected):
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output .npz file.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists (default: refuse).")
 @_data_root
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Parallel worker processes for the extraction.")
 @user_errors
-def features(config, out, data_root, jobs, quiet):
-    """Extract CONFIG's feature sets for the whole dataset into an .npz (ids, labels, one array per set).
+def features(config, out, force, data_root, jobs):
+    """Extract CONFIG's feature sets for the whole dataset into an .npz file.
+
+    The file holds ids (one per item), the item columns the dataset has among identity, cam,
+    label, category, subject and group, and one array X_<set> (items x dimensions) per feature set.
 
     \b
     Example:
@@ -285,7 +349,7 @@ def features(config, out, data_root, jobs, quiet):
     """
     from . import app
 
-    shapes = app.export_features(config, out, data_root, jobs, progress=not quiet)
+    shapes = app.export_features(config, out, data_root, jobs, progress=app.progress_shown(), overwrite=force)
     click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in shapes.items()))
 
 
@@ -315,7 +379,7 @@ def collect(run_dirs, out):
 @main.command()
 @click.option("--clear", is_flag=True, help="Delete the entries (all kinds, or those named by --kind).")
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
-              help="With --clear: only this kind, e.g. base_models (repeatable).")
+              help="Only this kind, e.g. base_models (repeatable): what is shown, or with --clear what is deleted.")
 @user_errors
 def cache(clear, kinds):
     """Show (or clear) the on-disk cache: extracted features, trained base models.
@@ -326,18 +390,17 @@ def cache(clear, kinds):
     \b
     Examples:
       rankbench cache
+      rankbench cache --kind features
       rankbench cache --clear --kind features
     """
     from . import app
 
-    if kinds and not clear:
-        raise click.UsageError("--kind selects what --clear deletes; add --clear")
     if clear:
         freed = app.clear_cache(list(kinds) or None)
         click.echo(f"freed {freed / 2**20:,.1f} MB")
-    rows = app.cache_usage()
+    rows = app.cache_usage(None if clear else list(kinds) or None)
     if not rows:
-        click.echo("the cache is empty")
+        click.echo(f"the cache at {app.cache_root()} is empty")
     for u in rows:
         click.echo(f"{u.kind:<14} {u.entries:>7,} entries {u.bytes / 2**20:>10,.1f} MB   {u.path}")
 

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import ConfigError
+from .errors import ConfigError, ErrorList, did_you_mean
 from .metrics import METRICS, metric_info
 from .params import check_params, init_params
 from .registry import datasets, features, preprocessors, protocols, rankers
@@ -135,11 +135,19 @@ class Config(_Strict):
     rankers: list[RankerCfg] = Field(..., min_length=1)
     trials: int = Field(5, ge=1, le=100_000)
     seed: int = Field(0, ge=0, le=2**32 - 1)
+    #: run only these rankers (display names; default every one): ``--methods``. Published rows
+    #: and claims of the others stay in the config and are graded NOT RUN.
+    methods: list[str] | None = Field(None, min_length=1)
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     expected: list[ExpectedCfg] = Field(default_factory=list)
     claims: list[ClaimCfg] = Field(default_factory=list)
     regress: RegressCfg | None = None
     output: OutputCfg = Field(default_factory=OutputCfg)
+
+
+    def run_rankers(self) -> list[RankerCfg]:
+        """The rankers this run computes: those named in ``methods`` (config order), else all."""
+        return [r for r in self.rankers if self.methods is None or r.name in self.methods]
 
 
 @dataclass
@@ -305,9 +313,28 @@ def parse_set(item: str) -> tuple[str, Any]:
 _MOVED = {"protocol.trials": "trials", "protocol.seed": "seed"}
 
 
-def _format_validation(err: ValidationError, data: dict, origin: str) -> str:
-    e = err.errors()[0]
-    loc = list(e["loc"])
+def _format_validation(err: ValidationError, data: dict, origin: str) -> list[str]:
+    """One line per mistake: the errors pydantic gives for one value (one per member of a union
+    such as ``str | list[str]``) are one mistake."""
+    groups: dict[tuple, list[dict]] = {}
+    for e in err.errors():
+        key = tuple(e["loc"]) if e["type"] in ("missing", "extra_forbidden") else _in_data(e["loc"], data)
+        groups.setdefault(key, []).append(e)
+    return [_format_error(errs, list(loc), data, origin) for loc, errs in groups.items()]
+
+
+def _in_data(loc: tuple, data: dict) -> tuple:
+    """The part of an error's location that exists in the config (not a union member's tag)."""
+    node, n = data, 0
+    for part in loc:
+        if not (isinstance(node, (dict, list)) and _has(node, part)):
+            break
+        node, n = node[part], n + 1
+    return tuple(loc[:n])
+
+
+def _format_error(errs: list[dict], loc: list, data: dict, origin: str) -> str:
+    e = errs[0]
     shown, node = [], data
     for part in loc:  # name list items (rankers.PRSVM) rather than numbering them (rankers.2)
         if isinstance(node, list) and isinstance(part, int) and part < len(node):
@@ -324,8 +351,9 @@ def _format_validation(err: ValidationError, data: dict, origin: str) -> str:
         return f"{origin}: {where}: required key missing"
     if e["type"] == "value_error":  # a model's own check (e.g. a claim missing a field)
         return f"{origin}: {where}: {e['msg'].removeprefix('Value error, ')}"
-    want = e["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
-    return f"{origin}: {where}: expected {want}, got {e.get('input')!r}"
+    want = " or ".join(dict.fromkeys(x["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
+                                     for x in errs))
+    return f"{origin}: {where}: expected {want}, got {node if loc else e.get('input')!r}"
 
 
 def _has(node: Any, part: Any) -> bool:
@@ -345,7 +373,10 @@ def validate(data: dict, origin: str) -> Config:
     try:
         cfg = Config.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(_format_validation(err, data, origin)) from None
+        errors = ErrorList()
+        for message in _format_validation(err, data, origin):
+            errors.add(message)
+        errors.raise_any()
     check_components(cfg, origin)
     return cfg
 
@@ -355,91 +386,119 @@ def _where(origin: str, path: str) -> str:
 
 
 def check_components(cfg: Config, origin: str) -> None:
-    """Registry names, declared parameter constraints and cross-references of every component."""
-    ds = datasets.get(cfg.dataset.name, _where(origin, "dataset.name"))
-    check_params(ds, dataset_params(cfg), _where(origin, "dataset"))
-    keys = []
+    """Registry names, declared parameter constraints and cross-references of every component;
+    every mistake found (one per component at most) is reported together."""
+    errors = ErrorList()
+    with errors.check():
+        ds = datasets.get(cfg.dataset.name, _where(origin, "dataset.name"))
+        check_params(ds, dataset_params(cfg), _where(origin, "dataset"))
+    keys = [f.key for f in cfg.features]
     for f in cfg.features:
-        cls = features.get(f.extractor, _where(origin, f"features.{f.key}.extractor"))
-        check_params(cls, f.params(), _where(origin, f"features.{f.key}"))
-        keys.append(f.key)
+        with errors.check():
+            cls = features.get(f.extractor, _where(origin, f"features.{f.key}.extractor"))
+            check_params(cls, f.params(), _where(origin, f"features.{f.key}"))
     dup = [k for k in keys if keys.count(k) > 1]
     if dup:
-        raise ConfigError(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
-    pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))
-    check_params(pcls, cfg.protocol.params(), _where(origin, "protocol"))
+        errors.add(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
+    pcls = None
+    with errors.check():
+        pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))
+        check_params(pcls, cfg.protocol.params(), _where(origin, "protocol"))
     names = [r.name for r in cfg.rankers]
     dup = [n for n in names if names.count(n) > 1]
     if dup:
-        raise ConfigError(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
+        errors.add(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
     for r in cfg.rankers:
-        cls = rankers.get(r.ranker, _where(origin, f"rankers.{r.name}.ranker"))
-        params = r.params()
-        check_params(cls, params, _where(origin, f"rankers.{r.name}"))
-        for fname in ranker_feature_names(cfg, r):
-            if fname not in keys:
-                raise ConfigError(f"{origin}: rankers.{r.name}.features: unknown feature set {fname!r}; "
-                                  f"defined: {', '.join(keys) or '(none)'}")
-        if r.preprocess and r.combine == "views":
-            raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: not available with combine: views "
-                              "(each view would need its own steps); preprocess the views' features instead")
-        for i, step in enumerate(r.preprocess):
-            step = dict(step)
-            sname = step.pop("name", None)
-            if sname is None:
-                raise ConfigError(f"{origin}: rankers.{r.name}.preprocess.{i}: missing 'name'; valid: "
-                                  f"{', '.join(preprocessors.names())}")
-            scls = preprocessors.get(sname, _where(origin, f"rankers.{r.name}.preprocess.{i}"))
-            check_params(scls, step, _where(origin, f"rankers.{r.name}.preprocess.{sname}"))
-    _check_expected(cfg, pcls, origin)
+        with errors.check():
+            _check_ranker(cfg, r, keys, origin)
+    with errors.check():
+        _check_methods(cfg.methods, names, f"{origin}: methods")
+    if pcls is not None:
+        _check_expected(cfg, pcls, origin, errors)
+    errors.raise_any()
 
 
-def _check_expected(cfg: Config, protocol_cls: type, origin: str) -> None:
+def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str) -> None:
+    cls = rankers.get(r.ranker, _where(origin, f"rankers.{r.name}.ranker"))
+    check_params(cls, r.params(), _where(origin, f"rankers.{r.name}"))
+    for fname in ranker_feature_names(cfg, r):
+        if fname not in keys:
+            raise ConfigError(f"{origin}: rankers.{r.name}.features: unknown feature set {fname!r}; "
+                              f"defined: {', '.join(keys) or '(none)'}")
+    if r.preprocess and r.combine == "views":
+        raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: not available with combine: views "
+                          "(each view would need its own steps); preprocess the views' features instead")
+    for i, step in enumerate(r.preprocess):
+        step = dict(step)
+        sname = step.pop("name", None)
+        if sname is None:
+            raise ConfigError(f"{origin}: rankers.{r.name}.preprocess.{i}: missing 'name'; valid: "
+                              f"{', '.join(preprocessors.names())}")
+        scls = preprocessors.get(sname, _where(origin, f"rankers.{r.name}.preprocess.{i}"))
+        check_params(scls, step, _where(origin, f"rankers.{r.name}.preprocess.{sname}"))
+
+
+def _check_methods(methods: list[str] | None, names: list[str], where: str) -> None:
+    """Every name in ``methods`` (``--methods`` or the ``methods`` key) is one of the rankers ``names``, once."""
+    for m in methods or []:
+        if m not in names:
+            raise ConfigError(f"{where}: {m!r} is not a ranker of this config; {did_you_mean(str(m), names)}"
+                              f"its rankers: {', '.join(names)}")
+        if methods.count(m) > 1:
+            raise ConfigError(f"{where}: {m!r} is named twice")
+
+
+def _check_expected(cfg: Config, protocol_cls: type, origin: str, errors: ErrorList) -> None:
     methods = [r.name for r in cfg.rankers]
     declared = set(getattr(protocol_cls, "metric_families", ()))
     families = declared | {m.family for m in METRICS if m.cost} if declared else {m.family for m in METRICS}
     labels = [lbl for lbl, _ in sweep_settings(cfg.sweep)]
     for i, e in enumerate(cfg.expected):
-        where = f"{origin}: expected.{i}"
-        if e.method not in methods and not e.published_only:
-            raise ConfigError(f"{where}.method: {e.method!r} is not a ranker of this config (rankers: "
-                              f"{', '.join(methods)}); mark a published row of another method with "
-                              "published_only: true")
-        if e.method in methods and e.published_only:
-            raise ConfigError(f"{where}.published_only: {e.method!r} is run by this config; drop published_only")
-        info = metric_info(e.metric)
-        if info is None or info.family not in families:
-            raise ConfigError(f"{where}.metric: unknown metric {e.metric!r} for protocol "
-                              f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
-        if e.setting is not None and e.setting not in labels:
-            valid = ", ".join(l for l in labels if l) or "(none: this config has no sweep)"
-            raise ConfigError(f"{where}.setting: {e.setting!r} is not a sweep setting; valid: {valid}")
-    _check_claims(cfg, families, labels, origin)
-
-
-def _check_claims(cfg: Config, families: set[str], labels: list[str], origin: str) -> None:
-    methods = [r.name for r in cfg.rankers]
+        with errors.check():
+            _check_expected_entry(cfg, e, f"{origin}: expected.{i}", methods, families, labels)
     for i, c in enumerate(cfg.claims):
-        where = f"{origin}: claims.{i}"
-        for field_ in ("method", "than"):
-            m = getattr(c, field_)
-            if m is not None and m not in methods:
-                raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
-                                  f"{', '.join(methods)})")
-        if c.metric is not None:
-            info = metric_info(c.metric)
-            if info is None or info.family not in families:
-                raise ConfigError(f"{where}.metric: unknown metric {c.metric!r} for protocol "
-                                  f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
-        for field_ in ("from_", "to", "setting"):
-            v = getattr(c, field_)
-            if v is not None and v not in labels:
-                raise ConfigError(f"{where}.{field_.rstrip('_')}: {v!r} is not a sweep setting; valid: "
-                                  f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
-        for v in c.settings or []:
-            if v not in labels:
-                raise ConfigError(f"{where}.settings: {v!r} is not a sweep setting; valid: "
-                                  f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+        with errors.check():
+            _check_claim(cfg, c, f"{origin}: claims.{i}", methods, families, labels)
+
+
+def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list[str], families: set[str],
+                          labels: list[str]) -> None:
+    if e.method not in methods and not e.published_only:
+        raise ConfigError(f"{where}.method: {e.method!r} is not a ranker of this config (rankers: "
+                          f"{', '.join(methods)}); mark a published row of another method with "
+                          "published_only: true")
+    if e.method in methods and e.published_only:
+        raise ConfigError(f"{where}.published_only: {e.method!r} is run by this config; drop published_only")
+    info = metric_info(e.metric)
+    if info is None or info.family not in families:
+        raise ConfigError(f"{where}.metric: unknown metric {e.metric!r} for protocol "
+                          f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+    if e.setting is not None and e.setting not in labels:
+        valid = ", ".join(l for l in labels if l) or "(none: this config has no sweep)"
+        raise ConfigError(f"{where}.setting: {e.setting!r} is not a sweep setting; valid: {valid}")
+
+
+def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], families: set[str],
+                 labels: list[str]) -> None:
+    for field_ in ("method", "than"):
+        m = getattr(c, field_)
+        if m is not None and m not in methods:
+            raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
+                              f"{', '.join(methods)})")
+    if c.metric is not None:
+        info = metric_info(c.metric)
+        if info is None or info.family not in families:
+            raise ConfigError(f"{where}.metric: unknown metric {c.metric!r} for protocol "
+                              f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+    for field_ in ("from_", "to", "setting"):
+        v = getattr(c, field_)
+        if v is not None and v not in labels:
+            raise ConfigError(f"{where}.{field_.rstrip('_')}: {v!r} is not a sweep setting; valid: "
+                              f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+    for v in c.settings or []:
+        if v not in labels:
+            raise ConfigError(f"{where}.settings: {v!r} is not a sweep setting; valid: "
+                              f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
 
 
 def dataset_params(cfg: Config) -> dict[str, Any]:
@@ -493,9 +552,11 @@ class Overrides:
     trials: int | None = None
     seed: int | None = None
     regress: bool = False
+    #: run only these rankers (``--methods``; the config's ``methods`` key)
+    methods: list[str] | None = None
 
     def empty(self) -> bool:
-        return not (self.sets or self.trials is not None or self.seed is not None or self.regress)
+        return not (self.sets or self.trials is not None or self.seed is not None or self.regress or self.methods)
 
 
 def _swept(sweep: Any, key: str) -> str | None:
@@ -539,23 +600,36 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
         data["trials"] = over.trials
     if over.seed is not None:
         data["seed"] = over.seed
+    if over.methods:
+        rankers_ = data.get("rankers") if isinstance(data.get("rankers"), list) else []
+        _check_methods(list(over.methods), [str(r.get("name")) for r in rankers_ if isinstance(r, dict)],
+                       f"--methods ({origin})")
+        data["methods"] = list(over.methods)
     return data
 
 
 def resolve(data: dict, origin: str) -> Experiment:
-    """Validate a resolved dict and every sweep setting of it."""
+    """Validate a resolved dict and every sweep setting of it (every setting's mistakes at once)."""
     cfg = validate(data, origin)
     if len(cfg.sweep) > 2:
         raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
-    settings = []
+    settings, errors, seen = [], ErrorList(), set()
     for label, values in sweep_settings(cfg.sweep):
         d = copy.deepcopy(data)
         d.pop("sweep", None)
         d.pop("expected", None)  # checked above against the sweep's labels
         d.pop("claims", None)
-        for k, v in values.items():
-            set_path(d, k, v, f"{origin}: sweep")
-        settings.append(Setting(label, values, validate(d, f"{origin} [{label}]" if label else origin)))
+        where = f"{origin} [{label}]" if label else origin
+        found = ErrorList()
+        with found.check():
+            for k, v in values.items():
+                set_path(d, k, v, f"{origin}: sweep")
+            settings.append(Setting(label, values, validate(d, where)))
+        for error in found.found:  # a mistake every setting shares: reported once, at its first
+            if str(error).replace(where, origin, 1) not in seen:
+                seen.add(str(error).replace(where, origin, 1))
+                errors.add(error)
+    errors.raise_any()
     return Experiment(origin, data, cfg, settings)
 
 

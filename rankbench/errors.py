@@ -2,8 +2,12 @@
 
 A :class:`RankbenchError` is a mistake in the user's input (config, data, paths). The CLI prints
 its message as one line on stderr and exits non-zero, without a traceback. Anything else that
-escapes is a bug in rankbench and keeps its traceback.
+escapes is a bug in rankbench and keeps its traceback. :class:`ErrorList` gathers the mistakes of
+independent checks, so that ``rankbench validate`` reports every one of them at once.
 """
+
+import contextlib
+import difflib
 
 
 class RankbenchError(Exception):
@@ -26,3 +30,60 @@ class DataError(RankbenchError):
 class InputError(RankbenchError, ValueError):
     """Data handed to a component that does not suit its parameters (e.g. a feature length that is
     not a multiple of a histogram size). A ``ValueError`` for Python callers, one line in the CLI."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``), handled as Ctrl-C is: what was kept is saved and said (exit 143)."""
+
+
+class ConfigErrors(ConfigError):
+    """Several independent mistakes of one config, found together; each is one line of
+    ``messages`` (the CLI prints one ``rankbench: error:`` line per message)."""
+
+    def __init__(self, messages: list[str]):
+        self.messages = list(messages)
+        super().__init__("\n".join(self.messages))
+
+
+class ErrorList:
+    """Runs independent checks and keeps each one's :class:`ConfigError`, so that every mistake of
+    a config is reported at once::
+
+        errors = ErrorList()
+        for r in rankers:
+            with errors.check():
+                check_ranker(r)        # a ConfigError here is kept; the next ranker is checked
+        errors.raise_any()             # the one error as it was raised, or ConfigErrors for several
+    """
+
+    def __init__(self):
+        self.found: list[ConfigError] = []
+
+    @property
+    def messages(self) -> list[str]:
+        return [m for e in self.found for m in getattr(e, "messages", [str(e)])]
+
+    def add(self, error: ConfigError | str) -> None:
+        """Keep a mistake (a message is kept as a ConfigError); one already kept is not repeated."""
+        error = ConfigError(error) if isinstance(error, str) else error
+        if not set(getattr(error, "messages", [str(error)])) <= set(self.messages):
+            self.found.append(error)
+
+    @contextlib.contextmanager
+    def check(self):
+        try:
+            yield
+        except ConfigError as exc:
+            self.add(exc)
+
+    def raise_any(self) -> None:
+        if len(self.found) == 1:
+            raise self.found[0]
+        if self.found:
+            raise ConfigErrors(self.messages)
+
+
+def did_you_mean(word: str, choices: list[str]) -> str:
+    """``"did you mean 'prsvm'? "`` for the closest of ``choices`` to a misspelt ``word``, else ``""``."""
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}? " if close else ""

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import ConfigError
+from .errors import ConfigError, did_you_mean
 from .params import annotations, check_params, describe, init_params
 
 _PACKAGES = ("datasets", "features", "rankers", "protocols", "preprocess")
@@ -120,8 +120,8 @@ class Registry:
             return self._table[name].cls
         if ":" in name:
             return load_by_path(name, prefix, self.kind)
-        raise ConfigError(f"{prefix}unknown {self.kind} {name!r}; valid {self.kind}s: {', '.join(self.names())} "
-                          f"(or an import path module:Class)")
+        raise ConfigError(f"{prefix}unknown {self.kind} {name!r}; {did_you_mean(name, self.names())}valid "
+                          f"{self.kind}s: {', '.join(self.names())} (or an import path module:Class)")
 
     def describe(self) -> list[tuple[str, str, str]]:
         """(name, first docstring line, origin) for ``rankbench list``."""

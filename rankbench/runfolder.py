@@ -12,12 +12,21 @@ checks and comparisons read through it)::
                             starts (its end null) and when it returns
     <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, plots/
                             derived; rebuilt by ``rankbench report``
+    <run>/.lock             the writer lock: who writes the folder now (pid, host, command, since)
+    <run>/.running/*.json   one heartbeat per job in progress (what its fit is doing); removed
+                            when the job ends
 
 Folders are created exclusively (``mkdir`` fails if the folder exists): two runs started in the
 same second get ``<timestamp>``, ``<timestamp>-2``, ... and never share a folder; a folder created
 under ``<root>/<name>/`` also becomes ``<root>/<name>/latest`` (a symbolic link). A trial file that
 does not parse or lacks a field is reported and treated as not done, so ``--resume`` recomputes
 it instead of trusting it.
+
+One process writes a folder at a time: :meth:`RunFolder.lock` takes an exclusive ``flock`` on
+``.lock`` for as long as a run (or a resumed run, or ``rankbench report``) writes it; a second
+writer is refused with one line naming the holder. The kernel releases the lock when its process
+ends, however it ends, so the lock of a killed run never blocks (POSIX only; elsewhere there is no
+lock).
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +46,7 @@ from .errors import RankbenchError
 from .utils.fileio import atomic_write_json, atomic_write_text
 
 CONFIG, SPLITS, MANIFEST, TRIALS, LATEST = "config.yaml", "splits.json", "manifest.json", "trials", "latest"
+LOCK, RUNNING = ".lock", ".running"
 _RECORD_KEYS = ("setting", "trial", "method", "metrics")
 
 
@@ -51,11 +62,44 @@ class Problem:
     reason: str
 
 
+class RunLock:
+    """The writer lock of one run folder, held by this process until :meth:`release` (or exit)."""
+
+    def __init__(self, fd: int | None):
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the last descriptor releases the flock
+            self._fd = None
+
+    def __enter__(self) -> "RunLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _holder(path: Path) -> str:
+    """Who holds a lock, from what the holder wrote into the lock file."""
+    try:
+        info = json.loads(path.read_text())
+        return (f"pid {info['pid']} on {info['host']}, since {info['since']}: {info['command']}"
+                if isinstance(info, dict) else "another process")
+    except (OSError, ValueError, KeyError):
+        return "a process that is just starting"
+
+
 def trial_name(setting: str, trial: int, method: str) -> str:
     """Stable, filesystem-safe file name of one result (settings can hold any characters)."""
     tag = hashlib.sha1(f"{setting}|{method}".encode()).hexdigest()[:10]
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in method)[:40]
     return f"{safe}-{tag}-t{trial:03d}.json"
+
+
+def job_id(setting: str, trial: int, method: str) -> str:
+    """A job's id: its result file's name without ``.json`` (names its heartbeat too)."""
+    return trial_name(setting, trial, method).removesuffix(".json")
 
 
 def parse_record(text: str) -> dict[str, Any]:
@@ -169,6 +213,30 @@ class RunFolder:
                 link.unlink(missing_ok=True)
         return True
 
+    def lock(self, command: str) -> RunLock:
+        """This process becomes the folder's only writer (see the module docstring); ``command``
+        (what is writing, e.g. ``rankbench run --resume RUN``) is shown to a refused writer."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - non-POSIX: no lock
+            return RunLock(None)
+        path = self.path / LOCK
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise RunFolderError(f"{self.path}: cannot lock the run folder ({exc.strerror or exc})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RunFolderError(f"{self.path}: another rankbench writes this run folder ({_holder(path)}); "
+                                 "wait for it to end or stop it") from None
+        info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
+                "since": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        return RunLock(fd)
+
     def check_writable(self) -> None:
         probe = self.path / ".write-test"
         try:
@@ -237,6 +305,31 @@ class RunFolder:
             except (OSError, ValueError, UnicodeDecodeError) as exc:
                 problems.append(Problem(p, str(exc) or type(exc).__name__))
         return records, problems
+
+    # ------------------------------------------------------------------ jobs in progress
+    def write_heartbeat(self, job_id: str, state: dict[str, Any]) -> None:
+        """What job ``job_id`` is doing now (atomically; not flushed to disk: it matters only while
+        the run lives)."""
+        atomic_write_json(self.path / RUNNING / f"{job_id}.json", state, durable=False)
+
+    def remove_heartbeat(self, job_id: str) -> None:
+        (self.path / RUNNING / f"{job_id}.json").unlink(missing_ok=True)
+
+    def read_heartbeats(self) -> dict[str, dict[str, Any]]:
+        """Every job in progress by id (a heartbeat being replaced or just removed is skipped)."""
+        out = {}
+        for p in (self.path / RUNNING).glob("*.json"):
+            try:
+                out[p.stem] = json.loads(p.read_text())
+            except (OSError, ValueError):
+                pass
+        return out
+
+    def clear_heartbeats(self) -> None:
+        """Forget jobs of an earlier session (a killed run leaves its heartbeats behind)."""
+        import shutil
+
+        shutil.rmtree(self.path / RUNNING, ignore_errors=True)
 
     # ------------------------------------------------------------------ manifest
     def read_manifest(self) -> dict[str, Any]:

@@ -117,7 +117,36 @@ CONFIG_CASES = [
      [], "needs arrays['relevance']"),
     ("missing data folder", cfg(**{"{name: synthetic_reid, n_people: 30}": "{name: viper}"}), ["--data-root", "/nonexistent-data"],
      "folder /nonexistent-data/viper not found"),
+    ("misspelt ranker name", cfg(**{"ranker: prsvm": "ranker: prsv"}), [], "did you mean 'prsvm'?"),
+    ("methods not a ranker", None, ["--methods", "L11"], "'L11' is not a ranker of this config; did you mean 'L1'? its rankers: L1, P"),
+    ("methods key not a ranker", GOOD + "methods: [L1, Q]\n", [], "methods: 'Q' is not a ranker of this config"),
+    ("methods key twice", GOOD + "methods: [L1, L1]\n", [], "methods: 'L1' is named twice"),
+    ("methods key empty", GOOD + "methods: []\n", [], "methods: expected"),
 ]
+
+
+def test_validate_reports_every_mistake_at_once(cli, tmp_path):
+    """Independent mistakes (a parameter, a ranker name, another parameter, an expected row; and
+    two schema mistakes) each get their own line; one value failing both members of a union
+    (``features: str | list``) is one mistake."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(cfg(**{"bins: 8": "bins: 1000", "ranker: l1}": "ranker: l7}", "C: 1.0": "C: -1"})
+                    + "expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    out = tmp_path / "results" / "run"
+    for command in (["validate", path], ["run", path, "--out", out]):
+        res = cli(*command)
+        lines = res.output.strip().splitlines()
+        assert res.exit_code == 1 and all(line.startswith("rankbench: error: ") for line in lines), res.output
+        assert [n for n in ("features.colour.bins", "rankers.L1.ranker: unknown ranker 'l7'", "rankers.P.C",
+                            "expected.0.method: 'L2'") if any(n in line for line in lines)] == \
+            ["features.colour.bins", "rankers.L1.ranker: unknown ranker 'l7'", "rankers.P.C", "expected.0.method: 'L2'"]
+        assert len(lines) == 4, res.output
+    assert not out.exists()
+    path.write_text(cfg(**{"trials: 2": "trials: many", "ranker: l1}": "ranker: l1, features: 5}"}) + "colour: red\n")
+    lines = cli("validate", path).output.strip().splitlines()
+    assert len(lines) == 3, lines
+    assert "rankers.L1.features: expected a valid string or a valid list, got 5" in lines[0]
+    assert "trials: expected a valid integer, got 'many'" in lines[1] and "colour: unknown key" in lines[2]
 
 
 def assert_one_line(res, needle):
@@ -192,6 +221,9 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("collect", tmp_path / "empty-dir", "--out", tmp_path / "R.md"), "not a run folder"),
         (("collect", done, "--out", blocker / "R.md"), "cannot write"),
         (("features", good, "--out", blocker / "f.npz", "-q"), "cannot write"),
+        (("features", good, "--out", blocker, "-q"), "already exists; choose another --out or add --force"),
+        (("list", "rankers", "prsv"), "unknown ranker 'prsv'; did you mean 'prsvm'?"),
+        (("cache", "--kind", "nosuchkind"), "--kind: expected one of the cache's kinds"),
         (("list", "rankers", "nosuch"), "unknown ranker 'nosuch'"),
         (("list", "widgets"), "'widgets' is not one of 'datasets'"),
         (("list", "prsvm"), "'prsvm' is not one of 'datasets'"),

@@ -90,11 +90,11 @@ def _interrupt_after(monkeypatch, n):
     real = runner.run_job
     calls = {"n": 0}
 
-    def interrupting(*args):
+    def interrupting(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == n:
             raise KeyboardInterrupt
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(runner, "run_job", interrupting)
     return lambda: monkeypatch.setattr(runner, "run_job", real)
@@ -289,23 +289,28 @@ def test_unreadable_image_is_named(cli, tmp_path):
                    "002_000.bmp")
 
 
-def test_real_sigint_saves_finished_trials(tmp_path):
-    """A real Ctrl-C: exit 130, one line, finished results on disk, resume completes the run.
-
-    The Slow ranker's fits wait at a gate file that opens only after the signal, so the run (20 L1
-    fits, then 20 Slow ones) cannot end before the signal arrives, however loaded the machine."""
-    import signal
-
+def _gated_run(tmp_path, trials: int, *args: str):
+    """``rankbench run -q`` of SMALL in a subprocess whose Slow ranker's fits wait at a gate file
+    (SlowL1) after the L1 ones: the run cannot end before a test opens the gate, however loaded
+    the machine. Returns (process, run folder, gate, environment)."""
     plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
     gate = tmp_path / "gate-open"
-    text = SMALL.replace("trials: 3", "trials: 20").replace("{name: Bhattacharyya, ranker: bhattacharyya}",
-                                                            f"{{name: Slow, ranker: '{plugin}:SlowL1', "
-                                                            f"gate: '{gate}'}}")
+    text = SMALL.replace("trials: 3", f"trials: {trials}").replace(
+        "{name: Bhattacharyya, ranker: bhattacharyya}", f"{{name: Slow, ranker: '{plugin}:SlowL1', gate: '{gate}'}}")
     cfg = write(tmp_path, text)
-    out = tmp_path / "sig"
+    out = tmp_path / "gated"
     env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q"],
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return proc, out, gate, env
+
+
+def test_real_sigint_saves_finished_trials(tmp_path):
+    """A real Ctrl-C: exit 130, one line, finished results on disk, resume completes the run
+    (20 L1 fits, then 20 Slow ones waiting at their gate)."""
+    import signal
+
+    proc, out, gate, env = _gated_run(tmp_path, 20)
     _wait_for_results(proc, out, 20)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -317,6 +322,104 @@ def test_real_sigint_saves_finished_trials(tmp_path):
                          capture_output=True, text=True, env=env, timeout=600)
     assert res.returncode == 0, res.stderr
     assert len(list((out / "trials").glob("*.json"))) == 40
+
+
+def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
+    """``kill PID`` of a parallel run: exit 143, one line with what was saved and the resume
+    command (as Ctrl-C), finished results on disk, and the resume completes the run."""
+    import signal
+
+    proc, out, gate, env = _gated_run(tmp_path, 4, "--jobs", "2")
+    _wait_for_results(proc, out, 4)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines() == [f"rankbench: error: terminated (SIGTERM): 4 of 8 results saved in {out}; "
+                                        f"continue with: rankbench run --resume {out}"]
+    gate.touch()
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert len(list((out / "trials").glob("*.json"))) == 8
+
+
+def test_log_shows_jobs_and_the_fits_progress_in_worker_processes(cli, tmp_path):
+    """Without a terminal: one line per event with the elapsed time. -v adds each job's start and
+    its fit's steps, read from the workers' heartbeats; a warning raised in a worker's fit is one
+    line naming the job; -q leaves the warnings only."""
+    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
+    text = SMALL.replace("trials: 3", "trials: 2").replace(
+        "{name: Bhattacharyya, ranker: bhattacharyya}",
+        f"{{name: Slow, ranker: '{plugin}:SlowL1', delay: 3.0, ticks: 12, warn: 'beta below the bound'}}")
+    cfg = write(tmp_path, text)
+    res = cli("run", cfg, "--out", tmp_path / "v", "--jobs", "2", "-v")
+    assert res.exit_code == 0, res.output
+    log = [line for line in res.output.splitlines() if line.startswith("[")]
+    assert any(line.endswith("small: 4 job(s) on 2 worker(s)") for line in log)
+    assert any(line.endswith("small: started Slow trial 0") for line in log)
+    assert any("small: Slow trial 0: step " in line and line.endswith("/12") for line in log)
+    assert any("small: 4/4 done: " in line for line in log)
+    warned = [line for line in log if "warning:" in line]
+    assert len(warned) == 2 and all("UserWarning: beta below the bound" in line for line in warned)
+    assert {w.split("warning: ")[1].split(":")[0] for w in warned} == {"Slow trial 0", "Slow trial 1"}
+    res = cli("run", cfg, "--out", tmp_path / "q", "--jobs", "2", "-q")
+    quiet = sorted(line.split("] ", 1)[1] for line in res.output.splitlines() if line.startswith("["))
+    assert quiet == sorted(w.split("] ", 1)[1] for w in warned)
+    res = cli("run", cfg, "--out", tmp_path / "default", "--jobs", "2")
+    log = [line for line in res.output.splitlines() if line.startswith("[")]
+    assert any(" done: " in line for line in log) and not any("started" in line for line in log)
+
+
+def test_a_terminal_gets_a_live_bar_with_the_running_fit(tmp_path):
+    """On a terminal (a pseudo-terminal here): a tqdm bar with the jobs done, the job running and
+    its fit's step, instead of log lines; gone when the run ends."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    plugin = Path(__file__).resolve().parent / "plugins" / "slow_ranker.py"
+    text = SMALL.replace("trials: 3", "trials: 1").replace(
+        "{name: Bhattacharyya, ranker: bhattacharyya}", f"{{name: Slow, ranker: '{plugin}:SlowL1', delay: 4.0, ticks: 16}}")
+    cfg = write(tmp_path, text)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
+    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(tmp_path / "r")],
+                            stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the run ended: no writer left
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    frames = screen.decode(errors="replace").replace("\r", "\n").splitlines()
+    assert any(f.startswith("small: 1/2 jobs |") and "running: Slow trial 0 (step " in f for f in frames), frames
+    assert not any(f.startswith("[") for f in frames)  # no log lines on a terminal
+
+
+def test_a_second_writer_of_a_running_run_is_refused(cli, tmp_path):
+    """--resume (or report) of a folder that a run is still writing: one line naming the holder."""
+    proc, out, gate, _ = _gated_run(tmp_path, 3)
+    cfg = tmp_path / "small.yaml"
+    try:
+        _wait_for_results(proc, out, 3)
+        before = sorted(p.name for p in out.iterdir())
+        for args in (("report", out), ("run", "--resume", out)):  # report first: without a lock it returns
+            one_line_error(cli(*args), f"{out}: another rankbench writes this run folder (pid {proc.pid} on ",
+                           f"rankbench run {cfg} --out {out} --quiet)")
+        assert sorted(p.name for p in out.iterdir()) == before  # the refused writers wrote nothing
+    finally:
+        gate.touch()
+        proc.communicate(timeout=600)
+    assert proc.returncode == 0
+    assert cli("report", out).exit_code == 0
 
 
 def test_killed_run_resumes_with_its_data_root(tmp_path):
@@ -389,3 +492,109 @@ def test_parallel_run_with_a_relative_folder_after_changing_folder(cli, tmp_path
     assert res.exit_code == 0, res.output
     assert len(list((tmp_path / "two" / "r" / "trials").glob("*.json"))) == 6
     assert len(list((tmp_path / "one" / "r" / "trials").glob("*.json"))) == 6
+
+
+# ------------------------------------------------------------------------------ part of a config
+def test_methods_runs_only_the_named_rankers_and_grades_the_others_not_run(cli, tmp_path):
+    text = (SMALL.replace("rankers:\n", "rankers:\n  - {name: Euclid, ranker: euclidean}\n")
+            + "  - {method: Bhattacharyya, metric: cmc@10, value: 0.0, tolerance: 0.01, source: made up}\n"
+            + "claims:\n  - {kind: better, method: Bhattacharyya, than: L1, metric: nauc, by: 2.0}\n")
+    cfg = write(tmp_path, text)
+    out = tmp_path / "part"
+    # as compare's --methods: names after the option, up to the next option
+    res = cli("run", cfg, "--methods", "Euclid", "L1", "--out", out, "-q", "--trials", "2")
+    assert res.exit_code == 0, res.output
+    trials = pd.read_csv(out / "trials.csv", keep_default_na=False)
+    assert list(dict.fromkeys(trials.method)) == ["Euclid", "L1"]  # config order
+    import yaml
+
+    stored = yaml.safe_load((out / "config.yaml").read_text())
+    assert [r["name"] for r in stored["rankers"]] == ["Euclid", "L1", "Bhattacharyya"]
+    assert stored["methods"] == ["Euclid", "L1"] and len(stored["expected"]) == 3
+    md = (out / "summary.md").read_text()
+    assert "2 of the config's 3 rankers (--methods)" in md and "Incomplete" not in md
+    res = cli("check", out)
+    assert res.exit_code == 0, res.output  # Bhattacharyya's rows would FAIL: not run, they are not graded
+    assert "| Bhattacharyya | cmc@10 |" in res.output and "NOT RUN" in res.output
+    assert "2 NOT RUN" in res.output and "| FAIL |" not in res.output  # both would FAIL if graded
+    # a misspelt method in an expected file is still an error, a ranker left out is not
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("expected: [{method: Bhattacharya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    one_line_error(cli("check", out, "--expected", typo), "'Bhattacharya' is not a method of this run")
+    left_out = tmp_path / "left_out.yaml"
+    left_out.write_text("expected: [{method: Bhattacharyya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    assert cli("check", out, "--expected", left_out).exit_code == 0
+    # the folder keeps its selection: resume runs the same methods, a different one is refused
+    one_line_error(cli("run", "--resume", out, "--methods", "L1"), "methods = ['Euclid', 'L1'], now ['L1']")
+    # the same selection by comma, and through the config key
+    res = cli("run", cfg, "--methods=L1,Euclid", "--out", tmp_path / "comma", "-q", "--trials", "2")
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_csv(tmp_path / "comma" / "trials.csv").method) == {"Euclid", "L1"}
+    res = cli("validate", cfg, "--methods", "L1")
+    assert res.exit_code == 0 and "1 ranker(s)" in res.output and "3 jobs" in res.output
+
+
+def test_summary_states_the_trials_this_run_has(cli, tmp_path):
+    """A description written for the config (``50 trials``) is followed by what this run did."""
+    cfg = write(tmp_path, SMALL + "description: L1 against Bhattacharyya (50 trials)\n")
+    assert cli("run", cfg, "--out", tmp_path / "r", "-q", "--trials", "2", "--seed", "7").exit_code == 0
+    md = (tmp_path / "r" / "summary.md").read_text()
+    assert "(50 trials)\n\nThis run: 2 trial(s) per method, seed 7.\n" in md
+
+
+# ------------------------------------------------------------------------------ small things
+def test_features_refuses_to_overwrite_without_force(cli, tmp_path):
+    cfg = write(tmp_path, SMALL)
+    out = tmp_path / "f.npz"
+    out.write_bytes(b"mine")
+    one_line_error(cli("features", cfg, "--out", out, "-q"), "f.npz: already exists", "--force")
+    assert out.read_bytes() == b"mine"
+    assert cli("features", cfg, "--out", out, "-q", "--force").exit_code == 0
+    assert np.load(out)["X_colour"].shape[0] == 80
+
+
+def test_cache_shows_one_kind_and_says_where_it_looked(cli, tmp_path):
+    res = cli("cache")
+    assert res.exit_code == 0 and f"the cache at {tmp_path / 'cache'} is empty" in res.output
+    assert cli("run", write(tmp_path, SMALL), "--out", tmp_path / "r", "-q").exit_code == 0
+    res = cli("cache", "--kind", "features")
+    assert res.exit_code == 0 and res.output.startswith("features ") and len(res.output.splitlines()) == 1
+
+
+def test_help_says_what_each_option_does_and_no_more():
+    from click.testing import CliRunner
+
+    def help_of(command):
+        return CliRunner().invoke(main, [command, "--help"], terminal_width=200).output
+
+    features = help_of("features")
+    assert "Parallel worker processes for the extraction." in features and "--force" in features
+    assert "labels" not in features.replace("label,", "")  # the file holds a label column only when the data do
+    for command in ("validate", "features"):
+        assert "--resume" not in help_of(command), command
+    assert "(with --resume) the run's own" in help_of("run")
+
+
+def test_shell_completion_works_as_the_readme_says(tmp_path):
+    """The README's line (click's completion) prints a script, and the script's protocol completes."""
+    readme = (REPO / "README.md").read_text()
+    assert 'eval "$(_RANKBENCH_COMPLETE=bash_source rankbench)"' in readme
+    env = {**os.environ, "_RANKBENCH_COMPLETE": "bash_source"}
+    script = subprocess.run([sys.executable, "-m", "rankbench"], capture_output=True, text=True, env=env, timeout=60)
+    assert script.returncode == 0 and "_rankbench_completion()" in script.stdout
+    env = {**os.environ, "_RANKBENCH_COMPLETE": "bash_complete", "COMP_WORDS": "rankbench list ran", "COMP_CWORD": "2"}
+    words = subprocess.run([sys.executable, "-m", "rankbench"], capture_output=True, text=True, env=env, timeout=60)
+    assert words.stdout.split() == ["plain,rankers"]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("config", ["prosser/viper_p316", "sharaf/pubfig", "yuli/umist_table3_K", "merler/corel5k",
+                                    "yan/towncentre6_methods"])
+def test_methods_on_each_papers_config_with_its_data(cli, shared_data, config):
+    """Every check run makes, on the real data, for the config's last ranker alone."""
+    from rankbench.config import load_experiment
+
+    path = REPO / "configs" / f"{config}.yaml"
+    last = load_experiment(path).config.rankers[-1].name
+    res = cli("validate", path, "--data-root", shared_data, "--methods", last)
+    assert res.exit_code == 0 and "1 ranker(s)" in res.output, res.output

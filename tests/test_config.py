@@ -164,6 +164,22 @@ def test_every_shipped_config_validates():
             load_experiment(p, Overrides(regress=True))
 
 
+def test_every_shipped_config_runs_one_of_its_methods():
+    """--methods on every config (and its regress block): a single ranker (the first, the last)
+    is accepted, the published rows and claims of the others stay in the config (graded NOT RUN)."""
+    root = Path(__file__).resolve().parents[1] / "configs"
+    for p in sorted(p for p in root.rglob("*.yaml") if "base" not in p.parts):
+        whole = load_experiment(p)
+        for regress in (False, True) if whole.config.regress is not None else (False,):
+            whole = load_experiment(p, Overrides(regress=regress))
+            for r in {whole.config.rankers[0].name: whole.config.rankers[0],
+                      whole.config.rankers[-1].name: whole.config.rankers[-1]}.values():  # first and last
+                exp = load_experiment(p, Overrides(regress=regress, methods=[r.name]))
+                assert [m.name for m in exp.config.run_rankers()] == [r.name], (p, r.name)
+                assert all([m.name for m in st.config.run_rankers()] == [r.name] for st in exp.settings)
+                assert exp.config.expected == whole.config.expected and exp.config.claims == whole.config.claims
+
+
 def test_exponent_without_dot_is_a_float(tmp_path):
     p = write(tmp_path, "f.yaml", BASE.replace("{name: L1, ranker: l1}", "{name: P, ranker: prsvm, C: 1e-3}"))
     assert load_experiment(p).config.rankers[0].params()["C"] == 1e-3

@@ -93,3 +93,47 @@ def test_a_failed_start_leaves_latest_at_the_previous_run(tmp_path):
     assert os.readlink(tmp_path / "cfg" / "latest") == a.path.name
     a2 = RunFolder.create(root=tmp_path, name="other")
     assert a2.remove_if_empty_of_results() and not (tmp_path / "other" / "latest").is_symlink()
+
+
+def test_a_second_writer_is_refused_naming_the_holder(tmp_path):
+    f = RunFolder.create(tmp_path / "r")
+    with f.lock("rankbench run cfg.yaml"):
+        with pytest.raises(RunFolderError) as err:
+            RunFolder(f.path).lock("rankbench run --resume r")
+        assert f"pid {os.getpid()} on " in str(err.value) and ": rankbench run cfg.yaml" in str(err.value)
+        assert "\n" not in str(err.value)
+    with f.lock("rankbench report"):  # released: the next writer gets it
+        pass
+
+
+def test_the_lock_of_a_killed_process_does_not_block(tmp_path):
+    """The kernel drops a dead process's flock: a run killed outright (SIGKILL) leaves no blocker."""
+    import signal
+
+    f = RunFolder.create(tmp_path / "r")
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom rankbench.runfolder import RunFolder\n"
+        f"lock = RunFolder({str(f.path)!r}).lock('rankbench run held')\nprint('locked', flush=True)\ntime.sleep(600)")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(RunFolderError, match=f"pid {holder.pid} on .*: rankbench run held"):
+            f.lock("second")
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=60)
+    with f.lock("after the kill"):
+        assert json.loads((f.path / ".lock").read_text())["command"] == "after the kill"
+
+
+def test_heartbeats_of_jobs_in_progress(tmp_path):
+    f = RunFolder.create(tmp_path / "r")
+    f.write_heartbeat("job-a", {"label": "A trial 0", "ticks": {"round": [3, 10]}})
+    f.write_heartbeat("job-b", {"label": "B trial 0"})
+    (f.path / ".running" / "job-c.json").write_text('{"label": "tru')  # caught mid-replacement
+    assert f.read_heartbeats() == {"job-a": {"label": "A trial 0", "ticks": {"round": [3, 10]}},
+                                   "job-b": {"label": "B trial 0"}}
+    f.remove_heartbeat("job-a")
+    assert set(f.read_heartbeats()) == {"job-b"}
+    f.clear_heartbeats()
+    assert f.read_heartbeats() == {} and not (f.path / ".running").exists()

@@ -11,9 +11,9 @@ from the run seed and the trial.
     the jobs one after the other in this process, or in ``jobs`` joblib processes; each worker
     writes its own result file.
 :class:`DaskExecutor`
-    a dask.distributed cluster through its futures API (``pip install 'rankbench[dask]'``): the
-    cluster at ``scheduler``, or a LocalCluster sized to this machine. The feature matrices and
-    datasets are scattered to every worker once (``broadcast``), each job is one task and future
+    a dask.distributed cluster through its futures API (``pip install -e '.[dask]'`` in the
+    rankbench checkout): the cluster at ``scheduler``, or a LocalCluster sized to this machine. The
+    feature matrices and datasets are scattered to every worker once (``broadcast``), each job is one task and future
     with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
     up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
     time). The scheduler and every worker are checked for this rankbench when connecting. When a
@@ -29,12 +29,12 @@ import os
 import time
 import uuid
 from collections import Counter
-from pathlib import Path
+from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from ..errors import ConfigError, RankbenchError
-from ..runfolder import RunFolder, trial_name
-from ..utils.progress import Progress
+from ..runfolder import RunFolder, job_id
+from ..utils.progress import RunProgress
 
 EXECUTORS = ("local", "dask")
 
@@ -52,6 +52,10 @@ class Work(NamedTuple):
     @property
     def label(self) -> str:
         return label(self.job.setting, self.job.trial, self.job.method)
+
+    @property
+    def id(self) -> str:
+        return job_id(self.job.setting, self.job.trial, self.job.method)
 
 
 JobFn = Callable[..., dict]
@@ -83,19 +87,33 @@ class LocalExecutor:
     def __exit__(self, *exc) -> None:
         pass
 
-    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: Progress) -> int:
-        """Compute every job; the worker that computed a result writes it. Returns the count."""
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: RunProgress) -> int:
+        """Compute every job; the worker that computed a result writes it. Returns the count.
+
+        In this process each fit reports to ``progress`` directly; worker processes write their
+        jobs' heartbeats into the run folder, which a thread here reads every second."""
         if self.jobs == 1 or len(work) <= 1:
+            progress.watch()
             for w in work:
-                fn(*w, folder)
-                progress.step(w.label)
+                progress.started(w.id)
+                rec = fn(*w, folder, partial(progress.update, w.id))
+                progress.finished(w.id, rec["wall_s"], rec.get("warnings"))
             return len(work)
         from joblib import Parallel, delayed
 
+        def poll() -> None:
+            beats = folder.read_heartbeats()
+            progress.set_running(set(beats), beats)
+
+        progress.watch(poll)
         gen = Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(fn)(*w, folder) for w in work)
         for rec in gen:
-            progress.step(label(rec["setting"], rec["trial"], rec["method"]))
+            progress.finished(job_id(rec["setting"], rec["trial"], rec["method"]), rec["wall_s"], rec.get("warnings"))
         return len(work)
+
+    def slots(self) -> int:
+        """How many jobs run at once."""
+        return self.jobs
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "workers": self.jobs}
@@ -153,8 +171,8 @@ class DaskExecutor:
         try:
             import distributed
         except ImportError:
-            raise ConfigError("--executor dask: expected the dask extra (pip install 'rankbench[dask]'), got no "
-                              "importable 'distributed' module") from None
+            raise ConfigError("--executor dask: expected the dask extra (pip install -e '.[dask]' in the rankbench "
+                              "checkout), got no importable 'distributed' module") from None
         self._cluster = self.client = None
         self.jobs_per_worker: Counter = Counter()
         self.workers_lost: list[str] = []
@@ -223,13 +241,15 @@ class DaskExecutor:
         self.n_scattered += len(ids)
         return dict(zip(ids, futures))
 
-    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: Progress) -> int:
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: RunProgress) -> int:
         """Compute every job on the cluster; write each result here as it arrives. Returns the count.
 
         At most a few jobs per worker thread wait at the scheduler at any time (it balances them
         between workers); the rest are submitted in batches as results come back (one graph update
         per batch), so a sweep of any size costs the cluster little memory and an interruption has
-        little to cancel.
+        little to cancel. ``progress`` learns which jobs run as far as the scheduler tells (the
+        tasks it has handed to workers, checked every second); the fits' own progress does not
+        cross the cluster (their ticks go nowhere there).
         """
         from distributed import as_completed
 
@@ -244,9 +264,7 @@ class DaskExecutor:
             """Jobs (with their attempt numbers) in one message to the scheduler."""
             keys = []
             for w, attempt in items:
-                j = w.job
-                keys.append(f"rankbench-{session}-{Path(trial_name(j.setting, j.trial, j.method)).stem}"
-                            + (f"-again{attempt}" if attempt else ""))
+                keys.append(f"rankbench-{session}-{w.id}" + (f"-again{attempt}" if attempt else ""))
             ws = [w for w, _ in items]
             futures = self.client.map(_on_worker, [fn] * len(ws), [w.job for w in ws], [w.protocol for w in ws],
                                       [w.spec for w in ws], [remote[id(w.X)] for w in ws],
@@ -278,7 +296,7 @@ class DaskExecutor:
                         folder.write_trial(value)
                         self.jobs_per_worker[worker] += 1
                         computed += 1
-                        progress.step(w.label)
+                        progress.finished(w.id, value.get("wall_s"), value.get("warnings"))
                     elif fut.status == "error":
                         self._raise_job_error(w, fut)
                     else:  # cancelled or lost: its scattered inputs died with their workers, or the scheduler
@@ -293,6 +311,7 @@ class DaskExecutor:
                     checked = now
                     current = self._workers()
                     nthreads = sum(current.values())
+                    progress.set_running(self._processing(pending))
                     alone_since = None if current else alone_since or now
                     if alone_since is not None and now - alone_since > self.timeout:
                         raise RankbenchError(f"--scheduler {self.address}: no dask worker (or no scheduler) for "
@@ -305,6 +324,18 @@ class DaskExecutor:
         finally:
             self._cancel([f for _, f, _ in pending.values()])
         return computed
+
+    def _processing(self, pending: dict[str, tuple[Work, Any, int]]) -> set[str]:
+        """Ids of the jobs the scheduler has handed to workers now (empty if it does not answer)."""
+        try:
+            keys = {k for ks in self.client.processing().values() for k in ks}
+        except Exception:  # noqa: BLE001 - the cluster may be going away; progress can wait
+            return set()
+        return {pending[k][0].id for k in keys if k in pending}
+
+    def slots(self) -> int:
+        """How many jobs run at once: the cluster's worker threads when it was joined."""
+        return max(1, sum(self.workers_at_start.values()))
 
     def _workers(self) -> dict[str, int]:
         """The cluster's workers now ({} while the scheduler does not answer); notes lost ones."""
@@ -357,13 +388,14 @@ class DaskExecutor:
                                  "with --resume") from None
         raise exc.with_traceback(fut.traceback())
 
-    def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: Progress) -> None:
+    def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: RunProgress) -> None:
         """On an interruption: write the results that have arrived but are not written yet."""
         for fut, result in self._results(ac.next_batch(block=False)):
-            pending.pop(fut.key, None)
+            w = pending.pop(fut.key, (None,))[0]
             if result is not None and result[0] == "ok":
                 folder.write_trial(result[1])
-                progress.step()
+                if w is not None:
+                    progress.finished(w.id, result[1].get("wall_s"))
 
     def _cancel(self, futures: list) -> None:
         if futures and self.client is not None and self.client.status == "running":

@@ -14,6 +14,7 @@ uninterrupted run.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -21,9 +22,12 @@ import platform
 import subprocess
 import sys
 import time
+import warnings
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -38,14 +42,14 @@ from ..config import (
     ranker_params,
 )
 from ..datasets.base import Dataset
-from ..errors import ConfigError, RankbenchError
+from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
 from ..params import check_params
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views
 from ..registry import datasets, features, preprocessors, protocols, rankers
-from ..runfolder import RunFolder
+from ..runfolder import RunFolder, job_id
 from ..utils.meter import Meter
-from ..utils.progress import Progress
+from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
 from .executors import Work, make_executor
@@ -53,11 +57,13 @@ from .pipeline import RankerPipeline
 
 
 class RunInterrupted(RankbenchError):
-    """The user stopped a run; finished results are kept in ``folder``."""
+    """The user stopped a run (Ctrl-C, or SIGTERM: ``terminated``); finished results are kept in
+    ``folder``."""
 
-    def __init__(self, folder: RunFolder, done: int, total: int):
-        self.folder, self.done, self.total = folder, done, total
-        super().__init__(f"interrupted: {done} of {total} results saved in {folder.path}")
+    def __init__(self, folder: RunFolder, done: int, total: int, terminated: bool = False):
+        self.folder, self.done, self.total, self.terminated = folder, done, total, terminated
+        how = "terminated (SIGTERM)" if terminated else "interrupted"
+        super().__init__(f"{how}: {done} of {total} results saved in {folder.path}")
 
 
 @dataclass
@@ -177,31 +183,43 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
             loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
         dataset = loaded[dkey]
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
-        try:
-            protocol.check_dataset(dataset)
-            protocol.check_features([f.key for f in cfg.features])
-        except ConfigError as exc:  # a protocol names the key path; the file comes from here
-            msg = str(exc)
-            raise type(exc)(msg if msg.startswith(origin) else f"{origin}: {msg}") from None
+        errors = ErrorList()
+        for check, arg in ((protocol.check_dataset, dataset), (protocol.check_features, [f.key for f in cfg.features])):
+            try:
+                check(arg)
+            except ConfigError as exc:  # a protocol names the key path; the file comes from here
+                msg = str(exc)
+                errors.add(exc if msg.startswith(origin) else type(exc)(f"{origin}: {msg}"))
         methods = []
-        for rcfg in cfg.rankers:
-            spec = _method(rcfg, cfg, origin)
-            probe = spec.make(0)
-            protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
-            if not spec.feature_sets:
-                raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
-            if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
-                raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
-                                  f"feature matrix; use combine: concat")
-            methods.append(spec)
+        for rcfg in cfg.run_rankers():
+            with errors.check():
+                methods.append(_checked_method(rcfg, cfg, protocol, origin))
+        errors.raise_any()
         out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, methods))
     return Plan(experiment, out)
 
 
+def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
+    """One ranker entry as a method, checked against the protocol."""
+    spec = _method(rcfg, cfg, origin)
+    probe = spec.make(0)
+    protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
+    if not spec.feature_sets:
+        raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
+    if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
+        raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
+                          f"feature matrix; use combine: concat")
+    return spec
+
+
 # ----------------------------------------------------------------------------- features and splits
 def _features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: dict) -> dict[str, np.ndarray]:
+    """The feature sets the setting's methods use (every set when the protocol's split reads them)."""
+    used = {n for m in sp.methods for n in m.feature_sets}
     feats = {}
     for f in sp.config.features:
+        if f.key not in used and not sp.protocol.split_uses_features:
+            continue
         extractor = features.build(f.extractor, f.params(), f"features.{f.key}")
         fkey = sp.dataset.fingerprint + json.dumps(extractor.cache_key(), sort_keys=True, default=str)
         if fkey not in cache:
@@ -247,16 +265,33 @@ def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
 
 # ----------------------------------------------------------------------------- jobs
 def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
-            folder: RunFolder | None = None) -> dict[str, Any]:
-    """Evaluate one method on one trial's split; write the record when ``folder`` is given."""
+            folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Evaluate one method on one trial's split; write the record when ``folder`` is given.
+
+    The fit's progress (:func:`rankbench.utils.progress.tick`) goes to ``progress_to`` (called
+    with the job's state, in this process) or, without it, to the job's heartbeat in ``folder``
+    (a worker process; removed when the job ends); with neither, nowhere. Warnings the job raises
+    are kept in the record (``warnings``: each text once, with its count) for the caller to show.
+    """
+    jid = job_id(job.setting, job.trial, job.method)
+    sink = progress_to or (partial(folder.write_heartbeat, jid) if folder is not None else None)
     meter = Meter()
     t0 = time.perf_counter()
-    result = protocol.evaluate(lambda: spec.make(job.ranker_seed), X, dataset, split, meter)
+    with contextlib.ExitStack() as stack:
+        caught = stack.enter_context(warnings.catch_warnings(record=True))
+        if sink is not None:
+            if progress_to is None:
+                stack.callback(folder.remove_heartbeat, jid)
+            stack.enter_context(reporting(FitReporter(jid, sink)))
+        result = protocol.evaluate(lambda: spec.make(job.ranker_seed), X, dataset, split, meter)
     record = {
         "setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
         "method": job.method, "metrics": {**result.metrics, **meter.metrics()},
         "curves": result.curves, "extra": result.extra, "wall_s": time.perf_counter() - t0,
     }
+    said = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
+    if said:
+        record["warnings"] = [{"text": text, "count": n} for text, n in said.items()]
     if folder is not None:
         folder.write_trial(record)
     return record
@@ -296,16 +331,24 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         # and command for --resume; this session stays open ("end": null) until it returns
         write_manifest(folder, p, opts, started, timing, n_total - len(work), n_total,
                        executor.describe(), final=False)
-        progress = Progress(len(work), exp.name, enabled=opts.progress)
+        folder.clear_heartbeats()  # jobs a killed session left "in progress"
+        earlier = folder.read_trials()[0] if resume else []
+        timings: dict[str, list[float]] = {}
+        for r in earlier:  # what each method's jobs took before: the ETA of a resumed run starts informed
+            if isinstance(r.get("wall_s"), (int, float)):
+                timings.setdefault(r["method"], []).append(float(r["wall_s"]))
+        progress = RunProgress(exp.name, [JobInfo(w.id, w.job.method, w.label) for w in work], executor.slots(),
+                               timings, enabled=opts.progress)
         computed = 0
         try:
             computed = executor.run(run_job, work, target, progress)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             done = _count_done(folder, p)
             write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
-            raise RunInterrupted(folder, done, n_total) from None
+            raise RunInterrupted(folder, done, n_total, isinstance(exc, Terminated)) from None
         finally:
             progress.close()
+            folder.clear_heartbeats()
         done = _count_done(folder, p)
         write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
     return Outcome(folder, done, n_total, computed)

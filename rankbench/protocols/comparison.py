@@ -14,6 +14,7 @@ from ..params import PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
+from ..utils.progress import tick
 from .base import Protocol, TrialResult, take
 
 
@@ -133,7 +134,9 @@ class Comparison(Protocol):
         metrics: dict[str, float] = {}
         extra: dict[str, Any] = {"n_train_pairs": {}, "n_similar_pairs": {}, "n_test_pairs": {}, "diagnostics": {}}
         accs = []
-        for attr in self._attributes(dataset):
+        attributes = self._attributes(dataset)
+        for i, attr in enumerate(attributes):
+            tick("attribute", i + 1, len(attributes))
             strength = table[attr].reindex(cats).to_numpy(dtype=float)
             pairs, sign = training_pairs(strength[train], self.n_train_pairs, self.similar_pairs, rng)
             ranker = make_ranker()

@@ -31,6 +31,7 @@ from ..params import OpenFraction, PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
+from ..utils.progress import tick
 from .base import Protocol, TrialResult, take
 
 
@@ -115,7 +116,8 @@ class Retrieval(Protocol):
         depths = [int(d) for d in self.depths]
         metrics: dict[str, float] = {}
         diag = {}
-        for concept in split["concepts"]:
+        for i, concept in enumerate(split["concepts"]):
+            tick("concept", i + 1, len(split["concepts"]))
             c = names.index(concept)
             judged_tr = R[train, c] >= 0  # unjudged items (-1) neither train nor count (trec_eval -J)
             judged_te = R[test, c] >= 0

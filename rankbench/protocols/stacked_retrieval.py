@@ -52,6 +52,7 @@ from ..rankers.base import LazyColumns, capabilities, diagnostics
 from ..registry import protocols, rankers
 from ..utils.diskcache import cached, digest
 from ..utils.meter import Meter
+from ..utils.progress import tick
 from .base import Protocol, TrialResult, take
 from .retrieval import ap_metrics, check_collection, concept_relevance, map_metrics
 
@@ -166,6 +167,7 @@ class StackedRetrieval(Protocol):
         per_concept_curves = []
         extra: dict[str, Any] = {"base_models": {}, "diagnostics": {}}
         for ci, concept in enumerate(split["concepts"]):
+            tick("concept", ci + 1, len(split["concepts"]))
             c = names.index(concept)
             rows = {p: np.asarray(split[p], dtype=int) for p in PARTS}
             rows = {p: r[R[r, c] >= 0] for p, r in rows.items()}  # unjudged: left out (trec_eval -J)

@@ -89,6 +89,7 @@ class RunData:
             argv = ["rankbench", "run", inv["config"]] + [w for o in inv.get("overrides") or [] for w in ("--set", o)]
             argv += [w for k in ("trials", "seed") if inv.get(k) is not None for w in (f"--{k}", str(inv[k]))]
             argv += ["--regress"] if inv.get("regress") else []
+            argv += ["--methods", *inv["methods"]] if inv.get("methods") else []
         root = m.get("data_root")
         rerun = ["rankbench", "run", str(self.folder.path / "config.yaml")] + (["--data-root", root] if root else [])
         return {"config": m.get("config_path") or "", "commit": m.get("git_commit"), "dirty": m.get("git_dirty"),
@@ -115,6 +116,8 @@ def load_run(folder: RunFolder | str, require_results: bool = True) -> RunData:
                 f"{problems[0].reason})" if problems else ""
         raise RankbenchError(f"{folder.path}: no trial results yet{extra}")
     methods = [r["name"] for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r]
+    if cfg.get("methods"):  # a run of some of the config's rankers (--methods)
+        methods = [m for m in methods if m in cfg["methods"]]
     settings = folder.read_splits()["settings"] if folder.has_splits() else []
     return RunData(folder, cfg, records, problems, methods, settings, folder.read_manifest())
 
@@ -133,6 +136,17 @@ def status_lines(run: RunData) -> list[str]:
         out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
                    "recomputed by `--resume`.")
     return out
+
+
+def run_line(run: RunData) -> str:
+    """What this run did, as recorded (``--trials 3`` shows as 3 trials even when the config's
+    description, written for the config as it stands, quotes 50)."""
+    counts = [len(s.get("trials", [])) for s in run.settings] or [int(run.config.get("trials") or 0)]
+    trials = f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)} to {max(counts)}"
+    configured = [r for r in run.config.get("rankers", []) if isinstance(r, dict)]
+    some = (f"; {len(run.methods)} of the config's {len(configured)} rankers (--methods)"
+            if len(run.methods) < len(configured) else "")
+    return f"This run: {trials} trial(s) per method, seed {run.config.get('seed', 0)}{some}."
 
 
 def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
@@ -165,15 +179,17 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     for name, frame in (("trials.csv", trials), ("summary.csv", summary), ("curves.csv", run.ordered(curves_frame(run.records))),
                         ("diagnostics.csv", diag)):
         run.folder.write_text(name, with_sweep_columns(frame, values).to_csv(index=False))
-    md = summary_markdown(summary, run.name, run.methods, run.setting_order,
-                          description=run.config.get("description", ""), status=status_lines(run),
+    description = "\n\n".join(t for t in (str(run.config.get("description") or "").strip(), run_line(run)) if t)
+    md = summary_markdown(summary, run.name, run.methods, run.setting_order, description=description,
+                          status=status_lines(run),
                           values=values, headline=headline_of(run, summary))
     expected = run.config.get("expected") or []
-    grades = grade_rows(summary, expected) if expected else []
+    grades = grade_rows(summary, expected, run.methods) if expected else []
     if grades:
         md += "\n## Published numbers\n\n" + check_markdown(grades) + "\n"
     claims = run.config.get("claims") or []
-    claim_rows = grade_claims(_claim_dicts(claims), summary, run.records, run.setting_order) if claims else []
+    claim_rows = grade_claims(_claim_dicts(claims), summary, run.records, run.setting_order,
+                              run.methods) if claims else []
     if claim_rows:
         md += "\n## Claims\n\n" + claims_markdown(claim_rows) + "\n"
     chosen = diagnostics_markdown(diag, run.methods, values)

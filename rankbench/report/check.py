@@ -23,9 +23,11 @@ def _note(row: dict, text: str) -> None:
     row["note"] = (row["note"] + " " if row["note"] else "") + text
 
 
-def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]],
+               methods: list[str] | None = None) -> list[dict[str, Any]]:
     """One graded row per expected number (see the module docstring); MISSING where the run has
-    no value for a method it was meant to run (an incomplete run)."""
+    no value for a method it was meant to run (an incomplete run); NOT RUN for a method outside
+    ``methods``, the rankers the run computes (``--methods``)."""
     idx = summary.set_index(["setting", "method", "metric"])
     rows = []
     for e in expected:
@@ -37,6 +39,8 @@ def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]]) -> list[di
         key = (setting, e["method"], e["metric"])
         if e.get("published_only"):
             row["grade"] = "PUBLISHED"
+        elif methods is not None and e["method"] not in methods:
+            row["grade"] = "NOT RUN"
         elif key not in idx.index:
             row["grade"] = "MISSING"
             _note(row, "(not measured in this run)")
@@ -66,6 +70,8 @@ def _reason(row: dict[str, Any], e: dict[str, Any]) -> str:
         return "published only: a method this run does not include"
     if g == "MISSING":
         return "not measured in this run"
+    if g == "NOT RUN":
+        return "not run: this run computes only some of the config's rankers (--methods)"
     off = fmt_value(m, abs(row["diff"])) + unit
     if g == "OK":
         return f"off by {off}, within the tolerance {tol}"
@@ -89,7 +95,7 @@ def check_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def any_fail(rows: list[dict[str, Any]]) -> bool:
-    """FAIL and MISSING fail ``rankbench check``; OK, OKISH, GAP and PUBLISHED do not."""
+    """FAIL and MISSING fail ``rankbench check``; OK, OKISH, GAP, PUBLISHED and NOT RUN do not."""
     return any(r["grade"] in ("FAIL", "MISSING") for r in rows)
 
 

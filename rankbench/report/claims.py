@@ -75,14 +75,18 @@ def _reach(xs: np.ndarray, ys: np.ndarray, target: float, higher: bool) -> float
 
 
 def grade_claims(claims: list[dict[str, Any]], summary: pd.DataFrame, records: list[dict],
-                 setting_order: list[str]) -> list[dict[str, Any]]:
-    """One row per claim: grade, the measured figures behind it, source and note."""
+                 setting_order: list[str], methods: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per claim: grade, the measured figures behind it, source and note; NOT RUN when
+    a method it names is outside ``methods``, the rankers the run computes (``--methods``)."""
     idx = summary.set_index(["setting", "method", "metric"])
     rows = []
     for c in claims:
         kind = c["kind"]
         row = {"claim": c.get("name") or _describe(c), "grade": "FAIL", "measured": "", "source": c.get("source", ""),
                "note": c.get("note", "")}
+        if methods is not None and not {c["method"], c.get("than") or c["method"]} <= set(methods):
+            rows.append({**row, "grade": "NOT RUN", "measured": "a method it names is not run (--methods)"})
+            continue
         try:
             ok, measured = _GRADERS[kind](c, idx, records, setting_order)
         except _Missing as exc:

@@ -22,6 +22,7 @@ metric series against the first cost series, e.g. ``map@100`` against ``rank_s``
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -519,13 +520,18 @@ def default_max_rank(metrics: set[str]) -> int:
 
 def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[PlotFile]:
     """Every figure a run supports, into ``<run>/plots`` (PNG and SVG each; figures of an earlier
-    report there are removed first, so the folder holds exactly this report's figures)."""
+    report there are removed first, so the folder holds exactly this report's figures).
+
+    ``max_rank`` adds CMC figures ending at that rank under names of their own
+    (``cmc_rank20.png``) beside the standard ones, which it leaves as they are; such figures of
+    earlier reports are kept (each was asked for by name)."""
     records, methods, cfg = run.records, run.methods, run.config
     expected: list[dict[str, Any]] = cfg.get("expected") or []
     values = run.setting_values()
     out = run.folder.path / "plots"
     for old in (*out.glob("*.png"), *out.glob("*.svg")):
-        old.unlink(missing_ok=True)
+        if not re.search(r"_rank\d+$", old.stem):
+            old.unlink(missing_ok=True)
     styles = method_styles(methods + [m for m in dict.fromkeys(summary["method"]) if m not in methods])
     methods = list(styles)
     files: list[PlotFile] = []
@@ -543,9 +549,9 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[
         where = context(cfg, s, values.get(s), int(n_of.get(s, 1)))
         tag = setting_slug(s, values.get(s))
         if any("cmc" in (r.get("curves") or {}) for r in records if r["setting"] == s):
-            mr = max_rank or default_max_rank(metrics)
-            emit(cmc_figure(records, methods, s, f"CMC: {where}", mr, rank_metrics, expected, styles),
-                 _stem("cmc", tag), f"Cumulative matching characteristic up to rank {mr}; {where}.")
+            for mr, suffix in [(default_max_rank(metrics), "")] + ([(max_rank, f"rank{max_rank}")] if max_rank else []):
+                emit(cmc_figure(records, methods, s, f"CMC: {where}", mr, rank_metrics, expected, styles),
+                     _stem("cmc", tag, suffix), f"Cumulative matching characteristic up to rank {mr}; {where}.")
         if headline and not headline.startswith("cmc"):
             emit(bar_figure(summary, methods, headline, s, f"{headline}: {where}", expected, styles),
                  _stem(slug(headline), tag), f"{headline} per method; {where}.")

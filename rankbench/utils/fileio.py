@@ -27,7 +27,9 @@ def _umask() -> int:
 _FILE_MODE = 0o666 & ~_umask()
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
+    """``durable=False`` skips the flush to disk (a file that only matters while this machine runs,
+    such as a progress heartbeat): still atomic for readers."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -35,7 +37,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
@@ -44,8 +47,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode())
+def atomic_write_text(path: Path, text: str, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode(), durable)
 
 
 def _json_default(o: Any):
@@ -67,8 +70,8 @@ def to_json(obj: Any, indent: int | None = 1) -> str:
     return json.dumps(obj, indent=indent, default=_json_default, allow_nan=True)
 
 
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_text(path, to_json(obj))
+def atomic_write_json(path: Path, obj: Any, durable: bool = True) -> None:
+    atomic_write_text(path, to_json(obj), durable)
 
 
 def atomic_save_npy(path: Path, arr: np.ndarray) -> None:

@@ -260,11 +260,11 @@ def test_local_run_interrupted_resumes_on_dask(cluster, reference, tmp_path, env
     client.wait_for_workers(1, timeout=60)
     real, calls = runner.run_job, {"n": 0}
 
-    def interrupting(*args):
+    def interrupting(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 11:
             raise KeyboardInterrupt
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(runner, "run_job", interrupting)
     out = tmp_path / "run"
@@ -327,7 +327,7 @@ def test_cluster_without_workers_is_one_line(tmp_path, env):
 def test_dask_not_installed_is_one_line(tmp_path, env, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # what `import distributed` meets without the extra
     one_line_error(cli("run", write(tmp_path, CFG), "--out", tmp_path / "r", "--executor", "dask"),
-                   "--executor dask: expected the dask extra (pip install 'rankbench[dask]')")
+                   "--executor dask: expected the dask extra (pip install -e '.[dask]' in the rankbench checkout)")
     assert not (tmp_path / "r").exists()
 
 

@@ -2,6 +2,7 @@
 its time in fit, so that a run can be interrupted reliably."""
 
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -9,19 +10,30 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator
 
 from rankbench.rankers.base import PairScorer
+from rankbench.utils.progress import tick
 
 
 class SlowL1(PairScorer, BaseEstimator):
     """L1 matching that sleeps ``delay`` seconds in fit and, given a ``gate`` file, then waits until
     that file exists (at most 10 minutes): a test holds a run open for as long as it needs, on a
-    machine of any speed, by creating the gate only after it has interrupted or hurt the run."""
+    machine of any speed, by creating the gate only after it has interrupted or hurt the run.
+    With ``ticks`` the sleep is cut into that many steps, each reported as fit progress; ``warn``
+    is a warning the fit raises."""
 
-    def __init__(self, delay: float = 0.3, gate: str | None = None):
+    def __init__(self, delay: float = 0.3, gate: str | None = None, ticks: int = 0, warn: str | None = None):
         self.delay = delay
         self.gate = gate
+        self.ticks = ticks
+        self.warn = warn
 
     def fit(self, X, y, cams=None):
-        time.sleep(self.delay)
+        if self.warn:
+            warnings.warn(self.warn)
+        for i in range(self.ticks):
+            time.sleep(self.delay / self.ticks)
+            tick("step", i + 1, self.ticks)
+        if not self.ticks:
+            time.sleep(self.delay)
         if self.gate is not None:
             deadline = time.monotonic() + 600
             while not Path(self.gate).exists():

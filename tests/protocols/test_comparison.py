@@ -65,3 +65,17 @@ def test_comparison_draws_per_category_and_checks():
         Comparison(attributes=["smile"], n_train_per_category=3).check_dataset(d)
     with pytest.raises(DataError, match="cannot draw"):
         Comparison(n_train_per_category=50).split(d, np.random.default_rng(0))
+
+
+def test_each_attribute_is_reported_as_a_step_of_the_job():
+    from rankbench.rankers.ranksvm.linear import RankSVM
+    from rankbench.utils.progress import FitReporter, reporting
+
+    d = datasets.build("synthetic_attributes", {}).load()
+    p = Comparison(n_train_pairs=100)
+    states = []
+    with reporting(FitReporter("job", states.append, interval=0.0)):
+        p.evaluate(lambda: RankSVM(C=1.0), d.arrays["feat"], d, p.split(d, np.random.default_rng(0)),
+                   Meter(measure_memory=False))
+    n = len(d.info["attributes"])
+    assert [s["loops"]["attribute"] for s in states[1:]] == [[i, n] for i in range(1, n + 1)]

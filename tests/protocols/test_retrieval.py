@@ -120,3 +120,13 @@ def test_scene_retrieval_with_logistic(shared_data):
     # measured 0.747 (MAP) and 0.347 (MAP@100, at most 100/TP ~ 0.5 per concept) with the MULAN split
     assert 0.6 < res.metrics["map"] < 0.9
     assert 0.25 < res.metrics["map@100"] < 0.5
+
+
+def test_each_concept_is_reported_as_a_step_of_the_job():
+    from rankbench.utils.progress import FitReporter, reporting
+
+    ds = make_dataset()
+    states = []
+    with reporting(FitReporter("job", states.append, interval=0.0)):
+        run(protocols.build("retrieval", {}), np.random.default_rng(1).normal(size=(400, 3)), ds)
+    assert [s["loops"]["concept"] for s in states[1:]] == [[1, 3], [2, 3], [3, 3]]

@@ -165,3 +165,15 @@ def test_pruning_counts_where_the_evaluations_went():
     out = pruning(cols.evals_per_row(), rel)
     assert out == {"evals_relevant": pytest.approx(2.0), "evals_irrelevant": pytest.approx(2.0),
                    "relevant_full": pytest.approx(1 / 3)}
+
+
+def test_each_concept_is_reported_as_a_step_of_the_job():
+    from rankbench.utils.progress import FitReporter, reporting
+
+    ds, views = make_dataset()
+    states = []
+    with reporting(FitReporter("job", states.append, interval=0.0)):
+        run(protocols.build("stacked_retrieval", {"base_models": BANK}), views, ds, "bipartite_rankboost",
+            {"n_rounds": 3})
+    concepts = [s["loops"]["concept"] for s in states if "concept" in s["loops"]]
+    assert concepts[0] == [1, 3] and concepts[-1] == [3, 3] and "model" in states[-1]["loops"]

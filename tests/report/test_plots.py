@@ -152,14 +152,22 @@ def test_run_folder_figures_have_readable_names(runs):
     assert "cmc1_vs_n_test.png" in names and "cmc_n_test-10.png" in names
 
 
-def test_report_ends_the_cmc_axis_at_a_chosen_rank(runs):
+def test_report_ends_the_cmc_axis_at_a_chosen_rank_in_a_file_of_its_own(runs):
     from rankbench import app
 
+    plots = runs["one"] / "plots"
+    app.report(runs["one"])
+    standard = (plots / "cmc.png").read_bytes()
     built = app.report(runs["one"], max_rank=5)
-    cmc = [p for p in built["plots"] if p.name == "cmc.png"]
-    assert cmc and "up to rank 5;" in cmc[0].caption
-    built = app.report(runs["one"])
-    assert "up to rank 10;" in [p for p in built["plots"] if p.name == "cmc.png"][0].caption   # largest tabulated
+    captions = {p.name: p.caption for p in built["plots"]}
+    assert "up to rank 5;" in captions["cmc_rank5.png"] and "cmc_rank5.svg" in captions
+    assert "up to rank 10;" in captions["cmc.png"]   # largest tabulated: the standard figure is unchanged
+    assert (plots / "cmc.png").read_bytes() == standard
+    app.report(runs["one"], max_rank=3)
+    app.report(runs["one"])   # figures asked for by their rank are kept by later reports
+    assert {"cmc_rank5.png", "cmc_rank3.png", "cmc.png"} <= {p.name for p in plots.iterdir()}
+    for p in plots.glob("cmc_rank*"):  # the run is shared with other tests
+        p.unlink()
 
 
 def test_no_per_task_figure_when_bars_would_be_too_thin_to_read():

@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
+from ...utils.progress import tick
 from ..base import ModelBooster, as_columns
 from ._stacked import BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
 
@@ -57,7 +58,8 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
         models, alphas, bounds, losses = [], [], [], []
         bound_log = BoundLog()
         v, log_z = side_weights(f, s)
-        for _ in range(int(self.n_rounds)):
+        for t in range(int(self.n_rounds)):
+            tick("round", t + 1, int(self.n_rounds))
             r_all = (s * v) @ h
             k = int(np.argmax(np.abs(r_all)))
             r = float(r_all[k])

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...errors import InputError
 from ...params import PositiveInt, Seed
 from ...registry import rankers
+from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
 
@@ -124,7 +125,8 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         self.candidate_thresholds_ = thr
         w_pos = lambda w: w[label > 0].sum()
         hists, cuts, alphas = [], [], []
-        for _ in range(int(self.n_rounds)):
+        for t in range(int(self.n_rounds)):
+            tick("round", t + 1, int(self.n_rounds))
             sw = w * label
             # error of "+1 iff code <= j" = positives above the cut + negatives at or below it
             err = np.empty((H, self.n_thresholds))
@@ -171,6 +173,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         hists, cuts, alphas = [], [], []
         Cn = idx = None
         for t in range(int(self.n_rounds)):
+            tick("round", t + 1, int(self.n_rounds))
             if t == 0 or self.resample:
                 if self.neg_sampling == "hard":
                     pn = np.exp(Fn - Fn.max())

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
+from ...utils.progress import tick
 from ..base import ModelBooster, as_columns
 from ._stacked import R_MAX, BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
 
@@ -111,7 +112,8 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
         theta = float(f.min())
         models, alphas, thetas, bounds, active = [k], [a], [theta], [loss_bound], [len(f)]
         omega, searched = 0.0, []
-        for _ in range(1, int(self.n_rounds)):
+        for t in range(1, int(self.n_rounds)):
+            tick("round", t + 1, int(self.n_rounds))
             k, theta_new, r, bound, pen, share = self._choose(h, s, f, theta, omega, lam)
             searched.append(share)
             if abs(r) < 1e-12:

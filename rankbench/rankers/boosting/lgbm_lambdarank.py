@@ -38,7 +38,7 @@ class LGBMLambdaRank(ModelBooster, BaseEstimator):
     random_state : LightGBM's seed.
     """
 
-    requires = {"lightgbm": "pip install 'rankbench[peers]' or pip install lightgbm"}
+    requires = {"lightgbm": "pip install -e '.[peers]' in the rankbench checkout, or pip install lightgbm"}
 
     def __init__(self, n_estimators: PositiveInt = 100, learning_rate: PositiveFloat = 0.1,
                  num_leaves: Annotated[int, Field(ge=2)] = 2, random_state: Seed = None):

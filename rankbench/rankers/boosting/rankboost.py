@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveInt, Seed
 from ...registry import rankers
+from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
 
@@ -74,7 +75,8 @@ class RankBoost(PairScorer, BaseEstimator):
         v = [np.where(p | n, 1.0, 0.0) / np.sqrt(n_pairs) for p, n, _ in roles]
         nq = thr.shape[1]
         feats, cuts, alphas = [], [], []
-        for _ in range(int(self.n_rounds)):
+        for t in range(int(self.n_rounds)):
+            tick("round", t + 1, int(self.n_rounds))
             pi = np.zeros((nr, nc))
             for (pos, neg, ax), vv in zip(roles, v):
                 s_pos = (vv * pos).sum(ax, keepdims=True)   # per query: sum v over its true matches

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...errors import InputError
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.progress import tick
 from ..base import ItemScorer, ModelBank
 
 
@@ -96,8 +97,10 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         k = min(len(pos), len(neg), int(self.max_bag) // 2)
         self.views_, self.support_, self.coef_, self.intercept_ = [], [], [], []
         self.gamma_, self.scale_, self.C_, self.bags_ = [], [], [], []
+        n_models = len(views) * int(self.bags_per_type)
         for name, V in views.items():
             for _ in range(int(self.bags_per_type)):
+                tick("model", len(self.views_) + 1, n_models)
                 bag = np.concatenate([rng.choice(pos, k, replace=False), rng.choice(neg, k, replace=False)])
                 Xb = np.asarray(V[bag], dtype=float)
                 yb = np.r_[np.ones(k, int), np.zeros(k, int)]
@@ -133,7 +136,9 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
             folds = [(np.setdiff1d(everything, te), te)
                      for te in _stratified_folds(yb, min(int(self.cv), int(yb.sum())), rng)]
             scores = np.zeros(len(grid))
-            for g in sorted({g for _, g in grid}):
+            gammas = sorted({g for _, g in grid})
+            for n_g, g in enumerate(gammas):
+                tick("gamma", n_g + 1, len(gammas))
                 K = np.exp(-g * D2)
                 for i, (C, gg) in enumerate(grid):
                     if gg != g:

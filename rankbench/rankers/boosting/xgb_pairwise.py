@@ -39,7 +39,7 @@ class XGBPairwise(ModelBooster, BaseEstimator):
     so a seed here would promise a variation that does not exist.
     """
 
-    requires = {"xgboost": "pip install 'rankbench[peers]' or pip install xgboost-cpu"}
+    requires = {"xgboost": "pip install -e '.[peers]' in the rankbench checkout, or pip install xgboost-cpu"}
 
     def __init__(self, n_estimators: PositiveInt = 100, learning_rate: PositiveFloat = 0.3,
                  max_depth: Annotated[int, Field(ge=1)] = 1):

@@ -29,6 +29,7 @@ from ...errors import InputError
 from ...metrics import knn_regress, mae
 from ...params import NonNegativeFloat, NonNegativeInt, OpenFraction, PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.progress import tick
 from ...utils.threads import blas_threads
 from ..base import MetricLearner
 from ._neighbours import target_neighbours
@@ -195,7 +196,8 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_step="gr
             recorded[marks.pop(0)] = (L0 - coef.T @ Z, c)
 
     record(0)
-    for _ in range(max_iter):
+    for t in range(max_iter):
+        tick("iteration", t + 1, max_iter)
         np.multiply(e, 4.0 * mu, out=w_pairs)
         np.multiply(S, w, out=U)
         np.matmul(Kz, U, out=KU)  # rows: X G^T and V G^T for G = grad_L f
@@ -410,7 +412,8 @@ class CMDSDML(BaseEstimator, MetricLearner):
         spans = np.linalg.matrix_rank(X - X.mean(axis=0)) == X.shape[1]
         folds = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
         err = np.zeros(len(caps))
-        for tr, va in folds.split(X, y):
+        for fold, (tr, va) in enumerate(folds.split(X, y)):
+            tick("cv fold", fold + 1, self.cv)
             Xtr, Xva = X[tr], X[va]
             if spans:
                 mu = Xtr.mean(axis=0)

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from ...errors import ParameterError
 from ...params import NonNegativeFloat, PositiveFloat, PositiveInt
 from ...registry import rankers
+from ...utils.progress import tick
 from ...utils.threads import blas_threads
 from ..base import MetricLearner
 from ._neighbours import target_neighbours
@@ -141,7 +142,8 @@ class LDMLR(BaseEstimator, MetricLearner):
             A = np.eye(X.shape[1]) if self.init == "identity" else np.zeros((X.shape[1],) * 2)
             h_prev = None
             n_iter = 0
-            for _ in range(self.T_max):
+            for t in range(self.T_max):
+                tick("iteration", t + 1, self.T_max)
                 A = psd_project(A - step * h_gradient(A, M, V, v2, self.mu))
                 n_iter += 1
                 if self.tol > 0:

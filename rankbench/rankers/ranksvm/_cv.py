@@ -7,6 +7,7 @@ from typing import Callable
 import numpy as np
 
 from ...metrics import match_ranks
+from ...utils.progress import tick
 
 
 def cv_pair_accuracy(fit_score: Callable, pairs: np.ndarray, sign: np.ndarray, grid: list[dict],
@@ -28,9 +29,11 @@ def cv_pair_accuracy(fit_score: Callable, pairs: np.ndarray, sign: np.ndarray, g
         item_fold = rng.permutation(n_items) % n_folds
         pf = item_fold[pairs]
     scores = []
-    for params in grid:
+    for i, params in enumerate(grid):
+        tick("cv point", i + 1, len(grid))
         accs = []
         for k in range(n_folds):
+            tick("cv fold", k + 1, n_folds)
             train = (pf[:, 0] != k) & (pf[:, 1] != k)
             test = (pf[:, 0] == k) & (pf[:, 1] == k) & (sign != 0)
             if not test.any() or not (train & (sign != 0)).any():

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.progress import tick
 from .._pair_grid import build_pair_grid, weighted_l1
 from ..base import PairScorer
 from ._oracles import DenseOracle, TripleStreamOracle
@@ -88,7 +89,8 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
         groups = np.array_split(people, self.n_groups)
         cams = None if cams is None else np.asarray(cams)
         weak = []
-        for g in groups:
+        for i, g in enumerate(groups):
+            tick("group", i + 1, len(groups))
             rest = np.setdiff1d(people, g)
             extra = rng.choice(rest, size=min(len(g), len(rest)), replace=False)
             rows = np.isin(y, np.concatenate([g, extra]))
@@ -134,7 +136,8 @@ def boost(U: np.ndarray, n_rounds: int) -> tuple[np.ndarray, np.ndarray]:
     D = np.full(n, 1.0 / n)
     wrong = (U <= 0).astype(np.float32)  # [w_k^T (x-_s - x+_s) >= 0]
     alphas, chosen = [], []
-    for _ in range(int(n_rounds)):
+    for t in range(int(n_rounds)):
+        tick("round", t + 1, int(n_rounds))
         k = int(np.argmin(D.astype(np.float32) @ wrong))      # eq. 9
         r = float(D @ U[:, k])                                 # eq. 11
         if r <= 0:

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.progress import tick
 from .._pair_grid import build_pair_grid, weighted_l1
 from ..base import PairScorer
 from ._cv import validation_cmc
@@ -125,13 +126,15 @@ class PRSVM(PairScorer, BaseEstimator):
         totals, counts = np.zeros(len(grid_c)), np.zeros(len(grid_c))
         sols = [[] for _ in grid_c]
         cams = None if cams is None else np.asarray(cams)
-        for held in folds:
+        for fold, held in enumerate(folds):
+            tick("cv fold", fold + 1, len(folds))
             val = np.isin(y, held)
             tr = ~val
             oracle = self._oracle(self._grid(X[tr], y[tr], None if cams is None else cams[tr]))
             w = z = None
             best, since = -np.inf, 0
             for k, C in enumerate(grid_c):
+                tick("C", k + 1, None)  # no total: the grid may stop early (cv_patience)
                 sol = solve(oracle, C, w0=w, z0=z, **self._solver_kw())
                 w, z = sol.w, sol.z
                 vc = None if cams is None else cams[val]

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.optim import backtrack
+from ...utils.progress import tick
 from .._kernels import base_kernel, kernel_scale
 from .._validation import as_grid, check_pairs
 from ..base import PairwiseRanker
@@ -46,7 +47,8 @@ def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: f
     T, b = inner(d, None)
     step = 1.0
     history = [T]
-    for _ in range(max_iter):
+    for it in range(max_iter):
+        tick("mkl step", it + 1, max_iter)
         grad = lam * d - 0.5 * np.einsum("i,kij,j->k", b, Ks, b)
 
         def trial(t, d=d, grad=grad, b=b):
