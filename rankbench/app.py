@@ -31,7 +31,7 @@ from .registry import features as feature_registry
 from .report.build import build_report, load_run, status_lines, summary_of
 from .report.check import any_fail, check_markdown, grade_counts, grade_rows
 from .report.claims import claims_markdown, grade_claims
-from .report.compare import Comparison, compare_methods, compare_runs
+from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 
@@ -289,25 +289,29 @@ def collect(run_dirs: list[str | Path], out: str | Path):
 
 # ----------------------------------------------------------------------------- compare
 def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tuple[str, str] | None = None,
-            metrics: list[str] | None = None, csv: str | Path | None = None) -> Comparison:
+            metrics: list[str] | None = None, csv: str | Path | None = None,
+            correction: str = "holm") -> Comparison:
     """Paired comparison over shared trials: every method of RUN_A against itself in RUN_B, or
     (one run) method ``methods[0]`` against ``methods[1]``.
 
     For each setting and metric (default: every quality metric both sides measure): the mean
-    difference A - B, its 95 % interval, paired t-test and Wilcoxon p-values, and a warning where
-    the runs' recorded splits differ (see :mod:`rankbench.report.compare`). ``csv`` also writes the
-    table as CSV (fractions, as in the run folders).
+    difference A - B, its 95 % interval, paired t-test and Wilcoxon p-values (adjusted together
+    by Holm's method, or raw with ``correction="none"``), and a warning where the runs' recorded
+    splits differ (see :mod:`rankbench.report.compare`). ``csv`` also writes the table as CSV
+    (fractions, as in the run folders).
     """
+    if correction not in CORRECTIONS:
+        raise ConfigError(f"compare: correction: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
     a = load_run(RunFolder.open(run_a))
     if run_b is not None:
         if methods:
             raise ConfigError(f"{run_b}: --methods: expected one run (two methods of it), got a second run; "
                               "two runs compare every method they share")
-        result = compare_runs(a, load_run(RunFolder.open(run_b)), metrics)
+        result = compare_runs(a, load_run(RunFolder.open(run_b)), metrics, correction)
     elif not methods:
         raise ConfigError(f"{run_a}: compare: expected a second run or --methods X Y, got neither")
     else:
-        result = compare_methods(a, methods[0], methods[1], metrics)
+        result = compare_methods(a, methods[0], methods[1], metrics, correction)
     if csv is not None:
         try:
             atomic_write_text(Path(csv), result.to_csv())

@@ -349,13 +349,18 @@ def cache(clear, kinds):
               help="Compare only this metric (repeatable; default every quality metric both sides measure).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the table as CSV (rates as fractions, as in the run folders).")
+@click.option("--correction", type=click.Choice(["holm", "none"]), default="holm", show_default=True,
+              help="Multiple-comparison correction of the table's p-values (Holm's step-down, or none).")
 @user_errors
-def compare(runs, methods, metrics, csv_path):
+def compare(runs, methods, metrics, csv_path, correction):
     """Paired comparison over shared trials: RUN_A against RUN_B, or two methods of one run.
 
     For each setting, method and metric: the mean difference A - B over the trials both ran
     (same seeds, same splits; a warning where the recorded splits differ), its 95 % interval,
-    the paired t-test and Wilcoxon signed-rank p-values, and which side is better.
+    the paired t-test and Wilcoxon signed-rank p-values, and which side is better. Several
+    rows are several tests: their p-values are adjusted together (Holm, unless --correction
+    none), and the table says which correction was applied. Where every trial gives the same
+    difference, or only one trial is shared, no test applies and the table says so.
 
     \b
     Examples:
@@ -367,7 +372,7 @@ def compare(runs, methods, metrics, csv_path):
     if len(runs) > 2:
         raise click.UsageError(f"expected one or two run folders, got {len(runs)}")
     res = app.compare(runs[0], runs[1] if len(runs) == 2 else None, methods=methods or None,
-                      metrics=list(metrics) or None, csv=csv_path)
+                      metrics=list(metrics) or None, csv=csv_path, correction=correction)
     click.echo(res.to_markdown())
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)
