@@ -28,14 +28,15 @@ from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute
 from .errors import ConfigError, RankbenchError
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
-from .report.build import build_report, load_run, status_lines, summary_of
-from .report.check import any_fail, check_markdown, grade_counts, grade_rows
-from .report.claims import claims_markdown, grade_claims
+from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
+from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
+from .report.claims import claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 
-__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown", "validate", "run",
+__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
+           "counts_line", "validate", "run",
            "report", "check", "export_features", "collect", "compare", "components", "describe_component",
            "load_results"]
 
@@ -190,15 +191,23 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None)
 
 @dataclass
 class CheckResult:
+    """Graded published numbers (``rows``) and claims, their grade counts, what to know about the
+    run (``status``), whether ``check`` fails, and a note when there was nothing to grade."""
+
     rows: list[dict[str, Any]]
     counts: dict[str, int]
     status: list[str]
     failed: bool
     claims: list[dict[str, Any]] = field(default_factory=list)
+    note: str = ""
 
 
 def check(run_dir: str | Path, expected_file: str | Path | None = None) -> CheckResult:
-    """Grade RUN_DIR against the published numbers of its config (or of ``expected_file``)."""
+    """Grade RUN_DIR against the published numbers and claims of its config (or of ``expected_file``).
+
+    ``failed`` is True on a FAIL or MISSING grade or an incomplete run; a run with nothing to
+    grade is not a failure (``note`` says so).
+    """
     from pydantic import ValidationError
 
     from .config import ClaimCfg, ExpectedCfg, read_yaml
@@ -208,7 +217,9 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
     raw, raw_claims = doc.get("expected") or [], doc.get("claims") or []
     if not raw and not raw_claims:
-        raise RankbenchError(f"{source}: expected: no published numbers or claims to check")
+        status = status_lines(run_data)
+        return CheckResult([], {}, status, not run_data.complete,
+                           note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
     for key, value in (("expected", raw), ("claims", raw_claims)):
         if not isinstance(value, list):
             raise ConfigError(f"{source}: {key}: expected a list, got {type(value).__name__}")
@@ -237,7 +248,7 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
                               f"{first['msg'].lower()}") from None
     summary = summary_of(run_data)
     rows = grade_rows(summary, entries)
-    claim_rows = grade_claims(claims, summary, run_data.records, run_data.setting_order)
+    claim_rows = grade_run_claims(run_data, claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
 

@@ -246,11 +246,22 @@ def report(run_dir, no_plots, latex, max_rank):
               help="A YAML file with an 'expected:' list (default: the run's own config).")
 @user_errors
 def check(run_dir, expected):
-    """Compare RUN_DIR with published numbers and claims; exit 1 on a FAIL or MISSING one.
+    """Grade RUN_DIR against its config's published numbers and claims.
 
     A number is OK within its tolerance, OKISH within 1.5x the tolerance (counted, and passing),
-    FAIL beyond; GAP is a miss the config documents as a known gap (with its reason); PUBLISHED
-    rows are methods this run does not include; MISSING is a number an incomplete run lacks.
+    FAIL beyond; INCONCLUSIVE when the standard error of our mean exceeds the tolerance (the
+    check cannot tell); GAP is a miss the config documents as a known gap (with its reason);
+    PUBLISHED rows are methods this run does not include; MISSING is a number the run lacks.
+    A claim is OK when the paired difference has the claimed sign and its 95 % interval clears
+    the margin, TREND when the sign is right but not significant (or one trial), FAIL on the
+    wrong sign, VOID when the baseline measured worse than the paper's own, GAP for a
+    documented known gap. A grade line says when the run has fewer trials than the paper.
+
+    \b
+    Exit status:
+      0  nothing failed (OK, OKISH, TREND, INCONCLUSIVE, GAP, VOID, PUBLISHED), or nothing to grade
+      1  a FAIL or MISSING grade, or an incomplete run
+      2  a usage error: a wrong argument, a folder that is not a run, a bad --expected file
 
     \b
     Example:
@@ -258,14 +269,21 @@ def check(run_dir, expected):
     """
     from . import app
 
-    res = app.check(run_dir, expected)
+    try:
+        res = app.check(run_dir, expected)
+    except RankbenchError as exc:
+        _fail(str(exc).replace("\n", " "), 2)
     for line in res.status:
         click.echo(line.replace("**", ""))
+    if res.note:
+        click.echo(res.note)
     if res.rows:
         click.echo(app.check_markdown(res.rows))
     if res.claims:
         click.echo("\n" + app.claims_markdown(res.claims))
-    click.echo(", ".join(f"{v} {k}" for k, v in res.counts.items()))
+    for line in (app.counts_line(res.rows, "published numbers"), app.counts_line(res.claims, "claims")):
+        if line:
+            click.echo(line)
     sys.exit(1 if res.failed else 0)
 
 

@@ -36,6 +36,11 @@ COLUMNS = ["setting", "a", "b", "metric", "n_trials", "mean_a", "mean_b", "diff"
 CORRECTIONS = ("holm", "none")
 #: what the ``test`` column says when a test applies
 TESTED = "t"
+#: the keys of a protocol's split that partition the data's rows (re-id: train / probe / gallery;
+#: stacked retrieval: base / boost / test; the others: train / test)
+ROW_KEYS = ("train", "test", "probe", "gallery", "base", "boost")
+#: differences closer than this are the same number (a rounding error is not a spread)
+IDENTICAL = 1e-12
 
 
 class CompareError(RankbenchError):
@@ -61,6 +66,23 @@ class Comparison:
         return comparison_markdown(self, alpha)
 
 
+def mean_interval(d, level: float = 0.95):
+    """Mean, standard deviation (ddof = 1) and half-width ``t_{(1+level)/2, n-1} s / sqrt(n)`` of
+    the two-sided t-interval of the mean, along the first axis of ``d`` (one row per pair; any
+    further axes, e.g. the points of a curve, are computed at once). The half-width is NaN for
+    fewer than two rows."""
+    from scipy import stats
+
+    d = np.asarray(d, float)
+    n = d.shape[0]
+    mean = d.mean(axis=0) if n else np.full(d.shape[1:], np.nan)
+    if n < 2:
+        nan = np.full(np.shape(mean), np.nan)
+        return mean, nan, nan
+    sd = d.std(axis=0, ddof=1)
+    return mean, sd, stats.t.ppf((1 + level) / 2, n - 1) * sd / np.sqrt(n)
+
+
 def paired_stats(a, b) -> dict[str, Any]:
     """Mean difference, its 95 % t-interval and the paired t-test and Wilcoxon p-values of ``a - b``.
 
@@ -68,8 +90,8 @@ def paired_stats(a, b) -> dict[str, Any]:
     deviation of the differences, ddof = 1), ``ci_low`` / ``ci_high``, ``t_p``, ``wilcoxon_p`` and
     ``test``: ``"t"`` when the interval and tests apply, else why not (``"1 trial"`` for fewer than
     two pairs, ``"identical differences"`` when every difference is the same, zero or not); the
-    interval and p-values are then NaN. Differences within 1e-12 of each other count as identical
-    (a rounding error is not a spread).
+    interval and p-values are then NaN. Differences within :data:`IDENTICAL` of each other count as
+    identical (a rounding error is not a spread).
     """
     from scipy import stats
 
@@ -82,10 +104,10 @@ def paired_stats(a, b) -> dict[str, Any]:
                            "t_p": np.nan, "wilcoxon_p": np.nan, "test": f"{n} trial" + ("s" if n != 1 else "")}
     if n < 2:
         return out
-    if np.ptp(d) <= 1e-12:
+    if np.ptp(d) <= IDENTICAL:
         out.update(sd=0.0, test="identical differences")
         return out
-    half = stats.t.ppf(0.975, n - 1) * out["sd"] / np.sqrt(n)
+    _, _, half = mean_interval(d)
     out.update(ci_low=out["diff"] - half, ci_high=out["diff"] + half, test=TESTED)
     with warnings.catch_warnings():  # small samples: scipy notes it falls back to an approximation
         warnings.simplefilter("ignore")
@@ -132,6 +154,15 @@ def _split_key(split: dict[str, Any] | None) -> str | None:
     if split is None:
         return None
     return json.dumps({k: v for k, v in split.items() if k != "trial"}, sort_keys=True)
+
+
+def rows_key(split: dict[str, Any] | None) -> str | None:
+    """The data partition of a recorded split (its :data:`ROW_KEYS` lists) as one comparable
+    string; None for an unknown split. Trials of two settings with the same rows are paired on the
+    same data even when the rest of their splits (e.g. the constraints each setting draws) differ."""
+    if split is None:
+        return None
+    return json.dumps({k: split[k] for k in ROW_KEYS if k in split}, sort_keys=True)
 
 
 def _better(metric: str, st, a: str, b: str, alpha: float = 0.05) -> str:
