@@ -281,7 +281,7 @@ def check(run_dir, expected):
         click.echo(app.check_markdown(res.rows))
     if res.claims:
         click.echo("\n" + app.claims_markdown(res.claims))
-    for line in (app.counts_line(res.rows, "published numbers"), app.counts_line(res.claims, "claims")):
+    for line in (app.counts_line(res.rows, "published number"), app.counts_line(res.claims, "claim")):
         if line:
             click.echo(line)
     sys.exit(1 if res.failed else 0)

@@ -208,12 +208,12 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     expected = run.config.get("expected") or []
     grades = grade_rows(summary, expected) if expected else []
     if grades:
-        md += ("\n## Published numbers\n\n" + counts_line(grades, "published numbers") + ".\n\n"
+        md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
                + check_markdown(grades) + "\n")
     claims = run.config.get("claims") or []
     claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
     if claim_rows:
-        md += "\n## Claims\n\n" + counts_line(claim_rows, "claims") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+        md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
     chosen = diagnostics_markdown(diag, run.methods, values)
     if chosen:
         md += "\n## Chosen by the rankers\n\n" + chosen + "\n"

@@ -140,10 +140,11 @@ def grade_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def counts_line(rows: list[dict[str, Any]], what: str) -> str:
-    """``6 published numbers: 4 OK, 1 INCONCLUSIVE, 1 GAP`` (empty for no rows)."""
+    """``6 published numbers: 4 OK, 1 INCONCLUSIVE, 1 GAP`` for ``what = "published number"``
+    (empty for no rows)."""
     if not rows:
         return ""
     counts = grade_counts(rows)
-    return f"{len(rows)} {what}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+    return f"{len(rows)} {what}{'s' if len(rows) != 1 else ''}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
 
 

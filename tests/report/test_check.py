@@ -83,8 +83,9 @@ def test_only_fail_and_missing_fail_check_and_counts_keep_the_grade_order():
     assert not any_fail(rows)
     assert any_fail(rows + [{"grade": "FAIL"}]) and any_fail(rows + [{"grade": "MISSING"}])
     assert list(grade_counts(rows)) == ["OK", "OKISH", "TREND", "INCONCLUSIVE", "GAP", "VOID", "PUBLISHED"]
-    assert counts_line(rows, "claims") == "8 claims: 2 OK, 1 OKISH, 1 TREND, 1 INCONCLUSIVE, 1 GAP, 1 VOID, 1 PUBLISHED"
-    assert counts_line([], "claims") == ""
+    assert counts_line(rows[:1], "claim") == "1 claim: 1 GAP"
+    assert counts_line(rows, "claim") == "8 claims: 2 OK, 1 OKISH, 1 TREND, 1 INCONCLUSIVE, 1 GAP, 1 VOID, 1 PUBLISHED"
+    assert counts_line([], "claim") == ""
 
 
 def test_markdown_carries_the_trials_and_the_reason():
