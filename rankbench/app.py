@@ -281,14 +281,15 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     """Several runs into one REPORT.md and, beside it, one self-contained REPORT.html (per paper:
     a verdict, our numbers beside the published ones, claims, provenance, tables and figures).
 
-    A folder given twice (e.g. through a ``latest`` link and its own name) is reported once.
+    A folder given twice (e.g. through a ``latest`` link and its own name) is reported once, and
+    always by its own name (links, the page and the rerun command never say ``latest``).
     Returns a :class:`rankbench.report.collect.Collected` (paths, number of runs, grade counts).
     """
     from .report.collect import write_collected
 
     folders, seen = [], set()
     for d in run_dirs:
-        path = RunFolder.open(d).path
+        path = RunFolder.open(d).concrete.path   # the run's own folder, never a ``latest`` link
         if path.resolve() not in seen:
             seen.add(path.resolve())
             folders.append(path)

@@ -28,10 +28,6 @@ from ..metrics import is_rate
 from .tables import fmt_value
 
 
-#: grades of published numbers, best first; ``check`` fails on FAIL and MISSING
-NUMBER_GRADES = ("OK", "OKISH", "INCONCLUSIVE", "GAP", "FAIL", "MISSING", "PUBLISHED")
-
-
 def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One graded row per expected number (see the module docstring); MISSING where the run has
     no value for a method it was meant to run (an incomplete run).
@@ -121,16 +117,34 @@ def check_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: the grades that fail ``rankbench check``
+FAILING = ("FAIL", "MISSING")
+#: every grade a published number or a claim can get, in the order summaries count them, with
+#: what it means (the legend of every report)
+MEANINGS = {
+    "OK": "a number within its tolerance of the published one; a claim whose paired difference has the "
+          "claimed sign with a 95 % interval clear of zero (or of its margin)",
+    "OKISH": "a number beyond its tolerance but within 1.5x (passes)",
+    "TREND": "a claim of the right sign that is not significant (or rests on one trial): never OK",
+    "INCONCLUSIVE": "the standard error of our mean exceeds the tolerance: the check cannot tell",
+    "GAP": "a documented, understood mismatch (its reason is given)",
+    "VOID": "the baseline measured worse than the paper's own: not a fair test of the claim",
+    "FAIL": "beyond 1.5x the tolerance, or a claim of the wrong sign",
+    "MISSING": "something the run lacks",
+    "PUBLISHED": "a published row of a method we do not run",
+}
+ALL_GRADES = tuple(MEANINGS)
+
+
+def legend() -> str:
+    """Every grade and what it means, in one paragraph."""
+    return "; ".join(f"{g} = {m}" for g, m in MEANINGS.items()) + "."
+
+
 def any_fail(rows: list[dict[str, Any]]) -> bool:
     """FAIL and MISSING fail ``rankbench check``; every other grade (OK, OKISH, INCONCLUSIVE, GAP,
     PUBLISHED; for claims TREND and VOID) does not."""
     return any(r["grade"] in FAILING for r in rows)
-
-
-#: the grades that fail ``rankbench check``
-FAILING = ("FAIL", "MISSING")
-#: every grade a published number or a claim can get, in the order summaries count them
-ALL_GRADES = ("OK", "OKISH", "TREND", "INCONCLUSIVE", "GAP", "VOID", "FAIL", "MISSING", "PUBLISHED")
 
 
 def grade_counts(rows: list[dict[str, Any]]) -> dict[str, int]:

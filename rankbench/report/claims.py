@@ -76,8 +76,6 @@ from ..metrics import metric_info
 from .compare import IDENTICAL, TESTED, mean_interval, paired_stats, rows_key
 from .tables import setting_title, trials_frame
 
-#: claim grades, best first; ``check`` fails on FAIL and MISSING
-CLAIM_GRADES = ("OK", "TREND", "GAP", "VOID", "FAIL", "MISSING")
 #: how a claim over several settings (or a curve with failing points) combines its parts: worst first
 _WORST_FIRST = ("FAIL", "VOID", "TREND", "OK")
 #: pairs needed before identical differences count as significant (two-sided sign test p = 2^(1-n) < 0.05)
