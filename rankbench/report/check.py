@@ -103,8 +103,67 @@ def _reason(row: dict[str, Any], e: dict[str, Any]) -> str:
     return why
 
 
+#: a per-task metric family with at least this many graded tasks is shown as a method x task matrix
+MATRIX_TASKS = 4
+
+
+def task_of(row: dict[str, Any]) -> str | None:
+    """The task of a per-task metric (``pair_acc/Male`` -> ``Male``), else None."""
+    return row["metric"].split("/", 1)[1] if "/" in row["metric"] else None
+
+
+def task_matrices(items: list, row=lambda item: item, key=lambda item: ()) -> tuple[list[list], list]:
+    """Split graded items into matrices and the rest: the items of one per-task metric family at one
+    setting (and one ``key``, e.g. the run) with at least :data:`MATRIX_TASKS` tasks form a matrix
+    (a list, in the items' order); every other item stays in the rest. ``row`` reads an item's
+    graded row (items may carry more, e.g. the run)."""
+    groups: dict[tuple, list] = {}
+    for it in items:
+        r = row(it)
+        if task_of(r) is not None:
+            groups.setdefault((key(it), r["setting"], r["metric"].split("/", 1)[0]), []).append(it)
+    matrices = [g for g in groups.values() if len({task_of(row(it)) for it in g}) >= MATRIX_TASKS]
+    taken = {id(it) for g in matrices for it in g}
+    return matrices, [it for it in items if id(it) not in taken]
+
+
+def matrix_markdown(rows: list[dict[str, Any]]) -> str:
+    """One per-task family's grades as a method x task table (cells: ``ours / published GRADE``),
+    with the reason of every cell that is not OK listed below."""
+    family = rows[0]["metric"].split("/", 1)[0]
+    tasks = list(dict.fromkeys(task_of(r) for r in rows))
+    at = {(r["method"], task_of(r)): r for r in rows}
+    lines = [f"{family} per task" + (f" ({rows[0]['setting']})" if rows[0]["setting"] else "")
+             + ": ours / published and the grade.", "",
+             "| method | " + " | ".join(tasks) + " |", "|---" * (len(tasks) + 1) + "|"]
+    notes = []
+    for meth in dict.fromkeys(r["method"] for r in rows):
+        cells = []
+        for t in tasks:
+            r = at.get((meth, t))
+            if r is None:
+                cells.append("–")
+                continue
+            ours = fmt_value(r["metric"], r["ours"]) if r["ours"] is not None else "–"
+            cells.append(f"{ours} / {fmt_value(r['metric'], r['published'])} {r['grade']}")
+            if r["grade"] not in ("OK", "PUBLISHED"):
+                notes.append(f"- {meth}, {t}: {r['grade']}, {r['reason']}")
+        lines.append(f"| {meth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + ([""] + notes if notes else []))
+
+
 def check_markdown(rows: list[dict[str, Any]]) -> str:
-    """The graded numbers as a Markdown table: ours (with its trials), published, grade and why."""
+    """The graded numbers in Markdown: per-task families with many tasks as method x task matrices
+    (:func:`matrix_markdown`), the other numbers as one table with ours (and its trials), the
+    published number, the grade and why."""
+    matrices, rows = task_matrices(rows)
+    out = [matrix_markdown(m) for m in matrices]
+    if rows:
+        out.append(_table_markdown(rows))
+    return "\n\n".join(out)
+
+
+def _table_markdown(rows: list[dict[str, Any]]) -> str:
     lines = ["| setting | method | metric | ours | trials | published | diff | tolerance | grade | why | source | note |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

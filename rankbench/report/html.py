@@ -25,15 +25,13 @@ from typing import Any
 import numpy as np
 
 from .build import headline_of, run_description, run_facts, status_lines
-from .check import ALL_GRADES, FAILING, legend
+from .check import ALL_GRADES, FAILING, legend, task_matrices, task_of
 from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
 
 GRADES = ALL_GRADES
 #: verdict class -> (badge grade colour, short word)
 VERDICTS = {"reproduced": ("OK", "reproduced"), "partly": ("GAP", "partly"), "unshown": ("VOID", "not shown"),
             "failed": ("FAIL", "not reproduced"), "none": ("PUBLISHED", "nothing to grade")}
-#: a per-task metric family with at least this many tasks is graded as a method x task matrix
-MATRIX_TASKS = 4
 
 CSS = """
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dee7; --bg:#fff; --soft:#f4f6f9; --ok:#1b7f3b; --okish:#8a6d00;
@@ -201,26 +199,11 @@ def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]]) -> tuple
     return "partly", f"Partly reproduced: {detail}."
 
 
-def _per_task(r: dict[str, Any]) -> tuple[str, str] | None:
-    """(family, task) of a per-task metric (``pair_acc/Male``), else None."""
-    return tuple(r["metric"].split("/", 1)) if "/" in r["metric"] else None
-
-
 def grades_html(rows: list[tuple[Any, dict[str, Any]]]) -> str:
     """Our numbers beside the published ones: per-task families with many tasks as a method x task
     matrix per run, setting and family, the other rows as one table."""
-    groups: dict[tuple, list] = {}
-    for run, r in rows:
-        pt = _per_task(r)
-        if pt is not None:
-            groups.setdefault((run.name, r["setting"], pt[0]), []).append((run, r))
-    matrices = {k: v for k, v in groups.items() if len({_per_task(r)[1] for _, r in v}) >= MATRIX_TASKS}
-    in_matrix = {id(r) for v in matrices.values() for _, r in v}
-    out = [grades_matrix(v) for v in matrices.values()]
-    plain = [(run, r) for run, r in rows if id(r) not in in_matrix]
-    if plain:
-        out.insert(0, grades_table(plain))
-    return "".join(out)
+    matrices, plain = task_matrices(rows, row=lambda it: it[1], key=lambda it: it[0].name)
+    return (grades_table(plain) if plain else "") + "".join(grades_matrix(m) for m in matrices)
 
 
 def grades_matrix(rows: list[tuple[Any, dict[str, Any]]]) -> str:
@@ -230,9 +213,9 @@ def grades_matrix(rows: list[tuple[Any, dict[str, Any]]]) -> str:
     run = rows[0][0]
     family = rows[0][1]["metric"].split("/", 1)[0]
     setting = setting_title(rows[0][1]["setting"], run.setting_values().get(rows[0][1]["setting"]))
-    tasks = list(dict.fromkeys(_per_task(r)[1] for _, r in rows))
+    tasks = list(dict.fromkeys(task_of(r) for _, r in rows))
     methods = list(dict.fromkeys(r["method"] for _, r in rows))
-    at = {(r["method"], _per_task(r)[1]): r for _, r in rows}
+    at = {(r["method"], task_of(r)): r for _, r in rows}
     body, notes = [], []
     for meth in methods:
         line = [cell(meth, cls="nw")]

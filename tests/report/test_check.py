@@ -91,3 +91,19 @@ def test_only_fail_and_missing_fail_check_and_counts_keep_the_grade_order():
 def test_markdown_carries_the_trials_and_the_reason():
     md = check_markdown([one(summary(0.51, n=3, std=0.01), trials=50)])
     assert "| 51.00 ± 1.00 | 3 | 50.00 |" in md and "over 3 of the paper's 50 trials" in md
+
+
+def test_many_per_task_numbers_print_as_a_method_by_task_matrix():
+    tasks = ["natural", "open", "perspective", "size"]
+    s = pd.DataFrame([("", m, f"pair_acc/{t}", 0.80 + 0.01 * i, 0.01, 3) for m in ("A", "B") for i, t in enumerate(tasks)]
+                     + [("", "A", "pair_acc", 0.8, 0.01, 3)],
+                     columns=["setting", "method", "metric", "mean", "std", "n_trials"])
+    entries = [{"method": m, "metric": f"pair_acc/{t}", "value": 0.80, "tolerance": 0.02} for m in ("A", "B")
+               for t in tasks] + [{"method": "A", "metric": "pair_acc", "value": 0.8, "tolerance": 0.02}]
+    md = check_markdown(grade_rows(s, entries))
+    assert "| method | natural | open | perspective | size |" in md
+    assert "| A | 80.00 / 80.00 OK | 81.00 / 80.00 OK | 82.00 / 80.00 OK | 83.00 / 80.00 OKISH |" in md
+    assert "- B, size: OKISH, off by 3.00 points" in md
+    assert md.count("| A | pair_acc | 80.00 ± 1.00 |") == 1          # the plain mean in the table below
+    three = check_markdown(grade_rows(s, [e for e in entries if not e["metric"].endswith("size")]))
+    assert "| method | natural" not in three                          # 3 tasks: one table as before
