@@ -443,15 +443,16 @@ def _check_claims(cfg: Config, families: set[str], labels: list[str], origin: st
     methods = [r.name for r in cfg.rankers]
     for i, c in enumerate(cfg.claims):
         where = f"{origin}: claims.{i}"
-        for field_ in ("method", "than"):
+        for field_ in ("method", "than", "from_method"):
             m = getattr(c, field_)
             if m is not None and m not in methods:
                 raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
                                   f"{', '.join(methods)})")
-        if c.metric is not None:
-            info = metric_info(c.metric)
-            if info is None or info.family not in families:
-                raise ConfigError(f"{where}.metric: unknown metric {c.metric!r} for protocol "
+        for field_ in ("metric", "from_metric"):
+            m = getattr(c, field_)
+            info = metric_info(m) if m is not None else None
+            if m is not None and (info is None or info.family not in families):
+                raise ConfigError(f"{where}.{field_}: unknown metric {m!r} for protocol "
                                   f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
         for field_ in ("from_", "to", "setting"):
             v = getattr(c, field_)
@@ -462,20 +463,13 @@ def _check_claims(cfg: Config, families: set[str], labels: list[str], origin: st
             if v not in labels:
                 raise ConfigError(f"{where}.settings: {v!r} is not a sweep setting; valid: "
                                   f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
-        _check_claim_extras(c, where, methods, families, cfg.protocol.name)
+        _check_claim_values(c, where)
 
 
-def _check_claim_extras(c: ClaimCfg, where: str, methods: list[str], families: set[str], protocol: str) -> None:
-    """The optional claim fields that name another method or metric, or a value of one."""
-    if c.from_method is not None and c.from_method not in methods:
-        raise ConfigError(f"{where}.from_method: {c.from_method!r} is not a ranker of this config (rankers: "
-                          f"{', '.join(methods)})")
+def _check_claim_values(c: ClaimCfg, where: str) -> None:
+    """A claim's ``from_metric`` measured like its ``metric``; its ``baseline_limit`` in the metric's units."""
     if c.from_metric is not None:
-        info = metric_info(c.from_metric)
-        if info is None or info.family not in families:
-            raise ConfigError(f"{where}.from_metric: unknown metric {c.from_metric!r} for protocol "
-                              f"{protocol!r}; its metrics: {', '.join(sorted(families))}")
-        to = metric_info(c.metric)
+        info, to = metric_info(c.from_metric), metric_info(c.metric)
         if to is not None and (info.higher_is_better, info.rate) != (to.higher_is_better, to.rate):
             raise ConfigError(f"{where}.from_metric: expected a metric measured like {c.metric!r} (same direction "
                               f"and unit), got {c.from_metric!r}")
