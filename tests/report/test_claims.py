@@ -303,3 +303,18 @@ def test_curve_claims_void_when_the_baselines_curve_ends_too_low():
 def test_a_claim_on_a_curve_not_stored_is_missing():
     row = grade({"kind": "speedup", **CURVE, "at_least": 2}, records({("", "A"): B}))
     assert row["grade"] == "MISSING" and "not stored" in row["measured"]
+
+
+def test_dominates_tolerance_forgives_small_dips_only_and_never_a_tie():
+    xs = np.linspace(0, 10, 11)
+    recs = []
+    for t in range(6):
+        base = 0.3 + 0.03 * t + 0.0 * xs
+        dip = np.where(xs >= 8, -0.01, 0.05 + 0.004 * t)          # the same small dip in every trial
+        recs += [rec("RB", xs, base, t), rec("IRB", xs, base + dip, t)]
+    assert grade({"kind": "dominates", **CURVE}, recs)["grade"] == "FAIL"      # 6 trials agree: significant
+    assert grade({"kind": "dominates", **CURVE, "by": 0.02}, recs)["grade"] == "OK"
+    # over 3 trials the same dip is not yet significant (the sign test needs 6)
+    assert grade({"kind": "dominates", **CURVE}, recs[:6])["grade"] == "OK"
+    same = [rec(m, xs, 0.3 + 0.0 * xs, t) for t in range(6) for m in ("RB", "IRB")]
+    assert grade({"kind": "dominates", **CURVE, "by": 0.02}, same)["grade"] == "FAIL"
