@@ -297,7 +297,8 @@ def _improves(c: dict, run: _Run) -> tuple[str, str]:
     sb = run.series(c["from_"], from_method, from_metric, unit)
     if sa.empty or sb.empty:
         who, what, where = (c["method"], m, c["to"]) if sa.empty else (from_method, from_metric, c["from_"])
-        raise _Missing(f"{'per-task ' if unit == 'tasks' else ''}{what} of {who} not measured at {run.title(where)}")
+        raise _Missing(f"{'per-task ' if unit == 'tasks' else ''}{what} of {who} not measured"
+                       + (f" at {run.title(where)}" if where else ""))
     shared = sorted(set(sa.index.get_level_values(0)) & set(sb.index.get_level_values(0)))
     keep, dropped = run.same_rows(c["to"], c["from_"], shared)
     sa, sb = (x[x.index.get_level_values(0).isin(keep)] for x in (sa, sb))
@@ -358,6 +359,7 @@ def _curve_pair(c: dict, run: _Run):
 
 
 def _curve_end_void(c: dict, b: list) -> Judged | None:
+    """VOID when ``than``'s curves end (on average) worse than the claim's ``baseline_limit``."""
     limit = c.get("baseline_limit")
     if limit is None:
         return None
@@ -405,9 +407,7 @@ def _dominates(c: dict, run: _Run) -> tuple[str, str]:
         text += (f"; {c['than']} significantly above at {int(below.sum())} point(s), from {xname} = "
                  f"{grid[np.argmax(below)]:.3g}")
     void = _curve_end_void(c, b)
-    if void is not None and grade != "FAIL":
-        grade, text = "VOID", f"{void.why}; {text}"
-    return grade, text
+    return (void.grade, f"{void.why}; {text}") if void is not None else (grade, text)
 
 
 def _reach(xs: np.ndarray, ys: np.ndarray, target: float, higher: bool) -> float | None:
@@ -432,12 +432,12 @@ def _speedup(c: dict, run: _Run) -> tuple[str, str]:
         xb_all.append(xb)
         ratios.append(xb / max(xa, 1e-12))
     what = f"{level:.0%} of {c['than']}'s best {y}" if level < 1 else f"{c['than']}'s best {y}"
+    void = _curve_end_void(c, b)
     if never:
-        void = _curve_end_void(c, b)
-        return ("VOID" if void else "FAIL"), ((void.why + "; ") if void else "") + (
-            f"{c['method']} never reaches {what} ({_fmt(y, float(np.mean(targets)))}) in "
-            f"{len(never)} of {_plural(len(a), 'trial')}" + (f" (trial(s) {', '.join(map(str, never))})"
-                                                           if len(a) > 1 else ""))
+        text = (f"{c['method']} never reaches {what} ({_fmt(y, float(np.mean(targets)))}) in "
+                f"{len(never)} of {_plural(len(a), 'trial')}"
+                + (f" (trial(s) {', '.join(map(str, never))})" if len(a) > 1 else ""))
+        return (void.grade, f"{void.why}; {text}") if void is not None else ("FAIL", text)
     logs = np.log(ratios)
     st = paired_stats(logs, np.zeros_like(logs))
     j = judge(st, True, float(np.log(need)))
@@ -446,10 +446,7 @@ def _speedup(c: dict, run: _Run) -> tuple[str, str]:
     mean_of = "geometric mean over " + _plural(len(ratios), "trial") if len(ratios) > 1 else "1 trial"
     text = (f"{gm:.2f}x{spread} ({mean_of}; {c['x']} {np.mean(xa_all):.3g} vs {np.mean(xb_all):.3g} to reach "
             f"{what}, {_fmt(y, float(np.mean(targets)))}; needs {need:g}x)" + (f" ({j.why})" if j.why else ""))
-    void = _curve_end_void(c, b)
-    if void is not None and j.grade != "FAIL":
-        return "VOID", f"{void.why}; {text}"
-    return j.grade, text
+    return (void.grade, f"{void.why}; {text}") if void is not None else (j.grade, text)
 
 
 _GRADERS = {"better": _better, "improves": _improves, "dominates": _dominates, "speedup": _speedup}

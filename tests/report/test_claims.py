@@ -130,6 +130,8 @@ def test_a_collapsed_baseline_voids_the_claim_but_a_fail_stays_a_fail():
     row = grade(better(baseline_limit=0.25), rec)
     assert row["grade"] == "VOID" and "is worse than the paper's own baseline (<= 25.00)" in row["measured"]
     assert grade(better(baseline_limit=0.70), rec)["grade"] == "OK"
+    worse_still = records({("", "A"): B + 0.40, ("", "B"): B + 0.30})
+    assert grade(better(baseline_limit=0.25), worse_still)["grade"] == "VOID"   # no fair test either way
     rec2 = records({("k=4", "A"): B + 0.05, ("k=4", "B"): B, ("k=8", "A"): B - 0.05, ("k=8", "B"): B + 0.30})
     assert grade(better(baseline_limit=0.40), rec2, ("k=4", "k=8"))["grade"] == "FAIL"
     rec3 = records({("k=4", "A"): [0.1, 0.3, 0.2], ("k=4", "B"): [0.12, 0.28, 0.21],
@@ -298,6 +300,10 @@ def test_speedup_level_and_a_method_that_never_reaches_the_target():
 def test_curve_claims_void_when_the_baselines_curve_ends_too_low():
     row = grade({"kind": "speedup", **CURVE, "at_least": 3, "baseline_limit": 0.6}, speed_pair([4.5, 5, 4, 6]))
     assert row["grade"] == "VOID" and "RB's final map@100 50.00 is worse than the paper's own baseline" in row["measured"]
+    slow = grade({"kind": "speedup", **CURVE, "at_least": 9, "baseline_limit": 0.6}, speed_pair([4.5, 5, 4, 6]))
+    assert slow["grade"] == "VOID"
+    assert grade({"kind": "dominates", **CURVE, "baseline_limit": 0.6}, speed_pair([4.5, 5, 4, 6]))["grade"] == "VOID"
+    assert grade({"kind": "dominates", **CURVE, "baseline_limit": 0.4}, speed_pair([4.5, 5, 4, 6]))["grade"] == "OK"
 
 
 def test_a_claim_on_a_curve_not_stored_is_missing():
