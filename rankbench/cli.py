@@ -243,7 +243,7 @@ def report(run_dir, no_plots, latex, max_rank):
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--expected", type=click.Path(dir_okay=False),
-              help="A YAML file with an 'expected:' list (default: the run's own config).")
+              help="A YAML file with 'expected:' and / or 'claims:' lists (default: the run's own config).")
 @user_errors
 def check(run_dir, expected):
     """Grade RUN_DIR against its config's published numbers and claims.
