@@ -222,3 +222,9 @@ def counts_line(rows: list[dict[str, Any]], what: str) -> str:
     return f"{len(rows)} {what}{'s' if len(rows) != 1 else ''}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
 
 
+
+
+def totals_line(numbers: list[dict[str, Any]], claims: list[dict[str, Any]]) -> str:
+    """``Totals: 6 published numbers: 4 OK, 2 GAP; 2 claims: 1 OK, 1 TREND.``"""
+    counted = "; ".join(x for x in (counts_line(numbers, "published number"), counts_line(claims, "claim")) if x)
+    return f"Totals: {counted or 'nothing graded'}."

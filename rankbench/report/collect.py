@@ -10,7 +10,7 @@ from typing import Any
 
 from ..utils.fileio import atomic_write_text
 from .build import build_report
-from .check import FAILING, counts_line, grade_counts, legend
+from .check import FAILING, grade_counts, legend, totals_line
 from .html import page, verdict
 
 
@@ -57,11 +57,10 @@ def write_collected(run_dirs: list[Path], out: Path) -> Collected:
     claims = [r for bs in papers.values() for b in bs for r in b["claims"]]
     totals = grade_counts(numbers + claims)
     n_fail = sum(r["grade"] in FAILING for r in numbers + claims)
-    counted = "; ".join(x for x in (counts_line(numbers, "published number"), counts_line(claims, "claim")) if x)
     lines = ["# rankbench reproduction report", "",
              f"Grades: {legend()} The same report with figures inline: "
              f"[{out.with_suffix('.html').name}]({out.with_suffix('.html').name}).", "",
-             f"Totals: {counted or 'nothing graded'}.", ""]
+             totals_line(numbers, claims), ""]
     for paper in sorted(papers):
         builts = papers[paper]
         _, sentence = verdict([r for b in builts for r in b["grades"]], [c for b in builts for c in b["claims"]])

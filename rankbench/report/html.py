@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .build import headline_of, run_description, run_facts, status_lines
-from .check import ALL_GRADES, FAILING, legend, task_matrices, task_of
+from .check import ALL_GRADES, FAILING, legend, task_matrices, task_of, totals_line
 from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
 
 GRADES = ALL_GRADES
@@ -380,10 +380,12 @@ def page(papers: dict[str, list[dict[str, Any]]], out: Path) -> str:
         body += [run_section(b, link_base) for b in builts]
         sections.append("<section>" + "".join(body) + "</section>")
     nav = "".join(f'<a href="#{anchor("paper", p)}">{esc(p)}</a>' for p in sorted(papers))
-    n_runs = sum(len(v) for v in papers.values())
-    ends = [b["run"].manifest.get("end") for v in papers.values() for b in v if b["run"].manifest.get("end")]
-    head = (f"<h1>rankbench reproduction report</h1><p class=muted>{n_runs} run(s)"
-            + (f", the newest finished {esc(max(ends))}" if ends else "") + f". Grades: {esc(legend())}</p>")
+    every = [b for v in papers.values() for b in v]
+    ends = [b["run"].manifest.get("end") for b in every if b["run"].manifest.get("end")]
+    totals = totals_line([r for b in every for r in b["grades"]], [c for b in every for c in b["claims"]])
+    head = (f"<h1>rankbench reproduction report</h1><p class=muted>{len(every)} run(s)"
+            + (f", the newest finished {esc(max(ends))}" if ends else "") + f". Grades: {esc(legend())}</p>"
+            + f"<p>{esc(totals)}</p>")
     summary = table(["paper", "runs", "verdict", "in one line"], verdicts)
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
             "<meta name=viewport content=\"width=device-width, initial-scale=1\">"

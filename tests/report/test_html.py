@@ -48,6 +48,7 @@ def test_page_has_verdicts_grades_with_reasons_and_provenance(report, runs):
     assert 'class="grade g-GAP">GAP<' in page and "known gap: made-up number" in page
     assert 'class="grade g-TREND">TREND<' in page and "1 trial: no test possible" in page
     assert "This run: 1 trial (run seed 0)" in page and "This run: 3 trials (run seed 0)" in page
+    assert "Totals: 6 published numbers: 2 OK, 2 GAP, 2 PUBLISHED; 2 claims: 1 OK, 1 TREND." in page
     assert 'class="grade g-OK">OK<' in page and "within the tolerance" in page
     assert 'class="grade g-PUBLISHED">PUBLISHED<' in page
     assert "L1 better than Euclidean on nauc" in page                      # the claim
