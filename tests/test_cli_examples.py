@@ -53,9 +53,11 @@ def test_every_help_example_runs_as_written(tmp_path, monkeypatch):
     ordered = list(dict.fromkeys([e for c, e in examples if e.split()[1] == "run"] + [e for _, e in examples]))
     runner = CliRunner()
     skipped, failed = [], []
+    missing: list[str] = []   # the results folders of runs skipped for want of the datasets
     for line in ordered:
-        if "../shared/datasets" in line and not SHARED.is_dir():
+        if ("../shared/datasets" in line or any(m in line for m in missing)) and not SHARED.is_dir():
             skipped.append(line)
+            missing += [f"results/{Path(w).stem}/" for w in shlex.split(line) if w.endswith(".yaml")]
             continue
         words = [w2 for w in shlex.split(line)[1:] for w2 in (sorted(glob.glob(w)) or [w] if "*" in w else [w])]
         res = runner.invoke(main, words, catch_exceptions=False)
