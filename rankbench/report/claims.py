@@ -180,6 +180,13 @@ class _Run:
             index = pd.Index(sel["trial"])
         return pd.Series(sel["value"].to_numpy(float), index=index).sort_index()
 
+    def task_families_hint(self, unit: str) -> str:
+        """For a ``unit: tasks`` claim that found nothing: the per-task families the run has."""
+        if unit != "tasks":
+            return ""
+        fams = sorted({m.split("/", 1)[0] for m in self.trials["metric"] if "/" in m})
+        return f" (per-task values in this run: {', '.join(f'{f}/<task>' for f in fams) or 'none'})"
+
     def same_rows(self, setting_a: str, setting_b: str, trials) -> tuple[list[int], list[int]]:
         """(trials whose train / test rows agree between two settings, trials whose rows differ);
         every trial agrees when the settings are the same or the run recorded no splits."""
@@ -267,7 +274,7 @@ def _better(c: dict, run: _Run) -> tuple[str, str]:
         if sa.empty or sb.empty:
             what = f"per-task {m}" if unit == "tasks" else m
             raise _Missing(f"{what} of {c['method'] if sa.empty else c['than']} not measured"
-                           + (f" at {run.title(s)}" if s else ""))
+                           + (f" at {run.title(s)}" if s else "") + run.task_families_hint(unit))
         a, b = _pair(sa, sb)
         if not len(a):
             raise _Missing(f"{c['method']} and {c['than']} share no trial" + (f" at {run.title(s)}" if s else ""))
@@ -298,7 +305,7 @@ def _improves(c: dict, run: _Run) -> tuple[str, str]:
     if sa.empty or sb.empty:
         who, what, where = (c["method"], m, c["to"]) if sa.empty else (from_method, from_metric, c["from_"])
         raise _Missing(f"{'per-task ' if unit == 'tasks' else ''}{what} of {who} not measured"
-                       + (f" at {run.title(where)}" if where else ""))
+                       + (f" at {run.title(where)}" if where else "") + run.task_families_hint(unit))
     shared = sorted(set(sa.index.get_level_values(0)) & set(sb.index.get_level_values(0)))
     keep, dropped = run.same_rows(c["to"], c["from_"], shared)
     sa, sb = (x[x.index.get_level_values(0).isin(keep)] for x in (sa, sb))

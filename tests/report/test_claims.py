@@ -157,6 +157,8 @@ def test_tasks_pair_every_trial_and_task_so_one_trial_can_be_significant():
     assert back["grade"] == "OK" and "over 12 trial x task pairs" in back["measured"]
     assert f"[+{100 * lo:.2f}, +{100 * hi:.2f}]" in back["measured"]
     assert grade({**claim, "unit": "trials"}, rec)["grade"] == "FAIL"
+    mean_name = grade({**claim, "metric": "map"}, rec)              # the mean's name has no per-task values
+    assert mean_name["grade"] == "MISSING" and "per-task values in this run: ap/<task>" in mean_name["measured"]
     assert grade({**claim, "method": "B", "than": "A", "unit": "trials"}, rec)["grade"] == "TREND"
 
 
