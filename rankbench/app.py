@@ -29,15 +29,16 @@ from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute
 from .errors import ConfigError, RankbenchError
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
-from .report.build import build_report, load_run, status_lines, summary_of
-from .report.check import any_fail, check_markdown, grade_counts, grade_rows
-from .report.claims import claims_markdown, grade_claims
-from .report.compare import Comparison, compare_methods, compare_runs
+from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
+from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
+from .report.claims import claims_markdown
+from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
-__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown", "validate", "run",
+__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
+           "counts_line", "validate", "run",
            "report", "check", "export_features", "collect", "compare", "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
@@ -200,15 +201,23 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None)
 
 @dataclass
 class CheckResult:
+    """Graded published numbers (``rows``) and claims, their grade counts, what to know about the
+    run (``status``), whether ``check`` fails, and a note when there was nothing to grade."""
+
     rows: list[dict[str, Any]]
     counts: dict[str, int]
     status: list[str]
     failed: bool
     claims: list[dict[str, Any]] = field(default_factory=list)
+    note: str = ""
 
 
 def check(run_dir: str | Path, expected_file: str | Path | None = None) -> CheckResult:
-    """Grade RUN_DIR against the published numbers of its config (or of ``expected_file``)."""
+    """Grade RUN_DIR against the published numbers and claims of its config (or of ``expected_file``).
+
+    ``failed`` is True on a FAIL or MISSING grade or an incomplete run; a run with nothing to
+    grade is not a failure (``note`` says so).
+    """
     from pydantic import ValidationError
 
     from .config import ClaimCfg, ExpectedCfg, read_yaml
@@ -218,7 +227,9 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
     raw, raw_claims = doc.get("expected") or [], doc.get("claims") or []
     if not raw and not raw_claims:
-        raise RankbenchError(f"{source}: expected: no published numbers or claims to check")
+        status = status_lines(run_data)
+        return CheckResult([], {}, status, not run_data.complete,
+                           note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
     for key, value in (("expected", raw), ("claims", raw_claims)):
         if not isinstance(value, list):
             raise ConfigError(f"{source}: {key}: expected a list, got {type(value).__name__}")
@@ -248,7 +259,7 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
                               f"{first['msg'].lower()}") from None
     summary = summary_of(run_data)
     rows = grade_rows(summary, entries, run_data.methods)
-    claim_rows = grade_claims(claims, summary, run_data.records, run_data.setting_order, run_data.methods)
+    claim_rows = grade_run_claims(run_data, claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
 
@@ -285,14 +296,15 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     """Several runs into one REPORT.md and, beside it, one self-contained REPORT.html (per paper:
     a verdict, our numbers beside the published ones, claims, provenance, tables and figures).
 
-    A folder given twice (e.g. through a ``latest`` link and its own name) is reported once.
+    A folder given twice (e.g. through a ``latest`` link and its own name) is reported once, and
+    always by its own name (links, the page and the rerun command never say ``latest``).
     Returns a :class:`rankbench.report.collect.Collected` (paths, number of runs, grade counts).
     """
     from .report.collect import write_collected
 
     folders, seen = [], set()
     for d in run_dirs:
-        path = RunFolder.open(d).path
+        path = RunFolder.open(d).concrete.path   # the run's own folder, never a ``latest`` link
         if path.resolve() not in seen:
             seen.add(path.resolve())
             folders.append(path)
@@ -304,25 +316,29 @@ def collect(run_dirs: list[str | Path], out: str | Path):
 
 # ----------------------------------------------------------------------------- compare
 def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tuple[str, str] | None = None,
-            metrics: list[str] | None = None, csv: str | Path | None = None) -> Comparison:
+            metrics: list[str] | None = None, csv: str | Path | None = None,
+            correction: str = "holm") -> Comparison:
     """Paired comparison over shared trials: every method of RUN_A against itself in RUN_B, or
     (one run) method ``methods[0]`` against ``methods[1]``.
 
     For each setting and metric (default: every quality metric both sides measure): the mean
-    difference A - B, its 95 % interval, paired t-test and Wilcoxon p-values, and a warning where
-    the runs' recorded splits differ (see :mod:`rankbench.report.compare`). ``csv`` also writes the
-    table as CSV (fractions, as in the run folders).
+    difference A - B, its 95 % interval, paired t-test and Wilcoxon p-values (adjusted together
+    by Holm's method, or raw with ``correction="none"``), and a warning where the runs' recorded
+    splits differ (see :mod:`rankbench.report.compare`). ``csv`` also writes the table as CSV
+    (fractions, as in the run folders).
     """
+    if correction not in CORRECTIONS:
+        raise ConfigError(f"compare: correction: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
     a = load_run(RunFolder.open(run_a))
     if run_b is not None:
         if methods:
             raise ConfigError(f"{run_b}: --methods: expected one run (two methods of it), got a second run; "
                               "two runs compare every method they share")
-        result = compare_runs(a, load_run(RunFolder.open(run_b)), metrics)
+        result = compare_runs(a, load_run(RunFolder.open(run_b)), metrics, correction)
     elif not methods:
         raise ConfigError(f"{run_a}: compare: expected a second run or --methods X Y, got neither")
     else:
-        result = compare_methods(a, methods[0], methods[1], metrics)
+        result = compare_methods(a, methods[0], methods[1], metrics, correction)
     if csv is not None:
         try:
             atomic_write_text(Path(csv), result.to_csv())

@@ -303,14 +303,25 @@ def report(run_dir, no_plots, latex, max_rank):
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--expected", type=click.Path(dir_okay=False),
-              help="A YAML file with an 'expected:' list (default: the run's own config).")
+              help="A YAML file with 'expected:' and / or 'claims:' lists (default: the run's own config).")
 @user_errors
 def check(run_dir, expected):
-    """Compare RUN_DIR with published numbers and claims; exit 1 on a FAIL or MISSING one.
+    """Grade RUN_DIR against its config's published numbers and claims.
 
     A number is OK within its tolerance, OKISH within 1.5x the tolerance (counted, and passing),
-    FAIL beyond; GAP is a miss the config documents as a known gap (with its reason); PUBLISHED
-    rows are methods this run does not include; MISSING is a number an incomplete run lacks.
+    FAIL beyond; INCONCLUSIVE when the standard error of our mean exceeds the tolerance (the
+    check cannot tell); GAP is a miss the config documents as a known gap (with its reason);
+    PUBLISHED rows are methods this run does not include; MISSING is a number the run lacks.
+    A claim is OK when the paired difference has the claimed sign and its 95 % interval clears
+    the margin, TREND when the sign is right but not significant (or one trial), FAIL on the
+    wrong sign, VOID when the baseline measured worse than the paper's own, GAP for a
+    documented known gap. A grade line says when the run has fewer trials than the paper.
+
+    \b
+    Exit status:
+      0  nothing failed (OK, OKISH, TREND, INCONCLUSIVE, GAP, VOID, PUBLISHED), or nothing to grade
+      1  a FAIL or MISSING grade, or an incomplete run
+      2  a usage error: a wrong argument, a folder that is not a run, a bad --expected file
 
     \b
     Example:
@@ -318,14 +329,21 @@ def check(run_dir, expected):
     """
     from . import app
 
-    res = app.check(run_dir, expected)
+    try:
+        res = app.check(run_dir, expected)
+    except RankbenchError as exc:
+        _fail(str(exc).replace("\n", " "), 2)
     for line in res.status:
         click.echo(line.replace("**", ""))
+    if res.note:
+        click.echo(res.note)
     if res.rows:
         click.echo(app.check_markdown(res.rows))
     if res.claims:
         click.echo("\n" + app.claims_markdown(res.claims))
-    click.echo(", ".join(f"{v} {k}" for k, v in res.counts.items()))
+    for line in (app.counts_line(res.rows, "published number"), app.counts_line(res.claims, "claim")):
+        if line:
+            click.echo(line)
     sys.exit(1 if res.failed else 0)
 
 
@@ -412,13 +430,18 @@ def cache(clear, kinds):
               help="Compare only this metric (repeatable; default every quality metric both sides measure).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the table as CSV (rates as fractions, as in the run folders).")
+@click.option("--correction", type=click.Choice(["holm", "none"]), default="holm", show_default=True,
+              help="Multiple-comparison correction of the table's p-values (Holm's step-down, or none).")
 @user_errors
-def compare(runs, methods, metrics, csv_path):
+def compare(runs, methods, metrics, csv_path, correction):
     """Paired comparison over shared trials: RUN_A against RUN_B, or two methods of one run.
 
     For each setting, method and metric: the mean difference A - B over the trials both ran
     (same seeds, same splits; a warning where the recorded splits differ), its 95 % interval,
-    the paired t-test and Wilcoxon signed-rank p-values, and which side is better.
+    the paired t-test and Wilcoxon signed-rank p-values, and which side is better. Several
+    rows are several tests: their p-values are adjusted together (Holm, unless --correction
+    none), and the table says which correction was applied. Where every trial gives the same
+    difference, or only one trial is shared, no test applies and the table says so.
 
     \b
     Examples:
@@ -430,7 +453,7 @@ def compare(runs, methods, metrics, csv_path):
     if len(runs) > 2:
         raise click.UsageError(f"expected one or two run folders, got {len(runs)}")
     res = app.compare(runs[0], runs[1] if len(runs) == 2 else None, methods=methods or None,
-                      metrics=list(metrics) or None, csv=csv_path)
+                      metrics=list(metrics) or None, csv=csv_path, correction=correction)
     click.echo(res.to_markdown())
     for w in res.warnings:
         click.echo(f"warning: {w}", err=True)

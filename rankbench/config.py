@@ -78,6 +78,9 @@ class ExpectedCfg(_Strict):
     published_only: bool = False
     #: trials behind the published number; a run with fewer says so when checked
     trials: int | None = Field(None, ge=1)
+    #: the paper's standard deviation over its trials (one trial's spread): with a one-trial run,
+    #: the standard error the check assumes for our number
+    std: float | None = Field(None, ge=0)
 
 
 class ClaimCfg(_Strict):
@@ -99,6 +102,17 @@ class ClaimCfg(_Strict):
     setting: str | None = None
     by: float = Field(0.0, ge=0)
     at_least: float | None = Field(None, gt=0)
+    #: what is paired: the trials both sides ran, or every trial x task value ``metric/<task>``
+    unit: Literal["trials", "tasks"] = "trials"
+    #: ``improves`` from another method's / metric's value (defaults: ``method``, ``metric``)
+    from_method: str | None = None
+    from_metric: str | None = None
+    #: curves compared where both exist, or over the union of their x ranges (each held at its end)
+    span: Literal["overlap", "union"] = "overlap"
+    #: ``speedup``: the target is this fraction of ``than``'s best y
+    level: float = Field(1.0, gt=0, le=1)
+    #: the worst value of the baseline that still resembles the paper's own; worse is graded VOID
+    baseline_limit: float | None = None
     source: str = ""
     note: str = ""
     known_gap: str = ""
@@ -107,6 +121,11 @@ class ClaimCfg(_Strict):
     NEEDS: ClassVar[dict[str, tuple[str, ...]]] = {
         "better": ("than", "metric"), "improves": ("metric", "from_", "to"),
         "dominates": ("than", "curve", "x", "y"), "speedup": ("than", "curve", "x", "y", "at_least")}
+    #: the optional fields only some kinds take
+    ONLY: ClassVar[dict[str, tuple[str, ...]]] = {
+        "settings": ("better",), "unit": ("better", "improves"), "from_method": ("improves",),
+        "from_metric": ("improves",), "setting": ("dominates", "speedup"), "span": ("dominates", "speedup"),
+        "level": ("speedup",), "by": ("better", "improves", "dominates")}
 
     @model_validator(mode="after")
     def _complete(self):
@@ -114,6 +133,9 @@ class ClaimCfg(_Strict):
         if missing:
             name = "from" if missing[0] == "from_" else missing[0]
             raise ValueError(f"a {self.kind!r} claim needs {name!r}")
+        for name, kinds in self.ONLY.items():
+            if name in self.model_fields_set and self.kind not in kinds:
+                raise ValueError(f"{name!r} applies to {' and '.join(kinds)} claims, not to a {self.kind!r} claim")
         return self
 
 
@@ -480,15 +502,16 @@ def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list
 
 def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], families: set[str],
                  labels: list[str]) -> None:
-    for field_ in ("method", "than"):
+    for field_ in ("method", "than", "from_method"):
         m = getattr(c, field_)
         if m is not None and m not in methods:
             raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
                               f"{', '.join(methods)})")
-    if c.metric is not None:
-        info = metric_info(c.metric)
-        if info is None or info.family not in families:
-            raise ConfigError(f"{where}.metric: unknown metric {c.metric!r} for protocol "
+    for field_ in ("metric", "from_metric"):
+        m = getattr(c, field_)
+        info = metric_info(m) if m is not None else None
+        if m is not None and (info is None or info.family not in families):
+            raise ConfigError(f"{where}.{field_}: unknown metric {m!r} for protocol "
                               f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
     for field_ in ("from_", "to", "setting"):
         v = getattr(c, field_)
@@ -499,6 +522,21 @@ def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], famil
         if v not in labels:
             raise ConfigError(f"{where}.settings: {v!r} is not a sweep setting; valid: "
                               f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+    _check_claim_values(c, where)
+
+
+def _check_claim_values(c: ClaimCfg, where: str) -> None:
+    """A claim's ``from_metric`` measured like its ``metric``; its ``baseline_limit`` in the metric's units."""
+    if c.from_metric is not None:
+        info, to = metric_info(c.from_metric), metric_info(c.metric)
+        if to is not None and (info.higher_is_better, info.rate) != (to.higher_is_better, to.rate):
+            raise ConfigError(f"{where}.from_metric: expected a metric measured like {c.metric!r} (same direction "
+                              f"and unit), got {c.from_metric!r}")
+    if c.baseline_limit is not None:
+        info = metric_info(c.y if c.kind in ("dominates", "speedup") else (c.from_metric or c.metric))
+        if info is not None and info.rate and not 0 <= c.baseline_limit <= 1:
+            raise ConfigError(f"{where}.baseline_limit: expected a fraction in [0, 1] (rates are stored as "
+                              f"fractions: 25 % is 0.25), got {c.baseline_limit!r}")
 
 
 def dataset_params(cfg: Config) -> dict[str, Any]:

@@ -186,6 +186,13 @@ class RunFolder:
             raise RunFolderError(f"{p}: not a run folder (no {CONFIG})")
         return cls(p)
 
+    @property
+    def concrete(self) -> "RunFolder":
+        """The same folder by its own name, never through a link: ``results/x/latest`` becomes
+        ``results/x/20250101-120000`` (a relative path stays relative to the working folder)."""
+        real = Path(os.path.realpath(self.path))
+        return RunFolder(real if self.path.is_absolute() else Path(os.path.relpath(real)))
+
     @staticmethod
     def latest(root: str | os.PathLike, name: str) -> "RunFolder":
         base = Path(root) / name

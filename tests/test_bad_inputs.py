@@ -66,6 +66,20 @@ CONFIG_CASES = [
     ("claim incomplete", GOOD + "claims: [{kind: better, method: L1}]\n", [], "claims.0: a 'better' claim needs 'than'"),
     ("claim unknown kind", GOOD + "claims: [{kind: wins, method: L1}]\n", [], "claims.0.kind"),
     ("claim unknown method", GOOD + "claims: [{kind: better, method: L1, than: Q, metric: cmc@1}]\n", [], "claims.0.than: 'Q' is not a ranker"),
+    ("claim field of another kind", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, span: union}]\n",
+     [], "claims.0: 'span' applies to dominates and speedup claims, not to a 'better' claim"),
+    ("claim unit unknown", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, unit: concepts}]\n",
+     [], "claims.0.unit: expected 'trials' or 'tasks'"),
+    ("claim level above 1", GOOD + "claims: [{kind: speedup, method: L1, than: P, curve: c, x: a, y: cmc@1, "
+     "at_least: 2, level: 1.5}]\n", [], "claims.0.level: expected less than or equal to 1"),
+    ("claim baseline as percent", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, "
+     "baseline_limit: 25}]\n", [], "claims.0.baseline_limit: expected a fraction in [0, 1]"),
+    ("claim from unknown method", GOOD + "claims: [{kind: improves, method: L1, metric: cmc@1, from: '', to: '', "
+     "from_method: Q}]\n", [], "claims.0.from_method: 'Q' is not a ranker"),
+    ("claim from other direction", GOOD + "claims: [{kind: improves, method: L1, metric: cmc@1, from: '', to: '', "
+     "from_metric: train_s}]\n", [], "claims.0.from_metric: expected a metric measured like 'cmc@1'"),
+    ("expected negative std", GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: 0.1, std: -1}]\n",
+     [], "expected.0.std: expected greater than or equal to 0"),
     ("no regress block", None, ["--regress"], "declares no regress block"),
     ("regress trials zero", GOOD + "regress: {trials: 0}\n", ["--regress"], "regress.trials"),
     ("unknown dataset", cfg(**{"name: synthetic_reid": "name: synthetic_redi"}), [], "unknown dataset 'synthetic_redi'"),

@@ -470,6 +470,26 @@ def test_claims_are_graded_in_summary_and_check(cli, tmp_path):
                    "claims.0", "needs 'curve'")
 
 
+def test_check_exit_status_tells_a_fail_from_a_usage_error_and_from_nothing_to_grade(cli, tmp_path):
+    out = tmp_path / "plain"
+    assert cli("run", write(tmp_path, SMALL.split("expected:")[0]), "--out", out, "-q", "--trials", "1").exit_code == 0
+    res = cli("check", out)
+    assert res.exit_code == 0 and "nothing to grade" in res.output
+    assert cli("check", tmp_path / "nothere").exit_code == 2
+    bad = write(tmp_path, "expected: {method: L1}\n", "bad.yaml")
+    assert cli("check", out, "--expected", bad).exit_code == 2
+    assert "Exit status" in cli("check", "--help").output and "2  a usage error" in cli("check", "--help").output
+    # one trial: a claim of the right sign is a TREND (shown, counted, passing), the other direction a FAIL
+    grades = {}
+    for a, b in (("L1", "Bhattacharyya"), ("Bhattacharyya", "L1")):
+        claim = write(tmp_path, f"claims: [{{kind: better, method: {a}, than: {b}, metric: nauc}}]\n", f"{a}.yaml")
+        res = cli("check", out, "--expected", claim)
+        grades[a] = ("TREND" if "| TREND |" in res.output else "FAIL", res.exit_code)
+    assert sorted(grades.values()) == [("FAIL", 1), ("TREND", 0)]
+    res = cli("check", out, "--expected", tmp_path / f"{[k for k, v in grades.items() if v[0] == 'TREND'][0]}.yaml")
+    assert "1 trial: no test possible" in res.output and "1 claim: 1 TREND" in res.output
+
+
 def test_known_gap_is_shown_but_does_not_fail(cli, tmp_path):
     text = SMALL.replace('value: 1.0, tolerance: 0.5, source: "made up, always OK"',
                          'value: 0.0, tolerance: 0.01, source: "x", known_gap: "our features differ"')
@@ -516,7 +536,8 @@ def test_methods_runs_only_the_named_rankers_and_grades_the_others_not_run(cli, 
     res = cli("check", out)
     assert res.exit_code == 0, res.output  # Bhattacharyya's rows would FAIL: not run, they are not graded
     assert "| Bhattacharyya | cmc@10 |" in res.output and "NOT RUN" in res.output
-    assert "2 NOT RUN" in res.output and "| FAIL |" not in res.output  # both would FAIL if graded
+    assert "published numbers: 1 OK, 1 PUBLISHED, 1 NOT RUN" in res.output  # both would FAIL if graded
+    assert "1 claim: 1 NOT RUN" in res.output and "| FAIL |" not in res.output
     # a misspelt method in an expected file is still an error, a ranker left out is not
     typo = tmp_path / "typo.yaml"
     typo.write_text("expected: [{method: Bhattacharya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
@@ -539,7 +560,7 @@ def test_summary_states_the_trials_this_run_has(cli, tmp_path):
     cfg = write(tmp_path, SMALL + "description: L1 against Bhattacharyya (50 trials)\n")
     assert cli("run", cfg, "--out", tmp_path / "r", "-q", "--trials", "2", "--seed", "7").exit_code == 0
     md = (tmp_path / "r" / "summary.md").read_text()
-    assert "(50 trials)\n\nThis run: 2 trial(s) per method, seed 7.\n" in md
+    assert "(50 trials [this run: 2])" in md and "This run: 2 trials (run seed 7, --trials 2)" in md
 
 
 # ------------------------------------------------------------------------------ small things

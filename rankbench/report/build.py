@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,7 +11,7 @@ import pandas as pd
 
 from ..errors import RankbenchError
 from ..runfolder import Problem, RunFolder
-from .check import check_markdown, grade_rows
+from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
 from .plots import make_plots
 from .tables import (
@@ -138,15 +139,43 @@ def status_lines(run: RunData) -> list[str]:
     return out
 
 
-def run_line(run: RunData) -> str:
-    """What this run did, as recorded (``--trials 3`` shows as 3 trials even when the config's
-    description, written for the config as it stands, quotes 50)."""
-    counts = [len(s.get("trials", [])) for s in run.settings] or [int(run.config.get("trials") or 0)]
-    trials = f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)} to {max(counts)}"
+_STATED_TRIALS = re.compile(r"\b(\d+)(\s+(?:trials|repetitions))\b")
+
+
+def run_trials(run: RunData) -> int:
+    """The number of trials this run was made with (its resolved config, after ``--trials`` or
+    ``--regress``)."""
+    return int(run.config.get("trials") or 0)
+
+
+def run_description(run: RunData) -> str:
+    """The config's description, with any number of trials it states that this run did not make
+    marked in place (``50 trials [this run: 3]``): the prose describes the full protocol."""
+    n = run_trials(run)
+
+    def mark(m: re.Match) -> str:
+        return m.group(0) if int(m.group(1)) == n else f"{m.group(0)} [this run: {n}]"
+
+    return _STATED_TRIALS.sub(mark, str(run.config.get("description") or "").strip())
+
+
+def run_facts(run: RunData) -> str:
+    """What this run did, from the run itself (never from the config's prose): trials and seed,
+    how it was reduced (``--regress``, ``--trials``), its settings and methods."""
+    trials = run_trials(run)
+    inv = run.manifest.get("invocation") or {}
+    how = [w for w, on in (("--regress", inv.get("regress")), (f"--trials {inv.get('trials')}", inv.get("trials")))
+           if on]
+    facts = f"This run: {trials} trial{'s' if trials != 1 else ''} (run seed {run.config.get('seed', 0)}"
+    facts += (", " + ", ".join(how) if how else "") + ")"
+    values = run.setting_values()
+    for k in dict.fromkeys(k for v in values.values() for k in v):
+        shown = list(dict.fromkeys(v.get(k) for v in values.values() if k in v))
+        facts += f", {k.split('.')[-1]} = {', '.join(map(str, shown))}"
     configured = [r for r in run.config.get("rankers", []) if isinstance(r, dict)]
-    some = (f"; {len(run.methods)} of the config's {len(configured)} rankers (--methods)"
+    some = (f" ({len(run.methods)} of the config's {len(configured)} rankers (--methods))"
             if len(run.methods) < len(configured) else "")
-    return f"This run: {trials} trial(s) per method, seed {run.config.get('seed', 0)}{some}."
+    return facts + f"; methods: {', '.join(run.methods)}{some}."
 
 
 def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
@@ -179,19 +208,18 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     for name, frame in (("trials.csv", trials), ("summary.csv", summary), ("curves.csv", run.ordered(curves_frame(run.records))),
                         ("diagnostics.csv", diag)):
         run.folder.write_text(name, with_sweep_columns(frame, values).to_csv(index=False))
-    description = "\n\n".join(t for t in (str(run.config.get("description") or "").strip(), run_line(run)) if t)
-    md = summary_markdown(summary, run.name, run.methods, run.setting_order, description=description,
-                          status=status_lines(run),
+    md = summary_markdown(summary, run.name, run.methods, run.setting_order,
+                          description=run_description(run), status=[run_facts(run)] + status_lines(run),
                           values=values, headline=headline_of(run, summary))
     expected = run.config.get("expected") or []
     grades = grade_rows(summary, expected, run.methods) if expected else []
     if grades:
-        md += "\n## Published numbers\n\n" + check_markdown(grades) + "\n"
+        md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
+               + check_markdown(grades) + "\n")
     claims = run.config.get("claims") or []
-    claim_rows = grade_claims(_claim_dicts(claims), summary, run.records, run.setting_order,
-                              run.methods) if claims else []
+    claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
     if claim_rows:
-        md += "\n## Claims\n\n" + claims_markdown(claim_rows) + "\n"
+        md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
     chosen = diagnostics_markdown(diag, run.methods, values)
     if chosen:
         md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
@@ -234,6 +262,12 @@ def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[st
             text = ", ".join(f"{k} x{v}" for k, v in counts.items())
         lines.append(f"| {setting_title(setting, values.get(setting)) or '–'} | {method} | {name} | {text} |")
     return "\n".join(lines)
+
+
+def grade_run_claims(run: RunData, claims: list[dict]) -> list[dict[str, Any]]:
+    """A run's claims graded on its trial records, trials paired by its recorded splits."""
+    splits = {s: run.splits_of(s) for s in run.setting_order} if run.settings else None
+    return grade_claims(claims, run.records, run.setting_order, splits, run.setting_values(), run.methods)
 
 
 def _claim_dicts(claims: list[dict]) -> list[dict]:

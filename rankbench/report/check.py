@@ -7,34 +7,43 @@ not, e.g. an incomplete run) fails it.
 An expected entry may carry ``known_gap: <reason>``: a documented, understood mismatch. Beyond
 1.5x its tolerance it is graded GAP instead of FAIL, shown with its reason in every table, and does
 not fail ``rankbench check``; within tolerance it is graded OK like any other number.
+
+A mean is only as exact as its trials allow. When the standard error of our mean (``std /
+sqrt(n)`` over the run's trials; with one trial the entry's published ``std``, the spread of a
+single trial, when the config gives it) exceeds the tolerance, the check cannot tell a match from
+a miss: a number that would be OK or OKISH is graded INCONCLUSIVE (passes ``check``, counted
+separately), and a miss keeps its grade with the standard error said. A run with fewer trials than
+the paper averaged (the entry's ``trials``) says so in the reason ("over 3 of the paper's 50
+trials").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..metrics import is_rate
 from .tables import fmt_value
 
 
-def _note(row: dict, text: str) -> None:
-    row["note"] = (row["note"] + " " if row["note"] else "") + text
-
-
 def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]],
                methods: list[str] | None = None) -> list[dict[str, Any]]:
     """One graded row per expected number (see the module docstring); MISSING where the run has
     no value for a method it was meant to run (an incomplete run); NOT RUN for a method outside
-    ``methods``, the rankers the run computes (``--methods``)."""
+    ``methods``, the rankers the run computes (``--methods``).
+
+    Each row holds ``method, metric, setting, published, tolerance, source, note, ours, diff,
+    n_trials, std, se, known_gap, grade`` and ``reason`` (why it got its grade, in one phrase).
+    """
     idx = summary.set_index(["setting", "method", "metric"])
     rows = []
     for e in expected:
         setting = e.get("setting") or ""
         row = {"method": e["method"], "metric": e["metric"], "setting": setting,
                "published": e["value"], "tolerance": e["tolerance"], "source": e.get("source", ""),
-               "note": e.get("note", ""), "ours": None, "diff": None, "n_trials": None,
+               "note": e.get("note", ""), "ours": None, "diff": None, "n_trials": None, "std": None, "se": None,
                "known_gap": e.get("known_gap")}
         key = (setting, e["method"], e["metric"])
         if e.get("published_only"):
@@ -43,26 +52,29 @@ def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]],
             row["grade"] = "NOT RUN"
         elif key not in idx.index:
             row["grade"] = "MISSING"
-            _note(row, "(not measured in this run)")
         else:
-            ours = float(idx.loc[key]["mean"])
-            row["n_trials"] = n = int(idx.loc[key]["n_trials"])
-            if e.get("trials") and n < int(e["trials"]):
-                _note(row, f"(over {n} trial(s); the published number is over {e['trials']})")
-            diff = ours - e["value"]
-            row.update(ours=ours, diff=diff)
-            tol = e["tolerance"]
-            row["grade"] = "OK" if abs(diff) <= tol + 1e-12 else "OKISH" if abs(diff) <= 1.5 * tol + 1e-12 else "FAIL"
-            if row["grade"] == "FAIL" and e.get("known_gap"):
-                row["grade"] = "GAP"
-                _note(row, f"known gap: {e['known_gap']}")
+            hit = idx.loc[key]
+            n, std = int(hit["n_trials"]), float(hit["std"])
+            ours = float(hit["mean"])
+            se = std / np.sqrt(n) if n > 1 else e.get("std")
+            row.update(ours=ours, diff=ours - e["value"], n_trials=n, std=std if n > 1 else None, se=se)
+            row["grade"] = _grade(abs(row["diff"]), e["tolerance"], se, bool(e.get("known_gap")))
         row["reason"] = _reason(row, e)
         rows.append(row)
     return rows
 
 
+def _grade(off: float, tol: float, se: float | None, known_gap: bool) -> str:
+    """OK / OKISH / INCONCLUSIVE / FAIL / GAP of a number ``off`` from the published one."""
+    grade = "OK" if off <= tol + 1e-12 else "OKISH" if off <= 1.5 * tol + 1e-12 else "FAIL"
+    if grade != "FAIL" and se is not None and se > tol:
+        return "INCONCLUSIVE"
+    return "GAP" if grade == "FAIL" and known_gap else grade
+
+
 def _reason(row: dict[str, Any], e: dict[str, Any]) -> str:
-    """Why a row got its grade, in one phrase (the documented reason for a GAP)."""
+    """Why a row got its grade, in one phrase (the documented reason for a GAP), with how many
+    trials it rests on when that is fewer than the paper's."""
     m, g = row["metric"], row["grade"]
     unit = " points" if is_rate(m) else ""
     tol = fmt_value(m, row["tolerance"]) + unit
@@ -73,36 +85,153 @@ def _reason(row: dict[str, Any], e: dict[str, Any]) -> str:
     if g == "NOT RUN":
         return "not run: this run computes only some of the config's rankers (--methods)"
     off = fmt_value(m, abs(row["diff"])) + unit
+    se = row["se"]
+    noisy = se is not None and se > row["tolerance"]
+    se_text = (f"standard error {fmt_value(m, se)}{unit} exceeds the tolerance {tol}"
+               + ("" if row["n_trials"] > 1 else " (one trial; the published spread)"))
     if g == "OK":
-        return f"off by {off}, within the tolerance {tol}"
-    if g == "OKISH":
-        return f"off by {off}, beyond the tolerance {tol} but within 1.5x"
-    if g == "GAP":
-        return f"off by {off}; known gap: {e['known_gap']}"
-    return f"off by {off}, beyond 1.5x the tolerance {tol}"
+        why = f"off by {off}, within the tolerance {tol}"
+    elif g == "OKISH":
+        why = f"off by {off}, beyond the tolerance {tol} but within 1.5x"
+    elif g == "INCONCLUSIVE":
+        why = f"off by {off}, but the {se_text}: this check cannot tell"
+    elif g == "GAP":
+        why = f"off by {off}; known gap: {e['known_gap']}"
+    else:
+        why = f"off by {off}, beyond 1.5x the tolerance {tol}"
+    if noisy and g in ("FAIL", "GAP"):
+        why += f" (the {se_text})"
+    n, paper = row["n_trials"], e.get("trials")
+    if paper and n < int(paper):
+        why += f"; over {n} of the paper's {paper} trials"
+    elif n == 1 and se is None:
+        why += "; one trial: its spread is unknown"
+    return why
+
+
+#: a per-task metric family with at least this many graded tasks is shown as a method x task matrix
+MATRIX_TASKS = 4
+
+
+def task_of(row: dict[str, Any]) -> str | None:
+    """The task of a per-task metric (``pair_acc/Male`` -> ``Male``), else None."""
+    return row["metric"].split("/", 1)[1] if "/" in row["metric"] else None
+
+
+def task_matrices(items: list, row=lambda item: item, key=lambda item: ()) -> tuple[list[list], list]:
+    """Split graded items into matrices and the rest: the items of one per-task metric family at one
+    setting (and one ``key``, e.g. the run) with at least :data:`MATRIX_TASKS` tasks form a matrix
+    (a list, in the items' order); every other item stays in the rest. ``row`` reads an item's
+    graded row (items may carry more, e.g. the run)."""
+    groups: dict[tuple, list] = {}
+    for it in items:
+        r = row(it)
+        if task_of(r) is not None:
+            groups.setdefault((key(it), r["setting"], r["metric"].split("/", 1)[0]), []).append(it)
+    matrices = [g for g in groups.values() if len({task_of(row(it)) for it in g}) >= MATRIX_TASKS]
+    taken = {id(it) for g in matrices for it in g}
+    return matrices, [it for it in items if id(it) not in taken]
+
+
+def matrix_markdown(rows: list[dict[str, Any]]) -> str:
+    """One per-task family's grades as a method x task table (cells: ``ours / published GRADE``),
+    with the reason of every cell that is not OK listed below."""
+    family = rows[0]["metric"].split("/", 1)[0]
+    tasks = list(dict.fromkeys(task_of(r) for r in rows))
+    at = {(r["method"], task_of(r)): r for r in rows}
+    lines = [f"{family} per task" + (f" ({rows[0]['setting']})" if rows[0]["setting"] else "")
+             + ": ours / published and the grade.", "",
+             "| method | " + " | ".join(tasks) + " |", "|---" * (len(tasks) + 1) + "|"]
+    notes = []
+    for meth in dict.fromkeys(r["method"] for r in rows):
+        cells = []
+        for t in tasks:
+            r = at.get((meth, t))
+            if r is None:
+                cells.append("–")
+                continue
+            ours = fmt_value(r["metric"], r["ours"]) if r["ours"] is not None else "–"
+            grade = "" if r["grade"] == "PUBLISHED" else f" {r['grade']}"     # a row we do not run: "– / 95.24"
+            cells.append(f"{ours} / {fmt_value(r['metric'], r['published'])}{grade}")
+            if r["grade"] not in ("OK", "PUBLISHED"):
+                notes.append(f"- {meth}, {t}: {r['grade']}, {r['reason']}")
+        lines.append(f"| {meth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + ([""] + notes if notes else []))
 
 
 def check_markdown(rows: list[dict[str, Any]]) -> str:
-    lines = ["| setting | method | metric | ours | published | diff | tolerance | grade | source | note |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    """The graded numbers in Markdown: per-task families with many tasks as method x task matrices
+    (:func:`matrix_markdown`), the other numbers as one table with ours (and its trials), the
+    published number, the grade and why."""
+    matrices, rows = task_matrices(rows)
+    out = [matrix_markdown(m) for m in matrices]
+    if rows:
+        out.append(_table_markdown(rows))
+    return "\n\n".join(out)
+
+
+def _table_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = ["| setting | method | metric | ours | trials | published | diff | tolerance | grade | why | source | note |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         m = r["metric"]
-        ours = fmt_value(m, r["ours"]) if r["ours"] is not None else "–"
+        ours = fmt_value(m, r["ours"], r.get("std")) if r["ours"] is not None else "–"
         diff = fmt_value(m, r["diff"]) if r["diff"] is not None else "–"
-        lines.append(f"| {r['setting'] or '–'} | {r['method']} | {m} | {ours} | {fmt_value(m, r['published'])} | "
-                     f"{diff} | ±{fmt_value(m, r['tolerance'])} | {r['grade']} | {r['source']} | {r['note']} |")
+        lines.append(f"| {r['setting'] or '–'} | {r['method']} | {m} | {ours} | {r['n_trials'] or '–'} | "
+                     f"{fmt_value(m, r['published'])} | {diff} | ±{fmt_value(m, r['tolerance'])} | {r['grade']} | "
+                     f"{r['reason']} | {r['source']} | {r['note']} |")
     return "\n".join(lines)
 
 
+#: the grades that fail ``rankbench check``
+FAILING = ("FAIL", "MISSING")
+#: every grade a published number or a claim can get, in the order summaries count them, with
+#: what it means (the legend of every report)
+MEANINGS = {
+    "OK": "a number within its tolerance of the published one; a claim whose paired difference has the "
+          "claimed sign with a 95 % interval clear of zero (or of its margin)",
+    "OKISH": "a number beyond its tolerance but within 1.5x (passes)",
+    "TREND": "a claim of the right sign that is not significant (or rests on one trial): never OK",
+    "INCONCLUSIVE": "the standard error of our mean exceeds the tolerance: the check cannot tell",
+    "GAP": "a documented, understood mismatch (its reason is given)",
+    "VOID": "the baseline measured worse than the paper's own: not a fair test of the claim",
+    "FAIL": "beyond 1.5x the tolerance, or a claim of the wrong sign",
+    "MISSING": "something the run lacks",
+    "PUBLISHED": "a published row of a method we do not run",
+    "NOT RUN": "a method of the config this run left out (--methods)",
+}
+ALL_GRADES = tuple(MEANINGS)
+
+
+def legend() -> str:
+    """Every grade and what it means, in one paragraph."""
+    return "; ".join(f"{g} = {m}" for g, m in MEANINGS.items()) + "."
+
+
 def any_fail(rows: list[dict[str, Any]]) -> bool:
-    """FAIL and MISSING fail ``rankbench check``; OK, OKISH, GAP, PUBLISHED and NOT RUN do not."""
-    return any(r["grade"] in ("FAIL", "MISSING") for r in rows)
+    """FAIL and MISSING fail ``rankbench check``; every other grade (OK, OKISH, INCONCLUSIVE, GAP,
+    PUBLISHED, NOT RUN; for claims TREND and VOID) does not."""
+    return any(r["grade"] in FAILING for r in rows)
 
 
 def grade_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for r in rows:
-        out[r["grade"]] = out.get(r["grade"], 0) + 1
-    return out
+    """How many rows got each grade, in :data:`ALL_GRADES` order (grades nobody got left out)."""
+    found = [r["grade"] for r in rows]
+    return {g: found.count(g) for g in ALL_GRADES if g in found}
 
 
+def counts_line(rows: list[dict[str, Any]], what: str) -> str:
+    """``6 published numbers: 4 OK, 1 INCONCLUSIVE, 1 GAP`` for ``what = "published number"``
+    (empty for no rows)."""
+    if not rows:
+        return ""
+    counts = grade_counts(rows)
+    return f"{len(rows)} {what}{'s' if len(rows) != 1 else ''}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+
+
+
+
+def totals_line(numbers: list[dict[str, Any]], claims: list[dict[str, Any]]) -> str:
+    """``Totals: 6 published numbers: 4 OK, 2 GAP; 2 claims: 1 OK, 1 TREND.``"""
+    counted = "; ".join(x for x in (counts_line(numbers, "published number"), counts_line(claims, "claim")) if x)
+    return f"Totals: {counted or 'nothing graded'}."

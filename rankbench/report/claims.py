@@ -1,38 +1,86 @@
-"""Grade a paper's relative claims: one method better than another, a gain from one setting to
-another, a curve above another, a speed-up to reach another method's best.
+"""Grade a paper's relative claims with paired statistics: one method better than another, a gain
+from one setting to another, a curve above another, a speed-up to reach another method's best.
 
 Many papers report no table, only claims about their plots ("Imbalanced RankBoost reaches
 RankBoost's MAP several times faster", "pairwise constraints cut the error"). A config states
-them in a ``claims:`` list and every run grades them, OK or FAIL (GAP when the config documents a
-``known_gap``), with the measured figures that decided the grade, so a stand-in dataset that does
-not show a claim says so plainly. Four kinds:
+them in a ``claims:`` list and every run grades them with the figures that decided the grade, so
+a stand-in dataset that does not show a claim says so plainly. Four kinds:
 
 ``better``
     ``method`` beats ``than`` on ``metric`` (in the metric's declared direction) at every setting
-    listed in ``settings`` (default: all), by at least ``by`` (absolute, default 0).
+    listed in ``settings`` (default: all), by more than ``by`` (absolute, default 0).
 ``improves``
-    ``method``'s ``metric`` at setting ``to`` beats its value at setting ``from_`` (YAML key
-    ``from``) by at least ``by``.
+    ``method``'s ``metric`` at setting ``to`` beats ``from_method``'s ``from_metric`` (defaults:
+    ``method`` and ``metric``) at setting ``from_`` (YAML key ``from``) by more than ``by``.
 ``dominates``
-    ``method``'s curve ``curve`` (``y`` against ``x``, mean over trials) lies at or above (for
-    a higher-is-better ``y``) ``than``'s wherever both are defined, within ``by``.
+    ``method``'s curve ``curve`` (``y`` against ``x``) lies above (for a higher-is-better ``y``)
+    ``than``'s over the x range ``span`` names: on average over that range, and nowhere below it by
+    more than the tolerance ``by`` (default 0).
 ``speedup``
-    ``method`` reaches ``than``'s best ``y`` at an ``x`` (e.g. ranking time) at least ``at_least``
-    times smaller than the ``x`` at which ``than`` reaches it.
+    ``method`` reaches the target ``level`` x ``than``'s best ``y`` at an ``x`` (e.g. ranking
+    time) at least ``at_least`` times smaller than the ``x`` at which ``than`` reaches it.
+
+The statistic
+-------------
+Every claim is a paired comparison (:func:`rankbench.report.compare.paired_stats`, the one
+statistic ``compare`` prints): both sides are measured on the same splits, so the claim is judged
+on the per-pair differences, their mean and its 95 % two-sided t-interval. ``unit`` names the pairs
+of ``better`` and ``improves``: ``trials`` (default) pairs the trials both sides ran (across two
+settings, only trials whose recorded train / test rows agree); ``tasks`` pairs the per-task values
+``metric/<task>`` of every trial x task (a paper whose significance statement is over its concepts).
+Curves are paired per trial: each trial's curve is interpolated on a common grid of ``x`` (held
+flat after its last point), and the pair is the mean gap over the grid (the area between the
+curves over the width); ``speedup`` pairs the per-trial ratios on a log scale (the interval of
+their geometric mean).
+
+The grades
+----------
+``OK``
+    the difference has the claimed sign and its interval clears the margin (zero, or ``by``).
+``TREND``
+    the claimed sign, but the interval does not clear the margin: not significant, never OK. With
+    fewer than two pairs no interval exists ("1 trial: no test possible"), so TREND is the best
+    grade. When every pair differs by the same amount (zero variance) the t-interval is undefined;
+    all pairs then agree in sign, and the exact two-sided sign test gives p = 2^(1 - n), below 0.05
+    from 6 pairs on: a constant difference beyond the margin is OK from 6 pairs, TREND below.
+``FAIL``
+    the wrong sign (a tie included: a zero difference is never OK), or a mean on the wrong side of
+    the margin; for ``dominates`` also ``than`` significantly above, by more than ``by``, at some
+    grid point; for ``speedup`` a method that never reaches the target.
+``GAP``
+    a FAIL or TREND of a claim whose config documents a ``known_gap`` (the reason is in the note).
+``VOID``
+    ``than`` (for ``improves`` the ``from`` side, for curves the end of ``than``'s curve) measured
+    worse than ``baseline_limit``, the worst value that still resembles the paper's own baseline:
+    the comparison is not a fair test of the claim, whatever its outcome.
+``MISSING``
+    the run lacks what the claim needs.
+
+A claim over several settings takes the worst grade of its settings (FAIL, then VOID, then TREND):
+requiring every setting to be significant on its own is an intersection-union test, valid at the
+5 % level without a multiple-comparison correction. ``check`` fails on FAIL and MISSING only.
 
 Curves are what protocols store per trial under ``curves[<curve>]`` as a mapping of series
-(``{"rank_s": [...], "map@100": [...]}``); trials are averaged on a common grid of ``x`` (linear
-interpolation, each trial's curve held flat after its last point).
+(``{"rank_s": [...], "map@100": [...]}``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..metrics import metric_info
+from .compare import IDENTICAL, TESTED, mean_interval, paired_stats, rows_key
+from .tables import setting_title, trials_frame
+
+#: how a claim over several settings (or a curve with failing points) combines its parts: worst first
+_WORST_FIRST = ("FAIL", "VOID", "TREND", "OK")
+#: pairs needed before identical differences count as significant (two-sided sign test p = 2^(1-n) < 0.05)
+SIGN_TEST_PAIRS = 6
 
 
 def _higher(metric: str) -> bool:
@@ -45,64 +93,158 @@ def _fmt(metric: str, v: float) -> str:
     return f"{100 * v:.2f}" if info is not None and info.rate else f"{v:.4g}"
 
 
-def _value(idx: pd.DataFrame, setting: str, method: str, metric: str) -> float | None:
-    key = (setting, method, metric)
-    return float(idx.loc[key]["mean"]) if key in idx.index else None
+def _signed(metric: str, v: float) -> str:
+    return ("+" if v >= 0 else "-") + _fmt(metric, abs(v))
 
 
-def mean_curve(records: list[dict], method: str, curve: str, x: str, y: str,
-               setting: str = "") -> tuple[np.ndarray, np.ndarray] | None:
-    """The trials' mean ``y`` against ``x`` of one method (None when no trial stored it)."""
-    series = []
-    for r in records:
-        c = (r.get("curves") or {}).get(curve)
-        if r["method"] != method or r["setting"] != setting or not isinstance(c, dict):
-            continue
-        if x in c and y in c and len(c[x]):
-            xs, ys = np.asarray(c[x], float), np.asarray(c[y], float)
-            order = np.argsort(xs, kind="stable")
-            series.append((xs[order], ys[order]))
-    if not series:
-        return None
-    grid = np.unique(np.concatenate([s[0] for s in series]))
-    ys = np.mean([np.interp(grid, sx, sy) for sx, sy in series], axis=0)
-    return grid, ys
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _reach(xs: np.ndarray, ys: np.ndarray, target: float, higher: bool) -> float | None:
-    hit = ys >= target if higher else ys <= target
-    return float(xs[np.argmax(hit)]) if hit.any() else None
+# ----------------------------------------------------------------------------- the one judgement
+@dataclass
+class Judged:
+    """A paired comparison graded against a claim: the grade, and what to add to the figures."""
+
+    grade: str
+    why: str = ""
 
 
-def grade_claims(claims: list[dict[str, Any]], summary: pd.DataFrame, records: list[dict],
-                 setting_order: list[str], methods: list[str] | None = None) -> list[dict[str, Any]]:
-    """One row per claim: grade, the measured figures behind it, source and note; NOT RUN when
-    a method it names is outside ``methods``, the rankers the run computes (``--methods``)."""
-    idx = summary.set_index(["setting", "method", "metric"])
-    rows = []
-    for c in claims:
-        kind = c["kind"]
-        row = {"claim": c.get("name") or _describe(c), "grade": "FAIL", "measured": "", "source": c.get("source", ""),
-               "note": c.get("note", "")}
-        if methods is not None and not {c["method"], c.get("than") or c["method"]} <= set(methods):
-            rows.append({**row, "grade": "NOT RUN", "measured": "a method it names is not run (--methods)"})
-            continue
-        try:
-            ok, measured = _GRADERS[kind](c, idx, records, setting_order)
-        except _Missing as exc:
-            row.update(grade="MISSING", measured=str(exc))
-            rows.append(row)
-            continue
-        row["measured"] = measured
-        row["grade"] = "OK" if ok else ("GAP" if c.get("known_gap") else "FAIL")
-        if not ok and c.get("known_gap"):
-            row["note"] = (row["note"] + " " if row["note"] else "") + f"known gap: {c['known_gap']}"
-        rows.append(row)
-    return rows
+def judge(st: dict[str, Any], higher: bool, margin: float = 0.0) -> Judged:
+    """Grade :func:`paired_stats` of ``a - b`` for the claim "a beats b by more than ``margin``"
+    (``higher``: whether larger values are better). See the module docstring for the rules."""
+    n = int(st["n_trials"])
+    gain = st["diff"] if higher else -st["diff"]
+    low = st["ci_low"] if higher else -st["ci_high"]
+    if n == 0:
+        return Judged("FAIL", "no pair")
+    if not gain - margin > IDENTICAL:
+        why = "a tie" if abs(gain) <= IDENTICAL else "the wrong sign" if gain < 0 else "short of the margin"
+        return Judged("FAIL", why)
+    if st["test"] == TESTED:
+        return Judged("OK" if low > margin else "TREND", "" if low > margin else "not significant")
+    if st["test"] == "identical differences":
+        p = 2.0 ** (1 - n)
+        return Judged("OK" if n >= SIGN_TEST_PAIRS else "TREND",
+                      f"identical differences: no t-interval; sign test p = {p:.3g}")
+    return Judged("TREND", f"{_plural(n, 'trial')}: no test possible")
+
+
+def _worst(grades: list[str]) -> str:
+    return min(grades, key=_WORST_FIRST.index)
+
+
+def _interval(metric: str, st: dict[str, Any]) -> str:
+    """``-0.90 [-3.10, +1.30]``: the mean difference and its interval, in the metric's units."""
+    d = _signed(metric, st["diff"])
+    if st["test"] != TESTED:
+        return d
+    return f"{d} [{_signed(metric, st['ci_low'])}, {_signed(metric, st['ci_high'])}]"
+
+
+def _worse(value: float, limit: float, higher: bool) -> bool:
+    return value < limit if higher else value > limit
+
+
+def _void_text(who: str, metric: str, value: float, limit: float, higher: bool) -> str:
+    return (f"{who} {_fmt(metric, value)} is worse than the paper's own baseline "
+            f"({'>=' if higher else '<='} {_fmt(metric, limit)}): not a fair test")
+
+
+# ----------------------------------------------------------------------------- what a run holds
+@dataclass
+class _Run:
+    """The parts of a run the graders read, with the per-trial values built once."""
+
+    records: list[dict]
+    setting_order: list[str]
+    splits: dict[str, dict[int, dict]] | None = None
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @cached_property
+    def trials(self) -> pd.DataFrame:
+        return trials_frame([r for r in self.records if isinstance(r.get("metrics"), dict)])
+
+    def title(self, setting: str) -> str:
+        return setting_title(setting, self.values.get(setting)) if setting else ""
+
+    def series(self, setting: str, method: str, metric: str, unit: str) -> pd.Series:
+        """One side's values, indexed by trial (``unit: trials``) or by (trial, task)."""
+        t = self.trials
+        sel = t[(t["setting"] == setting) & (t["method"] == method)]
+        if unit == "tasks":
+            sel = sel[sel["metric"].str.startswith(metric + "/")]
+            index = pd.MultiIndex.from_arrays([sel["trial"], sel["metric"].str.split("/", n=1).str[1]])
+        else:
+            sel = sel[sel["metric"] == metric]
+            index = pd.Index(sel["trial"])
+        return pd.Series(sel["value"].to_numpy(float), index=index).sort_index()
+
+    def task_families_hint(self, unit: str) -> str:
+        """For a ``unit: tasks`` claim that found nothing: the per-task families the run has."""
+        if unit != "tasks":
+            return ""
+        fams = sorted({m.split("/", 1)[0] for m in self.trials["metric"] if "/" in m})
+        return f" (per-task values in this run: {', '.join(f'{f}/<task>' for f in fams) or 'none'})"
+
+    def same_rows(self, setting_a: str, setting_b: str, trials) -> tuple[list[int], list[int]]:
+        """(trials whose train / test rows agree between two settings, trials whose rows differ);
+        every trial agrees when the settings are the same or the run recorded no splits."""
+        trials = sorted(set(trials))
+        if setting_a == setting_b or self.splits is None:
+            return trials, []
+        a, b = self.splits.get(setting_a, {}), self.splits.get(setting_b, {})
+        keep = [t for t in trials if rows_key(a.get(t)) is not None and rows_key(a.get(t)) == rows_key(b.get(t))]
+        return keep, [t for t in trials if t not in keep]
+
+    def curves(self, method: str, curve: str, x: str, y: str, setting: str) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        return trial_curves(self.records, method, curve, x, y, setting)
 
 
 class _Missing(Exception):
     pass
+
+
+# ----------------------------------------------------------------------------- grading
+def grade_claims(claims: list[dict[str, Any]], records: list[dict], setting_order: list[str],
+                 splits: dict[str, dict[int, dict]] | None = None,
+                 values: dict[str, dict[str, Any]] | None = None,
+                 methods: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per claim: ``claim``, ``grade``, ``measured`` (the figures that decided it),
+    ``source`` and ``note``; NOT RUN when a method it names is outside ``methods``, the rankers
+    the run computes (``--methods``).
+
+    Parameters
+    ----------
+    claims : the config's claims (``from`` spelt ``from_``).
+    records : the run's trial records (per-trial ``metrics`` and ``curves``).
+    setting_order : the run's settings in sweep order (a claim without ``settings`` grades all).
+    splits : each setting's recorded split per trial (``RunData.splits_of``), to pair trials of two
+        settings only where their train / test rows agree; None pairs them by trial index.
+    values : each setting's swept values, to name settings as ``K = 4`` instead of their labels.
+    methods : the rankers the run computes (None: every method a claim names).
+    """
+    run = _Run(records, setting_order, splits, values or {})
+    rows = []
+    for c in claims:
+        row = {"claim": c.get("name") or _describe(c), "grade": "FAIL", "measured": "",
+               "source": c.get("source", ""), "note": c.get("note", "")}
+        named = {c["method"], c.get("than") or c["method"], c.get("from_method") or c["method"]}
+        if methods is not None and not named <= set(methods):
+            rows.append({**row, "grade": "NOT RUN", "measured": "a method it names is not run (--methods)"})
+            continue
+        try:
+            grade, measured = _GRADERS[c["kind"]](c, run)
+        except _Missing as exc:
+            row.update(grade="MISSING", measured=str(exc))
+            rows.append(row)
+            continue
+        if grade in ("FAIL", "TREND") and c.get("known_gap"):
+            grade = "GAP"
+            row["note"] = (row["note"] + " " if row["note"] else "") + f"known gap: {c['known_gap']}"
+        row.update(grade=grade, measured=measured)
+        rows.append(row)
+    return rows
 
 
 def _describe(c: dict) -> str:
@@ -110,72 +252,215 @@ def _describe(c: dict) -> str:
     if k == "better":
         return f"{c['method']} better than {c['than']} on {c['metric']}"
     if k == "improves":
-        return f"{c['method']} {c['metric']}: {c['to']} better than {c['from_']}"
+        src, src_metric = c.get("from_method") or c["method"], c.get("from_metric") or c["metric"]
+        before = c["from_"] if (src, src_metric) == (c["method"], c["metric"]) else f"{src}'s {src_metric} at {c['from_']}"
+        return f"{c['method']} {c['metric']}: {c['to']} better than {before}"
     if k == "dominates":
-        return f"{c['method']} {c['y']} at or above {c['than']} at every {c['x']}"
-    return f"{c['method']} reaches {c['than']}'s best {c['y']} {c['at_least']:g}x faster in {c['x']}"
+        return f"{c['method']}'s {c['y']} above {c['than']}'s over {c['x']}"
+    level = float(c.get("level") or 1.0)
+    target = f"{level:.0%} of {c['than']}'s best" if level < 1 else f"{c['than']}'s best"
+    return f"{c['method']} reaches {target} {c['y']} {c['at_least']:g}x faster in {c['x']}"
 
 
-def _better(c, idx, records, order):
+def _pair(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    a, b = a.align(b, join="inner")
+    return a.to_numpy(float), b.to_numpy(float)
+
+
+def _units(st: dict[str, Any], unit: str) -> str:
+    return _plural(int(st["n_trials"]), "trial" if unit == "trials" else "trial x task pair")
+
+
+def _better(c: dict, run: _Run) -> tuple[str, str]:
     m, higher, by = c["metric"], _higher(c["metric"]), float(c.get("by") or 0.0)
-    settings = order if not c.get("settings") else list(c["settings"])
-    wins, parts = 0, []
+    unit, limit = c.get("unit") or "trials", c.get("baseline_limit")
+    settings = list(c.get("settings") or run.setting_order)
+    grades, parts = [], []
     for s in settings:
-        a, b = _value(idx, s, c["method"], m), _value(idx, s, c["than"], m)
-        if a is None or b is None:
-            raise _Missing(f"{m} of {c['method'] if a is None else c['than']} not measured"
-                           + (f" at {s}" if s else ""))
-        gain = (a - b) if higher else (b - a)
-        wins += gain >= by
-        parts.append(f"{(s.split('=')[-1] + ': ') if s else ''}{_fmt(m, a)} vs {_fmt(m, b)}")
-    return wins == len(settings), f"{wins} of {len(settings)} settings ({'; '.join(parts)})"
+        sa, sb = run.series(s, c["method"], m, unit), run.series(s, c["than"], m, unit)
+        if sa.empty or sb.empty:
+            what = f"per-task {m}" if unit == "tasks" else m
+            raise _Missing(f"{what} of {c['method'] if sa.empty else c['than']} not measured"
+                           + (f" at {run.title(s)}" if s else "") + run.task_families_hint(unit))
+        a, b = _pair(sa, sb)
+        if not len(a):
+            raise _Missing(f"{c['method']} and {c['than']} share no trial" + (f" at {run.title(s)}" if s else ""))
+        st = paired_stats(a, b)
+        j = judge(st, higher, by)
+        if limit is not None and _worse(st["mean_b"], float(limit), higher):
+            j = Judged("VOID", _void_text(c["than"], m, st["mean_b"], float(limit), higher))
+        grades.append(j.grade)
+        where = f"{run.title(s)}: " if s else ""
+        parts.append(f"{where}{_fmt(m, st['mean_a'])} vs {_fmt(m, st['mean_b'])}, {_interval(m, st)} over "
+                     f"{_units(st, unit)}: {j.grade}" + (f" ({j.why})" if j.why else ""))
+    head = _tally(grades, "setting") if len(settings) > 1 else ""
+    return _worst(grades), (head + "; ".join(parts))
 
 
-def _improves(c, idx, records, order):
+def _tally(grades: list[str], what: str) -> str:
+    """``OK at 3, TREND at 2 of 5 settings: ``."""
+    counts = [f"{g} at {grades.count(g)}" for g in ("OK", "TREND", "VOID", "FAIL") if g in grades]
+    return f"{', '.join(counts)} of {len(grades)} {what}s: "
+
+
+def _improves(c: dict, run: _Run) -> tuple[str, str]:
     m, higher, by = c["metric"], _higher(c["metric"]), float(c.get("by") or 0.0)
-    a, b = _value(idx, c["to"], c["method"], m), _value(idx, c["from_"], c["method"], m)
-    if a is None or b is None:
-        raise _Missing(f"{m} of {c['method']} not measured at {c['to'] if a is None else c['from_']}")
-    gain = (a - b) if higher else (b - a)
-    return gain >= by, f"{_fmt(m, b)} -> {_fmt(m, a)} (needs a gain of {_fmt(m, by)})"
+    unit, limit = c.get("unit") or "trials", c.get("baseline_limit")
+    from_method, from_metric = c.get("from_method") or c["method"], c.get("from_metric") or m
+    sa = run.series(c["to"], c["method"], m, unit)
+    sb = run.series(c["from_"], from_method, from_metric, unit)
+    if sa.empty or sb.empty:
+        who, what, where = (c["method"], m, c["to"]) if sa.empty else (from_method, from_metric, c["from_"])
+        raise _Missing(f"{'per-task ' if unit == 'tasks' else ''}{what} of {who} not measured"
+                       + (f" at {run.title(where)}" if where else "") + run.task_families_hint(unit))
+    shared = sorted(set(sa.index.get_level_values(0)) & set(sb.index.get_level_values(0)))
+    keep, dropped = run.same_rows(c["to"], c["from_"], shared)
+    sa, sb = (x[x.index.get_level_values(0).isin(keep)] for x in (sa, sb))
+    a, b = _pair(sa, sb)
+    st = paired_stats(a, b)
+    j = judge(st, higher, by) if len(a) else Judged("TREND", "no trial shares its train / test rows between the "
+                                                              "two settings: no paired test possible")
+    if limit is not None and len(a) and _worse(st["mean_b"], float(limit), higher):
+        j = Judged("VOID", _void_text(f"{from_method} at {run.title(c['from_'])}", from_metric, st["mean_b"],
+                                      float(limit), higher))
+    left = (f"; trial(s) {', '.join(map(str, dropped))} left out: their train / test rows differ between the "
+            "settings" if dropped else "")
+    if not len(a):
+        return j.grade, j.why + left
+    margin = f"; needs a gain above {_fmt(m, by)}" if by else ""
+    return j.grade, (f"{_fmt(from_metric, st['mean_b'])} -> {_fmt(m, st['mean_a'])}, {_interval(m, st)} over "
+                     f"{_units(st, unit)}{margin}" + (f" ({j.why})" if j.why else "") + left)
 
 
-def _curves(c, records):
+# ----------------------------------------------------------------------------- curves
+def trial_curves(records: list[dict], method: str, curve: str, x: str, y: str,
+                 setting: str = "") -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Each trial's ``(x, y)`` of one method's stored curve, sorted by ``x``."""
+    out = {}
+    for r in records:
+        c = (r.get("curves") or {}).get(curve)
+        if r["method"] != method or r["setting"] != setting or not isinstance(c, dict):
+            continue
+        if x in c and y in c and len(c[x]):
+            xs, ys = np.asarray(c[x], float), np.asarray(c[y], float)
+            order = np.argsort(xs, kind="stable")
+            out[int(r["trial"])] = (xs[order], ys[order])
+    return out
+
+
+def mean_curve(records: list[dict], method: str, curve: str, x: str, y: str,
+               setting: str = "") -> tuple[np.ndarray, np.ndarray] | None:
+    """The trials' mean ``y`` against ``x`` of one method (None when no trial stored it): each
+    trial interpolated on the union of their ``x`` points, held flat after its last point."""
+    series = list(trial_curves(records, method, curve, x, y, setting).values())
+    if not series:
+        return None
+    grid = np.unique(np.concatenate([s[0] for s in series]))
+    return grid, np.mean([np.interp(grid, sx, sy) for sx, sy in series], axis=0)
+
+
+def _curve_pair(c: dict, run: _Run):
+    """Both methods' per-trial curves, on the trials both stored."""
     setting = c.get("setting") or ""
-    a = mean_curve(records, c["method"], c["curve"], c["x"], c["y"], setting)
-    b = mean_curve(records, c["than"], c["curve"], c["x"], c["y"], setting)
-    if a is None or b is None:
-        raise _Missing(f"curve {c['curve']!r} of {c['method'] if a is None else c['than']} not stored")
-    return a, b
+    a = run.curves(c["method"], c["curve"], c["x"], c["y"], setting)
+    b = run.curves(c["than"], c["curve"], c["x"], c["y"], setting)
+    if not a or not b:
+        raise _Missing(f"curve {c['curve']!r} of {c['method'] if not a else c['than']} not stored")
+    trials = sorted(set(a) & set(b))
+    if not trials:
+        raise _Missing(f"{c['method']} and {c['than']} share no trial with curve {c['curve']!r}")
+    return trials, [a[t] for t in trials], [b[t] for t in trials]
 
 
-def _dominates(c, idx, records, order):
-    (ax, ay), (bx, by_) = _curves(c, records)
-    lo, hi = max(ax[0], bx[0]), min(ax[-1], bx[-1])
-    grid = np.unique(np.concatenate([ax, bx]))
+def _curve_end_void(c: dict, b: list) -> Judged | None:
+    """VOID when ``than``'s curves end (on average) worse than the claim's ``baseline_limit``."""
+    limit = c.get("baseline_limit")
+    if limit is None:
+        return None
+    higher = _higher(c["y"])
+    end = float(np.mean([ys[-1] for _, ys in b]))
+    return Judged("VOID", _void_text(f"{c['than']}'s final {c['y']}", c["y"], end, float(limit), higher)) \
+        if _worse(end, float(limit), higher) else None
+
+
+def _dominates(c: dict, run: _Run) -> tuple[str, str]:
+    from scipy.integrate import trapezoid
+
+    _, a, b = _curve_pair(c, run)
+    higher, tol, xname = _higher(c["y"]), float(c.get("by") or 0.0), c["x"]
+    first_a, last_a = min(xs[0] for xs, _ in a), max(xs[-1] for xs, _ in a)
+    first_b, last_b = min(xs[0] for xs, _ in b), max(xs[-1] for xs, _ in b)
+    lo = max(first_a, first_b)
+    hi = max(last_a, last_b) if c.get("span") == "union" else min(last_a, last_b)
+    grid = np.unique(np.concatenate([xs for xs, _ in a + b]))
     grid = grid[(grid >= lo) & (grid <= hi)]
     if not len(grid):
-        raise _Missing(f"the {c['x']} ranges of the two curves do not overlap")
-    fa, fb = np.interp(grid, ax, ay), np.interp(grid, bx, by_)
-    higher = _higher(c["y"])
-    gap = (fa - fb) if higher else (fb - fa)
-    tol = float(c.get("by") or 0.0)
-    ok = bool((gap >= -tol).all())
-    worst = int(np.argmin(gap))
-    return ok, (f"{int((gap >= -tol).sum())} of {len(grid)} {c['x']} points; worst at {c['x']} = "
-                f"{grid[worst]:.3g}: {_fmt(c['y'], fa[worst])} vs {_fmt(c['y'], fb[worst])}")
+        raise _Missing(f"the {xname} ranges of the two curves do not overlap")
+    fa = np.array([np.interp(grid, xs, ys) for xs, ys in a])
+    fb = np.array([np.interp(grid, xs, ys) for xs, ys in b])
+    gap = (fa - fb) if higher else (fb - fa)          # per trial x point, positive where method is better
+    width = grid[-1] - grid[0]
+    area = trapezoid(gap, grid, axis=1) / width if width > 0 else gap[:, 0]
+    st = paired_stats(area, np.zeros_like(area))
+    j = judge(st, True)
+    n = len(a)
+    mean_gap, sd, half = mean_interval(gap)
+    if n > 1:  # a point where every trial differs alike is significant by the sign test only (judge)
+        half = np.where(sd <= IDENTICAL, 0.0 if n >= SIGN_TEST_PAIRS else np.inf, half)
+    below = mean_gap + half < -tol - IDENTICAL           # the other method significantly above here
+    at_or_above = int((mean_gap >= -tol - IDENTICAL).sum())
+    worst = int(np.argmin(mean_gap))
+    ya, yb = fa.mean(axis=0), fb.mean(axis=0)
+    text = (f"mean gap {_interval(c['y'], st)} over {xname} {grid[0]:.3g} to {grid[-1]:.3g} ({_plural(n, 'trial')})"
+            + (f" ({j.why})" if j.why else "")
+            + f"; {at_or_above} of {len(grid)} {xname} points at or above; worst at {xname} = {grid[worst]:.3g}: "
+              f"{_fmt(c['y'], ya[worst])} vs {_fmt(c['y'], yb[worst])}")
+    grade = j.grade
+    if below.any():
+        grade = "FAIL"
+        text += (f"; {c['than']} significantly above at {int(below.sum())} point(s), from {xname} = "
+                 f"{grid[np.argmax(below)]:.3g}")
+    void = _curve_end_void(c, b)
+    return (void.grade, f"{void.why}; {text}") if void is not None else (grade, text)
 
 
-def _speedup(c, idx, records, order):
-    (ax, ay), (bx, by_) = _curves(c, records)
-    higher = _higher(c["y"])
-    best = float(by_.max() if higher else by_.min())
-    xb, xa = _reach(bx, by_, best, higher), _reach(ax, ay, best, higher)
-    if xa is None:
-        return False, f"{c['method']} never reaches {c['than']}'s best {_fmt(c['y'], best)}"
-    ratio = xb / max(xa, 1e-12)
-    return ratio >= float(c["at_least"]), (f"{ratio:.2f}x ({c['x']} {xa:.3g} vs {xb:.3g} to reach "
-                                           f"{_fmt(c['y'], best)}; needs {float(c['at_least']):g}x)")
+def _reach(xs: np.ndarray, ys: np.ndarray, target: float, higher: bool) -> float | None:
+    hit = ys >= target - IDENTICAL if higher else ys <= target + IDENTICAL
+    return float(xs[np.argmax(hit)]) if hit.any() else None
+
+
+def _speedup(c: dict, run: _Run) -> tuple[str, str]:
+    trials, a, b = _curve_pair(c, run)
+    higher, level, need = _higher(c["y"]), float(c.get("level") or 1.0), float(c["at_least"])
+    y = c["y"]
+    ratios, never, xa_all, xb_all, targets = [], [], [], [], []
+    for t, (ax, ay), (bx, by_) in zip(trials, a, b):
+        best = float(by_.max() if higher else by_.min())
+        target = level * best if higher else best / level
+        xb, xa = _reach(bx, by_, target, higher), _reach(ax, ay, target, higher)
+        targets.append(target)
+        if xa is None:
+            never.append(t)
+            continue
+        xa_all.append(xa)
+        xb_all.append(xb)
+        ratios.append(xb / max(xa, 1e-12))
+    what = f"{level:.0%} of {c['than']}'s best {y}" if level < 1 else f"{c['than']}'s best {y}"
+    void = _curve_end_void(c, b)
+    if never:
+        text = (f"{c['method']} never reaches {what} ({_fmt(y, float(np.mean(targets)))}) in "
+                f"{len(never)} of {_plural(len(a), 'trial')}"
+                + (f" (trial(s) {', '.join(map(str, never))})" if len(a) > 1 else ""))
+        return (void.grade, f"{void.why}; {text}") if void is not None else ("FAIL", text)
+    logs = np.log(ratios)
+    st = paired_stats(logs, np.zeros_like(logs))
+    j = judge(st, True, float(np.log(need)))
+    gm = float(np.exp(st["diff"]))
+    spread = (f" [{np.exp(st['ci_low']):.2f}, {np.exp(st['ci_high']):.2f}]" if st["test"] == TESTED else "")
+    mean_of = "geometric mean over " + _plural(len(ratios), "trial") if len(ratios) > 1 else "1 trial"
+    text = (f"{gm:.2f}x{spread} ({mean_of}; {c['x']} {np.mean(xa_all):.3g} vs {np.mean(xb_all):.3g} to reach "
+            f"{what}, {_fmt(y, float(np.mean(targets)))}; needs {need:g}x)" + (f" ({j.why})" if j.why else ""))
+    return (void.grade, f"{void.why}; {text}") if void is not None else (j.grade, text)
 
 
 _GRADERS = {"better": _better, "improves": _improves, "dominates": _dominates, "speedup": _speedup}

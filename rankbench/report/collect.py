@@ -10,7 +10,8 @@ from typing import Any
 
 from ..utils.fileio import atomic_write_text
 from .build import build_report
-from .html import GRADES, page, verdict
+from .check import FAILING, grade_counts, legend, totals_line
+from .html import page, verdict
 
 
 @dataclass
@@ -20,6 +21,7 @@ class Collected:
     markdown: Path
     html: Path
     n_runs: int
+    #: graded numbers and claims that fail ``check`` (FAIL, MISSING)
     n_fail: int
     counts: dict[str, int]
 
@@ -51,18 +53,14 @@ def write_collected(run_dirs: list[Path], out: Path) -> Collected:
     for rd in run_dirs:
         built = build_report(rd, plots=True)
         papers.setdefault(paper_of(built["run"]), []).append(built)
-    totals: dict[str, int] = {}
-    for builts in papers.values():
-        for b in builts:
-            for r in b["grades"] + b["claims"]:
-                totals[r["grade"]] = totals.get(r["grade"], 0) + 1
-    n_fail = sum(r["grade"] == "FAIL" for bs in papers.values() for b in bs for r in b["grades"])
+    numbers = [r for bs in papers.values() for b in bs for r in b["grades"]]
+    claims = [r for bs in papers.values() for b in bs for r in b["claims"]]
+    totals = grade_counts(numbers + claims)
+    n_fail = sum(r["grade"] in FAILING for r in numbers + claims)
     lines = ["# rankbench reproduction report", "",
-             "Grades: OK = within the stated tolerance of the published number, OKISH = within 1.5x, "
-             "FAIL = beyond; GAP = a documented known mismatch (its reason is in the note); "
-             "PUBLISHED = a published row we do not run. The same report with figures inline: "
+             f"Grades: {legend()} The same report with figures inline: "
              f"[{out.with_suffix('.html').name}]({out.with_suffix('.html').name}).", "",
-             "Totals: " + (", ".join(f"{totals[g]} {g}" for g in GRADES if totals.get(g)) or "nothing graded"), ""]
+             totals_line(numbers, claims), ""]
     for paper in sorted(papers):
         builts = papers[paper]
         _, sentence = verdict([r for b in builts for r in b["grades"]], [c for b in builts for c in b["claims"]])

@@ -7,6 +7,14 @@ a 95 % confidence interval ``mean ± t_{0.975, n-1} s / sqrt(n)``, the paired t-
 the Wilcoxon signed-rank test's p-value (:mod:`scipy.stats`). Whether the splits really are the
 same is read from both runs' ``splits.json``; trials whose splits differ are still compared, with
 a warning, since their differences then mix the methods with the draw of the data.
+
+No test applies with fewer than two pairs, nor when every difference is the same (zero variance:
+the t statistic is undefined and the signed-rank test has nothing to rank); the table then says
+why instead of printing a p-value. Comparing several methods, metrics or settings at once makes
+some "significant" difference likely by chance, so the p-values of one table are adjusted by
+Holm's step-down method (:func:`holm`; ``correction="none"`` keeps them raw) and the table says
+which correction was applied. :func:`paired_stats` is the one statistic behind both ``compare``
+and the graded claims (:mod:`rankbench.report.claims`).
 """
 
 from __future__ import annotations
@@ -23,7 +31,16 @@ from ..errors import RankbenchError
 from .tables import fmt_value, higher_is_better, is_cost, ordered_metrics, setting_title, trials_frame
 
 COLUMNS = ["setting", "a", "b", "metric", "n_trials", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
-           "t_p", "wilcoxon_p", "same_splits", "better"]
+           "t_p", "wilcoxon_p", "t_p_adj", "wilcoxon_p_adj", "test", "same_splits", "better"]
+#: multiple-comparison corrections ``compare`` offers
+CORRECTIONS = ("holm", "none")
+#: what the ``test`` column says when a test applies
+TESTED = "t"
+#: the keys of a protocol's split that partition the data's rows (re-id: train / probe / gallery;
+#: stacked retrieval: base / boost / test; the others: train / test)
+ROW_KEYS = ("train", "test", "probe", "gallery", "base", "boost")
+#: differences closer than this are the same number (a rounding error is not a spread)
+IDENTICAL = 1e-12
 
 
 class CompareError(RankbenchError):
@@ -38,6 +55,8 @@ class Comparison:
     a_label: str
     b_label: str
     warnings: list[str] = field(default_factory=list)
+    #: which multiple-comparison correction the table's adjusted p-values carry, in one sentence
+    correction: str = ""
 
     def to_csv(self) -> str:
         """Fractions as stored (not %), one row per setting x pair x metric."""
@@ -47,32 +66,88 @@ class Comparison:
         return comparison_markdown(self, alpha)
 
 
-def paired_stats(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+def mean_interval(d, level: float = 0.95):
+    """Mean, standard deviation (ddof = 1) and half-width ``t_{(1+level)/2, n-1} s / sqrt(n)`` of
+    the two-sided t-interval of the mean, along the first axis of ``d`` (one row per pair; any
+    further axes, e.g. the points of a curve, are computed at once). The half-width is NaN for
+    fewer than two rows."""
+    from scipy import stats
+
+    d = np.asarray(d, float)
+    n = d.shape[0]
+    mean = d.mean(axis=0) if n else np.full(d.shape[1:], np.nan)
+    if n < 2:
+        nan = np.full(np.shape(mean), np.nan)
+        return mean, nan, nan
+    sd = d.std(axis=0, ddof=1)
+    return mean, sd, stats.t.ppf((1 + level) / 2, n - 1) * sd / np.sqrt(n)
+
+
+def paired_stats(a, b) -> dict[str, Any]:
     """Mean difference, its 95 % t-interval and the paired t-test and Wilcoxon p-values of ``a - b``.
 
-    With fewer than two pairs the interval and tests are undefined (NaN). When every difference is
-    zero the tests have nothing to reject: both p-values are 1.
+    Returns ``n_trials``, ``mean_a``, ``mean_b``, ``diff`` (mean of ``a - b``), ``sd`` (standard
+    deviation of the differences, ddof = 1), ``ci_low`` / ``ci_high``, ``t_p``, ``wilcoxon_p`` and
+    ``test``: ``"t"`` when the interval and tests apply, else why not (``"1 trial"`` for fewer than
+    two pairs, ``"identical differences"`` when every difference is the same, zero or not); the
+    interval and p-values are then NaN. Differences within :data:`IDENTICAL` of each other count as
+    identical (a rounding error is not a spread).
     """
     from scipy import stats
 
     a, b = np.asarray(a, float), np.asarray(b, float)
     d = a - b
     n = len(d)
-    out = {"n_trials": n, "mean_a": float(a.mean()) if n else np.nan, "mean_b": float(b.mean()) if n else np.nan,
-           "diff": float(d.mean()) if n else np.nan, "ci_low": np.nan, "ci_high": np.nan, "t_p": np.nan,
-           "wilcoxon_p": np.nan}
+    out: dict[str, Any] = {"n_trials": n, "mean_a": float(a.mean()) if n else np.nan,
+                           "mean_b": float(b.mean()) if n else np.nan, "diff": float(d.mean()) if n else np.nan,
+                           "sd": float(d.std(ddof=1)) if n > 1 else np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                           "t_p": np.nan, "wilcoxon_p": np.nan, "test": f"{n} trial" + ("s" if n != 1 else "")}
     if n < 2:
         return out
-    if np.allclose(d, 0.0, rtol=0.0, atol=1e-15):
-        out.update(ci_low=0.0, ci_high=0.0, t_p=1.0, wilcoxon_p=1.0)
+    if np.ptp(d) <= IDENTICAL:
+        out.update(sd=0.0, test="identical differences")
         return out
-    half = stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n)
-    out.update(ci_low=out["diff"] - half, ci_high=out["diff"] + half)
+    _, _, half = mean_interval(d)
+    out.update(ci_low=out["diff"] - half, ci_high=out["diff"] + half, test=TESTED)
     with warnings.catch_warnings():  # small samples: scipy notes it falls back to an approximation
         warnings.simplefilter("ignore")
-        out["t_p"] = float(stats.ttest_rel(a, b).pvalue) if d.std(ddof=1) > 0 else 0.0
+        out["t_p"] = float(stats.ttest_rel(a, b).pvalue)
         out["wilcoxon_p"] = float(stats.wilcoxon(d).pvalue)
     return out
+
+
+def holm(p) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values (NaN entries are not tests and stay NaN).
+
+    The k-th smallest of m p-values becomes ``max over j <= k of min(1, (m - j + 1) p_(j))``; a
+    difference is then significant at ``alpha`` when its adjusted p-value is below ``alpha``, with
+    the chance of any false positive in the family at most ``alpha``.
+    """
+    p = np.asarray(p, float)
+    out = np.full_like(p, np.nan)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if m:
+        order = np.argsort(p[ok], kind="stable")
+        scaled = np.minimum(1.0, (m - np.arange(m)) * p[ok][order])
+        adj = np.empty(m)
+        adj[order] = np.maximum.accumulate(scaled)
+        out[ok] = adj
+    return out
+
+
+def _adjusted(rows: list[dict[str, Any]], correction: str) -> tuple[pd.DataFrame, str]:
+    """The table with adjusted p-values, and one sentence saying which correction was applied."""
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    tested = int(table["t_p"].notna().sum())
+    if correction == "holm" and tested > 1:
+        table["t_p_adj"], table["wilcoxon_p_adj"] = holm(table["t_p"]), holm(table["wilcoxon_p"])
+        note = f"p-values adjusted by Holm's method over the {tested} tests of this table"
+    else:
+        table["t_p_adj"], table["wilcoxon_p_adj"] = table["t_p"], table["wilcoxon_p"]
+        note = ("no multiple-comparison correction (one test)" if tested <= 1 else
+                f"no multiple-comparison correction over the {tested} tests of this table (--correction none)")
+    return table, note
 
 
 def _split_key(split: dict[str, Any] | None) -> str | None:
@@ -81,8 +156,21 @@ def _split_key(split: dict[str, Any] | None) -> str | None:
     return json.dumps({k: v for k, v in split.items() if k != "trial"}, sort_keys=True)
 
 
-def _better(metric: str, st: dict[str, float], a: str, b: str, alpha: float = 0.05) -> str:
-    if np.isnan(st["t_p"]) or st["t_p"] >= alpha or st["diff"] == 0:
+def rows_key(split: dict[str, Any] | None) -> str | None:
+    """The data partition of a recorded split (its :data:`ROW_KEYS` lists) as one comparable
+    string; None for an unknown split. Trials of two settings with the same rows are paired on the
+    same data even when the rest of their splits (e.g. the constraints each setting draws) differ."""
+    if split is None:
+        return None
+    return json.dumps({k: split[k] for k in ROW_KEYS if k in split}, sort_keys=True)
+
+
+def _better(metric: str, st, a: str, b: str, alpha: float = 0.05) -> str:
+    """Which side is better by the (adjusted) t-test, or why neither is."""
+    p = st["t_p_adj"] if "t_p_adj" in st else st["t_p"]
+    if st.get("test", TESTED) != TESTED:
+        return f"no test applies ({st['test']})"
+    if np.isnan(p) or p >= alpha or st["diff"] == 0:
         return "no significant difference"
     a_wins = (st["diff"] > 0) == higher_is_better(metric)
     return a if a_wins else b
@@ -108,8 +196,16 @@ def _pairs(ta: pd.DataFrame, tb: pd.DataFrame, setting: str, metric: str, method
     return shared, xa.loc[shared].to_numpy(float), xb.loc[shared].to_numpy(float)
 
 
-def compare_runs(run_a, run_b, metrics: list[str] | None = None) -> Comparison:
-    """Every method present in both runs, paired over the trials both ran, per shared setting."""
+def _finish(rows: list[dict[str, Any]], correction: str, sides: tuple[str, str], alpha: float = 0.05):
+    """Adjust the p-values of a table's tests together, then say which side is better per row."""
+    table, note = _adjusted(rows, correction)
+    table["better"] = [_better(r["metric"], r, *sides, alpha) for r in table.to_dict("records")]
+    return table, note
+
+
+def compare_runs(run_a, run_b, metrics: list[str] | None = None, correction: str = "holm") -> Comparison:
+    """Every method present in both runs, paired over the trials both ran, per shared setting; the
+    p-values of all of them adjusted together (``correction``: ``holm`` or ``none``)."""
     ta, tb = trials_frame(run_a.records), trials_frame(run_b.records)
     label_a, label_b = str(run_a.folder.path), str(run_b.folder.path)
     settings = [s for s in run_a.setting_order if s in set(run_b.setting_order)]
@@ -133,7 +229,7 @@ def compare_runs(run_a, run_b, metrics: list[str] | None = None) -> Comparison:
                 same = [t for t in trials if _split_key(sa.get(t)) is not None and _split_key(sa.get(t)) == _split_key(sb.get(t))]
                 st = paired_stats(a, b)
                 rows.append({"setting": s, "a": f"{m} (A)", "b": f"{m} (B)", "metric": metric, **st,
-                             "same_splits": len(same) == len(trials), "better": _better(metric, st, "A", "B")})
+                             "same_splits": len(same) == len(trials)})
         differ = sorted(t for t in set(sa) & set(sb) if _split_key(sa[t]) != _split_key(sb[t]))
         if differ:
             where = f"setting {setting_title(s, run_a.setting_values().get(s))}: " if s else ""
@@ -141,11 +237,14 @@ def compare_runs(run_a, run_b, metrics: list[str] | None = None) -> Comparison:
                             "(seed or train / test rows); their differences are not paired on the same data")
     if not rows:
         raise CompareError(f"{label_b}: no trial in common with {label_a}")
-    return Comparison(pd.DataFrame(rows, columns=COLUMNS), label_a, label_b, warnings)
+    table, note = _finish(rows, correction, ("A", "B"))
+    return Comparison(table, label_a, label_b, warnings, note)
 
 
-def compare_methods(run, method_a: str, method_b: str, metrics: list[str] | None = None) -> Comparison:
-    """Method ``a`` against method ``b`` of one run, paired over the trials (same splits) they share."""
+def compare_methods(run, method_a: str, method_b: str, metrics: list[str] | None = None,
+                    correction: str = "holm") -> Comparison:
+    """Method ``a`` against method ``b`` of one run, paired over the trials (same splits) they share;
+    the p-values of every setting and metric adjusted together (``correction``: ``holm`` or ``none``)."""
     t = trials_frame(run.records)
     have = list(dict.fromkeys(t["method"]))
     for m in (method_a, method_b):
@@ -162,11 +261,11 @@ def compare_methods(run, method_a: str, method_b: str, metrics: list[str] | None
             trials, a, b = _pairs(t, t, s, metric, method_a, method_b)
             if trials:
                 st = paired_stats(a, b)
-                rows.append({"setting": s, "a": method_a, "b": method_b, "metric": metric, **st, "same_splits": True,
-                             "better": _better(metric, st, method_a, method_b)})
+                rows.append({"setting": s, "a": method_a, "b": method_b, "metric": metric, **st, "same_splits": True})
     if not rows:
         raise CompareError(f"{run.folder.path}: {method_a} and {method_b} share no trial")
-    return Comparison(pd.DataFrame(rows, columns=COLUMNS), method_a, method_b)
+    table, note = _finish(rows, correction, (method_a, method_b))
+    return Comparison(table, method_a, method_b, correction=note)
 
 
 def _p(p: float) -> str:
@@ -174,20 +273,29 @@ def _p(p: float) -> str:
 
 
 def comparison_markdown(c: Comparison, alpha: float = 0.05) -> str:
-    """A readable table: rates as percentage points, the interval, both p-values, the verdict."""
+    """A readable table: rates as percentage points, the interval, both p-values (adjusted as the
+    header says), the verdict; where no test applies, why."""
     lines = [f"A = {c.a_label}, B = {c.b_label}. Paired over shared trials: mean of A - B (rates in "
              "percentage points), 95 % t-interval, paired t-test and Wilcoxon signed-rank p-values; "
-             f"'better' by the t-test at {alpha:g} in the metric's direction.", ""]
+             f"'better' by the t-test at {alpha:g} in the metric's direction; "
+             f"{c.correction or 'no multiple-comparison correction'}.", ""]
     lines += [f"**Warning:** {w}" for w in c.warnings] + ([""] if c.warnings else [])
     lines += ["| setting | A | B | metric | n | mean A | mean B | A - B | 95 % CI | t-test p | Wilcoxon p | better |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in c.table.itertuples(index=False):
         m = r.metric
-        ci = "–" if np.isnan(r.ci_low) else f"[{fmt_value(m, r.ci_low)}, {fmt_value(m, r.ci_high)}]"
+        if r.test != TESTED:
+            ci, t_p, w_p = "–", "no test applies", "no test applies"
+        else:
+            ci = f"[{fmt_value(m, r.ci_low)}, {fmt_value(m, r.ci_high)}]"
+            t_p, w_p = _p(r.t_p_adj), _p(r.wilcoxon_p_adj)
         splits = "" if r.same_splits else " (splits differ)"
         lines.append(f"| {r.setting or '–'} | {r.a} | {r.b} | {m} | {r.n_trials} | {fmt_value(m, r.mean_a)} | "
-                     f"{fmt_value(m, r.mean_b)} | {fmt_value(m, r.diff)} | {ci} | {_p(r.t_p)} | {_p(r.wilcoxon_p)} | "
+                     f"{fmt_value(m, r.mean_b)} | {fmt_value(m, r.diff)} | {ci} | {t_p} | {w_p} | "
                      f"{r.better}{splits} |")
     if (c.table["n_trials"] < 2).any():
         lines += ["", "With fewer than two shared trials there is no interval and no test."]
+    if (c.table["test"] == "identical differences").any():
+        lines += ["", "Where every trial gives the same difference (zero variance) the t-test is undefined and "
+                  "the signed-rank test has nothing to rank: no test applies, whatever the difference."]
     return "\n".join(lines)

@@ -5,14 +5,16 @@ as a ``data:`` URI of its SVG (text stays text, sharp at any zoom). Nothing is f
 opens the same from a mail attachment, a CI artefact or a laptop without network.
 
 Layout: a verdict per paper at the top; then per paper its one-line verdict, our numbers beside
-the published ones (graded, with the reason), the claims, and per run what reproduces it (config,
-commit, command), its tables and its figures.
+the published ones (graded, with the reason; a per-task family with many tasks as a method x task
+matrix), the claims, and per run what it did (trials, settings: from the run, not the config's
+prose), what reproduces it (config, commit, command, the concrete run folder), its tables and its
+figures. The page depends only on the run folders it is built from: collected twice from the same
+folders, it is the same page.
 """
 
 from __future__ import annotations
 
 import base64
-import datetime as _dt
 import html
 import os
 import re
@@ -22,17 +24,18 @@ from typing import Any
 
 import numpy as np
 
-from .build import headline_of, status_lines
+from .build import headline_of, run_description, run_facts, status_lines
+from .check import ALL_GRADES, FAILING, legend, task_matrices, task_of, totals_line
 from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
 
-GRADES = ("OK", "OKISH", "GAP", "FAIL", "MISSING", "PUBLISHED")
+GRADES = ALL_GRADES
 #: verdict class -> (badge grade colour, short word)
-VERDICTS = {"reproduced": ("OK", "reproduced"), "gaps": ("GAP", "with gaps"), "failed": ("FAIL", "not reproduced"),
-            "none": ("PUBLISHED", "nothing to grade")}
+VERDICTS = {"reproduced": ("OK", "reproduced"), "partly": ("GAP", "partly"), "unshown": ("VOID", "not shown"),
+            "failed": ("FAIL", "not reproduced"), "none": ("PUBLISHED", "nothing to grade")}
 
 CSS = """
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dee7; --bg:#fff; --soft:#f4f6f9; --ok:#1b7f3b; --okish:#8a6d00;
-  --fail:#b3261e; --gap:#6b4fa0; --pub:#6b7280; }
+  --fail:#b3261e; --gap:#6b4fa0; --pub:#6b7280; --trend:#a34e00; --inconclusive:#33658a; --void:#3f3f46; }
 * { box-sizing: border-box; }
 body { margin:0; font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif; color:var(--fg);
   background:var(--bg); }
@@ -51,7 +54,10 @@ caption { caption-side:bottom; text-align:left; padding-top:3px; font-size:12px;
 th, td { padding:4px 9px; border-bottom:1px solid var(--line); text-align:left; vertical-align:top; }
 th { background:var(--soft); position:relative; white-space:nowrap; }
 td.num { text-align:right; white-space:nowrap; font-variant-numeric:tabular-nums; } td.best { font-weight:700; }
-td.wide { min-width:260px; max-width:460px; } td.nw { white-space:nowrap; }
+td.wide { min-width:11em; max-width:30em; overflow-wrap:anywhere; } td.nw { white-space:nowrap; }
+table.fit { width:100%; } table.fit th { white-space:normal; }
+td.cellgrade { text-align:center; white-space:nowrap; font-variant-numeric:tabular-nums; }
+td.cellgrade .grade { min-width:3.6em; } td.cellgrade small { display:block; color:var(--muted); }
 h2, h3 { scroll-margin-top:44px; }
 table.sortable th { cursor:pointer; user-select:none; padding-right:20px; }
 table.sortable th::after { content:"\\2195"; position:absolute; right:5px; color:#a0a7b4; font-size:.85em; }
@@ -60,9 +66,11 @@ table.sortable th[aria-sort=descending]::after { content:"\\2193"; color:var(--f
 .grade { display:inline-block; min-width:4.6em; text-align:center; border-radius:3px; padding:0 5px; font-weight:600;
   font-size:12px; color:#fff; }
 .g-OK { background:var(--ok); } .g-OKISH { background:var(--okish); } .g-FAIL, .g-MISSING { background:var(--fail); }
-.g-GAP { background:var(--gap); } .g-PUBLISHED { background:var(--pub); }
+.g-GAP { background:var(--gap); } .g-PUBLISHED { background:var(--pub); } .g-TREND { background:var(--trend); }
+.g-INCONCLUSIVE { background:var(--inconclusive); } .g-VOID { background:var(--void); } .g-NOT-RUN { background:var(--pub); }
 .verdict { font-weight:600; padding:8px 12px; border-left:5px solid var(--pub); background:var(--soft); margin:.6em 0; }
-.v-reproduced { border-color:var(--ok); } .v-gaps { border-color:var(--gap); } .v-failed { border-color:var(--fail); }
+.v-reproduced { border-color:var(--ok); } .v-partly { border-color:var(--gap); } .v-unshown { border-color:var(--void); }
+.v-failed { border-color:var(--fail); }
 .prov { background:var(--soft); border:1px solid var(--line); border-radius:4px; padding:8px 12px; font-size:.9em;
   margin:.5em 0 1em; } .prov div { margin:2px 0; } .prov b { display:inline-block; min-width:7.5em; color:var(--muted);
   font-weight:600; }
@@ -113,8 +121,9 @@ def raw_cell(markup: str, sort: Any = None, cls: str = "") -> dict[str, Any]:
     return {"html": markup, "sort": sort, "cls": cls}
 
 
-def table(headers: list[str], rows: list[list[dict[str, Any]]], caption: str = "") -> str:
-    """A sortable table (click a header; numbers sort as numbers) in a horizontally scrolling box."""
+def table(headers: list[str], rows: list[list[dict[str, Any]]], caption: str = "", fit: bool = False) -> str:
+    """A sortable table (click a header; numbers sort as numbers) in a horizontally scrolling box;
+    ``fit`` makes it as wide as the page, its ``wide`` cells wrapping, so it needs no scrolling."""
     head = "".join(f"<th scope=col>{esc(h)}</th>" for h in headers)
     body = []
     for r in rows:
@@ -128,12 +137,13 @@ def table(headers: list[str], rows: list[list[dict[str, Any]]], caption: str = "
             tds.append(f"<td{attrs}>{c['html']}</td>")
         body.append("<tr>" + "".join(tds) + "</tr>")
     cap = f"<caption class=muted>{esc(caption)}</caption>" if caption else ""
-    return (f'<div class=scroll><table class=sortable>{cap}<thead><tr>{head}</tr></thead>'
+    cls = "sortable fit" if fit else "sortable"
+    return (f'<div class=scroll><table class="{cls}">{cap}<thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
 def grade_badge(grade: str) -> str:
-    return f'<span class="grade g-{esc(grade)}">{esc(grade)}</span>'
+    return f'<span class="grade g-{esc(grade.replace(" ", "-"))}">{esc(grade)}</span>'
 
 
 def _num(metric: str, v: float | None) -> dict[str, Any]:
@@ -160,57 +170,106 @@ def figure_html(svg: Path, png: Path | None, caption: str, link_base: Path) -> s
 
 # ----------------------------------------------------------------------------- grades and verdicts
 def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]]) -> tuple[str, str]:
-    """(css class, one sentence) for a paper: reproduced, reproduced but for documented gaps, or not."""
-    counts = Counter(r["grade"] for r in grades if r["grade"] != "PUBLISHED")
-    n = sum(counts.values())
-    held = sum(c["grade"] == "OK" for c in claims)
-    c_bad = sum(c["grade"] in ("FAIL", "MISSING") for c in claims)
-    c_gap = sum(c["grade"] == "GAP" for c in claims)
-    if not n and not claims:
+    """(css class, one sentence) for a paper, from its grades: reproduced only when every number
+    matches (OK, OKISH) and every claim is OK; not reproduced on any FAIL or MISSING; otherwise
+    partly reproduced, or not shown when nothing holds. The sentence counts what held and what
+    did not, by grade."""
+    numbers = [r["grade"] for r in grades if r["grade"] != "PUBLISHED"]
+    said = [c["grade"] for c in claims]
+    if not numbers and not said:
         return "none", "No published numbers or claims to grade."
-    parts = []
-    if n:
-        parts.append(", ".join(f"{counts[g]} {g}" for g in GRADES if counts.get(g)) + f" of {n} published numbers")
-    if claims:
-        parts.append(f"{held} of {len(claims)} claims hold" + (f" ({c_gap} known gap)" if c_gap else ""))
+
+    def part(found: list[str], held: tuple[str, ...], what: str, verb: str) -> str:
+        others = Counter(g for g in found if g not in held)
+        n_held = len(found) - sum(others.values())
+        rest = ", ".join(f"{others[g]} {g}" for g in GRADES if others.get(g))
+        return f"{n_held} of {len(found)} {what} {verb}" + (f" ({rest})" if rest else "")
+
+    parts = ([part(numbers, ("OK", "OKISH"), "published numbers", "match")] if numbers else []) + \
+        ([part(said, ("OK",), "claims", "hold")] if said else [])
     detail = "; ".join(parts)
-    bad = counts.get("FAIL", 0) + counts.get("MISSING", 0) + c_bad
-    if bad:
+    everything = numbers + said
+    held = sum(g in ("OK", "OKISH") for g in numbers) + said.count("OK")
+    if any(g in FAILING for g in everything):
         return "failed", f"Not reproduced: {detail}."
-    if counts.get("GAP", 0) or c_gap:
-        return "gaps", f"Reproduced except documented gaps: {detail}."
-    return "reproduced", f"Reproduced: {detail}."
+    if held == len(everything):
+        return "reproduced", f"Reproduced: {detail}."
+    if held == 0:
+        return "unshown", f"Not shown: {detail}."
+    return "partly", f"Partly reproduced: {detail}."
+
+
+def grades_html(rows: list[tuple[Any, dict[str, Any]]]) -> str:
+    """Our numbers beside the published ones: per-task families with many tasks as a method x task
+    matrix per run, setting and family, the other rows as one table."""
+    matrices, plain = task_matrices(rows, row=lambda it: it[1], key=lambda it: it[0].name)
+    return (grades_table(plain) if plain else "") + "".join(grades_matrix(m) for m in matrices)
+
+
+def grades_matrix(rows: list[tuple[Any, dict[str, Any]]]) -> str:
+    """One run's per-task grades of one family and setting: a row per method, a column per task,
+    each cell our number over the published one, coloured by its grade (the reason on hover); the
+    reasons of every cell that is not OK listed below."""
+    run = rows[0][0]
+    family = rows[0][1]["metric"].split("/", 1)[0]
+    setting = setting_title(rows[0][1]["setting"], run.setting_values().get(rows[0][1]["setting"]))
+    tasks = list(dict.fromkeys(task_of(r) for _, r in rows))
+    methods = list(dict.fromkeys(r["method"] for _, r in rows))
+    at = {(r["method"], task_of(r)): r for _, r in rows}
+    body, notes = [], []
+    for meth in methods:
+        line = [cell(meth, cls="nw")]
+        for t in tasks:
+            r = at.get((meth, t))
+            if r is None:
+                line.append(cell("–"))
+                continue
+            m = r["metric"]
+            ours = fmt_value(m, r["ours"]) if r["ours"] is not None else "–"
+            line.append(raw_cell(f'<span class="grade g-{esc(r["grade"])}" title="{esc(r["grade"])}: '
+                                 f'{esc(r.get("reason", ""))}">{esc(ours)}</span><small>{esc(fmt_value(m, r["published"]))}'
+                                 f'</small>', r["ours"] if r["ours"] is not None else float("nan"), "cellgrade"))
+            if r["grade"] not in ("OK", "PUBLISHED"):
+                notes.append(f"<li><b>{esc(meth)}, {esc(t)}</b>: {grade_badge(r['grade'])} {esc(r.get('reason', ''))}"
+                             + (f" <span class=muted>({esc(r['note'])})</span>" if r["note"] else "") + "</li>")
+        body.append(line)
+    title = f"{family} per task, {run.name}" + (f", {setting}" if setting else "")
+    sources = sorted({r["source"] for _, r in rows if r["source"]})
+    caption = ("each cell: ours (coloured by its grade; hover for the reason) over the published number; rates in %"
+               + (f"; source: {'; '.join(sources)}" if sources else ""))
+    return (f"<h4>{esc(title)}</h4>" + table(["method"] + tasks, body, caption)
+            + (f"<ul class=muted>{''.join(notes)}</ul>" if notes else ""))
 
 
 def grades_table(rows: list[tuple[Any, dict[str, Any]]]) -> str:
-    """Our numbers beside the published ones: (RunData, graded row) pairs."""
+    """Our numbers beside the published ones: (RunData, graded row) pairs, as wide as the page (the
+    reason and the source wrap)."""
     out = []
     for run, r in rows:
         m = r["metric"]
-        note = r["note"]
-        if r.get("known_gap"):  # the reason column says it already
-            note = note.replace(f"known gap: {r['known_gap']}", "").strip()
         setting = setting_title(r["setting"], run.setting_values().get(r["setting"])) or "–"
-        out.append([cell(run.name, cls="nw"), cell(setting, cls="nw"), cell(r["method"], cls="nw"), cell(m, cls="nw"),
-                    _num(m, r["ours"]), cell(r["n_trials"] if r["n_trials"] is not None else "–",
-                                             r["n_trials"] if r["n_trials"] is not None else float("nan"), "num"),
+        source = r["source"] + (f" ({r['note']})" if r["note"] else "")
+        out.append([cell(run.name, cls="nw"), cell(setting), cell(r["method"], cls="nw"), cell(m, cls="nw"),
+                    cell(fmt_value(m, r["ours"], r.get("std")) if r["ours"] is not None else "–",
+                         r["ours"] if r["ours"] is not None else float("nan"), "num"),
+                    cell(r["n_trials"] if r["n_trials"] is not None else "–",
+                         r["n_trials"] if r["n_trials"] is not None else float("nan"), "num"),
                     _num(m, r["published"]),
-                    cell(fmt_value(m, r["diff"]) if r["diff"] is not None else "–",
-                         r["diff"] if r["diff"] is not None else float("nan"), "num"),
                     cell("±" + fmt_value(m, r["tolerance"]), r["tolerance"], "num"),
                     raw_cell(grade_badge(r["grade"]), GRADES.index(r["grade"]) if r["grade"] in GRADES else 9),
-                    cell(r.get("reason", ""), cls="wide"), cell(r["source"], cls="wide"),
-                    cell(note, cls="wide")])
-    return table(["run", "setting", "method", "metric", "ours", "trials", "published", "diff", "tolerance", "grade",
-                  "why", "source", "note"], out, "rates in %; ours: the mean over the run's trials; click a header to sort")
+                    cell(r.get("reason", ""), cls="wide"), cell(source, cls="wide")])
+    return table(["run", "setting", "method", "metric", "ours", "trials", "published", "tolerance", "grade", "why",
+                  "source and note"], out,
+                 "rates in %; ours: mean ± std over the run's trials; click a header to sort", fit=True)
 
 
 def claims_table(rows: list[tuple[Any, dict[str, Any]]]) -> str:
     out = [[cell(run.name, cls="nw"), cell(c["claim"], cls="wide"),
             raw_cell(grade_badge(c["grade"]), GRADES.index(c["grade"]) if c["grade"] in GRADES else 9),
-            cell(c["measured"], cls="wide"), cell(c["source"], cls="wide"), cell(c["note"], cls="wide")]
+            cell(c["measured"], cls="wide"), cell(c["source"] + (f" ({c['note']})" if c["note"] else ""), cls="wide")]
            for run, c in rows]
-    return table(["run", "claim", "grade", "measured", "source", "note"], out)
+    return table(["run", "claim", "grade", "measured", "source and note"], out,
+                 "measured: means, the paired difference and its 95 % interval, the pairs it rests on", fit=True)
 
 
 # ----------------------------------------------------------------------------- one run
@@ -280,9 +339,10 @@ def run_section(built: dict[str, Any], link_base: Path) -> str:
     headline = headline_of(run, built["summary"])
     name = run.name
     parts = [f'<h3 id="{anchor("run", name)}">{esc(name)}</h3>']
-    desc = run.config.get("description")
+    desc = run_description(run)
     if desc:
-        parts.append(f"<p>{esc(str(desc).strip())}</p>")
+        parts.append(f"<p>{esc(desc)}</p>")
+    parts.append(f"<p>{esc(run_facts(run))}</p>")
     parts.append(provenance_html(run.provenance(), run.folder.path, link_base))
     for line in status_lines(run):
         parts.append(f"<p class=warn>{esc(line.replace('**', ''))}</p>")
@@ -314,17 +374,18 @@ def page(papers: dict[str, list[dict[str, Any]]], out: Path) -> str:
         body = [f'<h2 id="{anchor("paper", paper)}">{esc(paper)}</h2>',
                 f'<p class="verdict v-{cls}">{esc(sentence)}</p>']
         if grades:
-            body.append("<h4>Our numbers beside the published ones</h4>" + grades_table(grades))
+            body.append("<h4>Our numbers beside the published ones</h4>" + grades_html(grades))
         if claims:
             body.append("<h4>Claims</h4>" + claims_table(claims))
         body += [run_section(b, link_base) for b in builts]
         sections.append("<section>" + "".join(body) + "</section>")
     nav = "".join(f'<a href="#{anchor("paper", p)}">{esc(p)}</a>' for p in sorted(papers))
-    now = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
-    n_runs = sum(len(v) for v in papers.values())
-    head = (f"<h1>rankbench reproduction report</h1><p class=muted>{n_runs} run(s), written {esc(now)}. Grades: OK within the stated tolerance of the published number, "
-            "OKISH within 1.5x, FAIL beyond; GAP a documented, understood mismatch (its reason is given); "
-            "MISSING a number the run lacks; PUBLISHED a published row we do not run.</p>")
+    every = [b for v in papers.values() for b in v]
+    ends = [b["run"].manifest.get("end") for b in every if b["run"].manifest.get("end")]
+    totals = totals_line([r for b in every for r in b["grades"]], [c for b in every for c in b["claims"]])
+    head = (f"<h1>rankbench reproduction report</h1><p class=muted>{len(every)} run(s)"
+            + (f", the newest finished {esc(max(ends))}" if ends else "") + f". Grades: {esc(legend())}</p>"
+            + f"<p>{esc(totals)}</p>")
     summary = table(["paper", "runs", "verdict", "in one line"], verdicts)
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
             "<meta name=viewport content=\"width=device-width, initial-scale=1\">"

@@ -37,13 +37,24 @@ from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostic
 __all__ = ["PlotFile", "make_plots", "headline_metric", "cmc_figure", "bar_figure", "task_figure", "sweep_figure",
            "time_figure", "curve_figure", "kernel_weight_figure", "STYLE"]
 
+#: the house style; SVG element ids come from a fixed salt, so a figure redrawn from the same trials
+#: is the same file (and a report collected twice is the same page)
 STYLE = {
     "figure.dpi": 100, "savefig.dpi": 300, "savefig.bbox": "tight", "savefig.pad_inches": 0.05,
-    "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 9.5, "axes.labelsize": 9,
+    "svg.fonttype": "none", "svg.hashsalt": "rankbench", "font.size": 9, "axes.titlesize": 9.5, "axes.labelsize": 9,
     "legend.fontsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8, "axes.grid": True, "grid.alpha": 0.3,
     "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
 }
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
+#: every figure is FIG_H inches high and FIG_W wide; figures of many categories (methods, tasks)
+#: grow wider, up to twice FIG_W, so that a report shows them at one consistent scale
+FIG_W, FIG_H = 6.4, 4.0
+
+
+def figsize(categories: int = 0, per_category: float = 0.0, fixed: float = 0.0) -> tuple[float, float]:
+    """The house figure size: FIG_W x FIG_H, or wider for ``categories`` x ``per_category`` inches
+    plus ``fixed`` (axis labels, legend), at most 2 FIG_W."""
+    return min(2 * FIG_W, max(FIG_W, fixed + per_category * categories)), FIG_H
 MAX_TASKS = 40
 
 
@@ -200,7 +211,7 @@ def cmc_figure(records: list[dict], methods: list[str], setting: str, title: str
     the ranks the run tabulates (``marked``), published points in each method's colour."""
     plt = _plt()
     styles = styles or method_styles(methods)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=figsize())
     drawn = []
     for m in methods:
         curves = [r["curves"]["cmc"] for r in records
@@ -258,7 +269,7 @@ def bar_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: 
     if not present:
         return None
     k = _scale(metric)
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(present) + 2.2), 3.8))
+    fig, ax = plt.subplots(figsize=figsize(len(present), 0.8, 2.2))
     x = np.arange(len(present))
     means = sub.loc[present, "mean"].to_numpy(float) * k
     err = _errors(sub.loc[present, "std"].to_numpy(float) * k)
@@ -294,7 +305,7 @@ def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting:
         return None
     k = _scale(family)
     width = 0.8 / len(present)
-    fig, ax = plt.subplots(figsize=(min(11.0, max(6.0, 0.16 * len(tasks) * len(present) + 2.5)), 4.0))
+    fig, ax = plt.subplots(figsize=figsize(len(tasks) * len(present), 0.16, 2.5))
     idx = sub.set_index(["method", "metric"])
     any_pub = False
     for j, m in enumerate(present):
@@ -333,7 +344,7 @@ def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: st
     k = _scale(metric)
     points = sorted(points, key=lambda p: p[1])
     sub = summary[summary["metric"] == metric].set_index(["setting", "method"])
-    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    fig, ax = plt.subplots(figsize=figsize())
     drawn = False
     for m in methods:
         pts = [(v, sub.loc[(s, m), "mean"] * k, sub.loc[(s, m), "std"] * k) for s, v in points if (s, m) in sub.index]
@@ -393,7 +404,7 @@ def time_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting:
     styles = styles or method_styles(methods)
     sub = summary[summary["setting"] == setting].set_index(["method", "metric"])
     k = _scale(metric)
-    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    fig, ax = plt.subplots(figsize=figsize())
     xs, ys = [], []
     for m in methods:
         if (m, metric) in sub.index and (m, cost) in sub.index:
@@ -441,7 +452,7 @@ def curve_figure(records: list[dict], methods: list[str], curve: str, x: str, y:
     plt = _plt()
     styles = styles or method_styles(methods)
     k = _scale(y)
-    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    fig, ax = plt.subplots(figsize=figsize())
     all_x, all_y = [], []
     for m in methods:
         got = mean_curve(records, m, curve, x, y, setting)
@@ -496,7 +507,7 @@ def kernel_weight_figure(records: list[dict], method: str, setting: str, title: 
     total = mean.sum(axis=1, keepdims=True)
     share = 100 * mean / np.where(total > 0, total, 1)
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.5 * len(tasks) + 2.5), 3.8))
+    fig, ax = plt.subplots(figsize=figsize(len(tasks), 0.5, 2.5))
     bottom = np.zeros(len(tasks))
     for j, v in enumerate(views):
         ax.bar(np.arange(len(tasks)), share[:, j], bottom=bottom, label=v, zorder=2)

@@ -120,9 +120,10 @@ def test_claims_grade_protocol_curves():
     g = grade_claims([{"kind": "dominates", "method": "same", **claim},
                       {"kind": "speedup", "method": "same", "at_least": 3, **claim},
                       {"kind": "speedup", "method": "4x", "at_least": 3, **claim},
-                      {"kind": "dominates", "method": "lower", **claim}],
-                     pd.DataFrame(columns=["setting", "method", "metric", "mean", "std", "n_trials"]), recs, [""])
-    assert [r["grade"] for r in g] == ["OK", "FAIL", "OK", "FAIL"]
+                      {"kind": "dominates", "method": "lower", **claim}], recs, [""])
+    # a curve equal to the other is a tie, not a win; one trial is at best a trend
+    assert [r["grade"] for r in g] == ["FAIL", "FAIL", "TREND", "FAIL"]
+    assert g[2]["measured"].startswith("4.00x (1 trial;")
 
 
 def test_config_mistakes_are_one_line_errors():

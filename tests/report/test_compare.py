@@ -36,11 +36,42 @@ def test_paired_stats_match_a_one_sample_t_interval_and_the_exact_signed_rank_te
     assert st["wilcoxon_p"] == pytest.approx(exact_wilcoxon_p(a - b))
 
 
-def test_paired_stats_edge_cases():
+def test_paired_stats_edge_cases_say_that_no_test_applies():
     same = paired_stats([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
-    assert same["diff"] == 0 and same["t_p"] == 1.0 and same["wilcoxon_p"] == 1.0
+    assert same["diff"] == 0 and same["test"] == "identical differences"
+    assert np.isnan(same["t_p"]) and np.isnan(same["wilcoxon_p"]) and np.isnan(same["ci_low"])
+    # a constant non-zero difference has no spread either: no p-value (scipy's t-test would divide by zero)
+    shifted = paired_stats([0.3, 0.5, 0.7], [0.2, 0.4, 0.6])
+    assert shifted["diff"] == pytest.approx(0.1) and shifted["test"] == "identical differences"
+    assert shifted["sd"] == 0 and np.isnan(shifted["t_p"])
     one = paired_stats([0.4], [0.3])
     assert one["diff"] == pytest.approx(0.1) and np.isnan(one["ci_low"]) and np.isnan(one["t_p"])
+    assert one["test"] == "1 trial"
+    assert paired_stats([0.2, 0.5], [0.1, 0.3])["test"] == "t"
+
+
+def holm_by_definition(p):
+    """Holm's adjusted p-values written out from the definition: the k-th smallest of m becomes
+    max_{j <= k} min(1, (m - j + 1) p_(j))."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_holm_matches_its_definition_and_leaves_non_tests_alone():
+    from rankbench.report.compare import holm
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = list(rng.uniform(0, 0.2, rng.integers(1, 9)))
+        assert holm(p) == pytest.approx(holm_by_definition(p))
+    got = holm([0.01, np.nan, 0.04, 0.03])
+    assert np.isnan(got[1]) and got[[0, 2, 3]] == pytest.approx(holm_by_definition([0.01, 0.04, 0.03]))
 
 
 def trials_of(run, method, metric):
@@ -56,8 +87,11 @@ def test_two_runs_with_the_same_seed_are_paired_on_the_same_splits(runs, tmp_pat
     # methods in both runs only (Euclidean is only in a), trials both ran (a has 3, b has 4)
     assert set(t["a"]) == {"L1 (A)", "Bhattacharyya (A)"} and set(t["metric"]) == {"cmc@1", "nauc"}
     assert (t["n_trials"] == 3).all() and t["same_splits"].all()
-    # same config, same seed, deterministic rankers: every difference is zero
-    assert np.allclose(t["diff"], 0) and (t["better"] == "no significant difference").all()
+    # same config, same seed, deterministic rankers: every difference is zero, and no test applies
+    assert np.allclose(t["diff"], 0) and (t["better"] == "no test applies (identical differences)").all()
+    assert t["t_p"].isna().all() and (t["test"] == "identical differences").all()
+    md = res.to_markdown()
+    assert "no test applies" in md and "zero variance" in md and "< 0.001" not in md
     back = pd.read_csv(csv)
     assert list(back.columns[:4]) == ["setting", "a", "b", "metric"] and len(back) == 4
     assert back["mean_a"].max() <= 1.0   # fractions in the CSV, as in the run folders
@@ -80,10 +114,22 @@ def test_two_methods_of_one_run(runs):
     x, y = trials_of(runs["a"], "Bhattacharyya", "nauc"), trials_of(runs["a"], "L1", "nauc")
     assert row["diff"] == pytest.approx((x - y).mean())
     assert row["t_p"] == pytest.approx(stats.ttest_rel(x, y).pvalue)
-    expect = "no significant difference" if row["t_p"] >= 0.05 else ("Bhattacharyya" if row["diff"] > 0 else "L1")
+    # four metrics at once: the p-values are adjusted together, and the verdict uses the adjusted one
+    raw = [stats.ttest_rel(trials_of(runs["a"], "Bhattacharyya", m), trials_of(runs["a"], "L1", m)).pvalue
+           if (trials_of(runs["a"], "Bhattacharyya", m) - trials_of(runs["a"], "L1", m)).std() > 0 else np.nan
+           for m in res.table["metric"]]
+    tested = [p for p in raw if not np.isnan(p)]
+    assert res.table["t_p_adj"].dropna().to_numpy() == pytest.approx(holm_by_definition(tested))
+    adj = row["t_p_adj"]
+    expect = "no significant difference" if adj >= 0.05 else ("Bhattacharyya" if row["diff"] > 0 else "L1")
     assert row["better"] == expect
     md = res.to_markdown()
     assert "| Bhattacharyya | L1 | nauc | 3 |" in md and "95 % CI" in md
+    assert f"adjusted by Holm's method over the {len(tested)} tests" in md
+    plain = app.compare(runs["a"], methods=("Bhattacharyya", "L1"), correction="none")
+    assert plain.table["t_p_adj"].equals(plain.table["t_p"]) and "no multiple-comparison correction" in plain.to_markdown()
+    single = app.compare(runs["a"], methods=("Bhattacharyya", "L1"), metrics=["nauc"])
+    assert "no multiple-comparison correction (one test)" in single.to_markdown()
 
 
 def test_lower_is_better_metrics_decide_the_better_side_the_other_way():

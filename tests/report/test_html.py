@@ -25,8 +25,12 @@ def test_collect_writes_markdown_and_html_beside_it(report):
     assert report.markdown.name == "REPORT.md" and report.html == report.markdown.with_suffix(".html")
     assert report.n_runs == 3 and report.counts["GAP"] == 2 and report.counts["OK"] >= 2
     md = report.markdown.read_text()
-    assert "## papera" in md and "**Verdict:** Reproduced except documented gaps" in md
+    # two known gaps among four numbers and a one-trial claim: partly, never "reproduced"
+    assert "## papera" in md and ("**Verdict:** Partly reproduced: 2 of 4 published numbers match (2 GAP); "
+                                  "1 of 2 claims hold (1 TREND).") in md
+    assert "Totals: 6 published numbers: 2 OK, 2 GAP, 2 PUBLISHED; 2 claims: 1 OK, 1 TREND." in md
     assert "rerun exactly: `rankbench run " in md and "REPORT.html" in md
+    assert "TREND = a claim of the right sign that is not significant" in md       # the legend
 
 
 def test_page_is_self_contained(report):
@@ -40,8 +44,11 @@ def test_page_is_self_contained(report):
 
 def test_page_has_verdicts_grades_with_reasons_and_provenance(report, runs):
     page = report.html.read_text()
-    assert "Reproduced except documented gaps" in page
+    assert "Partly reproduced: 2 of 4 published numbers match" in page
     assert 'class="grade g-GAP">GAP<' in page and "known gap: made-up number" in page
+    assert 'class="grade g-TREND">TREND<' in page and "1 trial: no test possible" in page
+    assert "This run: 1 trial (run seed 0)" in page and "This run: 3 trials (run seed 0)" in page
+    assert "Totals: 6 published numbers: 2 OK, 2 GAP, 2 PUBLISHED; 2 claims: 1 OK, 1 TREND." in page
     assert 'class="grade g-OK">OK<' in page and "within the tolerance" in page
     assert 'class="grade g-PUBLISHED">PUBLISHED<' in page
     assert "L1 better than Euclidean on nauc" in page                      # the claim
@@ -56,6 +63,67 @@ def test_page_has_verdicts_grades_with_reasons_and_provenance(report, runs):
     assert page.count("<figure") == n_svg and n_svg >= 6
 
 
+def test_a_report_collected_twice_from_the_same_folders_is_the_same_page(runs, tmp_path):
+    out = tmp_path / "R.md"
+    app.collect([runs["a"], runs["one"]], out)
+    first = (out.read_bytes(), out.with_suffix(".html").read_bytes())
+    app.collect([runs["a"], runs["one"]], out)
+    assert (out.read_bytes(), out.with_suffix(".html").read_bytes()) == first
+
+
+def test_links_and_the_rerun_command_name_the_run_folder_never_latest(runs, tmp_path):
+    link = runs["a"].parent / "latest"
+    link.unlink(missing_ok=True)
+    link.symlink_to(runs["a"].name, target_is_directory=True)
+    out = tmp_path / "R.md"
+    try:
+        app.collect([link], out)
+    finally:
+        link.unlink()
+    md, page = out.read_text(), out.with_suffix(".html").read_text()
+    assert "latest" not in md and "latest" not in page
+    assert f"rankbench run {runs['a'] / 'config.yaml'}" in md
+
+
+def test_verdicts_follow_the_grades():
+    from rankbench.report.html import verdict
+
+    def rows(*grades):
+        return [{"grade": g} for g in grades]
+
+    assert verdict(rows("OK", "OKISH"), rows("OK"))[0] == "reproduced"
+    cls, sentence = verdict([], rows("OK", "GAP", "GAP", "TREND"))
+    assert cls == "partly" and sentence == "Partly reproduced: 1 of 4 claims hold (1 TREND, 2 GAP)."
+    assert verdict(rows("OK", "INCONCLUSIVE"), [])[0] == "partly"
+    assert verdict(rows("GAP"), rows("TREND", "VOID")) == (
+        "unshown", "Not shown: 0 of 1 published numbers match (1 GAP); 0 of 2 claims hold (1 TREND, 1 VOID).")
+    assert verdict(rows("OK"), rows("OK", "FAIL"))[0] == "failed"
+    assert verdict(rows("OK", "MISSING"), [])[0] == "failed"
+    assert verdict(rows("PUBLISHED"), []) == ("none", "No published numbers or claims to grade.")
+
+
+def test_many_per_task_grades_form_a_method_by_task_matrix():
+    from types import SimpleNamespace
+
+    from rankbench.report.html import grades_html
+
+    run = SimpleNamespace(name="osr", setting_values=lambda: {})
+    tasks = ["natural", "open", "perspective", "size", "diagonal", "depth"]
+    rows = [(run, {"method": m, "metric": f"pair_acc/{t}", "setting": "", "ours": 0.80 + 0.01 * i,
+                   "published": 0.80, "tolerance": 0.02, "grade": "OK" if i < 3 else "GAP", "std": None,
+                   "n_trials": 1, "reason": f"reason {m} {t}", "source": "Table 2", "note": ""})
+            for m in ("RankSVM", "RankMKL") for i, t in enumerate(tasks)]
+    rows.append((run, {"method": "RankMKL", "metric": "pair_acc", "setting": "", "ours": 0.9, "published": 0.9,
+                       "tolerance": 0.02, "grade": "OK", "std": None, "n_trials": 1, "reason": "mean",
+                       "source": "", "note": ""}))
+    html = grades_html(rows)
+    head = re.search(r"<h4>pair_acc per task, osr</h4>.*?<thead><tr>(.*?)</tr>", html).group(1)
+    assert re.findall(r"<th scope=col>([^<]*)</th>", head) == ["method"] + tasks
+    assert html.count('<td class="cellgrade"') == 12 and "<small>80.00</small>" in html
+    assert html.count("<li>") == 6 and "reason RankMKL depth" in html       # the six non-OK cells, with reasons
+    assert html.count("<table") == 2                                          # the plain mean in its own table
+
+
 BROWSER_CHECK = """JSON.stringify({
   images: document.images.length,
   broken: Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.alt),
@@ -64,6 +132,9 @@ BROWSER_CHECK = """JSON.stringify({
   overflow: document.documentElement.scrollWidth - window.innerWidth,
   title: document.title
 })"""
+
+FIT_CHECK = """JSON.stringify(Array.from(document.querySelectorAll("table.fit")).map(
+  t => t.scrollWidth - t.parentElement.clientWidth))"""
 
 SORT_CHECK = """(() => {
   const grades = Array.from(document.querySelectorAll("table.sortable")).find(
@@ -95,6 +166,8 @@ def test_page_renders_in_a_real_browser(report, browser, capsys):
     assert got["images"] == report.html.read_text().count("<figure") and not got["broken"]
     assert got["tables"] >= 8 and got["sortable"] == got["tables"]
     assert got["overflow"] <= 0, "the page scrolls sideways on a laptop screen"
+    fit = json.loads(page.evaluate(FIT_CHECK))
+    assert fit and all(w <= 0 for w in fit), f"a graded table scrolls sideways on a laptop screen: {fit}"
     sort = json.loads(page.evaluate(SORT_CHECK))
     assert sort["up"] == sorted(sort["up"]) and sort["down"] == sorted(sort["down"], reverse=True)
     assert sort["aria"] == "descending" and len(sort["up"]) >= 3

@@ -176,3 +176,25 @@ def test_no_per_task_figure_when_bars_would_be_too_thin_to_read():
     s = summary([("", "A", f"ap@100/c{i}", 0.5, 0.0, 1) for i in range(MAX_TASKS + 1)])
     assert task_figure(s, ["A"], "ap@100", "", "t", []) is None
     assert task_figure(s.iloc[:MAX_TASKS], ["A"], "ap@100", "", "t", []) is not None
+
+
+def test_every_figure_has_the_house_height_and_grows_only_in_width():
+    from rankbench.report.plots import FIG_H, FIG_W
+
+    s = summary([("", m, f"pair_acc/t{k}", 0.8, 0.01, 2) for m in "AB" for k in range(40)]
+                + [("", m, "map", 0.4, 0.01, 2) for m in "AB"])
+    recs = [{"setting": "", "trial": 0, "method": "A", "metrics": {},
+             "curves": {"cmc": list(CURVE), "staged": {"rank_s": [0.0, 1.0], "map@100": [0.1, 0.3]}}}]
+    figs = [cmc_figure(recs, ["A"], "", "t", max_rank=20), bar_figure(s, ["A", "B"], "map", "", "t", []),
+            task_figure(s, ["A", "B"], "pair_acc", "", "t", []), curve_figure(recs, ["A"], "staged", "rank_s", "map@100", "", "t")]
+    sizes = [tuple(f.get_size_inches()) for f in figs]
+    assert all(h == FIG_H for _, h in sizes)
+    assert sizes[0] == sizes[1] == sizes[3] == (FIG_W, FIG_H)
+    assert sizes[2][0] == 2 * FIG_W                       # 80 bars: wider, capped at twice the width
+
+
+def test_a_figure_redrawn_from_the_same_numbers_is_the_same_svg(tmp_path):
+    s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
+    one = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "1", "x")[1].path.read_bytes()
+    two = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "2", "x")[1].path.read_bytes()
+    assert one == two
