@@ -37,7 +37,7 @@ test: install  ## the whole test suite (real-data tests skip when ../shared/data
 # CI's regression of published numbers: every config with a regress: block, reduced, then checked.
 regress: install
 	@set -e; fails=0; runs=""; mkdir -p results/regress; \
-	for cfg in $$(grep -l '^regress:' configs/*/*.yaml); do \
+	for cfg in $$(grep -lx 'regress:' configs/*/*.yaml); do \
 	  name=$$(basename $$cfg .yaml); out=results/regress/$$(basename $$(dirname $$cfg))-$$name; \
 	  rm -rf $$out; echo "== $$cfg"; \
 	  $(BIN)/rankbench run $$cfg --regress --data-root $(DATA) --jobs $(JOBS) --out $$out --quiet > $$out.log 2>&1 \

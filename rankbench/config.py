@@ -83,6 +83,15 @@ class ExpectedCfg(_Strict):
     std: float | None = Field(None, ge=0)
 
 
+class BaselineRef(_Strict):
+    """A claim's ``baseline_limit`` given as a measured value of the run: ``method``'s ``metric``
+    at ``setting`` (mean over trials), e.g. the labelled-data baseline a constraint method starts from."""
+
+    method: str
+    metric: str
+    setting: str = ""
+
+
 class ClaimCfg(_Strict):
     """A relative claim of a paper, graded on every run (see :mod:`rankbench.report.claims`)."""
 
@@ -111,8 +120,9 @@ class ClaimCfg(_Strict):
     span: Literal["overlap", "union"] = "overlap"
     #: ``speedup``: the target is this fraction of ``than``'s best y
     level: float = Field(1.0, gt=0, le=1)
-    #: the worst value of the baseline that still resembles the paper's own; worse is graded VOID
-    baseline_limit: float | None = None
+    #: the worst value of the baseline that still resembles the paper's own (a number, or a value the
+    #: run measures); worse is graded VOID
+    baseline_limit: float | BaselineRef | None = None
     source: str = ""
     note: str = ""
     known_gap: str = ""
@@ -507,8 +517,15 @@ def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], famil
         if m is not None and m not in methods:
             raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
                               f"{', '.join(methods)})")
-    for field_ in ("metric", "from_metric"):
-        m = getattr(c, field_)
+    ref = c.baseline_limit if isinstance(c.baseline_limit, BaselineRef) else None
+    if ref is not None and ref.method not in methods:
+        raise ConfigError(f"{where}.baseline_limit.method: {ref.method!r} is not a ranker of this config (rankers: "
+                          f"{', '.join(methods)})")
+    if ref is not None and ref.setting and ref.setting not in labels:
+        raise ConfigError(f"{where}.baseline_limit.setting: {ref.setting!r} is not a sweep setting; valid: "
+                          f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+    for field_, m in (("metric", c.metric), ("from_metric", c.from_metric),
+                      ("baseline_limit.metric", ref.metric if ref else None)):
         info = metric_info(m) if m is not None else None
         if m is not None and (info is None or info.family not in families):
             raise ConfigError(f"{where}.{field_}: unknown metric {m!r} for protocol "
@@ -532,6 +549,8 @@ def _check_claim_values(c: ClaimCfg, where: str) -> None:
         if to is not None and (info.higher_is_better, info.rate) != (to.higher_is_better, to.rate):
             raise ConfigError(f"{where}.from_metric: expected a metric measured like {c.metric!r} (same direction "
                               f"and unit), got {c.from_metric!r}")
+    if isinstance(c.baseline_limit, BaselineRef):
+        return
     if c.baseline_limit is not None:
         info = metric_info(c.y if c.kind in ("dominates", "speedup") else (c.from_metric or c.metric))
         if info is not None and info.rate and not 0 <= c.baseline_limit <= 1:

@@ -74,6 +74,10 @@ CONFIG_CASES = [
      "at_least: 2, level: 1.5}]\n", [], "claims.0.level: expected less than or equal to 1"),
     ("claim baseline as percent", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, "
      "baseline_limit: 25}]\n", [], "claims.0.baseline_limit: expected a fraction in [0, 1]"),
+    ("claim baseline of unknown method", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, "
+     "baseline_limit: {method: Q, metric: cmc@1}}]\n", [], "claims.0.baseline_limit.method: 'Q' is not a ranker"),
+    ("claim baseline of unknown metric", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, "
+     "baseline_limit: {method: P, metric: rank1}}]\n", [], "claims.0.baseline_limit.metric: unknown metric 'rank1'"),
     ("claim from unknown method", GOOD + "claims: [{kind: improves, method: L1, metric: cmc@1, from: '', to: '', "
      "from_method: Q}]\n", [], "claims.0.from_method: 'Q' is not a ranker"),
     ("claim from other direction", GOOD + "claims: [{kind: improves, method: L1, metric: cmc@1, from: '', to: '', "

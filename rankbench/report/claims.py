@@ -146,9 +146,10 @@ def _worse(value: float, limit: float, higher: bool) -> bool:
     return value < limit if higher else value > limit
 
 
-def _void_text(who: str, metric: str, value: float, limit: float, higher: bool) -> str:
+def _void_text(who: str, metric: str, value: float, limit: tuple[float, str], higher: bool) -> str:
+    bound, what = limit
     return (f"{who} {_fmt(metric, value)} is worse than the paper's own baseline "
-            f"({'>=' if higher else '<='} {_fmt(metric, limit)}): not a fair test")
+            f"({'>=' if higher else '<='} {_fmt(metric, bound)}{what}): not a fair test")
 
 
 # ----------------------------------------------------------------------------- what a run holds
@@ -179,6 +180,20 @@ class _Run:
             sel = sel[sel["metric"] == metric]
             index = pd.Index(sel["trial"])
         return pd.Series(sel["value"].to_numpy(float), index=index).sort_index()
+
+    def limit(self, limit) -> tuple[float, str] | None:
+        """A claim's ``baseline_limit`` as (value, what it is): a number, or the mean of a measured
+        value of the run (``{method, metric, setting}``)."""
+        if limit is None:
+            return None
+        if not isinstance(limit, dict):
+            return float(limit), ""
+        s = self.series(limit.get("setting") or "", limit["method"], limit["metric"], "trials")
+        if s.empty:
+            raise _Missing(f"baseline_limit: {limit['metric']} of {limit['method']} not measured"
+                           + (f" at {self.title(limit.get('setting') or '')}" if limit.get("setting") else ""))
+        where = f" at {self.title(limit['setting'])}" if limit.get("setting") else ""
+        return float(s.mean()), f", {limit['method']}'s {limit['metric']}{where}"
 
     def task_families_hint(self, unit: str) -> str:
         """For a ``unit: tasks`` claim that found nothing: the per-task families the run has."""
@@ -273,7 +288,7 @@ def _units(st: dict[str, Any], unit: str) -> str:
 
 def _better(c: dict, run: _Run) -> tuple[str, str]:
     m, higher, by = c["metric"], _higher(c["metric"]), float(c.get("by") or 0.0)
-    unit, limit = c.get("unit") or "trials", c.get("baseline_limit")
+    unit, limit = c.get("unit") or "trials", run.limit(c.get("baseline_limit"))
     settings = list(c.get("settings") or run.setting_order)
     grades, parts = [], []
     for s in settings:
@@ -287,8 +302,8 @@ def _better(c: dict, run: _Run) -> tuple[str, str]:
             raise _Missing(f"{c['method']} and {c['than']} share no trial" + (f" at {run.title(s)}" if s else ""))
         st = paired_stats(a, b)
         j = judge(st, higher, by)
-        if limit is not None and _worse(st["mean_b"], float(limit), higher):
-            j = Judged("VOID", _void_text(c["than"], m, st["mean_b"], float(limit), higher))
+        if limit is not None and _worse(st["mean_b"], limit[0], higher):
+            j = Judged("VOID", _void_text(c["than"], m, st["mean_b"], limit, higher))
         grades.append(j.grade)
         where = f"{run.title(s)}: " if s else ""
         parts.append(f"{where}{_fmt(m, st['mean_a'])} vs {_fmt(m, st['mean_b'])}, {_interval(m, st)} over "
@@ -305,7 +320,7 @@ def _tally(grades: list[str], what: str) -> str:
 
 def _improves(c: dict, run: _Run) -> tuple[str, str]:
     m, higher, by = c["metric"], _higher(c["metric"]), float(c.get("by") or 0.0)
-    unit, limit = c.get("unit") or "trials", c.get("baseline_limit")
+    unit, limit = c.get("unit") or "trials", run.limit(c.get("baseline_limit"))
     from_method, from_metric = c.get("from_method") or c["method"], c.get("from_metric") or m
     sa = run.series(c["to"], c["method"], m, unit)
     sb = run.series(c["from_"], from_method, from_metric, unit)
@@ -320,9 +335,9 @@ def _improves(c: dict, run: _Run) -> tuple[str, str]:
     st = paired_stats(a, b)
     j = judge(st, higher, by) if len(a) else Judged("TREND", "no trial shares its train / test rows between the "
                                                               "two settings: no paired test possible")
-    if limit is not None and len(a) and _worse(st["mean_b"], float(limit), higher):
+    if limit is not None and len(a) and _worse(st["mean_b"], limit[0], higher):
         j = Judged("VOID", _void_text(f"{from_method} at {run.title(c['from_'])}", from_metric, st["mean_b"],
-                                      float(limit), higher))
+                                      limit, higher))
     left = (f"; trial(s) {', '.join(map(str, dropped))} left out: their train / test rows differ between the "
             "settings" if dropped else "")
     if not len(a):
@@ -372,15 +387,15 @@ def _curve_pair(c: dict, run: _Run):
     return trials, [a[t] for t in trials], [b[t] for t in trials]
 
 
-def _curve_end_void(c: dict, b: list) -> Judged | None:
+def _curve_end_void(c: dict, b: list, run: _Run) -> Judged | None:
     """VOID when ``than``'s curves end (on average) worse than the claim's ``baseline_limit``."""
-    limit = c.get("baseline_limit")
+    limit = run.limit(c.get("baseline_limit"))
     if limit is None:
         return None
     higher = _higher(c["y"])
     end = float(np.mean([ys[-1] for _, ys in b]))
-    return Judged("VOID", _void_text(f"{c['than']}'s final {c['y']}", c["y"], end, float(limit), higher)) \
-        if _worse(end, float(limit), higher) else None
+    return Judged("VOID", _void_text(f"{c['than']}'s final {c['y']}", c["y"], end, limit, higher)) \
+        if _worse(end, limit[0], higher) else None
 
 
 def _dominates(c: dict, run: _Run) -> tuple[str, str]:
@@ -420,7 +435,7 @@ def _dominates(c: dict, run: _Run) -> tuple[str, str]:
         grade = "FAIL"
         text += (f"; {c['than']} significantly above at {int(below.sum())} point(s), from {xname} = "
                  f"{grid[np.argmax(below)]:.3g}")
-    void = _curve_end_void(c, b)
+    void = _curve_end_void(c, b, run)
     return (void.grade, f"{void.why}; {text}") if void is not None else (grade, text)
 
 
@@ -446,7 +461,7 @@ def _speedup(c: dict, run: _Run) -> tuple[str, str]:
         xb_all.append(xb)
         ratios.append(xb / max(xa, 1e-12))
     what = f"{level:.0%} of {c['than']}'s best {y}" if level < 1 else f"{c['than']}'s best {y}"
-    void = _curve_end_void(c, b)
+    void = _curve_end_void(c, b, run)
     if never:
         text = (f"{c['method']} never reaches {what} ({_fmt(y, float(np.mean(targets)))}) in "
                 f"{len(never)} of {_plural(len(a), 'trial')}"

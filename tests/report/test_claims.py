@@ -139,6 +139,23 @@ def test_a_collapsed_baseline_voids_the_claim_but_a_fail_stays_a_fail():
     assert grade(better(baseline_limit=0.40), rec3, ("k=4", "k=8"))["grade"] == "VOID"
 
 
+def test_a_baseline_limit_can_be_a_value_the_run_measures():
+    """The limit as the labelled-data baseline the compared method starts from (KLR at K = 0): a
+    constraint method worse than using no constraints at all is no fair baseline."""
+    klr = [0.27, 0.29, 0.26]
+    rec = records({("k=0", "KLR"): klr, ("k=8", "A"): [0.10, 0.12, 0.11], ("k=8", "B"): [0.62, 0.60, 0.65],
+                   ("k=8", "KLR"): klr})
+    ref = {"method": "KLR", "metric": "error_rate", "setting": "k=0"}
+    row = grade(better(baseline_limit=ref, settings=["k=8"]), rec, ("k=0", "k=8"),
+                values={"k=0": {"protocol.k": 0}, "k=8": {"protocol.k": 8}})
+    assert row["grade"] == "VOID"
+    assert f"(<= {100 * np.mean(klr):.2f}, KLR's error_rate at k = 0)" in row["measured"]
+    fair = records({("k=0", "KLR"): klr, ("k=8", "A"): [0.10, 0.12, 0.11], ("k=8", "B"): [0.20, 0.21, 0.19]})
+    assert grade(better(baseline_limit=ref, settings=["k=8"]), fair, ("k=0", "k=8"))["grade"] == "OK"
+    nothing = records({("k=8", "A"): [0.1, 0.1, 0.1], ("k=8", "B"): [0.2, 0.2, 0.2]})
+    assert grade(better(baseline_limit=ref, settings=["k=8"]), nothing, ("k=0", "k=8"))["grade"] == "MISSING"
+
+
 def test_missing_when_the_run_lacks_a_side():
     row = grade(better(), records({("", "A"): B}))
     assert row["grade"] == "MISSING" and "of B not measured" in row["measured"]
