@@ -313,11 +313,16 @@ def choose_rho(X: np.ndarray, codes: np.ndarray, n_classes: int, groups: np.ndar
     decoding loss sum_s L(m_ys f_s) of the true class y, the loss of Section 3's decoding). The best accuracy wins; ties in
     accuracy - common, since a few held-out groups allow few distinct accuracies - go to the
     smaller loss, then to the first candidate. Returns (rho, [(accuracy, loss) per candidate]);
-    with one candidate or too few groups to hold one out, the first candidate and no scores.
+    with one candidate, that one and no scores; with too few groups to hold one out (a class with
+    a single group), the candidate nearest (on a log scale) to the median heuristic
+    :func:`median_rho`, and no scores.
     """
     fold = cv_folds(codes, groups)
-    if len(candidates) == 1 or fold.max() < 1:
+    if len(candidates) == 1:
         return float(candidates[0]), []
+    if fold.max() < 1:
+        near = np.argmin(np.abs(np.log(np.asarray(candidates, float)) - np.log(median_rho(X))))
+        return float(candidates[int(near)]), []
     targets = [1] if n_classes == 2 else list(range(n_classes))
     scores = []
     sq = (X * X).sum(1)
@@ -360,4 +365,6 @@ def resolve_rho(rho, rho_scale: str, X: np.ndarray, codes: np.ndarray, n_classes
         info["rho_median"] = unit
     if scores:
         info["cv_accuracy"] = max(s[0] for s in scores)
+    elif len(cands) > 1:  # no fold could hold out a group of every class
+        info["rho_by"] = "median heuristic (too few groups to cross-validate)"
     return chosen, info

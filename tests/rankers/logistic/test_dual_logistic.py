@@ -85,3 +85,15 @@ def test_the_classifiers_share_the_one_width_chosen_on_labelled_rows():
     assert KernelLogisticRegression(rho=0.08, rho_scale="absolute").fit(X, y).rho_ == 0.08
     med = median_rho(X)
     assert KernelLogisticRegression(rho=2.0).fit(X, y).rho_ == pytest.approx(2.0 * med)
+
+
+def test_without_folds_the_width_nearest_the_median_heuristic_is_used():
+    """One group in a class: nothing can be held out, so no cross-validation; the candidate nearest
+    (log scale) to the median heuristic, said in the diagnostics, not the first of the list."""
+    X, y, g = near_duplicate_groups(seed=3)
+    g = np.where(y == 0, -5, g)                                   # class 0: one group
+    med = median_rho(X)
+    m = KernelLogisticRegression(rho=[0.01, 0.3, 1.0, 30.0]).fit(X, y, groups=g)
+    assert m.rho_ == pytest.approx(1.0 * med) and "median heuristic" in m.diagnostics_["rho_by"]
+    a = KernelLogisticRegression(rho=[med / 50, med * 2, med * 100], rho_scale="absolute").fit(X, y, groups=g)
+    assert a.rho_ == pytest.approx(med * 2)
