@@ -173,6 +173,10 @@ class Config(_Strict):
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     expected: list[ExpectedCfg] = Field(default_factory=list)
     claims: list[ClaimCfg] = Field(default_factory=list)
+    #: documented gaps of named claims, ``{claim name: reason}``: a mapping, so that a config which
+    #: ``extends`` a shared list of claims adds the gaps of its own data (folded into each claim's
+    #: ``known_gap`` when the config is resolved)
+    known_gaps: dict[str, str] | None = None
     regress: RegressCfg | None = None
     output: OutputCfg = Field(default_factory=OutputCfg)
 
@@ -665,8 +669,28 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
     return data
 
 
+def fold_known_gaps(data: dict, origin: str) -> dict:
+    """``known_gaps: {claim name: reason}`` written into the named claims' ``known_gap`` (a claim's
+    own ``known_gap`` wins); a name that matches no claim is a mistake."""
+    gaps = data.get("known_gaps")
+    if not gaps or not isinstance(gaps, dict) or not isinstance(data.get("claims"), list):
+        return data
+    data = copy.deepcopy(data)
+    names = [c.get("name") for c in data["claims"] if isinstance(c, dict)]
+    for name, reason in gaps.items():
+        if name not in names:
+            listed = ", ".join(repr(n) for n in names if n) or "none: give the claims a name"
+            raise ConfigError(f"{origin}: known_gaps: {name!r} is not the name of a claim of this config "
+                              f"(claim names: {listed})")
+    for c in data["claims"]:
+        if isinstance(c, dict) and c.get("name") in gaps and not c.get("known_gap"):
+            c["known_gap"] = gaps[c["name"]]
+    return data
+
+
 def resolve(data: dict, origin: str) -> Experiment:
     """Validate a resolved dict and every sweep setting of it (every setting's mistakes at once)."""
+    data = fold_known_gaps(data, origin)
     cfg = validate(data, origin)
     if len(cfg.sweep) > 2:
         raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")

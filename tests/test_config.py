@@ -41,6 +41,24 @@ def test_extends_merges_dicts_and_replaces_lists(tmp_path):
     assert cfg.name == "child"
 
 
+def test_known_gaps_name_claims_of_a_shared_list_and_extend_with_the_config(tmp_path):
+    """A shared claim list in a base, each config's documented gaps beside it (a mapping: it merges)."""
+    write(tmp_path, "base.yaml", BASE + "claims:\n"
+          "  - {kind: better, method: L1, than: Bha, metric: cmc@1, name: 'L1 wins'}\n"
+          "  - {kind: better, method: Bha, than: L1, metric: cmc@5, name: 'Bha wins', known_gap: 'its own'}\n"
+          "known_gaps: {'L1 wins': 'from the base'}\n")
+    child = write(tmp_path, "child.yaml", "extends: base.yaml\nknown_gaps: {'Bha wins': 'from the child'}\n")
+    exp = load_experiment(child)
+    assert [c.known_gap for c in exp.config.claims] == ["from the base", "its own"]  # a claim's own gap wins
+    assert exp.data["claims"][0]["known_gap"] == "from the base"                    # in the resolved config
+    typo = write(tmp_path, "typo.yaml", "extends: base.yaml\nknown_gaps: {'L1 win': 'x'}\n")
+    with pytest.raises(ConfigError, match="known_gaps: 'L1 win' is not the name of a claim of this config "
+                                          "\\(claim names: 'L1 wins', 'Bha wins'\\)"):
+        load_experiment(typo)
+    none = write(tmp_path, "none.yaml", "extends: base.yaml\nclaims: []\nknown_gaps: null\n")
+    assert load_experiment(none).config.claims == []
+
+
 def test_set_overrides_by_ranker_name(tmp_path):
     p = write(tmp_path, "e.yaml", BASE.replace("{name: L1, ranker: l1}",
                                                "{name: E, ranker: euclidean, preprocess: [{name: pca, n_components: 5}]}"))
