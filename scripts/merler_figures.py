@@ -181,12 +181,17 @@ def _lambda_settings(records: list[dict]) -> dict[str, tuple[str | None, float]]
     return parsed
 
 
-def _reference(reference: Path | None, trial0: bool = False):
-    """RankBoost's staged MAP against evaluations in a reference run (its first trial only if asked)."""
+def _reference_records(reference: Path | None, trials: set[int]) -> list[dict]:
+    """RankBoost's records in a reference run, on the given trials only (the same splits)."""
     if reference is None or not reference.is_dir():
-        return None
-    recs = [r for r in _records(reference) if not trial0 or r["trial"] == 0]
-    return mean_curve(recs, "RankBoost", "staged", "evals", "map")
+        return []
+    return [r for r in _records(reference) if r["method"] == "RankBoost" and r["trial"] in trials]
+
+
+def _reference(reference: Path | None, trials: set[int]):
+    """RankBoost's staged MAP against evaluations in a reference run, on the given trials."""
+    recs = _reference_records(reference, trials)
+    return mean_curve(recs, "RankBoost", "staged", "evals", "map") if recs else None
 
 
 def figure9(fig9_run: Path, reference: Path | None, out: Path) -> list[Path]:
@@ -197,7 +202,7 @@ def figure9(fig9_run: Path, reference: Path | None, out: Path) -> list[Path]:
     regs = sorted({v[0] for v in parsed.values() if v[0]})
     if not regs:
         return []
-    ref = _reference(reference, trial0=True)
+    ref = _reference(reference, {r["trial"] for r in records})
     fig, axes = plt.subplots(1, len(regs), figsize=(4.6 * len(regs), 4.2), sharey=True)
     axes = np.atleast_1d(axes)
     for ax, reg in zip(axes, regs):
@@ -232,7 +237,8 @@ def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
         return []
     lams = sorted(parsed.items(), key=lambda kv: kv[1][1])
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
-    ref = _reference(reference)
+    trials = {r["trial"] for r in records}
+    ref = _reference(reference, trials)
     for i, (s, (_, lam)) in enumerate(lams):
         c = mean_curve(records, "IRB", "staged", "evals", "map", setting=s)
         if c is not None:
@@ -256,18 +262,17 @@ def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
             right.plot(ev_v, mp_v, marker=marker, color="tab:blue", label=f"IRB final {y}")
             for l, e, m in pts:
                 right.annotate(f"{l:g}", (e, m), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    if reference is not None and reference.is_dir():
-        rb = [r for r in _records(reference) if r["method"] == "RankBoost"]
-        for y, marker in (("map@100", "s"), ("map", "o")):
-            if rb:
-                right.plot([np.mean([r["metrics"]["evals"] for r in rb])], [100 * np.mean([r["metrics"][y] for r in rb])],
-                           marker=marker, color="tab:red", linestyle="none", label=f"RankBoost final {y}")
+    rb = _reference_records(reference, trials)
+    for y, marker in (("map@100", "s"), ("map", "o")) if rb else ():
+        right.plot([np.mean([r["metrics"]["evals"] for r in rb])], [100 * np.mean([r["metrics"][y] for r in rb])],
+                   marker=marker, color="tab:red", linestyle="none", label=f"RankBoost final {y}")
     right.set_xscale("log")
     right.set_xlabel("base-model evaluations per test item (final model)")
     right.set_ylabel("MAP (%)")
     right.grid(alpha=0.3, which="both")
     right.legend(fontsize=8, loc="lower right")
-    fig.suptitle(f"{run.name}: Imbalanced RankBoost's MAP / cost trade-off over lambda (labels: lambda)", fontsize=11)
+    fig.suptitle(f"{run.name}: Imbalanced RankBoost's MAP / cost trade-off over lambda (labels: lambda; "
+                 f"{len(trials)} trial(s), RankBoost on the same)", fontsize=11)
     fig.tight_layout()
     paths = _save(fig, out, f"lambda_{run.name}")
     plt.close(fig)
