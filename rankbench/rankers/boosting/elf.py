@@ -15,6 +15,7 @@ from ...registry import rankers
 from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
+from ._histograms import threshold_codes, weighted_cum_hist
 
 
 @rankers.register("elf")
@@ -114,25 +115,20 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         thr = _thresholds(dist_of(np.flatnonzero(label > 0)), dist_of(np.flatnonzero(label < 0)[::step]),
                           self.n_thresholds).astype(np.float32)
         spread = np.maximum(dist_of(np.arange(0, n, step)).std(axis=0), 1e-12)
-        encode = _encoder(thr)
         H = thr.shape[0]
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
         for s0 in range(0, n, 2048):
-            codes[:, s0:s0 + 2048] = encode(dist_of(np.arange(s0, min(n, s0 + 2048)))).T
+            codes[:, s0:s0 + 2048] = threshold_codes(dist_of(np.arange(s0, min(n, s0 + 2048))), thr).T
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
         w_pos = lambda w: w[label > 0].sum()
         hists, cuts, alphas = [], [], []
         for t in range(int(self.n_rounds)):
             tick("round", t + 1, int(self.n_rounds))
-            sw = w * label
             # error of "+1 iff code <= j" = positives above the cut + negatives at or below it
-            err = np.empty((H, self.n_thresholds))
-            for k in range(H):  # one bincount per histogram keeps its copy in cache
-                err[k] = np.bincount(codes[k], weights=sw, minlength=self.n_thresholds)
-            err = w_pos(w) - np.cumsum(err, axis=1)
+            err = w_pos(w) - weighted_cum_hist(codes, w * label, self.n_thresholds)
             k, j = np.unravel_index(np.argmin(err), err.shape)
             e = float(np.clip(err[k, j] / w.sum(), 1e-12, 1 - 1e-12))
             if e >= 0.5:
@@ -164,7 +160,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         thr = _thresholds(Dp, Dref, q)
         U = thr.shape[0]
         spread = np.maximum(np.concatenate([Dp, Dref]).std(axis=0), 1e-12)
-        codes_of = _encoder(thr)
+        codes_of = lambda D: threshold_codes(D, thr)
         del Dref
 
         Cp = codes_of(Dp)
@@ -298,22 +294,3 @@ def _thresholds(Dpos, Dneg, q):
     return np.sort(np.concatenate([np.quantile(Dpos, at(n_pos), axis=0),
                                    np.quantile(Dneg, at(q - n_pos - 1), axis=0)]), axis=0).T
 
-
-def _encoder(thr):
-    """``codes(D)``: for distances D (n, U), the index of the first of unit u's ascending
-    thresholds ``thr[u]`` (U, q - 1) that is >= D[:, u]; q - 1 when none is (theta = inf).
-
-    One searchsorted over all units: unit u's thresholds are shifted by ``u * off``, and distances
-    are clipped to ``off / 2`` (above every threshold), so the units' ranges never overlap.
-    """
-    U, k = thr.shape
-    off = 2.0 * float(np.abs(thr[np.isfinite(thr)]).max(initial=0.0)) + 1.0
-    shift = off * np.arange(U)
-    flat = (thr.astype(np.float64) + shift[:, None]).ravel()
-    base = (np.arange(U) * k)[None, :]
-
-    def codes(D):
-        D = np.minimum(np.asarray(D, dtype=np.float64), off / 2)  # beyond every threshold: code k
-        return np.searchsorted(flat, D + shift[None, :], side="left") - base
-
-    return codes
