@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.progress import tick
+from ...utils.threads import one_blas_thread
 from .._pair_grid import build_pair_grid, weighted_l1
 from ..base import PairScorer
 from ._oracles import DenseOracle, TripleStreamOracle
@@ -66,6 +67,7 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
+    @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, y, cams=None):
         """Learn the weak rankers and their boosting weights (queries as in ``PRSVM.fit``)."""
         X = np.asarray(X, dtype=float)
