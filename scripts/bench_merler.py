@@ -98,8 +98,9 @@ def main(argv=None) -> int:
         _, t, _ = timed(model.decision_function, cols)
         return t, cols.n_evals / len(test)
 
-    rb, t_rb = best_of(args.repeats, lambda: rankers.build("bipartite_rankboost", {"n_rounds": args.rounds}), H_boost, yb)
-    irb, t_irb = best_of(args.repeats, lambda: rankers.build("imbalanced_rankboost", {"n_rounds": args.rounds, "tol": 0.0}),
+    n = args.repeats
+    rb, t_rb = best_of(n, lambda: rankers.build("bipartite_rankboost", {"n_rounds": args.rounds}), H_boost, yb)
+    irb, t_irb = best_of(n, lambda: rankers.build("imbalanced_rankboost", {"n_rounds": args.rounds, "tol": 0.0}),
                          H_boost, yb)
     rb_rank, rb_evals = ranking(rb)
     irb_rank, irb_evals = ranking(irb)
@@ -114,7 +115,7 @@ def main(argv=None) -> int:
     print("   IRB's training against lambda (the regulariser's weight; the paper's 1e5):")
     worst = 0.0
     for lam in (0.0, 1e3, 1e5, 1e6, 1e7, 1e8, 1e12):
-        m, t = best_of(args.repeats, lambda: rankers.build("imbalanced_rankboost",
+        m, t = best_of(n, lambda: rankers.build("imbalanced_rankboost",
                                                 {"n_rounds": args.rounds, "tol": 0.0, "lam": lam}), H_boost, yb)
         worst = max(worst, t / t_rb)
         print(f"     lambda {lam:7.0e}: {t:6.2f} s, ratio {t / t_rb:.2f}; items active {m.n_active_.mean() / len(yb):6.1%}"

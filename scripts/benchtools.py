@@ -105,7 +105,8 @@ def arguments(description: str, data_root: bool = True, repeats: int = 1) -> arg
     """The options every benchmark takes: ``--data-root``, ``--quick``, ``--repeats``."""
     ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     if data_root:
-        ap.add_argument("--data-root", default=os.environ.get("RANKBENCH_DATA", str(REPO.parent / "shared" / "datasets")))
+        default = os.environ.get("RANKBENCH_DATA", str(REPO.parent / "shared" / "datasets"))
+        ap.add_argument("--data-root", default=default)
     ap.add_argument("--quick", action="store_true",
                     help="a small run that checks the benchmark still works (CI); timings mean nothing")
     ap.add_argument("--repeats", type=int, default=repeats, help="timed calls per figure (the median is shown)")
