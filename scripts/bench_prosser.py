@@ -108,7 +108,7 @@ def main():
     print(f"   {fixed.result.n_triples_} triples, {fixed.result.n_passes_} passes over them")
 
     # ---- the boosting baselines, compiled beside their numpy reference (same model expected)
-    boosters = [("RankBoost", PAPER["RankBoost"], lambda: RankBoost(n_rounds=5 if quick else 100),
+    boosters = [("RankBoost", PAPER["RankBoost"], lambda: RankBoost(n_rounds=5 if quick else 100, random_state=0),
                  ("features_", "thresholds_", "alphas_")),
                 # the configs' ELF: histogram and single-dimension units, weighted-distance score
                 ("ELF AdaBoost", PAPER["ELF"],

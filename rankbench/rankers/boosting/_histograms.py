@@ -25,9 +25,25 @@ def threshold_codes(D: np.ndarray, thr: np.ndarray) -> np.ndarray:
 
     A sum of comparisons, in the dtype of ``D`` and ``thr`` as given (no shifted search that could round).
     """
+    if jit.enabled():
+        return _codes_compiled(np.ascontiguousarray(D), np.ascontiguousarray(thr.T))
     codes = np.zeros(D.shape, dtype=np.uint8)
     for j in range(thr.shape[1]):
         codes += D > thr[:, j]
+    return codes
+
+
+@jit.njit
+def _codes_compiled(D, thr_t):
+    """:func:`threshold_codes` without temporaries: each row's counts stay in cache."""
+    n, U = D.shape
+    codes = np.zeros((n, U), dtype=np.uint8)
+    for i in range(n):
+        row, out = D[i], codes[i]
+        for j in range(thr_t.shape[0]):
+            t = thr_t[j]
+            for u in range(U):
+                out[u] += row[u] > t[u]
     return codes
 
 

@@ -18,6 +18,11 @@ from ..base import PairScorer
 from ._histograms import threshold_codes, weighted_cum_hist
 
 
+#: pairs per block of distances: blocks of a few MB are reused by the allocator, while larger ones
+#: are fresh memory each time, whose first touch costs more than the arithmetic (3x at 2048 pairs)
+_CHUNK = 512
+
+
 @rankers.register("elf")
 class ELFAdaBoost(PairScorer, BaseEstimator):
     """ELF (Gray & Tao 2008): discrete AdaBoost of thresholded single-histogram distances.
@@ -105,22 +110,22 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         A, B = P.X[P.rows], P.X[P.cols]
 
         def dist_of(idx):  # unit distances of pairs idx, in blocks: no (pairs x d) copy of X
-            return np.concatenate([self._pair_distances(A[r[idx[s0:s0 + 2048]]], B[c[idx[s0:s0 + 2048]]])
-                                   .astype(np.float32) for s0 in range(0, len(idx), 2048)])
+            return np.concatenate([self._pair_distances(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]])
+                                   .astype(np.float32) for s0 in range(0, len(idx), _CHUNK)])
 
         w = np.where(label > 0, 0.5 / max((label > 0).sum(), 1), 0.5 / max((label < 0).sum(), 1)) \
             if self.balance else np.full(n, 1.0 / n)
         # candidate thresholds from every same-person pair and a sample of the others
         step = max(1, n // 20000)
         thr = _thresholds(dist_of(np.flatnonzero(label > 0)), dist_of(np.flatnonzero(label < 0)[::step]),
-                          self.n_thresholds).astype(np.float32)
+                          self.n_thresholds, overwrite=True).astype(np.float32)
         spread = np.maximum(dist_of(np.arange(0, n, step)).std(axis=0), 1e-12)
         H = thr.shape[0]
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
-        for s0 in range(0, n, 2048):
-            codes[:, s0:s0 + 2048] = threshold_codes(dist_of(np.arange(s0, min(n, s0 + 2048))), thr).T
+        for s0 in range(0, n, _CHUNK):
+            codes[:, s0:s0 + _CHUNK] = threshold_codes(dist_of(np.arange(s0, min(n, s0 + _CHUNK))), thr).T
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
         w_pos = lambda w: w[label > 0].sum()
@@ -286,11 +291,12 @@ def _pair_grid(P, y):
     return same, (P.row_side.neg | same) & ~np.eye(*P.shape, dtype=bool)
 
 
-def _thresholds(Dpos, Dneg, q):
+def _thresholds(Dpos, Dneg, q, overwrite=False):
     """Candidate thresholds (U, q - 1), ascending per unit: q // 2 quantiles of the same-person
-    distances (they are ~1/m of the pairs and lie low) and the rest from different-person ones."""
+    distances (they are ~1/m of the pairs and lie low) and the rest from different-person ones.
+    ``overwrite``: the quantiles may reorder the rows of Dpos and Dneg (no copies)."""
     n_pos = q // 2
     at = lambda m: np.linspace(0, 1, m + 1)[1:]
-    return np.sort(np.concatenate([np.quantile(Dpos, at(n_pos), axis=0),
-                                   np.quantile(Dneg, at(q - n_pos - 1), axis=0)]), axis=0).T
+    quantiles = lambda D, m: np.quantile(D, at(m), axis=0, overwrite_input=overwrite)
+    return np.sort(np.concatenate([quantiles(Dpos, n_pos), quantiles(Dneg, q - n_pos - 1)]), axis=0).T
 

@@ -110,8 +110,13 @@ class RankBoost(PairScorer, BaseEstimator):
         nr, nc = P.shape
         k = min(nr * nc, int(self.threshold_sample))
         flat = rng.choice(nr * nc, size=k, replace=False)
-        D = np.abs(P.X[P.rows[flat // nc]] - P.X[P.cols[flat % nc]])
-        qs = np.quantile(D, np.linspace(0, 1, self.n_thresholds + 1)[1:], axis=0).T
+        rows, cols = P.rows[flat // nc], P.cols[flat % nc]
+        # each dimension's sample contiguous, filled in blocks, and partitioned in place: the
+        # quantiles need no other copy of this (d, k) array
+        D = np.empty((P.d, k), dtype=P.X.dtype)
+        for s in range(0, k, 512):
+            D[:, s:s + 512] = np.abs(P.X[rows[s:s + 512]] - P.X[cols[s:s + 512]]).T
+        qs = np.quantile(D, np.linspace(0, 1, self.n_thresholds + 1)[1:], axis=1, overwrite_input=True).T
         qs[:, -1] = np.inf  # every value falls under the last threshold
         return qs.astype(np.float32)
 

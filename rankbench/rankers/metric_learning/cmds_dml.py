@@ -331,6 +331,14 @@ def _descend_steps(F, Ft, Yt, pi, pj, v2, mu, steps, sigma, tol2, exact_c, ftol,
     """Up to ``n_max`` iterations of the descent on ``T = (X L^T)^T`` and ``coef`` (updated in
     place) and ``scal = [c, f_prev, g2, trial steps]`` (see :func:`_descend_compiled`).
     Returns (iterations taken, stop code: an index of ``_STOPS``)."""
+    def product(A, B, out):  # out = A @ B, a row of B at a time (a loop the compiler vectorises)
+        out[:] = 0.0
+        for i in range(B.shape[0]):
+            for j in range(A.shape[0]):
+                a = A[j, i]
+                for k in range(B.shape[1]):
+                    out[j, k] += a * B[i, k]
+
     s, n = T.shape
     rk = F.shape[1]
     P = len(pi)
@@ -364,12 +372,7 @@ def _descend_steps(F, Ft, Yt, pi, pj, v2, mu, steps, sigma, tol2, exact_c, ftol,
             for j in range(s):
                 U[j, pi[p]] += w * Sp[j, p]
                 U[j, pj[p]] -= w * Sp[j, p]
-        H[:] = 0.0
-        for i in range(n):
-            for j in range(s):
-                u = U[j, i]
-                for k in range(rk):
-                    H[j, k] += u * F[i, k]
+        product(U, F, H)
         gc = 0.0  # grad_c = c sum ||y||^2 - sum y^T L x
         for j in range(s):
             for i in range(n):
@@ -386,12 +389,7 @@ def _descend_steps(F, Ft, Yt, pi, pj, v2, mu, steps, sigma, tol2, exact_c, ftol,
         if g2 <= tol2:
             code = 1
             break
-        XD[:] = 0.0
-        for k in range(rk):
-            for j in range(s):
-                h = H[j, k]
-                for i in range(n):
-                    XD[j, i] += h * Ft[k, i]
+        product(H, Ft, XD)
         # f(a) - f(0) along the line, as a polynomial in a (see _descend_numpy)
         A1 = A2 = e1 = e2 = p11 = p12 = p22 = 0.0
         for i in range(n):

@@ -11,11 +11,15 @@ from rankbench.utils import jit
 needs_numba = pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
 
 
-def test_threshold_codes_match_a_searchsorted_per_unit():
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_threshold_codes_match_a_searchsorted_per_unit(compiled, dtype):
     rng = np.random.default_rng(3)
-    thr = np.sort(rng.random((5, 7)) * 2, axis=1).astype(np.float32)
-    D = np.concatenate([rng.random((50, 5)) * 3, thr[None, :, 2], np.full((1, 5), 1e9)]).astype(np.float32)
-    got = threshold_codes(D, thr)
+    thr = np.sort(rng.random((5, 7)) * 2, axis=1).astype(dtype)
+    D = np.concatenate([rng.random((50, 5)) * 3, thr[None, :, 2], np.full((1, 5), 1e9)]).astype(dtype)
+    D[7] = np.nextafter(thr[:, 4], np.inf)  # just above a threshold
+    with jit.use_compiled(compiled):
+        got = threshold_codes(D, thr)
     want = np.stack([np.searchsorted(thr[u], D[:, u], side="left") for u in range(5)], axis=1)
     assert got.dtype == np.uint8
     np.testing.assert_array_equal(got, want)  # ties go to the threshold itself (d <= theta)
