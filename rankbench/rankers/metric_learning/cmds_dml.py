@@ -315,7 +315,8 @@ def _descend_compiled(L0, X, Y, pairs, mu, gamma, rho, sigma, r, tol, max_iter, 
 
     record(0)
     while n_iter < max_iter and not code:
-        upto = min(max_iter, n_iter + 500, marks[0] if marks else max_iter)  # a tick every 500
+        upto = min(max_iter, n_iter + 500, marks[0] if marks else max_iter)  # ticks every 500
+        tick("iteration", n_iter + 1, max_iter)
         done, code = _descend_steps(F, Ft, Yt, pi, pj, v2, mu, steps, sigma, tol * tol, c_step == "authors",
                                     ftol, T, coef, scal, upto - n_iter)
         n_iter += done
