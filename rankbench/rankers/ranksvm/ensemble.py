@@ -112,9 +112,12 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
         """(|P|, N) values w_k^T (x+_s - x-_s) over every triple of the training set, streamed."""
         oracle = TripleStreamOracle(build_pair_grid(X, y, cams, block=self.block, n_jobs=self.n_jobs))
         S, _ = oracle.P.stream(V=W)
-        # column k: A w_k with A's rows x-_s - x+_s, so u = -(A w_k)
-        return -np.stack([oracle._flat(S[..., k], oracle._posvals(W[:, k])) for k in range(W.shape[1])],
-                         axis=1).astype(np.float32)
+        # column k: A w_k with A's rows x-_s - x+_s, so u = -(A w_k); filled a column at a time
+        # (a float64 stack of all columns was the largest array of the whole fit)
+        U = np.empty((oracle.n_rows, W.shape[1]), dtype=np.float32)
+        for k in range(W.shape[1]):
+            U[:, k] = -oracle._flat(S[..., k], oracle._posvals(W[:, k]))
+        return U
 
     def similarity(self, Q, G):
         """``w^T |q - g|`` with the boosted w (eq. 7), shape (nq, ng)."""
