@@ -18,50 +18,44 @@ models up to 800 support vectors:
    and ranking time (lazy, from their trees) beside RankBoost's.
 
 The SVMs here skip cross-validation (one C, gamma point): this measures evaluation and boosting,
-not model selection. Usage: python scripts/bench_merler.py [--types 100] [--rounds 100]
-[--data-root ...] (the data root is not needed; accepted for ``make bench``).
+not model selection. Usage: python scripts/bench_merler.py [--types 100] [--rounds 100] [--quick]
+[--data-root ...] (the data root is not needed; accepted for ``make bench``). ``--quick``: 8 feature
+types, 5 rounds, one fit per figure.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
+from benchtools import REPO, arguments, timed
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(REPO))
 
 from rankbench.datasets.synthetic_collection import SyntheticCollection  # noqa: E402
 from rankbench.rankers.base import LazyColumns  # noqa: E402
 from rankbench.registry import rankers  # noqa: E402
 
 
-def timed(fn, *args, **kw):
-    t0 = time.perf_counter()
-    out = fn(*args, **kw)
-    return out, time.perf_counter() - t0
-
-
 def best_of(n, make, *args):
     """(fitted model, shortest wall time of n fits): fits of 0.1-0.2 s vary by tens of percent."""
     runs = [timed(make().fit, *args) for _ in range(n)]
-    return runs[0][0], min(t for _, t in runs)
+    return runs[0].result, min(t.wall for t in runs)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = arguments(__doc__.splitlines()[0], repeats=5)
     ap.add_argument("--types", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--concept", default="Computer_TV-screen", help="a frequent concept: bags of 800")
-    ap.add_argument("--data-root", default=None)
     args = ap.parse_args(argv)
+    if args.quick:
+        args.types, args.rounds, args.repeats = 8, 5, 1
 
     rng = np.random.default_rng(0)
     dims = np.array([16, 32, 48, 64])[np.arange(args.types) % 4]
     noise = np.geomspace(0.4, 2.0, args.types)
-    (ds, t_gen) = timed(SyntheticCollection(feature_types=[[int(d), float(s)] for d, s in zip(dims, noise)]).load)
+    ds, t_gen, _ = timed(SyntheticCollection(feature_types=[[int(d), float(s)] for d, s in zip(dims, noise)]).load)
     views = {k[5:]: v for k, v in ds.arrays.items() if k.startswith("feat/")}
     c = ds.info["concepts"].index(args.concept)
     y = ds.arrays["relevance"][:, c].astype(int)
@@ -71,7 +65,7 @@ def main(argv=None) -> int:
           f"{args.concept}: {y[base].sum()} / {y[boost].sum()} / {y[test].sum()} relevant in base / boost / test")
 
     bank = rankers.build("svm_bank", {"bags_per_type": 2, "C_grid": [1.0], "gamma_grid": [1.0], "random_state": 0})
-    _, t_fit = timed(bank.fit, {k: v[base] for k, v in views.items()}, y[base])
+    _, t_fit, _ = timed(bank.fit, {k: v[base] for k, v in views.items()}, y[base])
     n_sv = np.array([len(s) for s in bank.support_])
     print(f"base models: {bank.n_models_} RBF-SVMs on bags of {bank.diagnostics_['bag_size']}, support vectors "
           f"{n_sv.min()}-{n_sv.max()} (mean {n_sv.mean():.0f}); trained in {t_fit:.1f} s (no CV)")
@@ -84,14 +78,14 @@ def main(argv=None) -> int:
     svc = SVC(C=bank.C_[j], gamma=bank.gamma_[j]).fit(V[bank.bags_[j]], y[bank.bags_[j]])
     X_test = {k: v[test] for k, v in views.items()}
     rows = np.arange(len(test))
-    _, t_ours = timed(bank.model_output, X_test, j, rows)
-    _, t_sk = timed(svc.decision_function, V[test])
+    _, t_ours, _ = timed(bank.model_output, X_test, j, rows)
+    _, t_sk, _ = timed(svc.decision_function, V[test])
     print(f"\n1. one model ({n_sv[j]} support vectors, {V.shape[1]} dims) on {len(test)} items: svm_bank "
           f"{len(test) / t_ours:,.0f} evaluations/s, SVC.decision_function {len(test) / t_sk:,.0f}/s "
           f"({t_sk / t_ours:.1f}x)")
 
     # 2. all models on the test part; boosting outputs for 3. and 4.
-    H_test, t_all = timed(lambda: np.stack([bank.model_output(X_test, k, rows) for k in range(bank.n_models_)], 1))
+    H_test, t_all, _ = timed(lambda: np.stack([bank.model_output(X_test, k, rows) for k in range(bank.n_models_)], 1))
     n_eval = H_test.size
     print(f"2. all {bank.n_models_} models on the {len(test)} test items: {t_all:.1f} s "
           f"({n_eval / t_all:,.0f} evaluations/s over {n_eval:,} evaluations)")
@@ -101,17 +95,18 @@ def main(argv=None) -> int:
 
     def ranking(model):
         cols = LazyColumns(lambda k, r: bank.model_output(X_test, k, r), (len(test), bank.n_models_))
-        _, t = timed(model.decision_function, cols)
+        _, t, _ = timed(model.decision_function, cols)
         return t, cols.n_evals / len(test)
 
-    rb, t_rb = best_of(5, lambda: rankers.build("bipartite_rankboost", {"n_rounds": args.rounds}), H_boost, yb)
-    irb, t_irb = best_of(5, lambda: rankers.build("imbalanced_rankboost", {"n_rounds": args.rounds, "tol": 0.0}),
+    n = args.repeats
+    rb, t_rb = best_of(n, lambda: rankers.build("bipartite_rankboost", {"n_rounds": args.rounds}), H_boost, yb)
+    irb, t_irb = best_of(n, lambda: rankers.build("imbalanced_rankboost", {"n_rounds": args.rounds, "tol": 0.0}),
                          H_boost, yb)
     rb_rank, rb_evals = ranking(rb)
     irb_rank, irb_evals = ranking(irb)
     print(f"   RankBoost, {args.rounds} rounds: ranking {rb_rank:.1f} s ({rb_evals:.1f} models per item)")
     print(f"\n3. training on the same {H_boost.shape[0]} x {H_boost.shape[1]} boosting outputs, {args.rounds} rounds "
-          "(shortest of 5 fits each):")
+          f"(shortest of {args.repeats} fits each):")
     print(f"   RankBoost {t_rb:.2f} s, Imbalanced RankBoost {t_irb:.2f} s: ratio {t_irb / t_rb:.2f} (target <= 2); "
           f"IRB ranking {irb_rank:.1f} s ({irb_evals:.1f} models per item, {rb_rank / irb_rank:.1f}x faster)")
     # IRB's cost depends on lambda: the items still active, and the rows its pruned threshold search
@@ -120,7 +115,7 @@ def main(argv=None) -> int:
     print("   IRB's training against lambda (the regulariser's weight; the paper's 1e5):")
     worst = 0.0
     for lam in (0.0, 1e3, 1e5, 1e6, 1e7, 1e8, 1e12):
-        m, t = best_of(5, lambda: rankers.build("imbalanced_rankboost",
+        m, t = best_of(n, lambda: rankers.build("imbalanced_rankboost",
                                                 {"n_rounds": args.rounds, "tol": 0.0, "lam": lam}), H_boost, yb)
         worst = max(worst, t / t_rb)
         print(f"     lambda {lam:7.0e}: {t:6.2f} s, ratio {t / t_rb:.2f}; items active {m.n_active_.mean() / len(yb):6.1%}"
@@ -134,7 +129,7 @@ def main(argv=None) -> int:
     for name, params in (("lgbm_lambdarank", {"n_estimators": args.rounds, "random_state": 0}),
                          ("xgb_pairwise", {"n_estimators": args.rounds})):
         try:
-            m, t = timed(rankers.build(name, params).fit, H_boost, yb)
+            m, t, _ = timed(rankers.build(name, params).fit, H_boost, yb)
         except ImportError as exc:  # an absent optional peer (pip install '.[peers]')
             print(f"   {name:22s} not run: {exc}")
             continue

@@ -12,18 +12,19 @@ Prints
   (256x256 RGB), one process, decoding excluded, next to ``cv2.calcHist`` (a C histogram) as the
   reference for the colour histogram.
 
-Usage: python scripts/bench_merler_data.py --data-root ../shared/datasets [--n-images 200]
+Usage: python scripts/bench_merler_data.py --data-root ../shared/datasets [--n-images 200] [--quick]
+(--quick: 10 images.)
 """
 
 from __future__ import annotations
 
-import argparse
 import resource
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from benchtools import arguments
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -108,10 +109,11 @@ def throughput(data_root: str, n_images: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-root", default=None)
+    ap = arguments(__doc__.split("\n\n")[0])
     ap.add_argument("--n-images", type=int, default=200)
     args = ap.parse_args()
+    if args.quick:
+        args.n_images = 10
     synthetic(args.data_root)
     if args.data_root:
         throughput(args.data_root, args.n_images)

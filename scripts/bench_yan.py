@@ -16,36 +16,25 @@ One run prints:
   equals KLR's loss-based decoding for one-vs-all logistic losses): error rates, the share of test
   predictions on which they agree, and the time ratio.
 
-Usage: python scripts/bench_yan.py --data-root ../shared/datasets [--repeats 5]
+Usage: python scripts/bench_yan.py --data-root ../shared/datasets [--repeats 5] [--quick]
+(--quick: one fit per figure.)
 Times are the median over ``--repeats`` fits, wall clock and process CPU, one BLAS thread.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
+from benchtools import REPO, arguments, have_data, timed
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(REPO))
 
 from rankbench.protocols.classification import extended_rows  # noqa: E402
 from rankbench.registry import datasets, features, protocols, rankers  # noqa: E402
 from rankbench.utils.threads import blas_threads  # noqa: E402
 
 PAPER = {6: (63, 363, 20), 5: (156, 1118, 40)}  # people: (sequences, images, largest K), Section 4.1 / Fig. 6
-
-
-def timed(fn, repeats):
-    walls, cpus, out = [], [], None
-    for _ in range(repeats):
-        t, c = time.perf_counter(), time.process_time()
-        out = fn()
-        walls.append(time.perf_counter() - t)
-        cpus.append(time.process_time() - c)
-    return out, float(np.median(walls)), float(np.median(cpus))
 
 
 def fit_inputs(X, codes, split):
@@ -63,11 +52,12 @@ def fit_inputs(X, codes, split):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-root", default="../shared/datasets")
-    ap.add_argument("--repeats", type=int, default=5)
+    ap = arguments(__doc__.splitlines()[0], repeats=5)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    if not have_data(args.data_root, "towncentre", "bench_yan"):
+        return
+    repeats = 1 if args.quick else args.repeats
     ext = features.build("hsv_hist", {})
     print("== Town Centre settings (defaults max_gap 18, sequence_length 8) vs the paper")
     sets = {}
@@ -86,14 +76,14 @@ def main() -> None:
               f"{ds.info['n_sequences'] - len(split['train_sequences'])} test sequences / {len(split['test'])} crops;"
               f" K = {PAPER[k][2]}: {len(split['constraints'])} constraints {kinds}")
 
-    print(f"\n== fit times at the paper's sizes (median of {args.repeats}; wall / CPU seconds, one BLAS thread)")
+    print(f"\n== fit times at the paper's sizes (median of {repeats}; wall / CPU seconds, one BLAS thread)")
     with blas_threads(1):
         for k, (ds, X, codes, split) in sets.items():
             tr, te = np.asarray(split["train"]), np.asarray(split["test"])
             Xf, yf, C = fit_inputs(X, codes, split)
-            klr, tk, ck = timed(lambda: rankers.build("kernel_logreg", {}).fit(X[tr], codes[tr]), args.repeats)
-            pk, tp, cp = timed(lambda: rankers.build("pklr", {}).fit(Xf, yf, constraints=C), args.repeats)
-            rc, tr_, cr = timed(lambda: rankers.build("rca_klr", {}).fit(Xf, yf, constraints=C), args.repeats)
+            klr, tk, ck = timed(lambda: rankers.build("kernel_logreg", {}).fit(X[tr], codes[tr]), repeats=repeats)
+            pk, tp, cp = timed(lambda: rankers.build("pklr", {}).fit(Xf, yf, constraints=C), repeats=repeats)
+            rc, tr_, cr = timed(lambda: rankers.build("rca_klr", {}).fit(Xf, yf, constraints=C), repeats=repeats)
             err = {n: np.mean(m.predict(X[te]) != codes[te]) for n, m in (("KLR", klr), ("PKLR", pk), ("RCA+KLR", rc))}
             print(f"  {k} people, K = {PAPER[k][2]}: {len(tr)} labelled crops, {len(C)} constraints, m' = "
                   f"{len(pk.X_fit_)} basis points, {k} one-vs-all problems")
@@ -108,8 +98,8 @@ def main() -> None:
         split["means"] = []
         Xf, yf, C = fit_inputs(Xs, ys, split)
         lab = np.asarray(split["train"])
-        _, tk, ck = timed(lambda: rankers.build("kernel_logreg", {}).fit(Xs[lab], ys[lab]), args.repeats)
-        _, tp, cp = timed(lambda: rankers.build("pklr", {}).fit(Xf, yf, constraints=C), args.repeats)
+        _, tk, ck = timed(lambda: rankers.build("kernel_logreg", {}).fit(Xs[lab], ys[lab]), repeats=repeats)
+        _, tp, cp = timed(lambda: rankers.build("pklr", {}).fit(Xf, yf, constraints=C), repeats=repeats)
         print(f"  spirals, 80 labelled, 4 constraints: KLR {tk:.4f} / {ck:.4f} s, PKLR {tp:.4f} / {cp:.4f} s")
 
         print("\n== KLR vs scikit-learn LogisticRegression on Nystroem features (n_components = n_train)")
@@ -122,11 +112,11 @@ def main() -> None:
                  for k, (ds, X, codes, s) in sets.items()]
         cases.append(("spirals", Xs, ys, lab, np.asarray(split["test"])))
         for name, X, y, tr, te in cases:
-            ours, t_ours, _ = timed(lambda: rankers.build("kernel_logreg", {}).fit(X[tr], y[tr]), args.repeats)
+            ours, t_ours, _ = timed(lambda: rankers.build("kernel_logreg", {}).fit(X[tr], y[tr]), repeats=repeats)
             peer, t_peer, _ = timed(lambda: make_pipeline(
                 Nystroem(gamma=0.08, n_components=len(tr), random_state=0),
                 OneVsRestClassifier(LogisticRegression(C=1 / (2 * 0.001), fit_intercept=False, max_iter=10000,
-                                                       tol=1e-8))).fit(X[tr], y[tr]), args.repeats)
+                                                       tol=1e-8))).fit(X[tr], y[tr]), repeats=repeats)
             a, b = ours.predict(X[te]), peer.predict(X[te])
             print(f"  {name}, {len(tr)} training points: KLR {t_ours:.3f} s, error {np.mean(a != y[te]):.1%};"
                   f" Nystroem + LogisticRegression {t_peer:.3f} s, error {np.mean(b != y[te]):.1%};"

@@ -29,6 +29,7 @@ from ...errors import InputError
 from ...metrics import knn_regress, mae
 from ...params import NonNegativeFloat, NonNegativeInt, OpenFraction, PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
+from ...utils import jit
 from ...utils.progress import tick
 from ...utils.threads import blas_threads
 from ..base import MetricLearner
@@ -134,9 +135,17 @@ def gradient(L, c, X, Y, V, v2, mu):
     return gL, gc
 
 
-def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_step="gradient", ftol=0.0,
+def pair_differences(X, pairs):
+    """``V`` (rows ``x_i - x_j`` over the target pairs) and ``v2``, their squared norms."""
+    V = X[pairs[:, 0]] - X[pairs[:, 1]]
+    return V, (V**2).sum(axis=1)
+
+
+def descend(L0, X, Y, pairs, mu, gamma, rho, sigma, r, tol, max_iter, c_step="gradient", ftol=0.0,
             checkpoints=()):
     """Algorithm 2, S4-S6: steepest descent with the Armijo rule on (10) from (L0, c0 = 1).
+
+    ``pairs`` (P, 2) are the target pairs (eta_ij = 1) as row indices of X.
 
     Every gradient is ``G = R^T X + (4 mu W)^T V`` (R = XL^T - cY, W = (VL^T) * e), so each iterate
     is ``L = L0 - A^T X - B^T V`` and the whole descent runs on the Gram matrix of ``[X; V]``:
@@ -159,7 +168,18 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_step="gr
 
     Returns ``(L, c, n_iter, n_trial_steps, ||grad f||^2 at the last gradient, stop reason,
     {checkpoint: (L, c)})``.
+
+    With numba (:mod:`rankbench.utils.jit`) the loop runs compiled (:func:`_descend_compiled`,
+    the same iterates up to float rounding); this module's numpy loop is the reference.
     """
+    args = (mu, gamma, rho, sigma, r, tol, max_iter, c_step, ftol, checkpoints)
+    if jit.enabled():
+        return _descend_compiled(L0, X, Y, np.asarray(pairs), *args)
+    return _descend_numpy(L0, X, Y, *pair_differences(X, pairs), *args)
+
+
+def _descend_numpy(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_step, ftol, checkpoints):
+    """The numpy loop of :func:`descend` (the reference; it runs when numba is absent)."""
     n = len(X)
     Z = np.vstack([X, V])
     Kz = Z @ Z.T
@@ -257,6 +277,184 @@ def descend(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_step="gr
     for k in marks:
         recorded[k] = (L, c)
     return L, c, n_iter, n_bt, g2, stop, recorded
+
+
+#: stop reasons of the compiled loop, by the code it returns
+_STOPS = ("max_iter", "tol", "line search", "ftol")
+
+
+def _descend_compiled(L0, X, Y, pairs, mu, gamma, rho, sigma, r, tol, max_iter, c_step, ftol, checkpoints):
+    """:func:`descend` with its loop compiled (:func:`_descend_steps`), run in chunks that end at
+    each checkpoint and report progress between them.
+
+    The same iterates as :func:`_descend_numpy` up to float rounding, with less work: the
+    projected pair differences ``V L^T`` are differences of rows of ``T = X L^T``, and the
+    gradient ``R^T X + (4 mu W)^T V`` is ``U^T X`` for item coefficients U (each pair's row added to
+    its first item and subtracted from its second), so the loop keeps only T (s, n) and the
+    coefficients (``L = L0 - coef X``). X enters through a thin factor ``F F^T = X X^T`` (X itself
+    when d <= n, else X Q with Q an orthonormal basis of its rows): an iteration costs
+    O(n min(d, n) s + P s).
+    """
+    n, d = X.shape
+    F = np.ascontiguousarray(X if d <= n else X @ np.linalg.qr(X.T)[0])
+    Ft = np.ascontiguousarray(F.T)
+    T = np.ascontiguousarray((X @ L0.T).T)  # (s, n)
+    Yt = np.ascontiguousarray(Y.T)
+    coef = np.zeros_like(T)
+    pi, pj = (np.ascontiguousarray(pairs[:, k], dtype=np.int64) for k in (0, 1))
+    v2 = pair_differences(X, pairs)[1]
+    steps = gamma * rho ** np.arange(1, r + 1)
+    scal = np.array([1.0, np.inf, np.inf, 0.0])  # c, f_prev (inf: none yet), g2, trial steps
+    marks = sorted({int(k) for k in checkpoints})
+    recorded = {}
+    n_iter, code = 0, 0
+
+    def record(upto, L=None):
+        while marks and marks[0] <= upto:
+            recorded[marks.pop(0)] = (L0 - coef @ X if L is None else L, float(scal[0]))
+
+    record(0)
+    while n_iter < max_iter and not code:
+        upto = min(max_iter, n_iter + 500, marks[0] if marks else max_iter)  # ticks every 500
+        tick("iteration", n_iter + 1, max_iter)
+        done, code = _descend_steps(F, Ft, Yt, pi, pj, v2, mu, steps, sigma, tol * tol, c_step == "authors",
+                                    ftol, T, coef, scal, upto - n_iter)
+        n_iter += done
+        tick("iteration", n_iter, max_iter)
+        record(n_iter)
+    L = L0 - coef @ X
+    record(np.inf, L)  # checkpoints the descent did not reach hold its last iterate
+    return L, float(scal[0]), n_iter, int(scal[3]), float(scal[2]), _STOPS[code], recorded
+
+
+@jit.njit
+def _descend_steps(F, Ft, Yt, pi, pj, v2, mu, steps, sigma, tol2, exact_c, ftol, T, coef, scal, n_max):
+    """Up to ``n_max`` iterations of the descent on ``T = (X L^T)^T`` and ``coef`` (updated in
+    place) and ``scal = [c, f_prev, g2, trial steps]`` (see :func:`_descend_compiled`).
+    Returns (iterations taken, stop code: an index of ``_STOPS``)."""
+    def product(A, B, out):  # out = A @ B, a row of B at a time (a loop the compiler vectorises)
+        out[:] = 0.0
+        for i in range(B.shape[0]):
+            for j in range(A.shape[0]):
+                a = A[j, i]
+                for k in range(B.shape[1]):
+                    out[j, k] += a * B[i, k]
+
+    s, n = T.shape
+    rk = F.shape[1]
+    P = len(pi)
+    c, f_prev, g2, n_bt = scal[0], scal[1], scal[2], scal[3]
+    yy = 0.0
+    for j in range(s):
+        for i in range(n):
+            yy += Yt[j, i] * Yt[j, i]
+    R = np.empty((s, n))   # item residuals X L^T - c Y
+    Sp = np.empty((s, P))  # projected pair differences L v_p
+    e = np.empty(P)        # pair residuals ||L v_p||^2 - ||v_p||^2
+    U = np.empty((s, n))   # the gradient's item coefficients: grad_L f = U X
+    H = np.empty((s, rk))  # U F
+    XD = np.empty((s, n))  # the search direction's products with X: F H^T
+    D = np.empty((s, n))
+    Dp = np.empty((s, P))
+    done = 0
+    code = 0
+    while done < n_max:
+        for j in range(s):
+            for i in range(n):
+                R[j, i] = T[j, i] - c * Yt[j, i]
+                U[j, i] = R[j, i]
+        for p in range(P):
+            ep = 0.0
+            for j in range(s):
+                Sp[j, p] = T[j, pi[p]] - T[j, pj[p]]
+                ep += Sp[j, p] * Sp[j, p]
+            e[p] = ep - v2[p]
+            w = 4.0 * mu * e[p]
+            for j in range(s):
+                U[j, pi[p]] += w * Sp[j, p]
+                U[j, pj[p]] -= w * Sp[j, p]
+        product(U, F, H)
+        gc = 0.0  # grad_c = c sum ||y||^2 - sum y^T L x
+        for j in range(s):
+            for i in range(n):
+                gc -= Yt[j, i] * R[j, i]
+        c_next = c
+        if exact_c:
+            if yy > 0:
+                c_next = c - gc / yy  # argmin_c f(L_k, c)
+            gc = 0.0  # the step moves L alone
+        g2 = gc * gc
+        for j in range(s):
+            for k in range(rk):
+                g2 += H[j, k] * H[j, k]
+        if g2 <= tol2:
+            code = 1
+            break
+        product(H, Ft, XD)
+        # f(a) - f(0) along the line, as a polynomial in a (see _descend_numpy)
+        A1 = A2 = e1 = e2 = p11 = p12 = p22 = 0.0
+        for i in range(n):
+            for j in range(s):
+                D[j, i] = XD[j, i] - Yt[j, i] * gc
+                A1 += R[j, i] * D[j, i]
+                A2 += D[j, i] * D[j, i]
+        for p in range(P):
+            r1 = 0.0
+            r2 = 0.0
+            for j in range(s):
+                Dp[j, p] = XD[j, pi[p]] - XD[j, pj[p]]
+                r1 += Sp[j, p] * Dp[j, p]
+                r2 += Dp[j, p] * Dp[j, p]
+            e1 += e[p] * r1
+            e2 += e[p] * r2
+            p11 += r1 * r1
+            p12 += r1 * r2
+            p22 += r2 * r2
+        E1 = -4.0 * e1
+        E2 = 4.0 * p11 + 2.0 * e2
+        E3 = -4.0 * p12
+        E4 = p22
+        m = 0
+        a = 0.0
+        found = False
+        for m in range(1, len(steps) + 1):
+            a = steps[m - 1]
+            df = a * (-A1 + 0.5 * a * A2) + mu * a * (E1 + a * (E2 + a * (E3 + a * E4)))
+            if df <= -sigma * a * g2:
+                found = True
+                break
+        if not found:  # no sufficient decrease within r trial steps
+            n_bt += len(steps)
+            code = 2
+            break
+        for j in range(s):  # S6
+            for i in range(n):
+                T[j, i] -= a * XD[j, i]
+                coef[j, i] += a * U[j, i]
+        if exact_c:
+            c = c_next
+        else:
+            c -= a * gc
+        done += 1
+        n_bt += m
+        if ftol > 0:
+            f_now = 0.0
+            for j in range(s):
+                for i in range(n):
+                    f_now += (T[j, i] - c * Yt[j, i]) ** 2
+            ee = 0.0
+            for p in range(P):
+                ep = -v2[p]
+                for j in range(s):
+                    ep += (T[j, pi[p]] - T[j, pj[p]]) ** 2
+                ee += ep * ep
+            f_now = 0.5 * f_now + mu * ee
+            if f_prev < np.inf and abs(f_now - f_prev) < ftol * f_prev:
+                code = 3
+                break
+            f_prev = f_now
+    scal[0], scal[1], scal[2], scal[3] = c, f_prev, g2, n_bt
+    return done, code
 
 
 @rankers.register("cmds_dml")
@@ -383,10 +581,9 @@ class CMDSDML(BaseEstimator, MetricLearner):
         L0 = np.eye(self.s, X.shape[1])  # L0 = (e_1, ..., e_s)^T
         Y = align_signs(self.ideal_points(y), Xc @ L0.T)
         pairs = target_neighbours(Xc, y, self.K)  # S3
-        V = Xc[pairs[:, 0]] - Xc[pairs[:, 1]]
-        v2 = (V**2).sum(axis=1)
+        V, v2 = pair_differences(Xc, pairs)
         gamma = self._gamma(Xc)
-        out = descend(L0, Xc, Y, V, v2, self.mu, gamma, self.rho, self.sigma, self.r, self.tol, max_iter,
+        out = descend(L0, Xc, Y, pairs, self.mu, gamma, self.rho, self.sigma, self.r, self.tol, max_iter,
                       self.c_step, self.ftol, checkpoints)
         return mean, gamma, Y, V, v2, pairs, out
 

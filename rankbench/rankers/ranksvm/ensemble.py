@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.progress import tick
+from ...utils.threads import one_blas_thread
 from .._pair_grid import build_pair_grid, weighted_l1
 from ..base import PairScorer
 from ._oracles import DenseOracle, TripleStreamOracle
@@ -66,6 +67,7 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
+    @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, y, cams=None):
         """Learn the weak rankers and their boosting weights (queries as in ``PRSVM.fit``)."""
         X = np.asarray(X, dtype=float)
@@ -110,9 +112,12 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
         """(|P|, N) values w_k^T (x+_s - x-_s) over every triple of the training set, streamed."""
         oracle = TripleStreamOracle(build_pair_grid(X, y, cams, block=self.block, n_jobs=self.n_jobs))
         S, _ = oracle.P.stream(V=W)
-        # column k: A w_k with A's rows x-_s - x+_s, so u = -(A w_k)
-        return -np.stack([oracle._flat(S[..., k], oracle._posvals(W[:, k])) for k in range(W.shape[1])],
-                         axis=1).astype(np.float32)
+        # column k: A w_k with A's rows x-_s - x+_s, so u = -(A w_k); filled a column at a time
+        # (a float64 stack of all columns was the largest array of the whole fit)
+        U = np.empty((oracle.n_rows, W.shape[1]), dtype=np.float32)
+        for k in range(W.shape[1]):
+            U[:, k] = -oracle._flat(S[..., k], oracle._posvals(W[:, k]))
+        return U
 
     def similarity(self, Q, G):
         """``w^T |q - g|`` with the boosted w (eq. 7), shape (nq, ng)."""

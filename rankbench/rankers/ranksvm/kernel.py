@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
 from .._validation import as_grid, check_pairs
 from ..base import PairwiseRanker
@@ -65,6 +66,7 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
     def _gram(self, X, Y, gamma):
         return base_kernel(self.kernel, X, Y, gamma, self.scale_)
 
+    @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
         X = np.asarray(X, dtype=float)
         pairs, sign = check_pairs(pairs, sign, len(X))

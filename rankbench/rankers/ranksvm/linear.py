@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.threads import one_blas_thread
 from .._validation import as_grid, check_pairs
 from ..base import PairwiseRanker
 from ._cv import cv_pair_accuracy
@@ -100,6 +101,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
             blocks.append((v - lo) / (hi - lo if hi > lo else 1.0))
         return np.hstack(blocks)
 
+    @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
         X = self._matrix(X, fitting=True)
         pairs, sign = check_pairs(pairs, sign, len(X))

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.threads import one_blas_thread
 from ...utils.optim import backtrack
 from ...utils.progress import tick
 from .._kernels import base_kernel, kernel_scale
@@ -148,6 +149,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         ct = np.maximum(np.einsum("kii->k", Ks) / n - Ks.sum(axis=(1, 2)) / n ** 2, 1e-12)
         return Ks / ct[:, None, None], ct
 
+    @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
         if not isinstance(X, dict):
             X = {"x": X}

@@ -1,4 +1,4 @@
-"""ELF's AdaBoost over histogram and single-dimension units, its variants and its encoder."""
+"""ELF's AdaBoost over histogram and single-dimension units and its variants."""
 
 
 import numpy as np
@@ -97,18 +97,6 @@ def test_bad_parameters_raise():
     for kw in ({"units": "pixels"}, {"score": "rank"}, {"neg_per_pos": 1, "neg_sampling": "odd"}):
         with pytest.raises(ValueError):
             ELFAdaBoost(n_rounds=3, n_bins=4, **kw).fit(X, y, cams)
-
-
-def test_encoder_matches_a_searchsorted_per_unit():
-    from rankbench.rankers.boosting.elf import _encoder
-
-    rng = np.random.default_rng(3)
-    thr = np.sort(rng.random((5, 7)) * 2, axis=1).astype(np.float32)
-    D = np.concatenate([rng.random((50, 5)) * 3, thr[None, :, 2], np.full((1, 5), 1e9)]).astype(np.float32)
-    got = _encoder(thr)(D)
-    want = np.stack([np.searchsorted(thr[u], D[:, u], side="left") for u in range(5)], axis=1)
-    np.testing.assert_array_equal(got, want)  # ties go to the threshold itself (d <= theta)
-    assert (got[-1] == 7).all()                 # beyond every threshold: the "always +1" code
 
 
 def test_elf_ranker_boosts_over_region_histograms():

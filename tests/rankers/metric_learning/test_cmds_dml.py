@@ -8,6 +8,7 @@ from toydata import three_level_ordinal
 
 from rankbench.metrics import knn_regress, mae
 from rankbench.rankers.metric_learning import cmds_dml as C
+from rankbench.utils import jit
 
 
 def _pairwise(Y):
@@ -167,6 +168,34 @@ def test_descent_equals_its_naive_loop(c_step, naive, n_iter):
     assert m.n_iter_ == n_iter
     np.testing.assert_allclose(m.L_, L, rtol=1e-7, atol=1e-9)
     assert m.c_ == pytest.approx(c, rel=1e-9)
+
+
+@pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+@pytest.mark.parametrize("d", [6, 40])  # X itself as the factor (d <= n), or X Q (d > n)
+@pytest.mark.parametrize(("c_step", "ftol", "tol", "cap"), [
+    ("gradient", 0.0, 0.0, 520),      # past a chunk boundary (500)
+    ("authors", 0.0, 0.0, 300),
+    ("gradient", 1e-4, 0.0, 5000),    # stops on ftol
+    ("gradient", 0.0, 5e-2, 5000),    # stops on tol
+])
+def test_compiled_descent_gives_the_numpy_iterates(d, c_step, ftol, tol, cap):
+    X, y = three_level_ordinal(d=d)
+    Xc = X - X.mean(0)
+    m = C.CMDSDML(s=3, K=3, mu=1e-3, gamma=0.1)
+    Y = C.align_signs(m.ideal_points(y), Xc[:, :3])
+    pairs = C.target_neighbours(Xc, y, 3)
+    args = (np.eye(3, d), Xc, Y, pairs, 1e-3, 0.1, 0.5, 0.05, 20, tol, cap, c_step, ftol, (0, 10, 501, 10**6))
+    with jit.use_compiled(True):
+        L, c, n_iter, n_bt, g2, stop, rec = C.descend(*args)
+    with jit.use_compiled(False):
+        L_, c_, n_iter_, n_bt_, g2_, stop_, rec_ = C.descend(*args)
+    assert (n_iter, n_bt, stop) == (n_iter_, n_bt_, stop_)
+    assert stop == {5000: "ftol" if ftol else "tol"}.get(cap, "max_iter")
+    np.testing.assert_allclose(L, L_, rtol=1e-10, atol=1e-12)
+    assert c == pytest.approx(c_, rel=1e-10) and g2 == pytest.approx(g2_, rel=1e-8)
+    assert rec.keys() == rec_.keys()
+    for k in rec:
+        np.testing.assert_allclose(rec[k][0], rec_[k][0], rtol=1e-10, atol=1e-12)
 
 
 def test_ftol_stops_on_relative_decrease():

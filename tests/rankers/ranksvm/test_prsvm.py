@@ -33,3 +33,14 @@ def test_prsvm_cross_validates_C_from_the_grid():
     # without cameras every other image is a candidate
     r2 = PRSVM(C=1.0).fit(X, y)
     assert r2.n_triples_ == 40 * 38
+
+
+def test_folds_side_by_side_choose_the_same_C_and_model():
+    X, y, cams = two_camera_people(24, 6, noise=0.5, seed=5)
+    kw = dict(C_grid=(0.001, 0.01, 0.1, 10.0), cv=3, cv_patience=2, random_state=1)
+    one = PRSVM(n_jobs=1, **kw).fit(X, y, cams)
+    par = PRSVM(n_jobs=3, **kw).fit(X, y, cams)  # three folds on three threads
+    assert one.C_ == par.C_ and one.cv_scores_ == par.cv_scores_
+    np.testing.assert_allclose(one.coef_, par.coef_, rtol=1e-6)  # the final fit's pass, shared by 3 threads
+    two = PRSVM(n_jobs=2, **kw).fit(X, y, cams)  # two threads for three folds
+    assert two.cv_scores_ == one.cv_scores_

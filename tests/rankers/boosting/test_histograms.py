@@ -1,0 +1,79 @@
+"""Threshold codes and the weighted cumulative histograms of RankBoost and ELF, compiled and numpy."""
+
+import numpy as np
+import pytest
+
+from rankbench.rankers.boosting._histograms import threshold_codes, weighted_cum_hist
+from rankbench.rankers.boosting.elf import ELFAdaBoost
+from rankbench.rankers.boosting.rankboost import RankBoost
+from rankbench.utils import jit
+
+needs_numba = pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_threshold_codes_match_a_searchsorted_per_unit(compiled, dtype):
+    rng = np.random.default_rng(3)
+    thr = np.sort(rng.random((5, 7)) * 2, axis=1).astype(dtype)
+    D = np.concatenate([rng.random((50, 5)) * 3, thr[None, :, 2], np.full((1, 5), 1e9)]).astype(dtype)
+    D[7] = np.nextafter(thr[:, 4], np.inf)  # just above a threshold
+    with jit.use_compiled(compiled):
+        got = threshold_codes(D, thr)
+    want = np.stack([np.searchsorted(thr[u], D[:, u], side="left") for u in range(5)], axis=1)
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)  # ties go to the threshold itself (d <= theta)
+    assert (got[-1] == 7).all()                 # beyond every threshold: the "always +1" code
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("U", [1, 4, 7])
+def test_cumulative_histogram_is_the_sum_of_weights_at_or_below_each_code(compiled, U):
+    rng = np.random.default_rng(U)
+    n, bins = 301, 9
+    codes = rng.integers(0, bins, (U, n)).astype(np.uint8)
+    w = rng.standard_normal(n)
+    with jit.use_compiled(compiled):
+        got = weighted_cum_hist(codes, w, bins)
+    want = np.array([[w[codes[u] <= j].sum() for j in range(bins)] for u in range(U)])  # brute force
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+@needs_numba
+def test_compiled_histogram_equals_bincount_to_the_last_bit():
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 32, (11, 5000)).astype(np.uint8)
+    codes[3] = 31  # one unit in a single bin; a code at the last bin
+    w = rng.random(5000) * np.exp(rng.standard_normal(5000) * 5)  # weights of very different sizes
+    with jit.use_compiled(True):
+        a = weighted_cum_hist(codes, w, 32)
+    with jit.use_compiled(False):
+        b = weighted_cum_hist(codes, w, 32)
+    np.testing.assert_array_equal(a, b)
+
+
+def _reid_problem(n=25, d=9, seed=5):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n), 2)
+    cams = np.tile(["a", "b"], n)
+    X = rng.random((2 * n, d))
+    X[:, :3] = rng.random((n, 3))[y] + 0.05 * rng.random((2 * n, 3))
+    return X, y, cams
+
+
+@needs_numba
+@pytest.mark.parametrize("make", [
+    lambda: RankBoost(n_rounds=25, n_thresholds=16, random_state=0),
+    lambda: ELFAdaBoost(n_rounds=25, n_bins=3, units="both", n_thresholds=16),
+    lambda: ELFAdaBoost(n_rounds=25, n_bins=3, units="hist", n_thresholds=8, neg_per_pos=2, random_state=1),
+], ids=["rankboost", "elf", "elf-sampled"])
+def test_compiled_and_numpy_boosters_fit_the_same_model(make):
+    X, y, cams = _reid_problem()
+    with jit.use_compiled(True):
+        a = make().fit(X, y, cams)
+    with jit.use_compiled(False):
+        b = make().fit(X, y, cams)
+    for attr in ("features_", "hists_", "thresholds_", "alphas_"):
+        if hasattr(a, attr):
+            np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
+    assert len(a.alphas_) == 25
