@@ -113,7 +113,8 @@ def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOption
     --data-root (or $RANKBENCH_DATA), the data root its manifest records, if that folder exists."""
     if options.data_root is not None:
         return options
-    recorded = folder.read_manifest().get("data_root")
+    manifest = folder.read_manifest()
+    recorded = manifest.data_root if manifest is not None else None
     if isinstance(recorded, str) and Path(recorded).is_dir():
         return replace(options, data_root=recorded)
     return options

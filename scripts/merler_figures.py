@@ -46,24 +46,23 @@ DEPTHS = (("map@100", "MAP@100"), ("map@500", "MAP@500"), ("map", "MAP (full dep
 COSTS = (("rank_s", "ranking time per concept (s)"), ("evals", "base-model evaluations per test item"))
 
 
-def _records(run: Path) -> list[dict]:
+def _records(run: Path) -> list:
+    """The run's finished trial records (TrialRecord: setting, trial, method, metrics, curves)."""
     records, _ = RunFolder.open(run).read_trials()
-    return records
+    return [r for r in records if r.ok]
 
 
 def _rankers(run: Path) -> dict[str, dict]:
     """Each method's config entry (ranker name and parameters), from the run's config.yaml."""
-    import yaml
-
-    cfg = yaml.safe_load((run / "config.yaml").read_text()) or {}
+    cfg = RunFolder.open(run).read_config()
     return {r["name"]: r for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r}
 
 
-def _staged_methods(records: list[dict], entries: dict[str, dict], setting: str = "") -> list[str]:
+def _staged_methods(records: list, entries: dict[str, dict], setting: str = "") -> list[str]:
     seen = []
     for r in records:
-        if r["setting"] == setting and "staged" in (r.get("curves") or {}) and r["method"] not in seen:
-            seen.append(r["method"])
+        if r.setting == setting and "staged" in r.curves and r.method not in seen:
+            seen.append(r.method)
 
     def key(m):
         e = entries.get(m, {})
@@ -97,7 +96,7 @@ def figure6(run: Path, out: Path) -> list[Path]:
     methods = _staged_methods(records, entries)
     if not methods:
         return []
-    n_trials = len({r["trial"] for r in records})
+    n_trials = len({r.trial for r in records})
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
     for col, (y, label) in enumerate(DEPTHS):
         for row, (x, xlabel) in enumerate(COSTS):
@@ -122,13 +121,13 @@ def figure6(run: Path, out: Path) -> list[Path]:
     return paths
 
 
-def _concept_ap_at(records: list[dict], method: str, t: float) -> dict[str, float]:
+def _concept_ap_at(records: list, method: str, t: float) -> dict[str, float]:
     """Mean over trials of each concept's full-depth AP at ranking time t."""
     per: dict[str, list[float]] = {}
     for r in records:
-        if r["method"] != method or r["setting"]:
+        if r.method != method or r.setting:
             continue
-        for key, c in (r.get("curves") or {}).items():
+        for key, c in r.curves.items():
             if not key.startswith("staged/"):
                 continue
             xs, ys = np.asarray(c["rank_s"], float), np.asarray(c["ap"], float)
@@ -170,10 +169,10 @@ def figure7(run: Path, out: Path, t: float | None) -> list[Path]:
     return paths
 
 
-def _lambda_settings(records: list[dict]) -> dict[str, tuple[str | None, float]]:
+def _lambda_settings(records: list) -> dict[str, tuple[str | None, float]]:
     """{setting label: (regulariser or None, lambda)} of a run sweeping IRB's lambda."""
     parsed = {}
-    for s in sorted({r["setting"] for r in records}):
+    for s in sorted({r.setting for r in records}):
         reg = re.search(r"regularizer=([a-z_]+)", s)
         lam = re.search(r"lam=([0-9.eE+-]+)", s)
         if lam:
@@ -185,7 +184,7 @@ def _reference(reference: Path | None, trial0: bool = False):
     """RankBoost's staged MAP against evaluations in a reference run (its first trial only if asked)."""
     if reference is None or not reference.is_dir():
         return None
-    recs = [r for r in _records(reference) if not trial0 or r["trial"] == 0]
+    recs = [r for r in _records(reference) if not trial0 or r.trial == 0]
     return mean_curve(recs, "RankBoost", "staged", "evals", "map")
 
 
@@ -247,8 +246,8 @@ def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
     for y, marker in (("map@100", "s"), ("map", "o")):
         pts = []
         for s, (_, lam) in lams:
-            ev = [r["metrics"]["evals"] for r in records if r["setting"] == s and r["method"] == "IRB"]
-            mp = [r["metrics"][y] for r in records if r["setting"] == s and r["method"] == "IRB"]
+            ev = [r.metrics["evals"] for r in records if r.setting == s and r.method == "IRB"]
+            mp = [r.metrics[y] for r in records if r.setting == s and r.method == "IRB"]
             if ev:
                 pts.append((lam, np.mean(ev), 100 * np.mean(mp)))
         if pts:

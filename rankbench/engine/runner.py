@@ -47,7 +47,17 @@ from ..params import check_params
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views
 from ..registry import datasets, features, preprocessors, protocols, rankers
-from ..runfolder import RunFolder, job_id
+from ..runfolder import (
+    ROW_KEYS,
+    SPLITS,
+    Manifest,
+    RunFolder,
+    RunFolderError,
+    Splits,
+    TrialRecord,
+    config_fingerprint,
+    job_id,
+)
 from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
@@ -141,7 +151,9 @@ class Job:
     trial: int
     method: str
     seed: int
-    ranker_seed: int
+    ranker_seed: int | None
+    #: the run's config fingerprint, stamped on the record (None for a run made before fingerprints)
+    fingerprint: str | None = None
 
 
 @dataclass
@@ -253,19 +265,28 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
 
 
 def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
+    """The splits a resumed run recorded, checked against its settings and their datasets."""
     data = folder.read_splits()
-    recorded = {s["label"]: s["trials"] for s in data["settings"]}
+    where = f"--resume: {folder.path / SPLITS}"
     for sp in p.settings:
-        trials = recorded.get(sp.label)
-        if trials is None or len(trials) != sp.config.trials:
-            raise ConfigError(f"--resume: {folder.path / 'splits.json'} does not match the config "
-                              f"(setting {sp.label or '(default)'!r}); start a new run")
-    return recorded
+        got = data.setting(sp.label)
+        if got is None or len(got.trials) != sp.config.trials:
+            raise ConfigError(f"{where} does not match the config (setting {sp.label or '(default)'!r}); "
+                              "start a new run")
+        n = len(sp.dataset)
+        if got.n_items is not None and got.n_items != n:
+            raise RunFolderError(f"{where}: the splits were drawn on {got.n_items} items, the dataset now has {n}; "
+                                 "start a new run")
+        top = max((max(t[k], default=-1) for t in got.trials for k in ROW_KEYS if isinstance(t.get(k), list)),
+                  default=-1)
+        if top >= n:
+            raise RunFolderError(f"{where}: row {top} is beyond the dataset's {n} items; start a new run")
+    return {s.label: s.trials for s in data.settings}
 
 
 # ----------------------------------------------------------------------------- jobs
 def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
-            folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> dict[str, Any]:
+            folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> TrialRecord:
     """Evaluate one method on one trial's split; write the record when ``folder`` is given.
 
     The fit's progress (:func:`rankbench.utils.progress.tick`) goes to ``progress_to`` (called
@@ -284,14 +305,13 @@ def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset,
                 stack.callback(folder.remove_heartbeat, jid)
             stack.enter_context(reporting(FitReporter(jid, sink)))
         result = protocol.evaluate(lambda: spec.make(job.ranker_seed), X, dataset, split, meter)
-    record = {
+    said = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
+    record = TrialRecord.build({
         "setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
         "method": job.method, "metrics": {**result.metrics, **meter.metrics()},
         "curves": result.curves, "extra": result.extra, "wall_s": time.perf_counter() - t0,
-    }
-    said = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
-    if said:
-        record["warnings"] = [{"text": text, "count": n} for text, n in said.items()]
+        "warnings": [{"text": text, "count": n} for text, n in said.items()],
+        "config_fingerprint": job.fingerprint})
     if folder is not None:
         folder.write_trial(record)
     return record
@@ -306,6 +326,8 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         fcache: dict[str, np.ndarray] = {}
         timing: dict[str, Any] = {}
         recorded = _recorded(folder, p) if resume else {}
+        fingerprint = _fingerprint(folder, p, resume)
+        done = folder.done_jobs() if resume else set()
         # workers get an absolute path: a reused worker pool may sit in another working folder
         target = RunFolder(folder.path.resolve())
         settings_out, work, n_total = [], [], 0
@@ -314,7 +336,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         for sp in p.settings:
             feats = _features(sp, fcache, opts, timing)
             splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
-            settings_out.append({"label": sp.label, "values": sp.values, "trials": splits})
+            settings_out.append({"label": sp.label, "values": sp.values, "n_items": len(sp.dataset), "trials": splits})
             ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
             for spec in sp.methods:
                 mkey = (spec.combine, *(id(feats[n]) for n in spec.feature_sets))
@@ -322,11 +344,11 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
                     matrices[mkey] = method_matrix(spec, feats)
                 for s in splits:
                     n_total += 1
-                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]))
-                    if not folder.trial_done(sp.label, s["trial"], spec.name):
+                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]), fingerprint)
+                    if (sp.label, s["trial"], spec.name) not in done:
                         work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
         if not resume:
-            folder.write_splits({"settings": settings_out})
+            folder.write_splits(Splits.build({"settings": settings_out}))
         # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root
         # and command for --resume; this session stays open ("end": null) until it returns
         write_manifest(folder, p, opts, started, timing, n_total - len(work), n_total,
@@ -335,8 +357,8 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         earlier = folder.read_trials()[0] if resume else []
         timings: dict[str, list[float]] = {}
         for r in earlier:  # what each method's jobs took before: the ETA of a resumed run starts informed
-            if isinstance(r.get("wall_s"), (int, float)):
-                timings.setdefault(r["method"], []).append(float(r["wall_s"]))
+            if r.ok:
+                timings.setdefault(r.method, []).append(r.wall_s)
         progress = RunProgress(exp.name, [JobInfo(w.id, w.job.method, w.label) for w in work], executor.slots(),
                                timings, enabled=opts.progress)
         computed = 0
@@ -355,8 +377,17 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
 
 
 def _count_done(folder: RunFolder, p: Plan) -> int:
-    return sum(folder.trial_done(sp.label, t, m.name)
-               for sp in p.settings for t in range(sp.config.trials) for m in sp.methods)
+    done = folder.done_jobs()
+    return sum((sp.label, t, m.name) in done for sp in p.settings for t in range(sp.config.trials) for m in sp.methods)
+
+
+def _fingerprint(folder: RunFolder, p: Plan, resume: bool) -> str | None:
+    """The fingerprint this session stamps on its records: the resolved config's, or on resume
+    the one the run was started with (none for a run made before fingerprints)."""
+    if not resume:
+        return config_fingerprint(p.experiment.data)
+    manifest = folder.read_manifest()
+    return manifest.config_fingerprint if manifest is not None else None
 
 
 # ----------------------------------------------------------------------------- manifest
@@ -393,7 +424,7 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     records, _ = folder.read_trials()
     wall: dict[str, float] = {}
     for r in records:
-        wall[r["method"]] = wall.get(r["method"], 0.0) + float(r.get("wall_s", 0.0))
+        wall[r.method] = wall.get(r.method, 0.0) + r.wall_s
     prev = folder.read_manifest()
     executor = executor or {"kind": "local", "workers": opts.jobs}
     commit = _git("rev-parse", "HEAD")
@@ -401,11 +432,16 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     now = _dt.datetime.now().astimezone()
     end = now.isoformat(timespec="seconds") if final else None
     session = {"start": started.isoformat(timespec="seconds"), "end": end, "executor": executor}
-    sessions = prev.get("sessions", [])
-    if sessions and sessions[-1].get("end") is None and sessions[-1].get("start") == session["start"]:
+    sessions = [s.model_dump() for s in prev.sessions] if prev else []
+    if sessions and sessions[-1]["end"] is None and sessions[-1]["start"] == session["start"]:
         sessions = sessions[:-1]  # this session's opening record, now closed
-    manifest = {
-        "rankbench_version": __version__,
+    # the config the run was started with stays the one recorded (a resumed run cannot change it)
+    config = prev.config if prev else p.experiment.data
+    n_ok = sum(r.ok for r in records)
+    folder.write_manifest(Manifest.build({
+        "rankbench_version": prev.rankbench_version if prev else __version__,
+        "config_fingerprint": prev.config_fingerprint if prev else config_fingerprint(config),
+        "config": config,
         "git_commit": commit,
         "git_dirty": bool(status) if status is not None else None,
         "python": sys.version.split()[0],
@@ -418,13 +454,13 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
         # the root the loaders used: --data-root, else $RANKBENCH_DATA, else ./datasets
         "data_root": str(Path(opts.data_root or os.environ.get("RANKBENCH_DATA") or "datasets").resolve()),
         "datasets": {sp.config.dataset.name: sp.dataset.fingerprint for sp in p.settings},
-        "features": {**prev.get("features", {}), **feature_timing},
-        "start": prev.get("start", started.isoformat(timespec="seconds")),
+        "features": {**(prev.features if prev else {}), **feature_timing},
+        "start": prev.start if prev else started.isoformat(timespec="seconds"),
         "sessions": sessions + [session],
         "end": end,
         "wall_s_per_method": {k: round(v, 3) for k, v in wall.items()},
         "n_results": n_done,
+        "n_failed": len(records) - n_ok,
         "n_expected": n_total,
         "complete": n_done == n_total,
-    }
-    folder.write_manifest(manifest)
+    }))

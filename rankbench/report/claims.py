@@ -74,6 +74,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import metric_info
+from ..runfolder import TrialRecord
 from .compare import IDENTICAL, TESTED, mean_interval, paired_stats, rows_key
 from .tables import setting_title, trials_frame
 
@@ -156,14 +157,14 @@ def _void_text(who: str, metric: str, value: float, limit: float, higher: bool) 
 class _Run:
     """The parts of a run the graders read, with the per-trial values built once."""
 
-    records: list[dict]
+    records: list[TrialRecord]
     setting_order: list[str]
     splits: dict[str, dict[int, dict]] | None = None
     values: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def trials(self) -> pd.DataFrame:
-        return trials_frame([r for r in self.records if isinstance(r.get("metrics"), dict)])
+        return trials_frame(self.records)
 
     def title(self, setting: str) -> str:
         return setting_title(setting, self.values.get(setting)) if setting else ""
@@ -206,7 +207,7 @@ class _Missing(Exception):
 
 
 # ----------------------------------------------------------------------------- grading
-def grade_claims(claims: list[dict[str, Any]], records: list[dict], setting_order: list[str],
+def grade_claims(claims: list[dict[str, Any]], records: list[TrialRecord], setting_order: list[str],
                  splits: dict[str, dict[int, dict]] | None = None,
                  values: dict[str, dict[str, Any]] | None = None,
                  methods: list[str] | None = None) -> list[dict[str, Any]]:
@@ -333,22 +334,22 @@ def _improves(c: dict, run: _Run) -> tuple[str, str]:
 
 
 # ----------------------------------------------------------------------------- curves
-def trial_curves(records: list[dict], method: str, curve: str, x: str, y: str,
+def trial_curves(records: list[TrialRecord], method: str, curve: str, x: str, y: str,
                  setting: str = "") -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Each trial's ``(x, y)`` of one method's stored curve, sorted by ``x``."""
     out = {}
     for r in records:
-        c = (r.get("curves") or {}).get(curve)
-        if r["method"] != method or r["setting"] != setting or not isinstance(c, dict):
+        c = r.curves.get(curve)
+        if r.method != method or r.setting != setting or not isinstance(c, dict):
             continue
         if x in c and y in c and len(c[x]):
             xs, ys = np.asarray(c[x], float), np.asarray(c[y], float)
             order = np.argsort(xs, kind="stable")
-            out[int(r["trial"])] = (xs[order], ys[order])
+            out[r.trial] = (xs[order], ys[order])
     return out
 
 
-def mean_curve(records: list[dict], method: str, curve: str, x: str, y: str,
+def mean_curve(records: list[TrialRecord], method: str, curve: str, x: str, y: str,
                setting: str = "") -> tuple[np.ndarray, np.ndarray] | None:
     """The trials' mean ``y`` against ``x`` of one method (None when no trial stored it): each
     trial interpolated on the union of their ``x`` points, held flat after its last point."""

@@ -381,7 +381,7 @@ def page(papers: dict[str, list[dict[str, Any]]], out: Path) -> str:
         sections.append("<section>" + "".join(body) + "</section>")
     nav = "".join(f'<a href="#{anchor("paper", p)}">{esc(p)}</a>' for p in sorted(papers))
     every = [b for v in papers.values() for b in v]
-    ends = [b["run"].manifest.get("end") for b in every if b["run"].manifest.get("end")]
+    ends = [b["run"].manifest.end for b in every if b["run"].manifest and b["run"].manifest.end]
     totals = totals_line([r for b in every for r in b["grades"]], [c for b in every for c in b["claims"]])
     head = (f"<h1>rankbench reproduction report</h1><p class=muted>{len(every)} run(s)"
             + (f", the newest finished {esc(max(ends))}" if ends else "") + f". Grades: {esc(legend())}</p>"
