@@ -26,7 +26,7 @@ import numpy as np
 from .config import Experiment, Overrides, apply_overrides, load_experiment, parse_set, resolve
 from .engine.cache import get_features
 from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan
-from .errors import ConfigError, RankbenchError
+from .errors import ConfigError, ConfigErrors, RankbenchError
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
@@ -45,8 +45,14 @@ __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_m
 
 # ----------------------------------------------------------------------------- validate
 def validate(config: str | Path, overrides: Overrides | None = None, data_root: str | None = None) -> Plan:
-    """Every check ``run`` makes before any work (config, components, dataset, rankers); writes nothing."""
-    return plan(load_experiment(config, overrides), data_root)
+    """Every check ``run`` makes before any work (config, components, dataset, rankers); writes nothing.
+
+    A ranker that cannot be built (an abstract class, an ``__init__`` that raises) is a mistake
+    here, one line each; ``run`` computes the other methods and records its jobs as failed."""
+    p = plan(load_experiment(config, overrides), data_root)
+    if p.faults():
+        raise ConfigErrors(p.faults())
+    return p
 
 
 # ----------------------------------------------------------------------------- run
@@ -216,7 +222,7 @@ class CheckResult:
 def check(run_dir: str | Path, expected_file: str | Path | None = None) -> CheckResult:
     """Grade RUN_DIR against the published numbers and claims of its config (or of ``expected_file``).
 
-    ``failed`` is True on a FAIL or MISSING grade or an incomplete run; a run with nothing to
+    ``failed`` is True on a FAIL, FAILED or MISSING grade or an incomplete run; a run with nothing to
     grade is not a failure (``note`` says so).
     """
     from pydantic import ValidationError
@@ -259,7 +265,7 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
             raise ConfigError(f"{source}: claims.{i}.{'.'.join(str(p) for p in first['loc'])}: "
                               f"{first['msg'].lower()}") from None
     summary = summary_of(run_data)
-    rows = grade_rows(summary, entries, run_data.methods)
+    rows = grade_rows(summary, entries, run_data.methods, run_data.failures())
     claim_rows = grade_run_claims(run_data, claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)

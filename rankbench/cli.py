@@ -212,6 +212,11 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
                      plots=False if no_plots else None)
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
+    failed = result.outcome.failed
+    if failed:  # each was named as it failed; the exit status says the run is not whole
+        names = ", ".join(dict.fromkeys(r.method for r in failed))
+        _fail(f"{len(failed)} of {result.outcome.n_total} jobs failed ({names}; the report lists each with its "
+              f"error); after fixing them: rankbench run --resume {result.folder.path}")
 
 
 @main.command(cls=_MethodsCommand)
@@ -311,7 +316,8 @@ def check(run_dir, expected):
     A number is OK within its tolerance, OKISH within 1.5x the tolerance (counted, and passing),
     FAIL beyond; INCONCLUSIVE when the standard error of our mean exceeds the tolerance (the
     check cannot tell); GAP is a miss the config documents as a known gap (with its reason);
-    PUBLISHED rows are methods this run does not include; MISSING is a number the run lacks.
+    PUBLISHED rows are methods this run does not include; MISSING is a number the run lacks;
+    FAILED a number or claim of a method whose jobs failed (the run lists each failed job).
     A claim is OK when the paired difference has the claimed sign and its 95 % interval clears
     the margin, TREND when the sign is right but not significant (or one trial), FAIL on the
     wrong sign, VOID when the baseline measured worse than the paper's own, GAP for a
@@ -320,7 +326,7 @@ def check(run_dir, expected):
     \b
     Exit status:
       0  nothing failed (OK, OKISH, TREND, INCONCLUSIVE, GAP, VOID, PUBLISHED), or nothing to grade
-      1  a FAIL or MISSING grade, or an incomplete run
+      1  a FAIL, FAILED or MISSING grade, or an incomplete run (failed jobs, missing results)
       2  a usage error: a wrong argument, a folder that is not a run, a bad --expected file
 
     \b

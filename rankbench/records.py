@@ -8,8 +8,9 @@ a summary). Only :mod:`rankbench.runfolder` reads and writes these files; everyt
 the models from it.
 
 Version 0 is the format before versions were written (no ``schema_version`` key): it is read with
-the same rules, its newer optional fields absent. A file of a newer version than this rankbench
-knows is refused by name.
+the same rules, and may hold only the keys that format had (:attr:`_File.LEGACY`). From version 1
+every field is written and required: a file that lacks one is refused (it was not written by
+rankbench). A file of a newer version than this rankbench knows is refused by name.
 
 What a record must hold beyond its types is checked here too: a finished trial's metrics are not
 empty, finite, rates within [0, 1] and costs non-negative; a failed trial names its error and
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -50,7 +51,23 @@ class _Strict(BaseModel):
 class _File(_Strict):
     """A whole file of a run folder: versioned, parsed and built with one-line errors."""
 
+    #: the keys a file of version 0 (before versions) could hold
+    LEGACY: ClassVar[frozenset[str]] = frozenset()
+
     schema_version: NonNegativeInt = 0
+
+    @model_validator(mode="after")
+    def _complete(self):
+        given = self.model_fields_set
+        if self.schema_version == 0:
+            newer = sorted(given - self.LEGACY - {"schema_version"})
+            if newer:
+                raise ValueError(f"{newer[0]}: a field of a newer schema in a file without schema_version")
+        else:
+            missing = [f for f in type(self).model_fields if f not in given]
+            if missing:
+                raise ValueError(f"{missing[0]}: missing field")
+        return self
 
     @field_validator("schema_version")
     @classmethod
@@ -70,10 +87,13 @@ class _File(_Strict):
     @classmethod
     def build(cls, data: dict[str, Any]):
         """A new record of this version from plain data (numpy scalars and arrays allowed, as
-        JSON writes them); ValueError with one line naming the first bad field."""
+        JSON writes them; fields not given take their defaults); ValueError with one line naming
+        the first bad field."""
         from .utils.fileio import to_json
 
-        return cls.parse(to_json({**data, "schema_version": SCHEMA_VERSION}, indent=None))
+        defaults = {name: f.get_default(call_default_factory=True)
+                    for name, f in cls.model_fields.items() if not f.is_required()}
+        return cls.parse(to_json({**defaults, **data, "schema_version": SCHEMA_VERSION}, indent=None))
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=1)
@@ -82,15 +102,17 @@ class _File(_Strict):
 def describe_error(err: ValidationError) -> str:
     """A pydantic error as one line: ``<key path>: <what was expected>, got <value>``."""
     e = err.errors()[0]
-    where = ".".join(str(p) for p in e["loc"]) or "(top level)"
+    where = ".".join(str(p) for p in e["loc"])
     msg = e["msg"].removeprefix("Value error, ")
     if e["type"] == "missing":
         return f"{where}: missing field"
     if e["type"] == "extra_forbidden":
         return f"{where}: unknown field"
+    if e["type"] == "value_error":  # the model's own checks name their field
+        return f"{where}: {msg}" if where else msg
     got = e.get("input")
     shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
-    return f"{where}: {msg[0].lower() + msg[1:]}" + ("" if e["type"] == "value_error" else f", got {shown[:60]}")
+    return f"{where or '(top level)'}: {msg[0].lower() + msg[1:]}, got {shown[:60]}"
 
 
 # ----------------------------------------------------------------------------- trial records
@@ -105,6 +127,9 @@ Curve = list[FiniteFloat] | dict[str, list[FiniteFloat]]
 class TrialRecord(_File):
     """One (setting, trial, method) job's result: ``status`` ``ok`` with its metrics, or
     ``failed`` with the error's last line, the phase it stopped in and its traceback."""
+
+    LEGACY = frozenset({"setting", "trial", "seed", "ranker_seed", "method", "metrics", "curves", "extra", "wall_s",
+                        "warnings"})
 
     setting: str
     trial: NonNegativeInt
@@ -131,15 +156,17 @@ class TrialRecord(_File):
             if self.metrics:
                 raise ValueError("a failed trial holds no metrics")
             return self
-        if self.error is not None or self.phase is not None:
+        if self.error is not None or self.phase is not None or self.traceback is not None:
             raise ValueError("a finished trial holds no error")
         if not self.metrics:
             raise ValueError("metrics: a finished trial holds at least one metric")
         for name, value in self.metrics.items():
             info = metric_info(name)
-            if info is not None and info.rate and not 0.0 <= value <= 1.0:
+            if info is None:
+                raise ValueError(f"metrics.{name}: not a declared metric (rankbench.metrics)")
+            if info.rate and not 0.0 <= value <= 1.0:
                 raise ValueError(f"metrics.{name}: expected a rate in [0, 1], got {value!r}")
-            if info is not None and info.cost and value < 0:
+            if info.cost and value < 0:
                 raise ValueError(f"metrics.{name}: expected a cost >= 0, got {value!r}")
         return self
 
@@ -187,6 +214,8 @@ class SettingSplits(_Strict):
 class Splits(_File):
     """splits.json: every setting of the run, in sweep order."""
 
+    LEGACY = frozenset({"settings"})
+
     settings: list[SettingSplits] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -219,6 +248,10 @@ class Manifest(_File):
     digest (:func:`config_fingerprint`): ``--resume`` refuses a folder whose config.yaml no longer
     matches them, naming the first changed key. Both are absent before version 1.
     """
+
+    LEGACY = frozenset({"rankbench_version", "git_commit", "git_dirty", "python", "packages", "machine", "config_path",
+                        "cwd", "invocation", "executor", "data_root", "datasets", "features", "start", "sessions",
+                        "end", "wall_s_per_method", "n_results", "n_expected", "complete"})
 
     rankbench_version: str
     config_fingerprint: str | None = None

@@ -22,6 +22,7 @@ import platform
 import subprocess
 import sys
 import time
+import traceback
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -113,6 +114,9 @@ class MethodSpec:
     feature_sets: list[str]
     combine: str
     seeded: bool
+    #: why the ranker cannot be built (its class is abstract, its ``__init__`` raised), found when
+    #: planning: every job of the method then fails with it, the other methods run
+    fault: str | None = None
 
     def make(self, seed: int | None = None):
         params = dict(self.params)
@@ -144,6 +148,12 @@ class Plan:
     def n_jobs(self) -> int:
         return sum(s.config.trials * len(s.methods) for s in self.settings)
 
+    def faults(self) -> list[str]:
+        """One line per method whose ranker cannot be built (see :attr:`MethodSpec.fault`)."""
+        seen = dict.fromkeys(f"{self.experiment.origin}: rankers.{m.name}: the ranker cannot be built: {m.fault}"
+                             for s in self.settings for m in s.methods if m.fault)
+        return list(seen)
+
 
 @dataclass
 class Job:
@@ -158,10 +168,14 @@ class Job:
 
 @dataclass
 class Outcome:
+    """What a run (or a resumed session) left in its folder: finished jobs of ``n_total``, the
+    jobs this session computed, and the failed jobs' records (retried by ``--resume``)."""
+
     folder: RunFolder
     n_done: int
     n_total: int
     n_computed: int
+    failed: list[TrialRecord] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- planning
@@ -214,10 +228,16 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
 def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
     """One ranker entry as a method, checked against the protocol."""
     spec = _method(rcfg, cfg, origin)
-    probe = spec.make(0)
-    protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
     if not spec.feature_sets:
         raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
+    try:
+        probe = spec.make(0)
+    except RankbenchError:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
+        spec.fault = fault_line(exc)
+        return spec
+    protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
     if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
         raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
                           f"feature matrix; use combine: concat")
@@ -293,28 +313,64 @@ def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset,
     with the job's state, in this process) or, without it, to the job's heartbeat in ``folder``
     (a worker process; removed when the job ends); with neither, nowhere. Warnings the job raises
     are kept in the record (``warnings``: each text once, with its count) for the caller to show.
+
+    A job that fails is contained: any exception while building the ranker, fitting it, scoring
+    with it or scoring its output (a :class:`~rankbench.errors.RankerFault` when its protocol
+    refuses what it returned, a record that refuses a non-finite metric), and a ``sys.exit`` in
+    the ranker's code, gives a *failed* record (``status: failed``: the exception's last line, the
+    phase it stopped in, its traceback) instead of ending the run. Ctrl-C and SIGTERM are not
+    caught.
     """
     jid = job_id(job.setting, job.trial, job.method)
     sink = progress_to or (partial(folder.write_heartbeat, jid) if folder is not None else None)
     meter = Meter()
+    base = {"setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
+            "method": job.method, "config_fingerprint": job.fingerprint}
+
+    def make():
+        meter.phase = "build"
+        ranker = spec.make(job.ranker_seed)
+        meter.phase = None
+        return ranker
+
     t0 = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        caught = stack.enter_context(warnings.catch_warnings(record=True))
-        if sink is not None:
-            if progress_to is None:
-                stack.callback(folder.remove_heartbeat, jid)
-            stack.enter_context(reporting(FitReporter(jid, sink)))
-        result = protocol.evaluate(lambda: spec.make(job.ranker_seed), X, dataset, split, meter)
-    said = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
-    record = TrialRecord.build({
-        "setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
-        "method": job.method, "metrics": {**result.metrics, **meter.metrics()},
-        "curves": result.curves, "extra": result.extra, "wall_s": time.perf_counter() - t0,
-        "warnings": [{"text": text, "count": n} for text, n in said.items()],
-        "config_fingerprint": job.fingerprint})
+    caught: list = []
+    try:
+        with contextlib.ExitStack() as stack:
+            caught = stack.enter_context(warnings.catch_warnings(record=True))
+            if sink is not None:
+                if progress_to is None:
+                    stack.callback(folder.remove_heartbeat, jid)
+                stack.enter_context(reporting(FitReporter(jid, sink)))
+            result = protocol.evaluate(make, X, dataset, split, meter)
+        record = TrialRecord.build({
+            **base, "metrics": {**result.metrics, **meter.metrics()}, "curves": result.curves, "extra": result.extra,
+            "wall_s": time.perf_counter() - t0, "warnings": _said(caught)})
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the ranker does, the run goes on
+        record = TrialRecord.build({
+            **base, "status": "failed", "error": fault_line(exc), "phase": meter.phase or "evaluate",
+            "traceback": "".join(traceback.format_exception(exc))[-20000:],
+            "wall_s": time.perf_counter() - t0, "warnings": _said(caught)})
     if folder is not None:
         folder.write_trial(record)
     return record
+
+
+def _said(caught: list) -> list[dict[str, Any]]:
+    """Caught warnings as ``{"text", "count"}``, each text once."""
+    said = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
+    return [{"text": text, "count": n} for text, n in said.items()]
+
+
+def fault_line(exc: BaseException) -> str:
+    """Why a job failed, in one line: a user error's message, or the exception's last line."""
+    if isinstance(exc, RankbenchError):
+        text = str(exc)
+    elif isinstance(exc, SystemExit):
+        text = f"SystemExit: the ranker's code called sys.exit({exc.code!r})"
+    else:
+        text = traceback.format_exception_only(exc)[-1]
+    return " ".join(text.split())[:500] or type(exc).__name__
 
 
 def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = False) -> Outcome:
@@ -373,12 +429,18 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
             folder.clear_heartbeats()
         done = _count_done(folder, p)
         write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
-    return Outcome(folder, done, n_total, computed)
+    jobs = _jobs(p)
+    failed = [r for r in folder.read_trials()[0] if not r.ok and r.key in jobs]
+    return Outcome(folder, done, n_total, computed, failed)
+
+
+def _jobs(p: Plan) -> set[tuple[str, int, str]]:
+    """(setting, trial, method) of every job of the plan."""
+    return {(sp.label, t, m.name) for sp in p.settings for t in range(sp.config.trials) for m in sp.methods}
 
 
 def _count_done(folder: RunFolder, p: Plan) -> int:
-    done = folder.done_jobs()
-    return sum((sp.label, t, m.name) in done for sp in p.settings for t in range(sp.config.trials) for m in sp.methods)
+    return len(folder.done_jobs() & _jobs(p))
 
 
 def _fingerprint(folder: RunFolder, p: Plan, resume: bool) -> str | None:

@@ -32,7 +32,7 @@ from ..params import PositiveInt
 from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, take
+from .base import Protocol, TrialResult, checked_output, take
 
 DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
 
@@ -134,7 +134,7 @@ class ReIdentification(Protocol):
         with meter.train():
             ranker.fit(take(X, train), ids[train], **kwargs)
         with meter.test():
-            S = ranker.similarity(take(X, probe), take(X, gal))
+            S = checked_output(ranker.similarity(take(X, probe), take(X, gal)), (len(probe), len(gal)), "similarity")
         curve = cmc_curve(S, ids[probe], ids[gal])
         metrics = {f"cmc@{r}": float(curve[r - 1]) for r in self._ranks()}
         metrics["nauc"] = nauc(curve)

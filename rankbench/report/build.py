@@ -102,6 +102,22 @@ class RunData:
                 "datasets": m.datasets, "version": m.rankbench_version or None,
                 "start": m.start or None, "end": m.end, "complete": m.complete if self.manifest else None}
 
+    def failures(self) -> dict[tuple[str, str], str]:
+        """Each (setting, method) with failed jobs: how many of its trials failed, and the first error."""
+        out: dict[tuple[str, str], list[TrialRecord]] = {}
+        for r in sorted(self.failed, key=lambda r: r.trial):
+            out.setdefault((r.setting, r.method), []).append(r)
+        trials = int(self.config.get("trials") or 0)
+        return {k: f"{len(v)} of {trials} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: {v[0].error})"
+                for k, v in out.items()}
+
+    def failed_methods(self) -> dict[str, str]:
+        """Each method with failed jobs (in any setting) and why, for claims."""
+        out: dict[str, str] = {}
+        for (setting, method), why in self.failures().items():
+            out.setdefault(method, (f"{setting}: " if setting else "") + why)
+        return out
+
     @property
     def protocol_name(self) -> str | None:
         return (self.config.get("protocol") or {}).get("name")
@@ -144,6 +160,10 @@ def status_lines(run: RunData) -> list[str]:
     if len(run.records) < run.n_expected:
         out.append(f"**Incomplete run:** {len(run.records)} of {run.n_expected} results "
                    f"(continue it with `--resume {run.folder.path}`).")
+    if run.failed:
+        methods = ", ".join(dict.fromkeys(r.method for r in run.failed))
+        out.append(f"**FAILED:** {len(run.failed)} job(s) of {methods} (listed under Failed jobs, each with its "
+                   f"error); their numbers are left out and graded FAILED; `--resume {run.folder.path}` retries them.")
     for p in run.problems:
         out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
                    "recomputed by `--resume`.")
@@ -223,7 +243,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
                           description=run_description(run), status=[run_facts(run)] + status_lines(run),
                           values=values, headline=headline_of(run, summary))
     expected = run.config.get("expected") or []
-    grades = grade_rows(summary, expected, run.methods) if expected else []
+    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
     if grades:
         md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
                + check_markdown(grades) + "\n")
@@ -231,6 +251,8 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
     if claim_rows:
         md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+    if run.failed:
+        md += "\n## Failed jobs\n\n" + failed_markdown(run.failed, values) + "\n"
     chosen = diagnostics_markdown(diag, run.methods, values)
     if chosen:
         md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
@@ -245,6 +267,18 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     run.folder.write_text(SUMMARY_MD, md)
     return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "run": run,
             "grades": grades, "claims": claim_rows}
+
+
+def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]) -> str:
+    """The failed jobs, one row each: where, which method and trial, in which phase, and why."""
+    from .tables import setting_title
+
+    lines = ["| setting | method | trial | phase | error |", "|---|---|---|---|---|"]
+    for r in sorted(failed, key=lambda r: (r.method, r.setting, r.trial)):
+        error = (r.error or "").replace("|", "\\|")
+        lines.append(f"| {setting_title(r.setting, values.get(r.setting)) or '–'} | {r.method} | {r.trial} | "
+                     f"{r.phase or 'evaluate'} | {error} |")
+    return "\n".join(lines)
 
 
 def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]]) -> str:
@@ -278,7 +312,8 @@ def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[st
 def grade_run_claims(run: RunData, claims: list[dict]) -> list[dict[str, Any]]:
     """A run's claims graded on its trial records, trials paired by its recorded splits."""
     splits = {s: run.splits_of(s) for s in run.setting_order} if run.settings else None
-    return grade_claims(claims, run.records, run.setting_order, splits, run.setting_values(), run.methods)
+    return grade_claims(claims, run.records, run.setting_order, splits, run.setting_values(), run.methods,
+                        run.failed_methods())
 
 
 def _claim_dicts(claims: list[dict]) -> list[dict]:

@@ -210,7 +210,8 @@ class _Missing(Exception):
 def grade_claims(claims: list[dict[str, Any]], records: list[TrialRecord], setting_order: list[str],
                  splits: dict[str, dict[int, dict]] | None = None,
                  values: dict[str, dict[str, Any]] | None = None,
-                 methods: list[str] | None = None) -> list[dict[str, Any]]:
+                 methods: list[str] | None = None,
+                 failed: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """One row per claim: ``claim``, ``grade``, ``measured`` (the figures that decided it),
     ``source`` and ``note``; NOT RUN when a method it names is outside ``methods``, the rankers
     the run computes (``--methods``).
@@ -224,6 +225,7 @@ def grade_claims(claims: list[dict[str, Any]], records: list[TrialRecord], setti
         settings only where their train / test rows agree; None pairs them by trial index.
     values : each setting's swept values, to name settings as ``K = 4`` instead of their labels.
     methods : the rankers the run computes (None: every method a claim names).
+    failed : methods with failed jobs, each with why; a claim naming one is graded FAILED.
     """
     run = _Run(records, setting_order, splits, values or {})
     rows = []
@@ -233,6 +235,10 @@ def grade_claims(claims: list[dict[str, Any]], records: list[TrialRecord], setti
         named = {c["method"], c.get("than") or c["method"], c.get("from_method") or c["method"]}
         if methods is not None and not named <= set(methods):
             rows.append({**row, "grade": "NOT RUN", "measured": "a method it names is not run (--methods)"})
+            continue
+        broken = [m for m in sorted(named) if m in (failed or {})]
+        if broken:
+            rows.append({**row, "grade": "FAILED", "measured": "; ".join(f"{m}: {failed[m]}" for m in broken)})
             continue
         try:
             grade, measured = _GRADERS[c["kind"]](c, run)
