@@ -23,9 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from .config import Experiment, Overrides, apply_overrides, load_experiment, parse_set, resolve
+from .config import (
+    Experiment,
+    Overrides,
+    apply_overrides,
+    first_difference,
+    load_experiment,
+    parse_set,
+    resolve,
+    value_at,
+)
 from .engine.cache import get_features
-from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan
+from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan, verify_resume
 from .errors import ConfigError, ConfigErrors, RankbenchError
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
@@ -63,39 +72,6 @@ class RunResult:
     report: dict[str, Any] = field(default_factory=dict)
 
 
-def first_difference(a: Any, b: Any, path: str = "") -> str | None:
-    """The first key path where two resolved configs differ (``None`` when equal)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in list(a) + [k for k in b if k not in a]:
-            if k not in a or k not in b:
-                return f"{path}{k}"
-            d = first_difference(a[k], b[k], f"{path}{k}.")
-            if d is not None:
-                return d
-        return None
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
-            label = x.get("name") if isinstance(x, dict) and x.get("name") else str(i)
-            d = first_difference(x, y, f"{path}{label}.")
-            if d is not None:
-                return d
-        return None
-    return None if a == b else path.rstrip(".") or "(top level)"
-
-
-def _lookup(data: Any, dotted: str) -> Any:
-    node = data
-    for part in dotted.split("."):
-        if isinstance(node, dict):
-            node = node.get(part)
-        elif isinstance(node, list):
-            node = next((x for x in node if isinstance(x, dict) and x.get("name") == part),
-                        node[int(part)] if part.isdigit() and int(part) < len(node) else None)
-        else:
-            return None
-    return node
-
-
 def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: Overrides) -> Experiment:
     """The experiment a folder was started with; a given config / overrides must agree with it."""
     origin = str(folder.path / CONFIG)
@@ -109,7 +85,7 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
     key = first_difference(started, wanted)
     if key is not None:
         raise ConfigError(f"--resume {folder.path}: the run was started with {key} = "
-                          f"{_lookup(started, key)!r}, now {_lookup(wanted, key)!r}; resume without "
+                          f"{value_at(started, key)!r}, now {value_at(wanted, key)!r}; resume without "
                           "changing it (the folder keeps its own config) or start a new run")
     return resolve(started, origin)
 
@@ -149,11 +125,13 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     command = " ".join(options.invocation.get("argv") or ["rankbench.app.run", str(config or resume)])
     with contextlib.ExitStack() as held:
         if resume is not None:
+            if out is not None:
+                raise ConfigError(f"--out {out}: a resumed run stays in its own folder ({resume}); drop --out, or "
+                                  "start a new run with --out")
             folder = RunFolder.open(resume)
-            if not folder.has_splits():
-                raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
             folder.check_writable()
             held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
+            verify_resume(folder)
             exp = _resume_experiment(folder, config, overrides)
             options = _resume_data_root(folder, options)
             new = False

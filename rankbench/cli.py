@@ -202,6 +202,9 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     """
     from . import app
 
+    if resume and out:
+        raise click.UsageError("--out: a resumed run stays in its own folder (RUN_DIR); drop --out, or start a new "
+                               "run with --out")
     overrides = _overrides(sets, trials, seed, regress, methods)
     options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
                                 dask_timeout=dask_timeout, use_cache=not no_cache, progress=app.progress_shown(),

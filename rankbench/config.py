@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError, ErrorList, did_you_mean
 from .metrics import METRICS, metric_info
@@ -149,6 +149,7 @@ class OutputCfg(_Strict):
 
 
 class Config(_Strict):
+    #: the run's folder is results/<name>/...: a name, never a path
     name: str
     description: str = ""
     dataset: DatasetCfg
@@ -166,6 +167,14 @@ class Config(_Strict):
     regress: RegressCfg | None = None
     output: OutputCfg = Field(default_factory=OutputCfg)
 
+
+    @field_validator("name")
+    @classmethod
+    def _a_name(cls, v: str) -> str:
+        if not v.strip() or v in (".", "..") or any(c in v for c in "/\\") or not v.isprintable():
+            raise ValueError(f"expected a run name (printable, no '/' or '\\', not '.' or '..'), got {v!r}: "
+                             "it names a folder under the results folder")
+        return v
 
     def run_rankers(self) -> list[RankerCfg]:
         """The rankers this run computes: those named in ``methods`` (config order), else all."""
@@ -329,6 +338,41 @@ def parse_set(item: str) -> tuple[str, Any]:
         return key.strip(), yaml_load(raw)
     except yaml.YAMLError:
         return key.strip(), raw
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The first key path where two resolved configs differ (``None`` when equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return f"{path}{k}"
+            d = first_difference(a[k], b[k], f"{path}{k}.")
+            if d is not None:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            label = x.get("name") if isinstance(x, dict) and x.get("name") else str(i)
+            d = first_difference(x, y, f"{path}{label}.")
+            if d is not None:
+                return d
+        return None
+    return None if a == b else path.rstrip(".") or "(top level)"
+
+
+def value_at(data: Any, dotted: str, missing: Any = None) -> Any:
+    """The value at a key path of ``first_difference`` (list items by name or index; ``missing``
+    when the path is absent)."""
+    node = data
+    for part in dotted.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list):
+            node = next((x for x in node if isinstance(x, dict) and x.get("name") == part),
+                        node[int(part)] if part.isdigit() and int(part) < len(node) else missing)
+        else:
+            return missing
+    return node
 
 
 # ------------------------------------------------------------------------------------ validation

@@ -64,9 +64,9 @@ class _File(_Strict):
             if newer:
                 raise ValueError(f"{newer[0]}: a field of a newer schema in a file without schema_version")
         else:
-            missing = [f for f in type(self).model_fields if f not in given]
+            missing = _missing(self)
             if missing:
-                raise ValueError(f"{missing[0]}: missing field")
+                raise ValueError(f"{missing}: missing field")
         return self
 
     @field_validator("schema_version")
@@ -97,6 +97,20 @@ class _File(_Strict):
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=1)
+
+
+def _missing(model: BaseModel, where: str = "") -> str | None:
+    """The key path of the first field ``model`` (or a model inside it) was not given."""
+    for name in type(model).model_fields:
+        if name not in model.model_fields_set:
+            return f"{where}{name}"
+        value = getattr(model, name)
+        for i, item in enumerate(value if isinstance(value, list) else [value]):
+            if isinstance(item, BaseModel):
+                found = _missing(item, f"{where}{name}.{i}." if isinstance(value, list) else f"{where}{name}.")
+                if found:
+                    return found
+    return None
 
 
 def describe_error(err: ValidationError) -> str:
@@ -187,7 +201,9 @@ class SettingSplits(_Strict):
 
     label: str
     values: dict[str, Any] = Field(default_factory=dict)
+    #: the dataset's size and content fingerprint when the splits were drawn (None before version 1)
     n_items: Annotated[int, Field(ge=1)] | None = None
+    dataset_fingerprint: str | None = None
     trials: list[dict[str, Any]] = Field(min_length=1)
 
     @model_validator(mode="after")

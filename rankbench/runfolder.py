@@ -191,13 +191,20 @@ class RunFolder:
                name: str = "run") -> "RunFolder":
         """A new, empty run folder: ``path`` exactly, or ``<root>/<name>/<timestamp>[-k]``.
 
-        ``path`` may exist only as an empty folder; a folder holding anything is refused, so an
-        earlier run is never overwritten.
+        ``path`` may exist only as an empty folder, or as a run that never started: one killed
+        before it drew its splits (while loading data or extracting features), which holds no
+        result and whose writer is gone; it is cleared and reused. A folder holding anything else
+        is refused, so an earlier run is never overwritten. ``name`` is a name, never a path.
         """
+        if path is None and (not name or name in (".", "..") or any(c in name for c in "/\\\0")):
+            raise RunFolderError(f"{name!r}: a run name is a name, not a path")
         try:
             if path is not None:
                 p = Path(path)
                 if p.exists() and (not p.is_dir() or any(p.iterdir())):
+                    if cls(p)._never_started():
+                        cls(p)._clear_start()
+                        return cls(p)
                     what = "a run" if (p / SPLITS).exists() or (p / CONFIG).exists() else "files"
                     raise RunFolderError(f"{p}: already holds {what}; choose another --out "
                                          + ("or continue it with --resume" if what == "a run" else ""))
@@ -218,6 +225,33 @@ class RunFolder:
         except OSError as exc:
             where = path if path is not None else Path(root) / name
             raise RunFolderError(f"{where}: cannot create the run folder ({exc.strerror or exc})") from None
+
+    #: what a run that never started may leave: its config, its opening manifest, its lock, its
+    #: heartbeats and an empty trials folder
+    _START = {CONFIG, MANIFEST, LOCK, RUNNING, TRIALS}
+
+    def _never_started(self) -> bool:
+        """A run killed before its splits: nothing but its start, no result, no live writer."""
+        p = self.path
+        if not p.is_dir() or not (p / CONFIG).is_file() or (p / SPLITS).exists():
+            return False
+        if any(e.name not in self._START for e in p.iterdir()) or any(self.trials_dir.glob("*")):
+            return False
+        try:
+            self.lock("probe").release()
+        except RunFolderError:  # its writer is still at it
+            return False
+        return True
+
+    def _clear_start(self) -> None:
+        import shutil
+
+        for name in self._START:
+            target = self.path / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> "RunFolder":

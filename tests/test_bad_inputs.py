@@ -226,6 +226,8 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("run", "--resume", tmp_path / "nothere"), "no such run folder"),
         (("run", "--resume", tmp_path / "empty-dir"), "not a run folder"),
         (("run", good, "--resume", done, "--set", "protocol.n_test=12"), "protocol.n_test = 10, now 12"),
+        (("run", "--resume", done, "--out", tmp_path / "elsewhere"), "--out: a resumed run stays in its own folder"),
+        (("run", good, "--set", "name=../../x"), "name: expected a run name"),
         (("check", tmp_path / "empty-dir"), "not a run folder"),
         (("check", done, "--expected", tmp_path / "nothere.yaml"), "config file not found"),
         (("check", done, "--expected", exp_map), "expected: expected a list"),

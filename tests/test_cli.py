@@ -343,6 +343,34 @@ def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
     assert len(list((out / "trials").glob("*.json"))) == 8
 
 
+def test_workers_die_with_a_run_killed_outright(tmp_path):
+    """SIGKILL of a --jobs 2 run leaves its worker processes no parent: they end too, and write no
+    result into the folder nobody runs (the Slow fits wait at their gate, which stays shut, so only
+    the workers' watch on their parent can end them)."""
+    import signal
+    import time
+
+    import psutil
+
+    proc, out, gate, env = _gated_run(tmp_path, 4, "--jobs", "2")
+    _wait_for_results(proc, out, 4)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / ".running").glob("*.json"))) < 2:
+        time.sleep(0.05)  # both workers are in a Slow fit (each writes its heartbeat)
+    workers = [c for c in psutil.Process(proc.pid).children(recursive=True)]
+    assert workers
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    gone, alive = psutil.wait_procs(workers, timeout=60)
+    assert not alive, [p.cmdline() for p in alive]
+    assert len(list((out / "trials").glob("*.json"))) == 4
+    gate.touch()
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert len(list((out / "trials").glob("*.json"))) == 8
+
+
 def test_log_shows_jobs_and_the_fits_progress_in_worker_processes(cli, tmp_path):
     """Without a terminal: one line per event with the elapsed time. -v adds each job's start and
     its fit's steps, read from the workers' heartbeats; a warning raised in a worker's fit is one

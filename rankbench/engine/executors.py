@@ -112,7 +112,9 @@ class LocalExecutor:
             progress.set_running(set(beats), beats)
 
         progress.watch(poll)
-        gen = Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(fn)(*w, folder) for w in work)
+        parent = os.getpid()
+        gen = Parallel(n_jobs=self.jobs, return_as="generator_unordered")(
+            delayed(_in_worker)(parent, fn, *w, folder) for w in work)
         for rec in gen:
             finished(progress, job_id(*rec.key), rec)
         return len(work)
@@ -123,6 +125,36 @@ class LocalExecutor:
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "workers": self.jobs}
+
+
+#: the process a worker watches (set once per worker process)
+_WATCHED: int | None = None
+
+
+def _in_worker(parent: int, fn: JobFn, *args):
+    """Run one job in a worker process that dies with ``parent``, the run's process: a worker
+    whose parent was killed outright (SIGKILL leaves no chance to stop it) must not go on writing
+    results into a run folder that nobody runs any more."""
+    _die_with(parent)
+    return fn(*args)
+
+
+def _die_with(parent: int, every: float = 0.2) -> None:
+    """Start (once per process) a daemon thread that ends this process when its parent is no
+    longer ``parent`` (the kernel re-parents an orphan)."""
+    global _WATCHED
+    if _WATCHED == parent or os.getpid() == parent:
+        return
+    _WATCHED = parent
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    import threading
+
+    threading.Thread(target=watch, name="rankbench-parent-watch", daemon=True).start()
 
 
 # ----------------------------------------------------------------------------- dask

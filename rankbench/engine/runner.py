@@ -39,8 +39,10 @@ from ..config import (
     RankerCfg,
     accepts_random_state,
     dataset_params,
+    first_difference,
     ranker_feature_names,
     ranker_params,
+    value_at,
 )
 from ..datasets.base import Dataset
 from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
@@ -49,6 +51,8 @@ from ..protocols.base import Protocol
 from ..rankers.base import accepts_views
 from ..registry import datasets, features, preprocessors, protocols, rankers
 from ..runfolder import (
+    CONFIG,
+    MANIFEST,
     ROW_KEYS,
     SPLITS,
     Manifest,
@@ -284,6 +288,37 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
     return out
 
 
+def verify_resume(folder: RunFolder) -> None:
+    """Refuse to continue a run that is not the one its folder started (one line naming why): one
+    made by another rankbench version, one whose config.yaml was edited since (naming the first
+    changed key), or one whose manifest is missing or unusable once it has splits or results."""
+    where = f"--resume {folder.path}"
+    manifest = folder.read_manifest()  # an unusable one: RunFolderError naming the file
+    if manifest is None:
+        if folder.has_splits() or any(folder.trials_dir.glob("*.json")):
+            raise RunFolderError(f"{where}: no {MANIFEST}: the run's config and version cannot be verified; "
+                                 "start a new run")
+        return
+    if manifest.rankbench_version != __version__:
+        raise RunFolderError(f"{where}: the run was made by rankbench {manifest.rankbench_version}, this is "
+                             f"rankbench {__version__}; resume it with that version or start a new run")
+    if manifest.config_fingerprint is None or manifest.config is None:
+        return  # a run made before fingerprints
+    now = folder.read_config()
+    if config_fingerprint(now) != manifest.config_fingerprint:
+        key = first_difference(manifest.config, now) or "(top level)"
+        then, later = (value_at(c, key, _Absent()) for c in (manifest.config, now))
+        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {then!r} then, "
+                             f"{later!r} now); put it back or start a new run")
+
+
+class _Absent:
+    """A key a config does not have, as a message shows it."""
+
+    def __repr__(self) -> str:
+        return "absent"
+
+
 def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
     """The splits a resumed run recorded, checked against its settings and their datasets."""
     data = folder.read_splits()
@@ -297,6 +332,9 @@ def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
         if got.n_items is not None and got.n_items != n:
             raise RunFolderError(f"{where}: the splits were drawn on {got.n_items} items, the dataset now has {n}; "
                                  "start a new run")
+        if got.dataset_fingerprint not in (None, sp.dataset.fingerprint):
+            raise RunFolderError(f"{where}: dataset {sp.config.dataset.name!r} changed since the splits were drawn "
+                                 "(its content fingerprint differs); start a new run")
         top = max((max(t[k], default=-1) for t in got.trials for k in ROW_KEYS if isinstance(t.get(k), list)),
                   default=-1)
         if top >= n:
@@ -379,10 +417,14 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
     exp = p.experiment
     executor = make_executor(opts.executor, opts.jobs, opts.scheduler, opts.dask_timeout, opts.retries)
     with executor:  # connect first: a wrong scheduler address costs no feature extraction
+        # before the features: a run killed while extracting them is resumed with its data root and
+        # its config verified (or replaced by a new run: it holds no splits and no result)
+        write_manifest(folder, p, opts, started, {}, _count_done(folder, p) if resume else 0, p.n_jobs,
+                       executor.describe(), final=False)
         fcache: dict[str, np.ndarray] = {}
         timing: dict[str, Any] = {}
-        recorded = _recorded(folder, p) if resume else {}
-        fingerprint = _fingerprint(folder, p, resume)
+        recorded = _recorded(folder, p) if resume and folder.has_splits() else {}
+        fingerprint = folder.read_manifest().config_fingerprint  # stamped on every record of this run
         done = folder.done_jobs() if resume else set()
         # workers get an absolute path: a reused worker pool may sit in another working folder
         target = RunFolder(folder.path.resolve())
@@ -392,7 +434,8 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         for sp in p.settings:
             feats = _features(sp, fcache, opts, timing)
             splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
-            settings_out.append({"label": sp.label, "values": sp.values, "n_items": len(sp.dataset), "trials": splits})
+            settings_out.append({"label": sp.label, "values": sp.values, "n_items": len(sp.dataset),
+                                 "dataset_fingerprint": sp.dataset.fingerprint or None, "trials": splits})
             ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
             for spec in sp.methods:
                 mkey = (spec.combine, *(id(feats[n]) for n in spec.feature_sets))
@@ -403,7 +446,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
                     job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]), fingerprint)
                     if (sp.label, s["trial"], spec.name) not in done:
                         work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
-        if not resume:
+        if not recorded:  # a new run, or one killed before its splits were written
             folder.write_splits(Splits.build({"settings": settings_out}))
         # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root
         # and command for --resume; this session stays open ("end": null) until it returns
@@ -442,14 +485,6 @@ def _jobs(p: Plan) -> set[tuple[str, int, str]]:
 def _count_done(folder: RunFolder, p: Plan) -> int:
     return len(folder.done_jobs() & _jobs(p))
 
-
-def _fingerprint(folder: RunFolder, p: Plan, resume: bool) -> str | None:
-    """The fingerprint this session stamps on its records: the resolved config's, or on resume
-    the one the run was started with (none for a run made before fingerprints)."""
-    if not resume:
-        return config_fingerprint(p.experiment.data)
-    manifest = folder.read_manifest()
-    return manifest.config_fingerprint if manifest is not None else None
 
 
 # ----------------------------------------------------------------------------- manifest
@@ -497,8 +532,9 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     sessions = [s.model_dump() for s in prev.sessions] if prev else []
     if sessions and sessions[-1]["end"] is None and sessions[-1]["start"] == session["start"]:
         sessions = sessions[:-1]  # this session's opening record, now closed
-    # the config the run was started with stays the one recorded (a resumed run cannot change it)
-    config = prev.config if prev else p.experiment.data
+    # the config the run was started with, as its folder holds it, stays the one recorded (a
+    # resumed run cannot change it; one made before fingerprints keeps having none)
+    config = prev.config if prev else folder.read_config()
     n_ok = sum(r.ok for r in records)
     folder.write_manifest(Manifest.build({
         "rankbench_version": prev.rankbench_version if prev else __version__,

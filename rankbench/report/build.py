@@ -165,8 +165,12 @@ def status_lines(run: RunData) -> list[str]:
         out.append(f"**FAILED:** {len(run.failed)} job(s) of {methods} (listed under Failed jobs, each with its "
                    f"error); their numbers are left out and graded FAILED; `--resume {run.folder.path}` retries them.")
     for p in run.problems:
-        out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
-                   "recomputed by `--resume`.")
+        if p.path.name == MANIFEST:
+            out.append(f"**Unusable manifest** `{p.path.name}` ({p.reason}): the run's provenance is unknown, and "
+                       "`--resume` refuses a run it cannot verify.")
+        else:
+            out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
+                       "recomputed by `--resume`.")
     return out
 
 

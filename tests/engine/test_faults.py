@@ -271,3 +271,66 @@ def test_a_corrupt_record_file_is_rejected(cli, finished_run, tmp_path, case):
         path.write_bytes({"truncated": text[: len(text) // 2].encode(), "empty": b"", "binary": b"\xff\xfe\x00x",
                           "not-an-object": b"[1, 2]"}[case])
     _assert_rejected_like_a_corrupt_file(cli, tmp_path / "run", name, original)
+
+
+def _splits_corruptions() -> list[tuple[str, object]]:
+    """(case id, how to corrupt splits.json's dict in place): every key of the file, of a setting
+    and of a trial's split that the engine and the reports rely on."""
+    s0 = lambda d: d["settings"][0]  # noqa: E731
+    t0 = lambda d: s0(d)["trials"][0]  # noqa: E731
+    cases = [("schema_version-value", lambda d: d.__setitem__("schema_version", 99)),
+             ("settings-missing", lambda d: d.pop("settings")), ("settings-empty", lambda d: d.__setitem__("settings", [])),
+             ("unknown-key", lambda d: d.__setitem__("colour", 1)),
+             ("setting-twice", lambda d: d["settings"].append(dict(s0(d))))]
+    for key, bad in (("label", 5), ("values", [1]), ("n_items", 0), ("dataset_fingerprint", 5), ("trials", [])):
+        cases += [(f"setting.{key}-missing", lambda d, k=key: s0(d).pop(k)),
+                  (f"setting.{key}-wrong", lambda d, k=key, b=bad: s0(d).__setitem__(k, b))]
+    cases.append(("setting.unknown-key", lambda d: s0(d).__setitem__("colour", 1)))
+    for key, bad in (("trial", 3), ("seed", -1), ("ranker_seed", "x"), ("train", [1.5]), ("probe", [-1]),
+                     ("gallery", [10_000])):
+        cases += [(f"trial.{key}-wrong", lambda d, k=key, b=bad: t0(d).__setitem__(k, b))]
+    cases += [("trial.trial-missing", lambda d: t0(d).pop("trial")), ("trial.seed-missing", lambda d: t0(d).pop("seed"))]
+    return cases
+
+
+SPLITS_CORRUPTIONS = _splits_corruptions()
+
+
+@pytest.mark.parametrize("case, corrupt", SPLITS_CORRUPTIONS, ids=[c[0] for c in SPLITS_CORRUPTIONS])
+def test_every_splits_field_corrupted_is_refused(cli, finished_run, tmp_path, case, corrupt):
+    """The splits define the trials: a run whose splits.json is not valid cannot be reported or
+    resumed; both say so in one line naming the file."""
+    run, _, _ = finished_run
+    shutil.copytree(run, tmp_path / "run")
+    path = tmp_path / "run" / "splits.json"
+    data = json.loads(path.read_text())
+    corrupt(data)
+    path.write_text(json.dumps(data))
+    for command in (("report", tmp_path / "run", "--no-plots"), ("run", "--resume", tmp_path / "run")):
+        res = cli(*command)
+        lines = res.output.strip().splitlines()
+        assert res.exit_code == 1 and len(lines) == 1 and "splits.json: " in lines[0], res.output
+
+
+MANIFEST_FIELDS = ["schema_version", "rankbench_version", "config_fingerprint", "config", "start", "sessions",
+                   "n_results", "complete", "data_root"]
+
+
+@pytest.mark.parametrize("how", ["missing", "type"])
+@pytest.mark.parametrize("key", MANIFEST_FIELDS)
+def test_every_manifest_field_corrupted_is_reported_and_refused(cli, finished_run, tmp_path, key, how):
+    """The manifest vouches for the run (its config, its version): a report says it is unusable,
+    --resume refuses it."""
+    run, _, _ = finished_run
+    shutil.copytree(run, tmp_path / "run")
+    path = tmp_path / "run" / "manifest.json"
+    data = json.loads(path.read_text())
+    if how == "missing":
+        data.pop(key)
+    else:
+        data[key] = WRONG_TYPE[type(data[key])]
+    path.write_text(json.dumps(data))
+    res = cli("report", tmp_path / "run", "--no-plots")
+    assert res.exit_code == 0 and "**Unusable manifest** `manifest.json`" in res.output
+    res = cli("run", "--resume", tmp_path / "run")
+    assert res.exit_code == 1 and "manifest.json: not a usable manifest" in res.output
