@@ -287,6 +287,10 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     """
     from .report.collect import write_collected
 
+    out = Path(out)
+    if out.suffix.lower() in (".html", ".htm"):
+        raise ConfigError(f"--out {out}: expected the Markdown report's path (e.g. {out.with_suffix('.md')}); the HTML "
+                          "page is written beside it with .html, and two reports are never written to one file")
     folders, seen = [], set()
     for d in run_dirs:
         path = RunFolder.open(d).concrete.path   # the run's own folder, never a ``latest`` link
@@ -294,7 +298,7 @@ def collect(run_dirs: list[str | Path], out: str | Path):
             seen.add(path.resolve())
             folders.append(path)
     try:
-        return write_collected(folders, Path(out))
+        return write_collected(folders, out)
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
 
@@ -360,8 +364,10 @@ def _check_kinds(kinds: list[str], rows) -> None:
                           f"got {', '.join(map(repr, unknown))}")
 
 
-def clear_cache(kinds: list[str] | None = None) -> int:
-    """Delete the cache entries of ``kinds`` (default every kind); returns the bytes freed."""
+def clear_cache(kinds: list[str] | None = None):
+    """Delete the cache entries of ``kinds`` (default every kind); returns what was freed and what
+    could not be (:class:`rankbench.utils.diskcache.Cleared`: ``freed`` and ``kept`` bytes, one
+    error line per path left)."""
     from .utils import diskcache
 
     if kinds:

@@ -2,7 +2,9 @@
 
 Every user mistake is one line on stderr, ``rankbench: error: ...`` (one line per mistake when
 ``validate`` finds several), and exit status 1 (2 for a command-line usage error, 130 after
-Ctrl-C, 143 after SIGTERM); a traceback means a bug in rankbench. Progress and warnings go to
+Ctrl-C, 143 after SIGTERM); so is every error of the file system (permissions, a full disk, a
+read-only mount, a symbolic-link loop: the path and what the system says). A traceback means a
+bug in rankbench. Progress and warnings go to
 stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` adds debug events.
 """
 
@@ -21,6 +23,14 @@ from .errors import RankbenchError, Terminated
 def _fail(message: str, status: int = 1) -> None:
     click.echo(f"rankbench: error: {message}", err=True)
     sys.exit(status)
+
+
+def os_error_line(exc: OSError) -> str:
+    """A file-system error as one line naming the path: ``<path>: <what the system says>``. Files
+    are written atomically, so whatever was written before it is intact."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {what}" if paths else what
 
 
 def _terminate(signum, frame) -> None:
@@ -52,6 +62,8 @@ def user_errors(fn):
             _fail("terminated (SIGTERM)", 143)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
+        except OSError as exc:  # the file system: a full disk, a read-only mount, a symlink loop ...
+            _fail(os_error_line(exc))
 
     return click.option("--verbose", "-v", is_flag=True, help="Also debug events (each job started, each fit's "
                         "progress).")(click.option("--quiet", "-q", is_flag=True,
@@ -423,8 +435,10 @@ def cache(clear, kinds):
     from . import app
 
     if clear:
-        freed = app.clear_cache(list(kinds) or None)
-        click.echo(f"freed {freed / 2**20:,.1f} MB")
+        done = app.clear_cache(list(kinds) or None)
+        click.echo(f"freed {done.freed / 2**20:,.1f} MB")
+        if done.errors:
+            _fail(f"could not free {done.kept / 2**20:,.1f} MB in {len(done.errors)} place(s), e.g. {done.errors[0]}")
     rows = app.cache_usage(None if clear else list(kinds) or None)
     if not rows:
         click.echo(f"the cache at {app.cache_root()} is empty")

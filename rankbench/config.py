@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import copy
 import itertools
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -205,20 +207,75 @@ class Experiment:
 
 
 # ------------------------------------------------------------------------------------ YAML
+#: bounds of a YAML document, checked before any object is built from it: its size in bytes, and
+#: the values it holds with every alias expanded (an alias bomb of a few lines holds billions; the
+#: largest config here holds about a thousand)
+MAX_YAML_BYTES = 2**20
+MAX_YAML_VALUES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 class _Loader(yaml.SafeLoader):
-    """Safe YAML with two fixes: ``1e-10`` (no dot) is a float, as papers write parameters, and a
-    key given twice in one mapping is an error instead of silently keeping the last value."""
+    """Safe YAML with a few fixes: ``1e-10`` (no dot) is a float, as papers write parameters; a
+    key given twice in one mapping is an error instead of silently keeping the last value (keys a
+    merge key ``<<: *base`` brings in may be overridden); a key must be a plain value, not a list or
+    a mapping; and a document is bounded (:data:`MAX_YAML_VALUES`) before any object is built."""
+
+    def get_single_data(self):
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _check_expanded_size(node)
+        return self.construct_document(node)
 
     def construct_mapping(self, node, deep=False):
-        seen: dict[Any, Any] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first at line {seen[key].line + 1})",
-                    key_node.start_mark)
-            seen[key] = key_node.start_mark
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE:
+                    continue
+                if not isinstance(key_node, yaml.ScalarNode):
+                    kind = "list" if isinstance(key_node, yaml.SequenceNode) else "mapping"
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"a key that is a {kind} ('? ...'); a config's keys are names", key_node.start_mark)
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r} (first at line {seen[key].line + 1})",
+                        key_node.start_mark)
+                seen[key] = key_node.start_mark
         return super().construct_mapping(node, deep=deep)
+
+
+def _check_expanded_size(root: yaml.Node) -> None:
+    """A YAML error when the document, with every alias expanded, holds more than
+    :data:`MAX_YAML_VALUES` values or refers to itself (counted on the node graph, which holds
+    each anchored node once, so the count costs the document's size, not its expansion's)."""
+    size: dict[int, int] = {}
+    busy: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in size:
+            continue
+        kids = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
+                else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        if not children_done:
+            busy.add(id(node))
+            stack.append((node, True))
+            for k in kids:
+                if id(k) in busy:
+                    raise yaml.composer.ComposerError(None, None, "an alias refers to a value that contains it "
+                                                                  "(a recursive document)", k.start_mark)
+                if id(k) not in size:
+                    stack.append((k, False))
+            continue
+        busy.discard(id(node))
+        size[id(node)] = 1 + sum(size[id(k)] for k in kids)
+        if size[id(node)] > MAX_YAML_VALUES:
+            raise yaml.composer.ComposerError(
+                None, None, f"more than {MAX_YAML_VALUES:,} values once its aliases are expanded (an alias "
+                            "bomb?); a config holds far fewer", node.start_mark)
 
 
 _Loader.add_implicit_resolver(
@@ -235,17 +292,26 @@ def yaml_load(text: str) -> Any:
 def read_yaml(path: Path) -> dict[str, Any]:
     """A YAML file's top-level mapping, or one ConfigError line naming the file and the problem."""
     try:
-        if not path.is_file():
-            raise ConfigError(f"{path}: config file not found" if not path.exists()
-                              else f"{path}: not a file")
-        text = path.read_bytes().decode("utf-8")
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a pipe would block the open
+            raise ConfigError(f"{path}: not a file")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_YAML_BYTES + 1)
+        if len(raw) > MAX_YAML_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES // 2**20} MB; a config is a few kilobytes")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the config "
                           "as UTF-8") from None
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: not a file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config ({exc.strerror or exc})") from None
     try:
         data = yaml_load(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: YAML error: nested too deeply; a config is a few levels deep") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -272,12 +338,14 @@ def load_raw(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         resolved = path.resolve()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot resolve path ({exc.strerror or exc})") from None
+    except RuntimeError:  # Python < 3.13 reports a symbolic-link loop so
+        raise ConfigError(f"{path}: cannot resolve path (Too many levels of symbolic links)") from None
     if resolved in _seen:
         raise ConfigError(f"{path}: extends: circular chain ({' -> '.join(p.name for p in _seen + (resolved,))})")
     data = read_yaml(path)
     parent = data.pop("extends", None)
     if parent is not None:
-        if not isinstance(parent, str):
+        if not isinstance(parent, str) or not parent.strip():
             raise ConfigError(f"{path}: extends: expected a file path, got {parent!r}")
         base = load_raw(path.parent / parent, _seen + (resolved,))
         if "name" not in data:

@@ -8,6 +8,8 @@ is in test_conformance.py.)
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from toydata import synthetic_reid_config
@@ -28,8 +30,23 @@ def cfg(**replace) -> str:
     return text
 
 
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{k}: &{k} [{', '.join(['*' + p] * 10)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
+
+
 # (id, config text or None for the GOOD one, extra CLI args, expected substring)
 CONFIG_CASES = [
+    ("yaml alias bomb", BOMB, [], "more than 100,000 values once its aliases are expanded"),
+    ("yaml recursive alias", "a: &a [*a]\n", [], "an alias refers to a value that contains it"),
+    ("yaml nested too deep", "a: " + "[" * 3000 + "]" * 3000 + "\n", [], "nested too deeply"),
+    ("yaml too large", "# " + "x" * 2**20 + "\n", [], "larger than 1 MB"),
+    ("yaml complex key", GOOD + "? [a, b]\n: 1\n", [], "a key that is a list"),
+    ("yaml duplicate after merge", GOOD.replace("{name: L1, ranker: l1}", "{<<: {name: L0}, name: L1, ranker: l1, name: L2}"),
+     [], "duplicate key 'name'"),
+    ("extends empty", 'extends: ""\n', [], "extends: expected a file path, got ''"),
+    ("run name a path", GOOD + "name: ../../x\n", [], "name: expected a run name"),
+    ("ranker C infinite", cfg(**{"C: 1.0": "C: .inf"}), [], "rankers.P.C: expected a finite number"),
+    ("ranker C nan", cfg(**{"C: 1.0": "C: .nan"}), [], "rankers.P.C: expected a finite number"),
     ("yaml syntax", "dataset: {name: x\nprotocol: [\n", [], "YAML error at line"),
     ("top level list", "- a\n- b\n", [], "expected a mapping of config keys"),
     ("empty file", "", [], "expected a mapping of config keys"),
@@ -203,6 +220,10 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
     exp_meth.write_text("expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
     sweep = tmp_path / "sweep.yaml"
     sweep.write_text(GOOD + "sweep: {protocol.n_test: [5, 10]}\n")
+    fifo = tmp_path / "a-pipe"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(loop)
     latin = tmp_path / "latin.yaml"
     latin.write_bytes(GOOD.encode() + b"description: caf\xe9\n")
     cases = [
@@ -236,6 +257,9 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("report", tmp_path / "empty-dir"), "not a run folder"),
         (("collect", tmp_path / "empty-dir", "--out", tmp_path / "R.md"), "not a run folder"),
         (("collect", done, "--out", blocker / "R.md"), "cannot write"),
+        (("collect", done, "--out", tmp_path / "R.html"), "--out"),
+        (("features", good, "--out", fifo, "--force", "-q"), "not a regular file"),
+        (("run", loop), "Too many levels of symbolic links"),
         (("features", good, "--out", blocker / "f.npz", "-q"), "cannot write"),
         (("features", good, "--out", blocker, "-q"), "already exists; choose another --out or add --force"),
         (("list", "rankers", "prsv"), "unknown ranker 'prsv'; did you mean 'prsvm'?"),

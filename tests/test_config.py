@@ -183,3 +183,14 @@ def test_every_shipped_config_runs_one_of_its_methods():
 def test_exponent_without_dot_is_a_float(tmp_path):
     p = write(tmp_path, "f.yaml", BASE.replace("{name: L1, ranker: l1}", "{name: P, ranker: prsvm, C: 1e-3}"))
     assert load_experiment(p).config.rankers[0].params()["C"] == 1e-3
+
+
+def test_yaml_merge_keys_are_accepted_and_own_keys_override(tmp_path):
+    """``<<: *base`` (YAML's merge key) brings a mapping's keys in; the mapping's own keys win,
+    and a key given twice among its own keys is still an error (test_bad_inputs)."""
+    path = tmp_path / "m.yaml"
+    path.write_text("dataset: {name: synthetic_reid, n_people: 20}\n"
+                    "features: [{name: c, extractor: color_strips}]\nprotocol: {name: reid, n_test: 5}\n"
+                    "rankers:\n  - &p {name: P, ranker: prsvm, C: 1.0}\n  - {<<: *p, name: P10, C: 10.0}\n")
+    rankers = load_experiment(path).data["rankers"]
+    assert rankers == [{"name": "P", "ranker": "prsvm", "C": 1.0}, {"name": "P10", "ranker": "prsvm", "C": 10.0}]
