@@ -87,7 +87,7 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
         raise ConfigError(f"--resume {folder.path}: the run was started with {key} = "
                           f"{value_at(started, key)!r}, now {value_at(wanted, key)!r}; resume without "
                           "changing it (the folder keeps its own config) or start a new run")
-    return resolve(started, origin)
+    return resolve(started, origin, overrides.max_settings)
 
 
 def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOptions:
@@ -203,45 +203,20 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     ``failed`` is True on a FAIL, FAILED or MISSING grade or an incomplete run; a run with nothing to
     grade is not a failure (``note`` says so).
     """
-    from pydantic import ValidationError
-
-    from .config import ClaimCfg, ExpectedCfg, read_yaml
+    from .config import check_published, read_yaml
 
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
-    raw, raw_claims = doc.get("expected") or [], doc.get("claims") or []
-    if not raw and not raw_claims:
+    if not doc.get("expected") and not doc.get("claims"):
         status = status_lines(run_data)
         return CheckResult([], {}, status, not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
-    for key, value in (("expected", raw), ("claims", raw_claims)):
-        if not isinstance(value, list):
-            raise ConfigError(f"{source}: {key}: expected a list, got {type(value).__name__}")
-    entries = []
-    for i, e in enumerate(raw):
-        try:
-            entries.append(ExpectedCfg.model_validate(e).model_dump())
-        except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            got = e if not isinstance(e, dict) else e.get(first["loc"][0]) if first["loc"] else e
-            raise ConfigError(f"{source}: expected.{i}.{where}: {first['msg'].lower()}"
-                              + (f", got {got!r}" if first["type"] != "missing" else "")) from None
-    # the config's rankers, run or not: a row of a ranker that --methods left out is graded NOT RUN
-    configured = [r["name"] for r in run_data.config.get("rankers", []) if isinstance(r, dict) and "name" in r]
-    for i, e in enumerate(entries):
-        if e["method"] not in configured and not e["published_only"]:
-            raise ConfigError(f"{source}: expected.{i}.method: {e['method']!r} is not a method of this run "
-                              f"({', '.join(configured)}); mark other methods' rows published_only: true")
-    claims = []
-    for i, c in enumerate(raw_claims):
-        try:
-            claims.append(ClaimCfg.model_validate(c).model_dump())
-        except ValidationError as err:
-            first = err.errors()[0]
-            raise ConfigError(f"{source}: claims.{i}.{'.'.join(str(p) for p in first['loc'])}: "
-                              f"{first['msg'].lower()}") from None
+    # the one check a config's own expected: and claims: get (a ranker --methods left out is
+    # still a ranker of the config: its rows are graded NOT RUN)
+    cfg = check_published(run_data.config, doc, str(source))
+    entries = [e.model_dump() for e in cfg.expected]
+    claims = [c.model_dump() for c in cfg.claims]
     summary = summary_of(run_data)
     rows = grade_rows(summary, entries, run_data.methods, run_data.failures())
     claim_rows = grade_run_claims(run_data, claims)

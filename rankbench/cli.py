@@ -11,6 +11,7 @@ stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` add
 from __future__ import annotations
 
 import functools
+import math
 import signal
 import sys
 
@@ -110,11 +111,26 @@ def _command_line() -> list[str]:
     return words
 
 
-def _overrides(sets, trials=None, seed=None, regress=False, methods=()):
+def _overrides(sets, trials=None, seed=None, regress=False, methods=(), max_settings=None):
     from .app import Overrides, parse_set
 
     names = [n for m in methods for n in m.split(",") if n]  # --methods A B, --methods A,B
-    return Overrides([parse_set(s) for s in sets], trials, seed, regress, names or None)
+    over = Overrides([parse_set(s) for s in sets], trials, seed, regress, names or None)
+    if max_settings is not None:
+        over.max_settings = max_settings
+    return over
+
+
+def _finite(ctx, param, value):
+    """A number option must be finite (``--dask-timeout nan`` passes a range check)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"expected a finite number, got {value}")
+    return value
+
+
+_max_settings = click.option("--max-settings", type=click.IntRange(min=1), metavar="N",
+                             help="Accept a sweep of up to N settings (default 10,000; counted before anything "
+                                  "else).")
 
 
 class _MethodsCommand(click.Command):
@@ -183,22 +199,24 @@ def main():
 @click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials.")
 @click.option("--seed", type=click.IntRange(min=0), help="Override the config's seed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Parallel worker processes on this machine.")
+              help="Parallel worker processes on this machine (at most its cores, and the jobs to run).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where jobs run: this machine, or a Dask cluster (needs Dask: pip install -e '.[dask]' in "
                    "the rankbench checkout).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="With --executor dask: the cluster's scheduler (default: a LocalCluster, one worker per core).")
 @click.option("--dask-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
+              callback=_finite,
               metavar="SECONDS", help="With --executor dask: wait this long for the scheduler, and for a worker.")
 @_sets
 @_methods
 @click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
+@_max_settings
 @click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
 @user_errors
 def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
-        no_cache, no_plots):
+        max_settings, no_cache, no_plots):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -217,7 +235,7 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     if resume and out:
         raise click.UsageError("--out: a resumed run stays in its own folder (RUN_DIR); drop --out, or start a new "
                                "run with --out")
-    overrides = _overrides(sets, trials, seed, regress, methods)
+    overrides = _overrides(sets, trials, seed, regress, methods, max_settings)
     options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
                                 dask_timeout=dask_timeout, use_cache=not no_cache, progress=app.progress_shown(),
                                 invocation={"argv": _command_line(), "overrides": list(sets),
@@ -240,8 +258,9 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
 @_sets
 @_methods
 @click.option("--regress", is_flag=True, help="Validate with the regress: block applied.")
+@_max_settings
 @user_errors
-def validate(config, data_root, sets, methods, regress):
+def validate(config, data_root, sets, methods, regress, max_settings):
     """Check CONFIG without running it: exactly the checks `run` makes before any work.
 
     \b
@@ -254,7 +273,7 @@ def validate(config, data_root, sets, methods, regress):
     """
     from . import app
 
-    p = app.validate(config, _overrides(sets, regress=regress, methods=methods), data_root)
+    p = app.validate(config, _overrides(sets, regress=regress, methods=methods, max_settings=max_settings), data_root)
     cfg = p.experiment.config
     n = len(p.settings)
     click.echo(f"{config}: OK - dataset {cfg.dataset.name} ({len(p.settings[0].dataset)} items), protocol "

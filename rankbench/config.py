@@ -69,8 +69,8 @@ class ProtocolCfg(_WithParams):
 class ExpectedCfg(_Strict):
     method: str
     metric: str
-    value: float
-    tolerance: float = Field(..., ge=0)
+    value: float = Field(..., allow_inf_nan=False)
+    tolerance: float = Field(..., ge=0, allow_inf_nan=False)
     source: str = ""
     setting: str | None = None
     note: str = ""
@@ -82,7 +82,7 @@ class ExpectedCfg(_Strict):
     trials: int | None = Field(None, ge=1)
     #: the paper's standard deviation over its trials (one trial's spread): with a one-trial run,
     #: the standard error the check assumes for our number
-    std: float | None = Field(None, ge=0)
+    std: float | None = Field(None, ge=0, allow_inf_nan=False)
 
 
 class ClaimCfg(_Strict):
@@ -102,8 +102,8 @@ class ClaimCfg(_Strict):
     x: str | None = None
     y: str | None = None
     setting: str | None = None
-    by: float = Field(0.0, ge=0)
-    at_least: float | None = Field(None, gt=0)
+    by: float = Field(0.0, ge=0, allow_inf_nan=False)
+    at_least: float | None = Field(None, gt=0, allow_inf_nan=False)
     #: what is paired: the trials both sides ran, or every trial x task value ``metric/<task>``
     unit: Literal["trials", "tasks"] = "trials"
     #: ``improves`` from another method's / metric's value (defaults: ``method``, ``metric``)
@@ -112,9 +112,9 @@ class ClaimCfg(_Strict):
     #: curves compared where both exist, or over the union of their x ranges (each held at its end)
     span: Literal["overlap", "union"] = "overlap"
     #: ``speedup``: the target is this fraction of ``than``'s best y
-    level: float = Field(1.0, gt=0, le=1)
+    level: float = Field(1.0, gt=0, le=1, allow_inf_nan=False)
     #: the worst value of the baseline that still resembles the paper's own; worse is graded VOID
-    baseline_limit: float | None = None
+    baseline_limit: float | None = Field(None, allow_inf_nan=False)
     source: str = ""
     note: str = ""
     known_gap: str = ""
@@ -498,6 +498,13 @@ def _has(node: Any, part: Any) -> bool:
 
 def validate(data: dict, origin: str) -> Config:
     """The schema and every component reference of one (sweep-free) config dict."""
+    cfg = _schema(data, origin)
+    check_components(cfg, origin)
+    return cfg
+
+
+def _schema(data: dict, origin: str) -> Config:
+    """A config dict against the schema; every mistake one line."""
     proto = data.get("protocol")
     if isinstance(proto, dict):
         for old, new in _MOVED.items():
@@ -505,13 +512,29 @@ def validate(data: dict, origin: str) -> Config:
                 raise ConfigError(f"{origin}: {old}: '{new}' is a run parameter now; write it at the "
                                   f"top level of the config ({new}: {proto[old.split('.')[1]]!r})")
     try:
-        cfg = Config.model_validate(data)
+        return Config.model_validate(data)
     except ValidationError as err:
         errors = ErrorList()
         for message in _format_validation(err, data, origin):
             errors.add(message)
         errors.raise_any()
-    check_components(cfg, origin)
+        raise  # pragma: no cover - raise_any raised
+
+
+def check_published(config: dict, doc: dict, origin: str) -> Config:
+    """A run's ``config`` with the published numbers and claims of ``doc`` (its own config, or an
+    ``--expected`` file named by ``origin``), checked exactly as a config's own are when it is
+    validated (the schema and :func:`_check_expected`: methods of the run, metrics of its
+    protocol, settings of its sweep, finite numbers), without looking up its other components (a
+    run is checked long after it ran, perhaps where its plug-ins are gone)."""
+    for key in ("expected", "claims"):
+        if doc.get(key) is not None and not isinstance(doc.get(key), list):
+            raise ConfigError(f"{origin}: {key}: expected a list, got {type(doc[key]).__name__}")
+    cfg = _schema({**config, "expected": doc.get("expected") or [], "claims": doc.get("claims") or []}, origin)
+    errors = ErrorList()
+    with errors.check():
+        _check_expected(cfg, protocols.get(cfg.protocol.name, _where(origin, "protocol.name")), origin, errors)
+    errors.raise_any()
     return cfg
 
 
@@ -693,6 +716,20 @@ def sweep_settings(sweep: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any
     return out
 
 
+#: the most sweep settings a config may have unless the user raises the limit (``--max-settings``):
+#: the settings are counted before anything else is done, so a sweep of millions is refused at once
+MAX_SETTINGS = 10_000
+
+
+def count_settings(data: dict) -> int:
+    """How many settings a (raw) config's sweep makes: the product of its value lists' lengths."""
+    sweep = data.get("sweep")
+    n = 1
+    for values in sweep.values() if isinstance(sweep, dict) else []:
+        n *= len(values) if isinstance(values, list) else 1
+    return n
+
+
 # ------------------------------------------------------------------------------------ overrides
 @dataclass
 class Overrides:
@@ -704,6 +741,8 @@ class Overrides:
     regress: bool = False
     #: run only these rankers (``--methods``; the config's ``methods`` key)
     methods: list[str] | None = None
+    #: the most sweep settings accepted (``--max-settings``)
+    max_settings: int = MAX_SETTINGS
 
     def empty(self) -> bool:
         return not (self.sets or self.trials is not None or self.seed is not None or self.regress or self.methods)
@@ -758,8 +797,13 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
     return data
 
 
-def resolve(data: dict, origin: str) -> Experiment:
-    """Validate a resolved dict and every sweep setting of it (every setting's mistakes at once)."""
+def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experiment:
+    """Validate a resolved dict and every sweep setting of it (every setting's mistakes at once);
+    a sweep of more than ``max_settings`` settings is refused before anything else."""
+    n = count_settings(data)
+    if n > max_settings:
+        raise ConfigError(f"{origin}: sweep: {n:,} settings, more than the limit of {max_settings:,}; sweep fewer "
+                          "values, or raise the limit with --max-settings")
     cfg = validate(data, origin)
     if len(cfg.sweep) > 2:
         raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
@@ -786,5 +830,6 @@ def resolve(data: dict, origin: str) -> Experiment:
 def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Experiment:
     """Read, merge, override and validate a config file."""
     origin = str(path)
-    data = apply_overrides(load_raw(path), overrides or Overrides(), origin)
-    return resolve(data, origin)
+    overrides = overrides or Overrides()
+    data = apply_overrides(load_raw(path), overrides, origin)
+    return resolve(data, origin, overrides.max_settings)

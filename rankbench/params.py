@@ -198,16 +198,21 @@ def _check_requires(cls: type, where: str) -> None:
 
 def _check_sklearn(cls, constraints, params, where):
     """scikit-learn's own declarations, checked by scikit-learn's validator one parameter at a time
-    so that the message can name the parameter in rankbench's form."""
+    so that the message can name the parameter in rankbench's form. YAML has no tuples: a list
+    given where scikit-learn wants a tuple (MinMaxScaler's ``feature_range: [0, 2]``) is one."""
     from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
+    params = dict(params)
     for name, value in params.items():
         if name not in constraints:
             continue
+        if isinstance(value, list) and tuple in constraints[name]:
+            value = params[name] = tuple(value)
         try:
             validate_parameter_constraints({name: constraints[name]}, {name: value}, caller_name=cls.__name__)
         except InvalidParameterError:
-            want = " or ".join(str(c) for c in constraints[name])
+            want = " or ".join("a list" if c in (tuple, list) else getattr(c, "__name__", None) or str(c)
+                               for c in constraints[name])
             raise ParameterError(f"{where}.{name}: expected {want}, got {value!r}") from None
     return params
 

@@ -123,6 +123,14 @@ CONFIG_CASES = [
     ("n_test one", cfg(**{"n_test: 10": "n_test: 1"}), [], "protocol.n_test: expected an integer >= 2"),
     ("n_test too big", cfg(**{"n_test: 10": "n_test: 30"}), [], "protocol.n_test: expected 2..29"),
     ("gallery mode", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], gallery: both"}), [], "protocol.gallery"),
+    ("probe camera unknown", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], probe_cam: z"}), [],
+     "protocol.probe_cam: expected one of dataset 'synthetic_reid''s cameras (a, b), got 'z'"),
+    ("one camera for both", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], gallery_cam: a"}), [],
+     "protocol.gallery_cam: expected a camera other than probe_cam"),
+    ("sweep too large", GOOD + "sweep: {protocol.n_test: [" + ", ".join(["5"] * 200) + "], seed: ["
+     + ", ".join(map(str, range(100))) + "]}\n", [], "sweep: 20,000 settings, more than the limit of 10,000"),
+    ("minmax range not a list", cfg(**{"ranker: l1}": "ranker: l1, preprocess: [{name: minmax, feature_range: 5}]}"}),
+     [], "feature_range: expected a list"),
     ("protocol unknown param", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], n_tset: 3"}), [], "protocol: unknown parameter 'n_tset'"),
     ("ranker unknown param", cfg(**{"ranker: l1}": "ranker: l1, C: 1}"}), [], "rankers.L1: unknown parameter 'C'"),
     ("negative C", cfg(**{"C: 1.0": "C: -1"}), [], "rankers.P.C: expected a number > 0 or null, got -1"),
@@ -218,6 +226,16 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
     exp_tol.write_text("expected: [{method: L1, metric: cmc@1, value: 0.1}]\n")
     exp_meth = tmp_path / "exp_meth.yaml"
     exp_meth.write_text("expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    # --expected files get exactly the cross-checks of a config's own expected: and claims:
+    expected_files = []
+    for i, (text, needle) in enumerate([
+            ("expected: [{method: L1, metric: rank1, value: 0.1, tolerance: 0.1}]", "expected.0.metric: unknown metric 'rank1'"),
+            ("expected: [{method: L1, metric: mae, value: 0.1, tolerance: 0.1}]", "unknown metric 'mae' for protocol 'reid'"),
+            ("expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: 0.1, setting: x}]", "'x' is not a sweep setting"),
+            ("expected: [{method: L1, metric: cmc@1, value: .nan, tolerance: 0.1}]", "expected.0.value"),
+            ("claims: [{kind: better, method: L1, than: Q, metric: cmc@1}]", "claims.0.than: 'Q' is not a ranker")]):
+        expected_files.append((tmp_path / f"exp{i}.yaml", needle))
+        expected_files[-1][0].write_text(text + "\n")
     sweep = tmp_path / "sweep.yaml"
     sweep.write_text(GOOD + "sweep: {protocol.n_test: [5, 10]}\n")
     fifo = tmp_path / "a-pipe"
@@ -235,6 +253,8 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("run", good, "--trials", "0"), "--trials"),
         (("run", good, "--seed", "-5"), "--seed"),
         (("run", good, "--jobs", "0"), "--jobs"),
+        (("run", good, "--dask-timeout", "nan"), "--dask-timeout"),
+        (("run", good, "--max-settings", "0"), "--max-settings"),
         (("run", good, "--set", "protocol.n_test"), "expected key.path=value"),
         (("run", good, "--set", "protocol.nope=1"), "protocol: unknown parameter 'nope'"),
         (("run", good, "--set", "rankers.Ghost.C=1"), "no item named 'Ghost'"),
@@ -252,8 +272,9 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("check", tmp_path / "empty-dir"), "not a run folder"),
         (("check", done, "--expected", tmp_path / "nothere.yaml"), "config file not found"),
         (("check", done, "--expected", exp_map), "expected: expected a list"),
-        (("check", done, "--expected", exp_tol), "expected.0.tolerance: field required"),
-        (("check", done, "--expected", exp_meth), "'L2' is not a method of this run"),
+        (("check", done, "--expected", exp_tol), "expected.0.tolerance: required key missing"),
+        (("check", done, "--expected", exp_meth), "expected.0.method: 'L2' is not a ranker of this config"),
+        *[(("check", done, "--expected", path), needle) for path, needle in expected_files],
         (("report", tmp_path / "empty-dir"), "not a run folder"),
         (("collect", tmp_path / "empty-dir", "--out", tmp_path / "R.md"), "not a run folder"),
         (("collect", done, "--out", blocker / "R.md"), "cannot write"),

@@ -569,7 +569,7 @@ def test_methods_runs_only_the_named_rankers_and_grades_the_others_not_run(cli, 
     # a misspelt method in an expected file is still an error, a ranker left out is not
     typo = tmp_path / "typo.yaml"
     typo.write_text("expected: [{method: Bhattacharya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
-    one_line_error(cli("check", out, "--expected", typo), "'Bhattacharya' is not a method of this run")
+    one_line_error(cli("check", out, "--expected", typo), "'Bhattacharya' is not a ranker of this config")
     left_out = tmp_path / "left_out.yaml"
     left_out.write_text("expected: [{method: Bhattacharyya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
     assert cli("check", out, "--expected", left_out).exit_code == 0

@@ -113,7 +113,7 @@ class LocalExecutor:
 
         progress.watch(poll)
         parent = os.getpid()
-        gen = Parallel(n_jobs=self.jobs, return_as="generator_unordered")(
+        gen = Parallel(n_jobs=min(self.jobs, len(work)), return_as="generator_unordered")(
             delayed(_in_worker)(parent, fn, *w, folder) for w in work)
         for rec in gen:
             finished(progress, job_id(*rec.key), rec)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
+import logging
 import os
 import platform
 import subprocess
@@ -25,7 +26,7 @@ import time
 import traceback
 import warnings
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
@@ -69,6 +70,9 @@ from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
 from .executors import Work, make_executor
 from .pipeline import RankerPipeline
+
+
+log = logging.getLogger("rankbench.engine")
 
 
 class RunInterrupted(RankbenchError):
@@ -415,6 +419,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
     """Run every job of ``p`` not finished in ``folder`` (see the module docstring)."""
     started = _dt.datetime.now().astimezone()
     exp = p.experiment
+    opts = _capped(opts)
     executor = make_executor(opts.executor, opts.jobs, opts.scheduler, opts.dask_timeout, opts.retries)
     with executor:  # connect first: a wrong scheduler address costs no feature extraction
         # before the features: a run killed while extracting them is resumed with its data root and
@@ -480,6 +485,20 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
 def _jobs(p: Plan) -> set[tuple[str, int, str]]:
     """(setting, trial, method) of every job of the plan."""
     return {(sp.label, t, m.name) for sp in p.settings for t in range(sp.config.trials) for m in sp.methods}
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _capped(opts: EngineOptions) -> EngineOptions:
+    """``opts`` with local processes capped at the machine's cores (more only cost memory and
+    start-up; the executor also starts no more than it has jobs); said when it changes anything."""
+    jobs = max(1, min(opts.jobs, cores()))
+    if jobs < opts.jobs:
+        log.info(f"--jobs {opts.jobs}: using {jobs}, the cores of this machine")
+    return replace(opts, jobs=jobs)
 
 
 def _count_done(folder: RunFolder, p: Plan) -> int:

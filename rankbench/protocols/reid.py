@@ -64,6 +64,15 @@ class ReIdentification(Protocol):
             if col not in dataset.items.columns:
                 raise DataError(f"protocol reid needs a {col!r} column; dataset {dataset.name!r} has: "
                                 f"{', '.join(dataset.items.columns)}")
+        if self.gallery == "cam":
+            cams = sorted(set(dataset.column("cam").astype(str)))
+            for key in ("probe_cam", "gallery_cam"):
+                if str(getattr(self, key)) not in cams:
+                    raise ConfigError(f"protocol.{key}: expected one of dataset {dataset.name!r}'s cameras "
+                                      f"({', '.join(cams)}), got {getattr(self, key)!r}")
+            if str(self.probe_cam) == str(self.gallery_cam):
+                raise ConfigError(f"protocol.gallery_cam: expected a camera other than probe_cam, got "
+                                  f"{self.gallery_cam!r} for both")
         people = self._eligible(dataset)
         n_total = len(people)
         if self.n_test >= n_total or self.n_test < 2:

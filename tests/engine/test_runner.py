@@ -125,3 +125,13 @@ def test_a_run_killed_while_extracting_features_can_be_resumed_or_replaced(tmp_p
     assert res.returncode == 0, res.stderr
     records, problems = RunFolder(out).read_trials()
     assert len(records) == 4 and not problems and all(r.ok for r in records)
+
+
+def test_jobs_are_capped_at_the_machine(cli, tmp_path):
+    from rankbench.engine.runner import cores
+
+    path, out = tmp_path / "c.yaml", tmp_path / "run"
+    path.write_text(GOOD)
+    res = cli("run", path, "--out", out, "--jobs", "100000", "--no-plots")
+    assert res.exit_code == 0 and f"--jobs 100000: using {cores()}, the cores of this machine" in res.output
+    assert RunFolder(out).read_manifest().executor == {"kind": "local", "workers": cores()}
