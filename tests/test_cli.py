@@ -305,6 +305,15 @@ def _gated_run(tmp_path, trials: int, *args: str):
     return proc, out, gate, env
 
 
+def _open_and_resume(gate, out, env, n):
+    """Open the gated run's gate and resume it: the run completes with ``n`` results."""
+    gate.touch()
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert len(list((out / "trials").glob("*.json"))) == n
+
+
 def test_real_sigint_saves_finished_trials(tmp_path):
     """A real Ctrl-C: exit 130, one line, finished results on disk, resume completes the run
     (20 L1 fits, then 20 Slow ones waiting at their gate)."""
@@ -317,11 +326,7 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     assert proc.returncode == 130, err
     assert err.strip().startswith("rankbench: error: interrupted") and len(err.strip().splitlines()) == 1
     assert len(list((out / "trials").glob("*.json"))) == 20
-    gate.touch()
-    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert res.returncode == 0, res.stderr
-    assert len(list((out / "trials").glob("*.json"))) == 40
+    _open_and_resume(gate, out, env, 40)
 
 
 def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
@@ -336,11 +341,7 @@ def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
     assert proc.returncode == 143, err
     assert err.strip().splitlines() == [f"rankbench: error: terminated (SIGTERM): 4 of 8 results saved in {out}; "
                                         f"continue with: rankbench run --resume {out}"]
-    gate.touch()
-    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert res.returncode == 0, res.stderr
-    assert len(list((out / "trials").glob("*.json"))) == 8
+    _open_and_resume(gate, out, env, 8)
 
 
 def test_workers_die_with_a_run_killed_outright(tmp_path):
@@ -364,11 +365,7 @@ def test_workers_die_with_a_run_killed_outright(tmp_path):
     gone, alive = psutil.wait_procs(workers, timeout=60)
     assert not alive, [p.cmdline() for p in alive]
     assert len(list((out / "trials").glob("*.json"))) == 4
-    gate.touch()
-    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert res.returncode == 0, res.stderr
-    assert len(list((out / "trials").glob("*.json"))) == 8
+    _open_and_resume(gate, out, env, 8)
 
 
 def test_log_shows_jobs_and_the_fits_progress_in_worker_processes(cli, tmp_path):

@@ -7,9 +7,12 @@ extracts (or loads cached) features, draws every trial's split from a recorded s
 even a run killed outright can be resumed. An executor (:mod:`.executors`: this machine's processes
 or a Dask cluster) computes the (setting, trial, method) jobs, and each result is written
 atomically the moment it exists, so an interrupted run loses at most the jobs in flight, and a
-resumed run, on either executor, skips every finished job (a truncated or unreadable file counts
-as unfinished) and reuses the recorded splits: the numbers come out exactly as in an
-uninterrupted run.
+resumed run, on either executor, skips every finished job (a truncated, unreadable or invalid
+file counts as unfinished, and so does a failed job) and reuses the recorded splits: the numbers
+come out exactly as in an uninterrupted run. :func:`verify_resume` first makes sure the folder's
+run is the one being continued (its config, its rankbench version). A job that fails (its ranker
+raises, or returns what its protocol refuses) is recorded as failed and the other jobs go on
+(:func:`run_job`).
 """
 
 from __future__ import annotations
@@ -503,7 +506,6 @@ def _capped(opts: EngineOptions) -> EngineOptions:
 
 def _count_done(folder: RunFolder, p: Plan) -> int:
     return len(folder.done_jobs() & _jobs(p))
-
 
 
 # ----------------------------------------------------------------------------- manifest
