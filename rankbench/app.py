@@ -23,10 +23,19 @@ from typing import Any
 
 import numpy as np
 
-from .config import Experiment, Overrides, apply_overrides, load_experiment, parse_set, resolve
+from .config import (
+    Experiment,
+    Overrides,
+    apply_overrides,
+    first_difference,
+    load_experiment,
+    parse_set,
+    resolve,
+    value_at,
+)
 from .engine.cache import get_features
-from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan
-from .errors import ConfigError, RankbenchError
+from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan, verify_resume
+from .errors import ConfigError, ConfigErrors, RankbenchError
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
@@ -45,8 +54,14 @@ __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_m
 
 # ----------------------------------------------------------------------------- validate
 def validate(config: str | Path, overrides: Overrides | None = None, data_root: str | None = None) -> Plan:
-    """Every check ``run`` makes before any work (config, components, dataset, rankers); writes nothing."""
-    return plan(load_experiment(config, overrides), data_root)
+    """Every check ``run`` makes before any work (config, components, dataset, rankers); writes nothing.
+
+    A ranker that cannot be built (an abstract class, an ``__init__`` that raises) is a mistake
+    here, one line each; ``run`` computes the other methods and records its jobs as failed."""
+    p = plan(load_experiment(config, overrides), data_root)
+    if p.faults():
+        raise ConfigErrors(p.faults())
+    return p
 
 
 # ----------------------------------------------------------------------------- run
@@ -55,39 +70,6 @@ class RunResult:
     folder: RunFolder
     outcome: Outcome
     report: dict[str, Any] = field(default_factory=dict)
-
-
-def first_difference(a: Any, b: Any, path: str = "") -> str | None:
-    """The first key path where two resolved configs differ (``None`` when equal)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in list(a) + [k for k in b if k not in a]:
-            if k not in a or k not in b:
-                return f"{path}{k}"
-            d = first_difference(a[k], b[k], f"{path}{k}.")
-            if d is not None:
-                return d
-        return None
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
-            label = x.get("name") if isinstance(x, dict) and x.get("name") else str(i)
-            d = first_difference(x, y, f"{path}{label}.")
-            if d is not None:
-                return d
-        return None
-    return None if a == b else path.rstrip(".") or "(top level)"
-
-
-def _lookup(data: Any, dotted: str) -> Any:
-    node = data
-    for part in dotted.split("."):
-        if isinstance(node, dict):
-            node = node.get(part)
-        elif isinstance(node, list):
-            node = next((x for x in node if isinstance(x, dict) and x.get("name") == part),
-                        node[int(part)] if part.isdigit() and int(part) < len(node) else None)
-        else:
-            return None
-    return node
 
 
 def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: Overrides) -> Experiment:
@@ -103,9 +85,9 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
     key = first_difference(started, wanted)
     if key is not None:
         raise ConfigError(f"--resume {folder.path}: the run was started with {key} = "
-                          f"{_lookup(started, key)!r}, now {_lookup(wanted, key)!r}; resume without "
+                          f"{value_at(started, key)!r}, now {value_at(wanted, key)!r}; resume without "
                           "changing it (the folder keeps its own config) or start a new run")
-    return resolve(started, origin)
+    return resolve(started, origin, overrides.max_settings)
 
 
 def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOptions:
@@ -113,7 +95,8 @@ def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOption
     --data-root (or $RANKBENCH_DATA), the data root its manifest records, if that folder exists."""
     if options.data_root is not None:
         return options
-    recorded = folder.read_manifest().get("data_root")
+    manifest = folder.read_manifest()
+    recorded = manifest.data_root if manifest is not None else None
     if isinstance(recorded, str) and Path(recorded).is_dir():
         return replace(options, data_root=recorded)
     return options
@@ -142,11 +125,13 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     command = " ".join(options.invocation.get("argv") or ["rankbench.app.run", str(config or resume)])
     with contextlib.ExitStack() as held:
         if resume is not None:
+            if out is not None:
+                raise ConfigError(f"--out {out}: a resumed run stays in its own folder ({resume}); drop --out, or "
+                                  "start a new run with --out")
             folder = RunFolder.open(resume)
-            if not folder.has_splits():
-                raise ConfigError(f"--resume {folder.path}: holds no started run (no splits.json)")
             folder.check_writable()
             held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
+            verify_resume(folder)
             exp = _resume_experiment(folder, config, overrides)
             options = _resume_data_root(folder, options)
             new = False
@@ -215,50 +200,25 @@ class CheckResult:
 def check(run_dir: str | Path, expected_file: str | Path | None = None) -> CheckResult:
     """Grade RUN_DIR against the published numbers and claims of its config (or of ``expected_file``).
 
-    ``failed`` is True on a FAIL or MISSING grade or an incomplete run; a run with nothing to
+    ``failed`` is True on a FAIL, FAILED or MISSING grade or an incomplete run; a run with nothing to
     grade is not a failure (``note`` says so).
     """
-    from pydantic import ValidationError
-
-    from .config import ClaimCfg, ExpectedCfg, read_yaml
+    from .config import check_published, read_yaml
 
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
-    raw, raw_claims = doc.get("expected") or [], doc.get("claims") or []
-    if not raw and not raw_claims:
+    if not doc.get("expected") and not doc.get("claims"):
         status = status_lines(run_data)
         return CheckResult([], {}, status, not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
-    for key, value in (("expected", raw), ("claims", raw_claims)):
-        if not isinstance(value, list):
-            raise ConfigError(f"{source}: {key}: expected a list, got {type(value).__name__}")
-    entries = []
-    for i, e in enumerate(raw):
-        try:
-            entries.append(ExpectedCfg.model_validate(e).model_dump())
-        except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            got = e if not isinstance(e, dict) else e.get(first["loc"][0]) if first["loc"] else e
-            raise ConfigError(f"{source}: expected.{i}.{where}: {first['msg'].lower()}"
-                              + (f", got {got!r}" if first["type"] != "missing" else "")) from None
-    # the config's rankers, run or not: a row of a ranker that --methods left out is graded NOT RUN
-    configured = [r["name"] for r in run_data.config.get("rankers", []) if isinstance(r, dict) and "name" in r]
-    for i, e in enumerate(entries):
-        if e["method"] not in configured and not e["published_only"]:
-            raise ConfigError(f"{source}: expected.{i}.method: {e['method']!r} is not a method of this run "
-                              f"({', '.join(configured)}); mark other methods' rows published_only: true")
-    claims = []
-    for i, c in enumerate(raw_claims):
-        try:
-            claims.append(ClaimCfg.model_validate(c).model_dump())
-        except ValidationError as err:
-            first = err.errors()[0]
-            raise ConfigError(f"{source}: claims.{i}.{'.'.join(str(p) for p in first['loc'])}: "
-                              f"{first['msg'].lower()}") from None
+    # the one check a config's own expected: and claims: get (a ranker --methods left out is
+    # still a ranker of the config: its rows are graded NOT RUN)
+    cfg = check_published(run_data.config, doc, str(source))
+    entries = [e.model_dump() for e in cfg.expected]
+    claims = [c.model_dump() for c in cfg.claims]
     summary = summary_of(run_data)
-    rows = grade_rows(summary, entries, run_data.methods)
+    rows = grade_rows(summary, entries, run_data.methods, run_data.failures())
     claim_rows = grade_run_claims(run_data, claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
@@ -302,6 +262,10 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     """
     from .report.collect import write_collected
 
+    out = Path(out)
+    if out.suffix.lower() in (".html", ".htm"):
+        raise ConfigError(f"--out {out}: expected the Markdown report's path (e.g. {out.with_suffix('.md')}); the HTML "
+                          "page is written beside it with .html, and two reports are never written to one file")
     folders, seen = [], set()
     for d in run_dirs:
         path = RunFolder.open(d).concrete.path   # the run's own folder, never a ``latest`` link
@@ -309,7 +273,7 @@ def collect(run_dirs: list[str | Path], out: str | Path):
             seen.add(path.resolve())
             folders.append(path)
     try:
-        return write_collected(folders, Path(out))
+        return write_collected(folders, out)
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
 
@@ -375,8 +339,10 @@ def _check_kinds(kinds: list[str], rows) -> None:
                           f"got {', '.join(map(repr, unknown))}")
 
 
-def clear_cache(kinds: list[str] | None = None) -> int:
-    """Delete the cache entries of ``kinds`` (default every kind); returns the bytes freed."""
+def clear_cache(kinds: list[str] | None = None):
+    """Delete the cache entries of ``kinds`` (default every kind); returns what was freed and what
+    could not be (:class:`rankbench.utils.diskcache.Cleared`: ``freed`` and ``kept`` bytes, one
+    error line per path left)."""
     from .utils import diskcache
 
     if kinds:

@@ -2,13 +2,16 @@
 
 Every user mistake is one line on stderr, ``rankbench: error: ...`` (one line per mistake when
 ``validate`` finds several), and exit status 1 (2 for a command-line usage error, 130 after
-Ctrl-C, 143 after SIGTERM); a traceback means a bug in rankbench. Progress and warnings go to
+Ctrl-C, 143 after SIGTERM); so is every error of the file system (permissions, a full disk, a
+read-only mount, a symbolic-link loop: the path and what the system says). A traceback means a
+bug in rankbench. Progress and warnings go to
 stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` adds debug events.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import signal
 import sys
 
@@ -21,6 +24,14 @@ from .errors import RankbenchError, Terminated
 def _fail(message: str, status: int = 1) -> None:
     click.echo(f"rankbench: error: {message}", err=True)
     sys.exit(status)
+
+
+def os_error_line(exc: OSError) -> str:
+    """A file-system error as one line naming the path: ``<path>: <what the system says>``. Files
+    are written atomically, so whatever was written before it is intact."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {what}" if paths else what
 
 
 def _terminate(signum, frame) -> None:
@@ -52,6 +63,8 @@ def user_errors(fn):
             _fail("terminated (SIGTERM)", 143)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
+        except OSError as exc:  # the file system: a full disk, a read-only mount, a symlink loop ...
+            _fail(os_error_line(exc))
 
     return click.option("--verbose", "-v", is_flag=True, help="Also debug events (each job started, each fit's "
                         "progress).")(click.option("--quiet", "-q", is_flag=True,
@@ -98,11 +111,26 @@ def _command_line() -> list[str]:
     return words
 
 
-def _overrides(sets, trials=None, seed=None, regress=False, methods=()):
+def _overrides(sets, trials=None, seed=None, regress=False, methods=(), max_settings=None):
     from .app import Overrides, parse_set
 
     names = [n for m in methods for n in m.split(",") if n]  # --methods A B, --methods A,B
-    return Overrides([parse_set(s) for s in sets], trials, seed, regress, names or None)
+    over = Overrides([parse_set(s) for s in sets], trials, seed, regress, names or None)
+    if max_settings is not None:
+        over.max_settings = max_settings
+    return over
+
+
+def _finite(ctx, param, value):
+    """A number option must be finite (``--dask-timeout nan`` passes a range check)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"expected a finite number, got {value}")
+    return value
+
+
+_max_settings = click.option("--max-settings", type=click.IntRange(min=1), metavar="N",
+                             help="Accept a sweep of up to N settings (default 10,000; counted before anything "
+                                  "else).")
 
 
 class _MethodsCommand(click.Command):
@@ -171,22 +199,24 @@ def main():
 @click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials.")
 @click.option("--seed", type=click.IntRange(min=0), help="Override the config's seed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Parallel worker processes on this machine.")
+              help="Parallel worker processes on this machine (at most its cores, and the jobs to run).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where jobs run: this machine, or a Dask cluster (needs Dask: pip install -e '.[dask]' in "
                    "the rankbench checkout).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="With --executor dask: the cluster's scheduler (default: a LocalCluster, one worker per core).")
 @click.option("--dask-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
+              callback=_finite,
               metavar="SECONDS", help="With --executor dask: wait this long for the scheduler, and for a worker.")
 @_sets
 @_methods
 @click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
+@_max_settings
 @click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
 @user_errors
 def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
-        no_cache, no_plots):
+        max_settings, no_cache, no_plots):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -202,7 +232,10 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     """
     from . import app
 
-    overrides = _overrides(sets, trials, seed, regress, methods)
+    if resume and out:
+        raise click.UsageError("--out: a resumed run stays in its own folder (RUN_DIR); drop --out, or start a new "
+                               "run with --out")
+    overrides = _overrides(sets, trials, seed, regress, methods, max_settings)
     options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
                                 dask_timeout=dask_timeout, use_cache=not no_cache, progress=app.progress_shown(),
                                 invocation={"argv": _command_line(), "overrides": list(sets),
@@ -212,6 +245,11 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
                      plots=False if no_plots else None)
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
+    failed = result.outcome.failed
+    if failed:  # each was named as it failed; the exit status says the run is not whole
+        names = ", ".join(dict.fromkeys(r.method for r in failed))
+        _fail(f"{len(failed)} of {result.outcome.n_total} jobs failed ({names}; the report lists each with its "
+              f"error); after fixing them: rankbench run --resume {result.folder.path}")
 
 
 @main.command(cls=_MethodsCommand)
@@ -220,8 +258,9 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
 @_sets
 @_methods
 @click.option("--regress", is_flag=True, help="Validate with the regress: block applied.")
+@_max_settings
 @user_errors
-def validate(config, data_root, sets, methods, regress):
+def validate(config, data_root, sets, methods, regress, max_settings):
     """Check CONFIG without running it: exactly the checks `run` makes before any work.
 
     \b
@@ -234,7 +273,7 @@ def validate(config, data_root, sets, methods, regress):
     """
     from . import app
 
-    p = app.validate(config, _overrides(sets, regress=regress, methods=methods), data_root)
+    p = app.validate(config, _overrides(sets, regress=regress, methods=methods, max_settings=max_settings), data_root)
     cfg = p.experiment.config
     n = len(p.settings)
     click.echo(f"{config}: OK - dataset {cfg.dataset.name} ({len(p.settings[0].dataset)} items), protocol "
@@ -311,7 +350,8 @@ def check(run_dir, expected):
     A number is OK within its tolerance, OKISH within 1.5x the tolerance (counted, and passing),
     FAIL beyond; INCONCLUSIVE when the standard error of our mean exceeds the tolerance (the
     check cannot tell); GAP is a miss the config documents as a known gap (with its reason);
-    PUBLISHED rows are methods this run does not include; MISSING is a number the run lacks.
+    PUBLISHED rows are methods this run does not include; MISSING is a number the run lacks;
+    FAILED a number or claim of a method whose jobs failed (the run lists each failed job).
     A claim is OK when the paired difference has the claimed sign and its 95 % interval clears
     the margin, TREND when the sign is right but not significant (or one trial), FAIL on the
     wrong sign, VOID when the baseline measured worse than the paper's own, GAP for a
@@ -320,7 +360,7 @@ def check(run_dir, expected):
     \b
     Exit status:
       0  nothing failed (OK, OKISH, TREND, INCONCLUSIVE, GAP, VOID, PUBLISHED), or nothing to grade
-      1  a FAIL or MISSING grade, or an incomplete run
+      1  a FAIL, FAILED or MISSING grade, or an incomplete run (failed jobs, missing results)
       2  a usage error: a wrong argument, a folder that is not a run, a bad --expected file
 
     \b
@@ -414,8 +454,10 @@ def cache(clear, kinds):
     from . import app
 
     if clear:
-        freed = app.clear_cache(list(kinds) or None)
-        click.echo(f"freed {freed / 2**20:,.1f} MB")
+        done = app.clear_cache(list(kinds) or None)
+        click.echo(f"freed {done.freed / 2**20:,.1f} MB")
+        if done.errors:
+            _fail(f"could not free {done.kept / 2**20:,.1f} MB in {len(done.errors)} place(s), e.g. {done.errors[0]}")
     rows = app.cache_usage(None if clear else list(kinds) or None)
     if not rows:
         click.echo(f"the cache at {app.cache_root()} is empty")

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import copy
 import itertools
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError, ErrorList, did_you_mean
 from .metrics import METRICS, metric_info
@@ -67,8 +69,8 @@ class ProtocolCfg(_WithParams):
 class ExpectedCfg(_Strict):
     method: str
     metric: str
-    value: float
-    tolerance: float = Field(..., ge=0)
+    value: float = Field(..., allow_inf_nan=False)
+    tolerance: float = Field(..., ge=0, allow_inf_nan=False)
     source: str = ""
     setting: str | None = None
     note: str = ""
@@ -80,7 +82,7 @@ class ExpectedCfg(_Strict):
     trials: int | None = Field(None, ge=1)
     #: the paper's standard deviation over its trials (one trial's spread): with a one-trial run,
     #: the standard error the check assumes for our number
-    std: float | None = Field(None, ge=0)
+    std: float | None = Field(None, ge=0, allow_inf_nan=False)
 
 
 class BaselineRef(_Strict):
@@ -109,8 +111,8 @@ class ClaimCfg(_Strict):
     x: str | None = None
     y: str | None = None
     setting: str | None = None
-    by: float = Field(0.0, ge=0)
-    at_least: float | None = Field(None, gt=0)
+    by: float = Field(0.0, ge=0, allow_inf_nan=False)
+    at_least: float | None = Field(None, gt=0, allow_inf_nan=False)
     #: what is paired: the trials both sides ran, or every trial x task value ``metric/<task>``
     unit: Literal["trials", "tasks"] = "trials"
     #: ``improves`` from another method's / metric's value (defaults: ``method``, ``metric``)
@@ -119,10 +121,10 @@ class ClaimCfg(_Strict):
     #: curves compared where both exist, or over the union of their x ranges (each held at its end)
     span: Literal["overlap", "union"] = "overlap"
     #: ``speedup``: the target is this fraction of ``than``'s best y
-    level: float = Field(1.0, gt=0, le=1)
+    level: float = Field(1.0, gt=0, le=1, allow_inf_nan=False)
     #: the worst value of the baseline that still resembles the paper's own (a number, or a value the
     #: run measures); worse is graded VOID
-    baseline_limit: float | BaselineRef | None = None
+    baseline_limit: Annotated[float, Field(allow_inf_nan=False)] | BaselineRef | None = None
     source: str = ""
     note: str = ""
     known_gap: str = ""
@@ -159,6 +161,7 @@ class OutputCfg(_Strict):
 
 
 class Config(_Strict):
+    #: the run's folder is results/<name>/...: a name, never a path
     name: str
     description: str = ""
     dataset: DatasetCfg
@@ -180,6 +183,14 @@ class Config(_Strict):
     regress: RegressCfg | None = None
     output: OutputCfg = Field(default_factory=OutputCfg)
 
+
+    @field_validator("name")
+    @classmethod
+    def _a_name(cls, v: str) -> str:
+        if not v.strip() or v in (".", "..") or any(c in v for c in "/\\") or not v.isprintable():
+            raise ValueError(f"expected a run name (printable, no '/' or '\\', not '.' or '..'), got {v!r}: "
+                             "it names a folder under the results folder")
+        return v
 
     def run_rankers(self) -> list[RankerCfg]:
         """The rankers this run computes: those named in ``methods`` (config order), else all."""
@@ -210,20 +221,75 @@ class Experiment:
 
 
 # ------------------------------------------------------------------------------------ YAML
+#: bounds of a YAML document, checked before any object is built from it: its size in bytes, and
+#: the values it holds with every alias expanded (an alias bomb of a few lines holds billions; the
+#: largest config here holds about a thousand)
+MAX_YAML_BYTES = 2**20
+MAX_YAML_VALUES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 class _Loader(yaml.SafeLoader):
-    """Safe YAML with two fixes: ``1e-10`` (no dot) is a float, as papers write parameters, and a
-    key given twice in one mapping is an error instead of silently keeping the last value."""
+    """Safe YAML with a few fixes: ``1e-10`` (no dot) is a float, as papers write parameters; a
+    key given twice in one mapping is an error instead of silently keeping the last value (keys a
+    merge key ``<<: *base`` brings in may be overridden); a key must be a plain value, not a list or
+    a mapping; and a document is bounded (:data:`MAX_YAML_VALUES`) before any object is built."""
+
+    def get_single_data(self):
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _check_expanded_size(node)
+        return self.construct_document(node)
 
     def construct_mapping(self, node, deep=False):
-        seen: dict[Any, Any] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first at line {seen[key].line + 1})",
-                    key_node.start_mark)
-            seen[key] = key_node.start_mark
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE:
+                    continue
+                if not isinstance(key_node, yaml.ScalarNode):
+                    kind = "list" if isinstance(key_node, yaml.SequenceNode) else "mapping"
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"a key that is a {kind} ('? ...'); a config's keys are names", key_node.start_mark)
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r} (first at line {seen[key].line + 1})",
+                        key_node.start_mark)
+                seen[key] = key_node.start_mark
         return super().construct_mapping(node, deep=deep)
+
+
+def _check_expanded_size(root: yaml.Node) -> None:
+    """A YAML error when the document, with every alias expanded, holds more than
+    :data:`MAX_YAML_VALUES` values or refers to itself (counted on the node graph, which holds
+    each anchored node once, so the count costs the document's size, not its expansion's)."""
+    size: dict[int, int] = {}
+    busy: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in size:
+            continue
+        kids = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
+                else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        if not children_done:
+            busy.add(id(node))
+            stack.append((node, True))
+            for k in kids:
+                if id(k) in busy:
+                    raise yaml.composer.ComposerError(None, None, "an alias refers to a value that contains it "
+                                                                  "(a recursive document)", k.start_mark)
+                if id(k) not in size:
+                    stack.append((k, False))
+            continue
+        busy.discard(id(node))
+        size[id(node)] = 1 + sum(size[id(k)] for k in kids)
+        if size[id(node)] > MAX_YAML_VALUES:
+            raise yaml.composer.ComposerError(
+                None, None, f"more than {MAX_YAML_VALUES:,} values once its aliases are expanded (an alias "
+                            "bomb?); a config holds far fewer", node.start_mark)
 
 
 _Loader.add_implicit_resolver(
@@ -240,17 +306,26 @@ def yaml_load(text: str) -> Any:
 def read_yaml(path: Path) -> dict[str, Any]:
     """A YAML file's top-level mapping, or one ConfigError line naming the file and the problem."""
     try:
-        if not path.is_file():
-            raise ConfigError(f"{path}: config file not found" if not path.exists()
-                              else f"{path}: not a file")
-        text = path.read_bytes().decode("utf-8")
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a pipe would block the open
+            raise ConfigError(f"{path}: not a file")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_YAML_BYTES + 1)
+        if len(raw) > MAX_YAML_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES // 2**20} MB; a config is a few kilobytes")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the config "
                           "as UTF-8") from None
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: not a file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config ({exc.strerror or exc})") from None
     try:
         data = yaml_load(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: YAML error: nested too deeply; a config is a few levels deep") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -277,12 +352,14 @@ def load_raw(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         resolved = path.resolve()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot resolve path ({exc.strerror or exc})") from None
+    except RuntimeError:  # Python < 3.13 reports a symbolic-link loop so
+        raise ConfigError(f"{path}: cannot resolve path (Too many levels of symbolic links)") from None
     if resolved in _seen:
         raise ConfigError(f"{path}: extends: circular chain ({' -> '.join(p.name for p in _seen + (resolved,))})")
     data = read_yaml(path)
     parent = data.pop("extends", None)
     if parent is not None:
-        if not isinstance(parent, str):
+        if not isinstance(parent, str) or not parent.strip():
             raise ConfigError(f"{path}: extends: expected a file path, got {parent!r}")
         base = load_raw(path.parent / parent, _seen + (resolved,))
         if "name" not in data:
@@ -345,6 +422,41 @@ def parse_set(item: str) -> tuple[str, Any]:
         return key.strip(), raw
 
 
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The first key path where two resolved configs differ (``None`` when equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return f"{path}{k}"
+            d = first_difference(a[k], b[k], f"{path}{k}.")
+            if d is not None:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            label = x.get("name") if isinstance(x, dict) and x.get("name") else str(i)
+            d = first_difference(x, y, f"{path}{label}.")
+            if d is not None:
+                return d
+        return None
+    return None if a == b else path.rstrip(".") or "(top level)"
+
+
+def value_at(data: Any, dotted: str, missing: Any = None) -> Any:
+    """The value at a key path of ``first_difference`` (list items by name or index; ``missing``
+    when the path is absent)."""
+    node = data
+    for part in dotted.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list):
+            node = next((x for x in node if isinstance(x, dict) and x.get("name") == part),
+                        node[int(part)] if part.isdigit() and int(part) < len(node) else missing)
+        else:
+            return missing
+    return node
+
+
 # ------------------------------------------------------------------------------------ validation
 _MOVED = {"protocol.trials": "trials", "protocol.seed": "seed"}
 
@@ -400,6 +512,13 @@ def _has(node: Any, part: Any) -> bool:
 
 def validate(data: dict, origin: str) -> Config:
     """The schema and every component reference of one (sweep-free) config dict."""
+    cfg = _schema(data, origin)
+    check_components(cfg, origin)
+    return cfg
+
+
+def _schema(data: dict, origin: str) -> Config:
+    """A config dict against the schema; every mistake one line."""
     proto = data.get("protocol")
     if isinstance(proto, dict):
         for old, new in _MOVED.items():
@@ -407,13 +526,29 @@ def validate(data: dict, origin: str) -> Config:
                 raise ConfigError(f"{origin}: {old}: '{new}' is a run parameter now; write it at the "
                                   f"top level of the config ({new}: {proto[old.split('.')[1]]!r})")
     try:
-        cfg = Config.model_validate(data)
+        return Config.model_validate(data)
     except ValidationError as err:
         errors = ErrorList()
         for message in _format_validation(err, data, origin):
             errors.add(message)
         errors.raise_any()
-    check_components(cfg, origin)
+        raise  # pragma: no cover - raise_any raised
+
+
+def check_published(config: dict, doc: dict, origin: str) -> Config:
+    """A run's ``config`` with the published numbers and claims of ``doc`` (its own config, or an
+    ``--expected`` file named by ``origin``), checked exactly as a config's own are when it is
+    validated (the schema and :func:`_check_expected`: methods of the run, metrics of its
+    protocol, settings of its sweep, finite numbers), without looking up its other components (a
+    run is checked long after it ran, perhaps where its plug-ins are gone)."""
+    for key in ("expected", "claims"):
+        if doc.get(key) is not None and not isinstance(doc.get(key), list):
+            raise ConfigError(f"{origin}: {key}: expected a list, got {type(doc[key]).__name__}")
+    cfg = _schema({**config, "expected": doc.get("expected") or [], "claims": doc.get("claims") or []}, origin)
+    errors = ErrorList()
+    with errors.check():
+        _check_expected(cfg, protocols.get(cfg.protocol.name, _where(origin, "protocol.name")), origin, errors)
+    errors.raise_any()
     return cfg
 
 
@@ -604,6 +739,20 @@ def sweep_settings(sweep: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any
     return out
 
 
+#: the most sweep settings a config may have unless the user raises the limit (``--max-settings``):
+#: the settings are counted before anything else is done, so a sweep of millions is refused at once
+MAX_SETTINGS = 10_000
+
+
+def count_settings(data: dict) -> int:
+    """How many settings a (raw) config's sweep makes: the product of its value lists' lengths."""
+    sweep = data.get("sweep")
+    n = 1
+    for values in sweep.values() if isinstance(sweep, dict) else []:
+        n *= len(values) if isinstance(values, list) else 1
+    return n
+
+
 # ------------------------------------------------------------------------------------ overrides
 @dataclass
 class Overrides:
@@ -615,6 +764,8 @@ class Overrides:
     regress: bool = False
     #: run only these rankers (``--methods``; the config's ``methods`` key)
     methods: list[str] | None = None
+    #: the most sweep settings accepted (``--max-settings``)
+    max_settings: int = MAX_SETTINGS
 
     def empty(self) -> bool:
         return not (self.sets or self.trials is not None or self.seed is not None or self.regress or self.methods)
@@ -688,8 +839,13 @@ def fold_known_gaps(data: dict, origin: str) -> dict:
     return data
 
 
-def resolve(data: dict, origin: str) -> Experiment:
-    """Validate a resolved dict and every sweep setting of it (every setting's mistakes at once)."""
+def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experiment:
+    """Validate a resolved dict and every sweep setting of it (every setting's mistakes at once);
+    a sweep of more than ``max_settings`` settings is refused before anything else."""
+    n = count_settings(data)
+    if n > max_settings:
+        raise ConfigError(f"{origin}: sweep: {n:,} settings, more than the limit of {max_settings:,}; sweep fewer "
+                          "values, or raise the limit with --max-settings")
     data = fold_known_gaps(data, origin)
     cfg = validate(data, origin)
     if len(cfg.sweep) > 2:
@@ -717,5 +873,6 @@ def resolve(data: dict, origin: str) -> Experiment:
 def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Experiment:
     """Read, merge, override and validate a config file."""
     origin = str(path)
-    data = apply_overrides(load_raw(path), overrides or Overrides(), origin)
-    return resolve(data, origin)
+    overrides = overrides or Overrides()
+    data = apply_overrides(load_raw(path), overrides, origin)
+    return resolve(data, origin, overrides.max_settings)

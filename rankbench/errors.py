@@ -32,6 +32,12 @@ class InputError(RankbenchError, ValueError):
     not a multiple of a histogram size). A ``ValueError`` for Python callers, one line in the CLI."""
 
 
+class RankerFault(InputError):
+    """A ranker returned something its protocol cannot score: non-finite values, the wrong shape,
+    not numbers, or nothing. The engine records the job as failed, naming the setting, the method
+    and the trial, and goes on with the other jobs."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill PID``), handled as Ctrl-C is: what was kept is saved and said (exit 143)."""
 

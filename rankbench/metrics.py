@@ -1,11 +1,19 @@
 """Evaluation metrics: pure functions of scores and labels.
 
-Conventions (tested against independent references in ``tests/test_metrics.py``):
+Conventions (tested against independent references, and for every metric, in
+``tests/test_metrics.py``):
 
 * Larger score = ranked higher / more similar.
 * Ties are broken *against* the method (pessimistically): an item tied with the true match is
-  counted as ranked above it. This is deterministic and gives a constant scorer chance level
-  rather than a perfect score.
+  counted as ranked above it, a pair tied in score counts as wrong, a tied vote as an error. This
+  is deterministic and gives a constant scorer chance level rather than a perfect score. (Average
+  precision orders ties by item index, higher index first, as ``trec_eval`` orders them by
+  document id; k-NN breaks ties in distance by training row.)
+* Non-finite inputs are an error, never a value: every metric refuses a NaN or infinite score,
+  similarity, embedding, prediction or label with a ``ValueError`` (:func:`finite`). A NaN never
+  wins or loses a comparison (``NaN >= x`` is false), so a NaN scorer would otherwise match every
+  probe at rank 1. Protocols check what a ranker returns before it reaches a metric and name the
+  method (:func:`rankbench.protocols.base.checked_output`); this is the last line of defence.
 """
 
 from __future__ import annotations
@@ -70,6 +78,29 @@ def is_rate(name: str) -> bool:
     return bool(info and info.rate)
 
 
+def finite(values, what: str = "scores") -> np.ndarray:
+    """``values`` as a float array, or a ValueError when any is NaN or infinite (see the module
+    docstring: a non-finite value is an error, never a value)."""
+    a = np.asarray(values, dtype=float)
+    bad = int(a.size - np.count_nonzero(np.isfinite(a)))
+    if bad:
+        raise ValueError(f"{what}: {bad} of {a.size} values are not finite (NaN or infinite)")
+    return a
+
+
+def labels(values, what: str = "labels") -> np.ndarray:
+    """Class labels of any kind (numbers, strings) as an array; a ValueError when a numeric one
+    is NaN or infinite, or one is missing (None)."""
+    a = np.asarray(values)
+    if a.dtype.kind in "fc":
+        return finite(a, what)
+    if a.dtype.kind == "O":
+        bad = sum(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in a.ravel())
+        if bad:
+            raise ValueError(f"{what}: {bad} of {a.size} values are not finite (None, NaN or infinite)")
+    return a
+
+
 # --------------------------------------------------------------------------- re-identification
 def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
                 candidates: np.ndarray | None = None) -> np.ndarray:
@@ -80,7 +111,8 @@ def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.n
     similarity : (n_probe, n_gallery) array, larger = better match.
     probe_ids, gallery_ids : identities; every probe must have a correct candidate.
     candidates : optional (n_probe, n_gallery) bool mask of the gallery items each probe is ranked
-        against (e.g. only another camera's images); default every gallery item.
+        against (e.g. only another camera's images); default every gallery item. Only candidates'
+        similarities must be finite (a ranker may mark the others ``-inf``).
 
     Returns
     -------
@@ -88,6 +120,7 @@ def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.n
         correct one (ties count against the method).
     """
     S = np.asarray(similarity, dtype=float)
+    finite(S if candidates is None else S[np.asarray(candidates, dtype=bool)], "similarity")
     same = np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]
     if candidates is not None:
         same &= candidates
@@ -128,7 +161,7 @@ def average_precision(scores: np.ndarray, relevant: np.ndarray, depth: int | Non
 def average_precisions(scores: np.ndarray, relevant: np.ndarray, depths=(None,),
                        n_relevant: int | None = None) -> list[float]:
     """:func:`average_precision` at several depths (``None`` = full depth) from one sort."""
-    scores = np.asarray(scores, dtype=float)
+    scores = finite(scores)
     rel = np.asarray(relevant).astype(bool)
     tp = int(rel.sum()) if n_relevant is None else int(n_relevant)
     if tp == 0:
@@ -153,9 +186,9 @@ def knn_regress(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k:
     from scipy.spatial.distance import cdist
 
     k = min(int(k), len(Z_train))
-    D = cdist(Z_test, Z_train, "sqeuclidean")
+    D = cdist(finite(Z_test, "embedding"), finite(Z_train, "embedding"), "sqeuclidean")
     nn = np.argsort(D, axis=1, kind="stable")[:, :k]
-    return np.asarray(y_train, dtype=float)[nn].mean(axis=1)
+    return finite(y_train, "labels")[nn].mean(axis=1)
 
 
 def knn_vote(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: int) -> np.ndarray:
@@ -168,8 +201,8 @@ def knn_vote(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: in
     from scipy.spatial.distance import cdist
 
     k = min(int(k), len(Z_train))
-    y_train = np.asarray(y_train, dtype=float)
-    D = cdist(Z_test, Z_train, "sqeuclidean")
+    y_train = finite(y_train, "labels")
+    D = cdist(finite(Z_test, "embedding"), finite(Z_train, "embedding"), "sqeuclidean")
     nn = np.argsort(D, axis=1, kind="stable")[:, :k]
     labels, idx = np.unique(y_train, return_inverse=True)
     counts = np.zeros((len(Z_test), len(labels)), dtype=int)
@@ -179,7 +212,7 @@ def knn_vote(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: in
 
 def mae(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """Mean absolute error."""
-    return float(np.mean(np.abs(np.asarray(y_true, float) - np.asarray(y_pred, float))))
+    return float(np.mean(np.abs(finite(y_true, "labels") - finite(y_pred, "predictions"))))
 
 
 # --------------------------------------------------------------------------- pairwise comparison
@@ -193,7 +226,7 @@ def pair_accuracy(scores: np.ndarray, pairs: np.ndarray, sign: np.ndarray) -> fl
     keep = sign != 0
     if not keep.any():
         return float("nan")
-    s = np.asarray(scores, float)
+    s = finite(scores)
     d = (s[pairs[keep, 0]] - s[pairs[keep, 1]]) * sign[keep]
     return float(np.mean(d > 0))
 
@@ -209,8 +242,8 @@ def grouped_pair_accuracy(scores: np.ndarray, strength: np.ndarray) -> tuple[flo
     -------
     accuracy, n_pairs
     """
-    s = np.asarray(scores, float)
-    g = np.asarray(strength)
+    s = finite(scores)
+    g = finite(strength, "strengths")
     levels = np.unique(g)
     correct = 0
     total = 0
@@ -230,8 +263,8 @@ def grouped_pair_accuracy(scores: np.ndarray, strength: np.ndarray) -> tuple[flo
 
 # --------------------------------------------------------------------------- classification
 def error_rate(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Fraction of wrongly predicted labels."""
-    return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
+    """Fraction of wrongly predicted labels (a non-finite or missing one is an error)."""
+    return float(np.mean(labels(y_true) != labels(y_pred, "predictions")))
 
 
 def vote_error_rate(y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray) -> float:
@@ -242,7 +275,7 @@ def vote_error_rate(y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray) 
     true label has strictly more votes in its group than any other label; a tied vote counts
     against the method, as every tie in this module does.
     """
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    y_true, y_pred = labels(y_true), labels(y_pred, "predictions")
     g = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()
     lab = np.unique(np.r_[y_true, y_pred], return_inverse=True)[1].ravel()
     true, pred = lab[: len(y_true)], lab[len(y_true):]

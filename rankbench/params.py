@@ -31,7 +31,7 @@ import types
 import typing
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, Strict, ValidationError, create_model
+from pydantic import AllowInfNan, ConfigDict, Field, Strict, ValidationError, create_model
 
 from .errors import ParameterError
 
@@ -80,9 +80,13 @@ def annotations(cls: type) -> dict[str, Any]:
 
 
 def _strict(hint: Any) -> Any:
-    """``hint`` with its scalar types made strict: a YAML ``true`` is not the number 1 and the
-    string ``"16"`` is not an integer (containers keep pydantic's list -> tuple conversion)."""
-    if hint in (int, float, bool, str):
+    """``hint`` with its scalar types made strict: a YAML ``true`` is not the number 1, the
+    string ``"16"`` is not an integer, and a number is finite (a YAML ``.inf`` or ``.nan`` is
+    refused: no parameter of a component means anything infinite); containers keep pydantic's
+    list -> tuple conversion."""
+    if hint is float:
+        return Annotated[float, Strict(), AllowInfNan(False)]
+    if hint in (int, bool, str):
         return Annotated[hint, Strict()]
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if not args or origin is typing.Literal:
@@ -150,6 +154,8 @@ def _format(err: ValidationError, cls: type, params: dict, where: str) -> str:
     want = describe(annotations(cls).get(name, Any))
     if first["type"] == "value_error":  # an explicit check of the component: its own words
         want = first["msg"].removeprefix("Value error, ")
+    elif any(e["type"] == "finite_number" for e in err.errors()):
+        want = f"a finite number ({want})"
     return f"{where}.{name}: expected {want}, got {params.get(name)!r}"
 
 
@@ -192,16 +198,21 @@ def _check_requires(cls: type, where: str) -> None:
 
 def _check_sklearn(cls, constraints, params, where):
     """scikit-learn's own declarations, checked by scikit-learn's validator one parameter at a time
-    so that the message can name the parameter in rankbench's form."""
+    so that the message can name the parameter in rankbench's form. YAML has no tuples: a list
+    given where scikit-learn wants a tuple (MinMaxScaler's ``feature_range: [0, 2]``) is one."""
     from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
+    params = dict(params)
     for name, value in params.items():
         if name not in constraints:
             continue
+        if isinstance(value, list) and tuple in constraints[name]:
+            value = params[name] = tuple(value)
         try:
             validate_parameter_constraints({name: constraints[name]}, {name: value}, caller_name=cls.__name__)
         except InvalidParameterError:
-            want = " or ".join(str(c) for c in constraints[name])
+            want = " or ".join("a list" if c in (tuple, list) else getattr(c, "__name__", None) or str(c)
+                               for c in constraints[name])
             raise ParameterError(f"{where}.{name}: expected {want}, got {value!r}") from None
     return params
 

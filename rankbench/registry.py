@@ -154,7 +154,11 @@ def load_by_path(spec: str, prefix: str = "", kind: str = "component") -> type:
                 spec_ = importlib.util.spec_from_file_location(mod_name, path)
                 module = importlib.util.module_from_spec(spec_)
                 sys.modules[mod_name] = module
-                spec_.loader.exec_module(module)
+                try:
+                    spec_.loader.exec_module(module)
+                except BaseException:  # as a failed import: no half-made module left behind
+                    sys.modules.pop(mod_name, None)
+                    raise
         else:
             module = importlib.import_module(target)
     except ConfigError:
@@ -163,6 +167,8 @@ def load_by_path(spec: str, prefix: str = "", kind: str = "component") -> type:
         raise ConfigError(f"{prefix}cannot import {target!r} for {kind} {spec!r} ({exc})") from None
     except Exception as exc:  # the user's module failed while importing: say where
         raise ConfigError(f"{prefix}importing {target!r} failed: {type(exc).__name__}: {exc}") from None
+    except SystemExit as exc:  # the module called sys.exit: not a reason for rankbench to stop silently
+        raise ConfigError(f"{prefix}importing {target!r} failed: the module called sys.exit({exc.code!r})") from None
     cls = getattr(module, attr, None)
     if not inspect.isclass(cls):
         raise ConfigError(f"{prefix}{target!r} has no class {attr!r}")

@@ -18,9 +18,14 @@ checks and comparisons read through it)::
 
 Folders are created exclusively (``mkdir`` fails if the folder exists): two runs started in the
 same second get ``<timestamp>``, ``<timestamp>-2``, ... and never share a folder; a folder created
-under ``<root>/<name>/`` also becomes ``<root>/<name>/latest`` (a symbolic link). A trial file that
-does not parse or lacks a field is reported and treated as not done, so ``--resume`` recomputes
-it instead of trusting it.
+under ``<root>/<name>/`` also becomes ``<root>/<name>/latest`` (a symbolic link).
+
+Every file is one of the typed records of :mod:`rankbench.records` (:class:`TrialRecord`,
+:class:`Splits`, :class:`Manifest`), written through the model and validated when read. A trial
+file that does not parse, does not validate (a field missing, unknown, of the wrong type or out of
+range) or does not belong to this run (a setting, trial, seed, method or config fingerprint that
+is not this run's) is reported as a :class:`Problem` and treated as not done, so ``--resume``
+recomputes it instead of trusting it; so is a record of a failed job.
 
 One process writes a folder at a time: :meth:`RunFolder.lock` takes an exclusive ``flock`` on
 ``.lock`` for as long as a run (or a resumed run, or ``rankbench report``) writes it; a second
@@ -43,11 +48,25 @@ from typing import Any
 import yaml
 
 from .errors import RankbenchError
+from .records import (
+    ROW_KEYS,
+    SCHEMA_VERSION,
+    Manifest,
+    SettingSplits,
+    Splits,
+    TrialRecord,
+    config_fingerprint,
+)
 from .utils.fileio import atomic_write_json, atomic_write_text
+
+__all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "config_fingerprint",
+           "RunFolder", "RunFolderError", "Problem", "parse_record", "trial_name", "job_id"]
 
 CONFIG, SPLITS, MANIFEST, TRIALS, LATEST = "config.yaml", "splits.json", "manifest.json", "trials", "latest"
 LOCK, RUNNING = ".lock", ".running"
-_RECORD_KEYS = ("setting", "trial", "method", "metrics")
+#: the derived files (``rankbench report`` rebuilds them from the records)
+TRIALS_CSV, SUMMARY_CSV, CURVES_CSV, DIAGNOSTICS_CSV = "trials.csv", "summary.csv", "curves.csv", "diagnostics.csv"
+SUMMARY_MD, SUMMARY_TEX, PLOTS = "summary.md", "summary.tex", "plots"
 
 
 class RunFolderError(RankbenchError):
@@ -56,7 +75,7 @@ class RunFolderError(RankbenchError):
 
 @dataclass
 class Problem:
-    """A trial file that cannot be used (kept on disk, recomputed on resume)."""
+    """A file of the run folder that cannot be used (kept on disk; a trial is recomputed on resume)."""
 
     path: Path
     reason: str
@@ -102,17 +121,41 @@ def job_id(setting: str, trial: int, method: str) -> str:
     return trial_name(setting, trial, method).removesuffix(".json")
 
 
-def parse_record(text: str) -> dict[str, Any]:
-    """A trial record from its JSON text; ValueError naming what is wrong."""
-    rec = json.loads(text)
-    if not isinstance(rec, dict):
-        raise ValueError("not a JSON object")
-    missing = [k for k in _RECORD_KEYS if k not in rec]
-    if missing:
-        raise ValueError(f"missing field {missing[0]!r}")
-    if not isinstance(rec["metrics"], dict):
-        raise ValueError("'metrics' is not a mapping")
-    return rec
+def parse_record(text: str | bytes) -> TrialRecord:
+    """A trial record from its JSON text; ValueError naming the first field that is wrong."""
+    return TrialRecord.parse(text)
+
+
+@dataclass
+class _Context:
+    """What a trial record of this run must agree with: its settings' seeds (from splits.json),
+    its methods (config.yaml) and the fingerprint of its config (manifest.json); None where the
+    run folder does not say."""
+
+    seeds: dict[str, list[tuple[int, int | None]]] | None
+    methods: list[str] | None
+    fingerprint: str | None
+
+    def check(self, rec: TrialRecord, file_name: str) -> None:
+        """ValueError naming how ``rec`` (read from ``file_name``) does not belong to this run."""
+        if trial_name(*rec.key) != file_name:
+            raise ValueError(f"holds the result of {rec.method} trial {rec.trial} (setting {rec.setting!r}), "
+                             "not the one its name says")
+        if self.fingerprint is not None and rec.config_fingerprint != self.fingerprint:
+            raise ValueError("computed by another run (its config fingerprint is not this run's)")
+        if self.methods is not None and rec.method not in self.methods:
+            raise ValueError(f"method {rec.method!r} is not a method of this run")
+        if self.seeds is None:
+            return
+        trials = self.seeds.get(rec.setting)
+        if trials is None:
+            raise ValueError(f"setting {rec.setting!r} is not a setting of this run")
+        if rec.trial >= len(trials):
+            raise ValueError(f"trial {rec.trial}: this run has {len(trials)} trials")
+        seed, ranker_seed = trials[rec.trial]
+        if rec.seed != seed or None not in (rec.ranker_seed, ranker_seed) and rec.ranker_seed != ranker_seed:
+            raise ValueError(f"seed {rec.seed} is not the seed splits.json records for trial {rec.trial} ({seed}): "
+                             "a trial of another run")
 
 
 def _link_latest(base: Path, name: str) -> None:
@@ -148,13 +191,20 @@ class RunFolder:
                name: str = "run") -> "RunFolder":
         """A new, empty run folder: ``path`` exactly, or ``<root>/<name>/<timestamp>[-k]``.
 
-        ``path`` may exist only as an empty folder; a folder holding anything is refused, so an
-        earlier run is never overwritten.
+        ``path`` may exist only as an empty folder, or as a run that never started: one killed
+        before it drew its splits (while loading data or extracting features), which holds no
+        result and whose writer is gone; it is cleared and reused. A folder holding anything else
+        is refused, so an earlier run is never overwritten. ``name`` is a name, never a path.
         """
+        if path is None and (not name or name in (".", "..") or any(c in name for c in "/\\\0")):
+            raise RunFolderError(f"{name!r}: a run name is a name, not a path")
         try:
             if path is not None:
                 p = Path(path)
                 if p.exists() and (not p.is_dir() or any(p.iterdir())):
+                    if cls(p)._never_started():
+                        cls(p)._clear_start()
+                        return cls(p)
                     what = "a run" if (p / SPLITS).exists() or (p / CONFIG).exists() else "files"
                     raise RunFolderError(f"{p}: already holds {what}; choose another --out "
                                          + ("or continue it with --resume" if what == "a run" else ""))
@@ -175,6 +225,33 @@ class RunFolder:
         except OSError as exc:
             where = path if path is not None else Path(root) / name
             raise RunFolderError(f"{where}: cannot create the run folder ({exc.strerror or exc})") from None
+
+    #: what a run that never started may leave: its config, its opening manifest, its lock, its
+    #: heartbeats and an empty trials folder
+    _START = {CONFIG, MANIFEST, LOCK, RUNNING, TRIALS}
+
+    def _never_started(self) -> bool:
+        """A run killed before its splits: nothing but its start, no result, no live writer."""
+        p = self.path
+        if not p.is_dir() or not (p / CONFIG).is_file() or (p / SPLITS).exists():
+            return False
+        if any(e.name not in self._START for e in p.iterdir()) or any(self.trials_dir.glob("*")):
+            return False
+        try:
+            self.lock("probe").release()
+        except RunFolderError:  # its writer is still at it
+            return False
+        return True
+
+    def _clear_start(self) -> None:
+        import shutil
+
+        for name in self._START:
+            target = self.path / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> "RunFolder":
@@ -272,46 +349,75 @@ class RunFolder:
     def has_splits(self) -> bool:
         return (self.path / SPLITS).is_file()
 
-    def write_splits(self, splits: dict[str, Any]) -> None:
-        atomic_write_json(self.path / SPLITS, splits)
+    def write_splits(self, splits: Splits) -> None:
+        atomic_write_text(self.path / SPLITS, splits.to_json())
 
-    def read_splits(self) -> dict[str, Any]:
+    def read_splits(self) -> Splits:
+        """splits.json, validated (:class:`rankbench.records.Splits`); RunFolderError naming what is wrong."""
         path = self.path / SPLITS
         try:
-            data = json.loads(path.read_text())
+            return Splits.parse(path.read_bytes())
         except (OSError, ValueError) as exc:
-            raise RunFolderError(f"{path}: unreadable ({exc})") from None
-        if not isinstance(data, dict) or "settings" not in data:
-            raise RunFolderError(f"{path}: not a rankbench splits file (no 'settings')")
-        return data
+            raise RunFolderError(f"{path}: not a usable splits file ({_reason(exc)})") from None
 
     # ------------------------------------------------------------------ results
     def trial_path(self, setting: str, trial: int, method: str) -> Path:
         return self.trials_dir / trial_name(setting, trial, method)
 
-    def write_trial(self, record: dict[str, Any]) -> Path:
-        path = self.trial_path(record["setting"], record["trial"], record["method"])
-        atomic_write_json(path, record)
+    def write_trial(self, record: TrialRecord) -> Path:
+        path = self.trial_path(*record.key)
+        atomic_write_text(path, record.to_json())
         return path
 
-    def trial_done(self, setting: str, trial: int, method: str) -> bool:
-        """True only for a result file that parses and is the one asked for."""
-        path = self.trial_path(setting, trial, method)
+    def _context(self) -> _Context:
+        """What this run's trial records must agree with (see :class:`_Context`)."""
+        seeds = methods = fingerprint = None
         try:
-            rec = parse_record(path.read_text())
-        except (OSError, ValueError):
-            return False
-        return (rec["setting"], rec["trial"], rec["method"]) == (setting, trial, method)
+            seeds = {s.label: [(t["seed"], t.get("ranker_seed")) for t in s.trials] for s in self.read_splits().settings}
+        except RunFolderError:  # no splits yet, or unusable ones (reported where they are read)
+            pass
+        try:
+            cfg = self.read_config()
+            names = [r["name"] for r in cfg.get("rankers") or [] if isinstance(r, dict) and "name" in r]
+            methods = [m for m in names if not cfg.get("methods") or m in cfg["methods"]]
+        except RunFolderError:
+            pass
+        try:
+            manifest = self.read_manifest()
+            fingerprint = manifest.config_fingerprint if manifest is not None else None
+        except RunFolderError:
+            pass
+        return _Context(seeds, methods, fingerprint)
 
-    def read_trials(self) -> tuple[list[dict[str, Any]], list[Problem]]:
-        """Every usable result, and the files that are not (truncated, not JSON, fields missing)."""
+    def read_trials(self) -> tuple[list[TrialRecord], list[Problem]]:
+        """Every usable record (finished or failed) and the files that are not: truncated, not
+        JSON, not a valid record (a field missing, unknown, of the wrong type or out of range), or
+        not a record of this run (another setting, trial, seed, method or config)."""
         records, problems = [], []
+        context = self._context()
         for p in sorted(self.trials_dir.glob("*.json")):
             try:
-                records.append(parse_record(p.read_text()))
-            except (OSError, ValueError, UnicodeDecodeError) as exc:
-                problems.append(Problem(p, str(exc) or type(exc).__name__))
+                rec = parse_record(p.read_bytes())
+                context.check(rec, p.name)
+                records.append(rec)
+            except (OSError, ValueError) as exc:
+                problems.append(Problem(p, _reason(exc)))
         return records, problems
+
+    def done_jobs(self) -> set[tuple[str, int, str]]:
+        """(setting, trial, method) of every finished job: a usable record with status ``ok``
+        (a failed job, like a missing or unusable one, is computed again by ``--resume``)."""
+        return {r.key for r in self.read_trials()[0] if r.ok}
+
+    def trial_done(self, setting: str, trial: int, method: str) -> bool:
+        """True only for a usable, finished record of exactly this job."""
+        path = self.trial_path(setting, trial, method)
+        try:
+            rec = parse_record(path.read_bytes())
+            self._context().check(rec, path.name)
+        except (OSError, ValueError):
+            return False
+        return rec.ok
 
     # ------------------------------------------------------------------ jobs in progress
     def write_heartbeat(self, job_id: str, state: dict[str, Any]) -> None:
@@ -339,17 +445,36 @@ class RunFolder:
         shutil.rmtree(self.path / RUNNING, ignore_errors=True)
 
     # ------------------------------------------------------------------ manifest
-    def read_manifest(self) -> dict[str, Any]:
+    def read_manifest(self) -> Manifest | None:
+        """manifest.json, validated; None when the folder has none; RunFolderError when it is unusable."""
+        path = self.path / MANIFEST
         try:
-            data = json.loads((self.path / MANIFEST).read_text())
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
+            text = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise RunFolderError(f"{path}: unreadable ({exc.strerror or exc})") from None
+        try:
+            return Manifest.parse(text)
+        except ValueError as exc:
+            raise RunFolderError(f"{path}: not a usable manifest ({_reason(exc)})") from None
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
-        atomic_write_json(self.path / MANIFEST, manifest)
+    def write_manifest(self, manifest: Manifest) -> None:
+        atomic_write_text(self.path / MANIFEST, manifest.to_json())
+
+    @property
+    def plots_dir(self) -> Path:
+        return self.path / PLOTS
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.path / name
         atomic_write_text(path, text)
         return path
+
+
+def _reason(exc: Exception) -> str:
+    """One line saying why a file is unusable."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]

@@ -175,7 +175,7 @@ def main() -> None:
     from distributed import Client
 
     from rankbench import app
-    from rankbench.runfolder import RunFolder
+    from rankbench.runfolder import TRIALS_CSV, RunFolder
 
     out = Path(args.out)
     if out.exists() and not args.keep:
@@ -217,14 +217,14 @@ def main() -> None:
 
     # 3. all present, the same numbers
     n_files = sum(1 for _ in (out / "dask" / "trials").glob("*.json"))
-    a = pd.read_csv(out / "local" / "trials.csv", dtype=str, keep_default_na=False)
-    b = pd.read_csv(out / "dask" / "trials.csv", dtype=str, keep_default_na=False)
+    a = pd.read_csv(out / "local" / TRIALS_CSV, dtype=str, keep_default_na=False)
+    b = pd.read_csv(out / "dask" / TRIALS_CSV, dtype=str, keep_default_na=False)
     same = a[~a.metric.isin(TIMING)].reset_index(drop=True).equals(b[~b.metric.isin(TIMING)].reset_index(drop=True))
-    ex = json.loads((out / "dask" / "manifest.json").read_text())["executor"]
+    ex = RunFolder(out / "dask").read_manifest().executor
 
     # 4. costs
     records, _ = RunFolder(out / "dask").read_trials()
-    job_s = sum(r["wall_s"] for r in records) / len(records)
+    job_s = sum(r.wall_s for r in records) / len(records)
     threads = 2
     per_job = timer.seconds["dask"] * threads / n_jobs - job_s
     print(f"dask, 2 workers: {n_files}/{n_jobs} results, bit-identical to local: {same}; "

@@ -46,24 +46,23 @@ DEPTHS = (("map@100", "MAP@100"), ("map@500", "MAP@500"), ("map", "MAP (full dep
 COSTS = (("rank_s", "ranking time per concept (s)"), ("evals", "base-model evaluations per test item"))
 
 
-def _records(run: Path) -> list[dict]:
+def _records(run: Path) -> list:
+    """The run's finished trial records (TrialRecord: setting, trial, method, metrics, curves)."""
     records, _ = RunFolder.open(run).read_trials()
-    return records
+    return [r for r in records if r.ok]
 
 
 def _rankers(run: Path) -> dict[str, dict]:
     """Each method's config entry (ranker name and parameters), from the run's config.yaml."""
-    import yaml
-
-    cfg = yaml.safe_load((run / "config.yaml").read_text()) or {}
+    cfg = RunFolder.open(run).read_config()
     return {r["name"]: r for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r}
 
 
-def _staged_methods(records: list[dict], entries: dict[str, dict], setting: str = "") -> list[str]:
+def _staged_methods(records: list, entries: dict[str, dict], setting: str = "") -> list[str]:
     seen = []
     for r in records:
-        if r["setting"] == setting and "staged" in (r.get("curves") or {}) and r["method"] not in seen:
-            seen.append(r["method"])
+        if r.setting == setting and "staged" in r.curves and r.method not in seen:
+            seen.append(r.method)
 
     def key(m):
         e = entries.get(m, {})
@@ -97,7 +96,7 @@ def figure6(run: Path, out: Path) -> list[Path]:
     methods = _staged_methods(records, entries)
     if not methods:
         return []
-    n_trials = len({r["trial"] for r in records})
+    n_trials = len({r.trial for r in records})
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
     for col, (y, label) in enumerate(DEPTHS):
         for row, (x, xlabel) in enumerate(COSTS):
@@ -122,13 +121,13 @@ def figure6(run: Path, out: Path) -> list[Path]:
     return paths
 
 
-def _concept_ap_at(records: list[dict], method: str, t: float) -> dict[str, float]:
+def _concept_ap_at(records: list, method: str, t: float) -> dict[str, float]:
     """Mean over trials of each concept's full-depth AP at ranking time t."""
     per: dict[str, list[float]] = {}
     for r in records:
-        if r["method"] != method or r["setting"]:
+        if r.method != method or r.setting:
             continue
-        for key, c in (r.get("curves") or {}).items():
+        for key, c in r.curves.items():
             if not key.startswith("staged/"):
                 continue
             xs, ys = np.asarray(c["rank_s"], float), np.asarray(c["ap"], float)
@@ -170,10 +169,10 @@ def figure7(run: Path, out: Path, t: float | None) -> list[Path]:
     return paths
 
 
-def _lambda_settings(records: list[dict]) -> dict[str, tuple[str | None, float]]:
+def _lambda_settings(records: list) -> dict[str, tuple[str | None, float]]:
     """{setting label: (regulariser or None, lambda)} of a run sweeping IRB's lambda."""
     parsed = {}
-    for s in sorted({r["setting"] for r in records}):
+    for s in sorted({r.setting for r in records}):
         reg = re.search(r"regularizer=([a-z_]+)", s)
         lam = re.search(r"lam=([0-9.eE+-]+)", s)
         if lam:
@@ -181,11 +180,11 @@ def _lambda_settings(records: list[dict]) -> dict[str, tuple[str | None, float]]
     return parsed
 
 
-def _reference_records(reference: Path | None, trials: set[int]) -> list[dict]:
+def _reference_records(reference: Path | None, trials: set[int]) -> list:
     """RankBoost's records in a reference run, on the given trials only (the same splits)."""
     if reference is None or not reference.is_dir():
         return []
-    return [r for r in _records(reference) if r["method"] == "RankBoost" and r["trial"] in trials]
+    return [r for r in _records(reference) if r.method == "RankBoost" and r.trial in trials]
 
 
 def _reference(reference: Path | None, trials: set[int]):
@@ -202,7 +201,7 @@ def figure9(fig9_run: Path, reference: Path | None, out: Path) -> list[Path]:
     regs = sorted({v[0] for v in parsed.values() if v[0]})
     if not regs:
         return []
-    ref = _reference(reference, {r["trial"] for r in records})
+    ref = _reference(reference, {r.trial for r in records})
     fig, axes = plt.subplots(1, len(regs), figsize=(4.6 * len(regs), 4.2), sharey=True)
     axes = np.atleast_1d(axes)
     for ax, reg in zip(axes, regs):
@@ -237,7 +236,7 @@ def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
         return []
     lams = sorted(parsed.items(), key=lambda kv: kv[1][1])
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
-    trials = {r["trial"] for r in records}
+    trials = {r.trial for r in records}
     ref = _reference(reference, trials)
     for i, (s, (_, lam)) in enumerate(lams):
         c = mean_curve(records, "IRB", "staged", "evals", "map", setting=s)
@@ -253,8 +252,8 @@ def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
     for y, marker in (("map@100", "s"), ("map", "o")):
         pts = []
         for s, (_, lam) in lams:
-            ev = [r["metrics"]["evals"] for r in records if r["setting"] == s and r["method"] == "IRB"]
-            mp = [r["metrics"][y] for r in records if r["setting"] == s and r["method"] == "IRB"]
+            ev = [r.metrics["evals"] for r in records if r.setting == s and r.method == "IRB"]
+            mp = [r.metrics[y] for r in records if r.setting == s and r.method == "IRB"]
             if ev:
                 pts.append((lam, np.mean(ev), 100 * np.mean(mp)))
         if pts:
@@ -264,7 +263,7 @@ def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
                 right.annotate(f"{l:g}", (e, m), textcoords="offset points", xytext=(4, 4), fontsize=7)
     rb = _reference_records(reference, trials)
     for y, marker in (("map@100", "s"), ("map", "o")) if rb else ():
-        right.plot([np.mean([r["metrics"]["evals"] for r in rb])], [100 * np.mean([r["metrics"][y] for r in rb])],
+        right.plot([np.mean([r.metrics["evals"] for r in rb])], [100 * np.mean([r.metrics[y] for r in rb])],
                    marker=marker, color="tab:red", linestyle="none", label=f"RankBoost final {y}")
     right.set_xscale("log")
     right.set_xlabel("base-model evaluations per test item (final model)")

@@ -29,7 +29,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rankbench.runfolder import RunFolder  # noqa: E402
+from rankbench.runfolder import CONFIG, RunFolder  # noqa: E402
 
 PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
           ("towncentre6_methods", "(b) 6 people: methods (both kinds)", "method"),
@@ -39,7 +39,8 @@ PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
 
 def open_run(results: Path, name: str) -> RunFolder | None:
     path = results / name
-    if not (path / "splits.json").is_file():
+    folder = RunFolder(path)
+    if not folder.has_splits():
         print(f"  skipped {name}: no run folder at {path}")
         return None
     return RunFolder.open(path)
@@ -48,12 +49,14 @@ def open_run(results: Path, name: str) -> RunFolder | None:
 def records(folder: RunFolder) -> pd.DataFrame:
     """One row per (setting, trial, method) with the setting's swept values as columns."""
     recs, _ = folder.read_trials()
-    values = {s["label"]: s["values"] for s in folder.read_splits()["settings"]}
+    values = {s.label: s.values for s in folder.read_splits().settings}
     rows = []
     for r in recs:
-        v = {k.split(".")[-1]: x for k, x in values.get(r["setting"], {}).items()}
-        rows.append({"setting": r["setting"], "trial": r["trial"], "method": r["method"], **v, **r["metrics"],
-                     "n_pairs": (r.get("extra") or {}).get("n_pairs", np.nan)})
+        if not r.ok:
+            continue
+        v = {k.split(".")[-1]: x for k, x in values.get(r.setting, {}).items()}
+        rows.append({"setting": r.setting, "trial": r.trial, "method": r.method, **v, **r.metrics,
+                     "n_pairs": r.extra.get("n_pairs", np.nan)})
     return pd.DataFrame(rows)
 
 
@@ -67,12 +70,12 @@ def figure3(folder: RunFolder, out: Path, data_root: str | None) -> None:
     from rankbench.registry import features
     from rankbench.utils.meter import Meter
 
-    plan = app.validate(folder.path / "config.yaml", data_root=data_root)
+    plan = app.validate(folder.path / CONFIG, data_root=data_root)
     sp = plan.settings[0]
     f = sp.config.features[0]
     X = get_features(sp.dataset, features.build(f.extractor, f.params()))
     y = sp.dataset.column(sp.protocol.label)
-    split = folder.read_splits()["settings"][0]["trials"][0]
+    split = folder.read_splits().settings[0].trials[0]
     recs = records(folder)
     train, C = np.array(split["train"]), np.array(split["constraints"]).reshape(-1, 3)
     pad = 0.5

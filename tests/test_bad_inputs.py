@@ -8,6 +8,8 @@ is in test_conformance.py.)
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from toydata import synthetic_reid_config
@@ -28,8 +30,23 @@ def cfg(**replace) -> str:
     return text
 
 
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{k}: &{k} [{', '.join(['*' + p] * 10)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
+
+
 # (id, config text or None for the GOOD one, extra CLI args, expected substring)
 CONFIG_CASES = [
+    ("yaml alias bomb", BOMB, [], "more than 100,000 values once its aliases are expanded"),
+    ("yaml recursive alias", "a: &a [*a]\n", [], "an alias refers to a value that contains it"),
+    ("yaml nested too deep", "a: " + "[" * 3000 + "]" * 3000 + "\n", [], "nested too deeply"),
+    ("yaml too large", "# " + "x" * 2**20 + "\n", [], "larger than 1 MB"),
+    ("yaml complex key", GOOD + "? [a, b]\n: 1\n", [], "a key that is a list"),
+    ("yaml duplicate after merge", GOOD.replace("{name: L1, ranker: l1}", "{<<: {name: L0}, name: L1, ranker: l1, name: L2}"),
+     [], "duplicate key 'name'"),
+    ("extends empty", 'extends: ""\n', [], "extends: expected a file path, got ''"),
+    ("run name a path", GOOD + "name: ../../x\n", [], "name: expected a run name"),
+    ("ranker C infinite", cfg(**{"C: 1.0": "C: .inf"}), [], "rankers.P.C: expected a finite number"),
+    ("ranker C nan", cfg(**{"C: 1.0": "C: .nan"}), [], "rankers.P.C: expected a finite number"),
     ("yaml syntax", "dataset: {name: x\nprotocol: [\n", [], "YAML error at line"),
     ("top level list", "- a\n- b\n", [], "expected a mapping of config keys"),
     ("empty file", "", [], "expected a mapping of config keys"),
@@ -110,6 +127,14 @@ CONFIG_CASES = [
     ("n_test one", cfg(**{"n_test: 10": "n_test: 1"}), [], "protocol.n_test: expected an integer >= 2"),
     ("n_test too big", cfg(**{"n_test: 10": "n_test: 30"}), [], "protocol.n_test: expected 2..29"),
     ("gallery mode", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], gallery: both"}), [], "protocol.gallery"),
+    ("probe camera unknown", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], probe_cam: z"}), [],
+     "protocol.probe_cam: expected one of dataset 'synthetic_reid''s cameras (a, b), got 'z'"),
+    ("one camera for both", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], gallery_cam: a"}), [],
+     "protocol.gallery_cam: expected a camera other than probe_cam"),
+    ("sweep too large", GOOD + "sweep: {protocol.n_test: [" + ", ".join(["5"] * 200) + "], seed: ["
+     + ", ".join(map(str, range(100))) + "]}\n", [], "sweep: 20,000 settings, more than the limit of 10,000"),
+    ("minmax range not a list", cfg(**{"ranker: l1}": "ranker: l1, preprocess: [{name: minmax, feature_range: 5}]}"}),
+     [], "feature_range: expected a list"),
     ("protocol unknown param", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], n_tset: 3"}), [], "protocol: unknown parameter 'n_tset'"),
     ("ranker unknown param", cfg(**{"ranker: l1}": "ranker: l1, C: 1}"}), [], "rankers.L1: unknown parameter 'C'"),
     ("negative C", cfg(**{"C: 1.0": "C: -1"}), [], "rankers.P.C: expected a number > 0 or null, got -1"),
@@ -205,8 +230,22 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
     exp_tol.write_text("expected: [{method: L1, metric: cmc@1, value: 0.1}]\n")
     exp_meth = tmp_path / "exp_meth.yaml"
     exp_meth.write_text("expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
+    # --expected files get exactly the cross-checks of a config's own expected: and claims:
+    expected_files = []
+    for i, (text, needle) in enumerate([
+            ("expected: [{method: L1, metric: rank1, value: 0.1, tolerance: 0.1}]", "expected.0.metric: unknown metric 'rank1'"),
+            ("expected: [{method: L1, metric: mae, value: 0.1, tolerance: 0.1}]", "unknown metric 'mae' for protocol 'reid'"),
+            ("expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: 0.1, setting: x}]", "'x' is not a sweep setting"),
+            ("expected: [{method: L1, metric: cmc@1, value: .nan, tolerance: 0.1}]", "expected.0.value"),
+            ("claims: [{kind: better, method: L1, than: Q, metric: cmc@1}]", "claims.0.than: 'Q' is not a ranker")]):
+        expected_files.append((tmp_path / f"exp{i}.yaml", needle))
+        expected_files[-1][0].write_text(text + "\n")
     sweep = tmp_path / "sweep.yaml"
     sweep.write_text(GOOD + "sweep: {protocol.n_test: [5, 10]}\n")
+    fifo = tmp_path / "a-pipe"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(loop)
     latin = tmp_path / "latin.yaml"
     latin.write_bytes(GOOD.encode() + b"description: caf\xe9\n")
     cases = [
@@ -218,6 +257,8 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("run", good, "--trials", "0"), "--trials"),
         (("run", good, "--seed", "-5"), "--seed"),
         (("run", good, "--jobs", "0"), "--jobs"),
+        (("run", good, "--dask-timeout", "nan"), "--dask-timeout"),
+        (("run", good, "--max-settings", "0"), "--max-settings"),
         (("run", good, "--set", "protocol.n_test"), "expected key.path=value"),
         (("run", good, "--set", "protocol.nope=1"), "protocol: unknown parameter 'nope'"),
         (("run", good, "--set", "rankers.Ghost.C=1"), "no item named 'Ghost'"),
@@ -230,14 +271,20 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("run", "--resume", tmp_path / "nothere"), "no such run folder"),
         (("run", "--resume", tmp_path / "empty-dir"), "not a run folder"),
         (("run", good, "--resume", done, "--set", "protocol.n_test=12"), "protocol.n_test = 10, now 12"),
+        (("run", "--resume", done, "--out", tmp_path / "elsewhere"), "--out: a resumed run stays in its own folder"),
+        (("run", good, "--set", "name=../../x"), "name: expected a run name"),
         (("check", tmp_path / "empty-dir"), "not a run folder"),
         (("check", done, "--expected", tmp_path / "nothere.yaml"), "config file not found"),
         (("check", done, "--expected", exp_map), "expected: expected a list"),
-        (("check", done, "--expected", exp_tol), "expected.0.tolerance: field required"),
-        (("check", done, "--expected", exp_meth), "'L2' is not a method of this run"),
+        (("check", done, "--expected", exp_tol), "expected.0.tolerance: required key missing"),
+        (("check", done, "--expected", exp_meth), "expected.0.method: 'L2' is not a ranker of this config"),
+        *[(("check", done, "--expected", path), needle) for path, needle in expected_files],
         (("report", tmp_path / "empty-dir"), "not a run folder"),
         (("collect", tmp_path / "empty-dir", "--out", tmp_path / "R.md"), "not a run folder"),
         (("collect", done, "--out", blocker / "R.md"), "cannot write"),
+        (("collect", done, "--out", tmp_path / "R.html"), "--out"),
+        (("features", good, "--out", fifo, "--force", "-q"), "not a regular file"),
+        (("run", loop), "Too many levels of symbolic links"),
         (("features", good, "--out", blocker / "f.npz", "-q"), "cannot write"),
         (("features", good, "--out", blocker, "-q"), "already exists; choose another --out or add --force"),
         (("list", "rankers", "prsv"), "unknown ranker 'prsv'; did you mean 'prsvm'?"),

@@ -305,6 +305,15 @@ def _gated_run(tmp_path, trials: int, *args: str):
     return proc, out, gate, env
 
 
+def _open_and_resume(gate, out, env, n):
+    """Open the gated run's gate and resume it: the run completes with ``n`` results."""
+    gate.touch()
+    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert len(list((out / "trials").glob("*.json"))) == n
+
+
 def test_real_sigint_saves_finished_trials(tmp_path):
     """A real Ctrl-C: exit 130, one line, finished results on disk, resume completes the run
     (20 L1 fits, then 20 Slow ones waiting at their gate)."""
@@ -317,11 +326,7 @@ def test_real_sigint_saves_finished_trials(tmp_path):
     assert proc.returncode == 130, err
     assert err.strip().startswith("rankbench: error: interrupted") and len(err.strip().splitlines()) == 1
     assert len(list((out / "trials").glob("*.json"))) == 20
-    gate.touch()
-    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert res.returncode == 0, res.stderr
-    assert len(list((out / "trials").glob("*.json"))) == 40
+    _open_and_resume(gate, out, env, 40)
 
 
 def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
@@ -336,11 +341,31 @@ def test_sigterm_says_what_was_kept_and_how_to_resume(tmp_path):
     assert proc.returncode == 143, err
     assert err.strip().splitlines() == [f"rankbench: error: terminated (SIGTERM): 4 of 8 results saved in {out}; "
                                         f"continue with: rankbench run --resume {out}"]
-    gate.touch()
-    res = subprocess.run([sys.executable, "-m", "rankbench", "run", "--resume", str(out), "-q"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert res.returncode == 0, res.stderr
-    assert len(list((out / "trials").glob("*.json"))) == 8
+    _open_and_resume(gate, out, env, 8)
+
+
+def test_workers_die_with_a_run_killed_outright(tmp_path):
+    """SIGKILL of a --jobs 2 run leaves its worker processes no parent: they end too, and write no
+    result into the folder nobody runs (the Slow fits wait at their gate, which stays shut, so only
+    the workers' watch on their parent can end them)."""
+    import signal
+    import time
+
+    import psutil
+
+    proc, out, gate, env = _gated_run(tmp_path, 4, "--jobs", "2")
+    _wait_for_results(proc, out, 4)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / ".running").glob("*.json"))) < 2:
+        time.sleep(0.05)  # both workers are in a Slow fit (each writes its heartbeat)
+    workers = [c for c in psutil.Process(proc.pid).children(recursive=True)]
+    assert workers
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    gone, alive = psutil.wait_procs(workers, timeout=60)
+    assert not alive, [p.cmdline() for p in alive]
+    assert len(list((out / "trials").glob("*.json"))) == 4
+    _open_and_resume(gate, out, env, 8)
 
 
 def test_log_shows_jobs_and_the_fits_progress_in_worker_processes(cli, tmp_path):
@@ -541,7 +566,7 @@ def test_methods_runs_only_the_named_rankers_and_grades_the_others_not_run(cli, 
     # a misspelt method in an expected file is still an error, a ranker left out is not
     typo = tmp_path / "typo.yaml"
     typo.write_text("expected: [{method: Bhattacharya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
-    one_line_error(cli("check", out, "--expected", typo), "'Bhattacharya' is not a method of this run")
+    one_line_error(cli("check", out, "--expected", typo), "'Bhattacharya' is not a ranker of this config")
     left_out = tmp_path / "left_out.yaml"
     left_out.write_text("expected: [{method: Bhattacharyya, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n")
     assert cli("check", out, "--expected", left_out).exit_code == 0

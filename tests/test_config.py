@@ -201,3 +201,40 @@ def test_every_shipped_config_runs_one_of_its_methods():
 def test_exponent_without_dot_is_a_float(tmp_path):
     p = write(tmp_path, "f.yaml", BASE.replace("{name: L1, ranker: l1}", "{name: P, ranker: prsvm, C: 1e-3}"))
     assert load_experiment(p).config.rankers[0].params()["C"] == 1e-3
+
+
+def test_yaml_merge_keys_are_accepted_and_own_keys_override(tmp_path):
+    """``<<: *base`` (YAML's merge key) brings a mapping's keys in; the mapping's own keys win,
+    and a key given twice among its own keys is still an error (test_bad_inputs)."""
+    path = tmp_path / "m.yaml"
+    path.write_text("dataset: {name: synthetic_reid, n_people: 20}\n"
+                    "features: [{name: c, extractor: color_strips}]\nprotocol: {name: reid, n_test: 5}\n"
+                    "rankers:\n  - &p {name: P, ranker: prsvm, C: 1.0}\n  - {<<: *p, name: P10, C: 10.0}\n")
+    rankers = load_experiment(path).data["rankers"]
+    assert rankers == [{"name": "P", "ranker": "prsvm", "C": 1.0}, {"name": "P10", "ranker": "prsvm", "C": 10.0}]
+
+
+def test_sweep_settings_are_counted_first_and_the_limit_can_be_raised(tmp_path):
+    from rankbench.config import MAX_SETTINGS
+
+    text = synthetic_reid_config(n_people=20, n_test=5, ranks=[1], trials=1) + \
+        "rankers: [{name: L1, ranker: l1}]\nsweep: {protocol.n_test: [3, 4, 5], seed: [0, 1, 2, 3]}\n"
+    path = write(tmp_path, "s.yaml", text)
+    with pytest.raises(ConfigError, match="sweep: 12 settings, more than the limit of 10; .* --max-settings"):
+        load_experiment(path, Overrides(max_settings=10))
+    assert len(load_experiment(path, Overrides(max_settings=12)).settings) == 12
+    assert MAX_SETTINGS == 10_000 and Overrides().max_settings == MAX_SETTINGS
+
+
+def test_minmax_feature_range_from_yaml_reaches_the_scaler(tmp_path):
+    """YAML has no tuples: scikit-learn's tuple parameters take a list."""
+    import numpy as np
+
+    from rankbench import app
+
+    text = synthetic_reid_config(n_people=20, n_test=5, ranks=[1], trials=1) + \
+        "rankers: [{name: L1, ranker: l1, preprocess: [{name: minmax, feature_range: [0, 2]}]}]\n"
+    spec = app.validate(write(tmp_path, "m.yaml", text)).settings[0].methods[0]
+    scaler = spec.make().steps[0][1]
+    assert scaler.feature_range == (0, 2)
+    assert scaler.fit_transform(np.arange(6.0).reshape(3, 2)).max() == 2.0

@@ -117,3 +117,66 @@ def test_grouped_pair_accuracy_equals_listing_every_pair():
 
 def test_error_rate():
     assert metrics.error_rate([0, 1, 1, 0], [0, 1, 0, 0]) == 0.25
+    assert metrics.error_rate(["a", "b"], ["a", "a"]) == 0.5      # labels of any kind
+    with pytest.raises(ValueError, match="not finite"):
+        metrics.error_rate(["a", "b"], ["a", None])              # a missing prediction is no label
+
+
+# ----------------------------------------------------------------------------- every metric: non-finite, ties
+def _calls(bad: float):
+    """Every metric called once with one value of its scores / embeddings / predictions set to
+    ``bad`` (the rest ordinary): {name: thunk}."""
+    S = np.eye(4)
+    S[1, 2] = bad
+    ids = np.arange(4)
+    s = np.array([0.3, bad, 0.1, 0.9])
+    Z = np.array([[0.0], [bad], [2.0]])
+    return {
+        "match_ranks": lambda: metrics.match_ranks(S, ids, ids),
+        "cmc_curve": lambda: metrics.cmc_curve(S, ids, ids),
+        "average_precision": lambda: metrics.average_precision(s, np.array([1, 0, 0, 1])),
+        "average_precisions": lambda: metrics.average_precisions(s, np.array([1, 0, 0, 1]), (2, None)),
+        "knn_regress": lambda: metrics.knn_regress(Z, np.array([0.0, 1.0, 2.0]), np.array([[0.5]]), 2),
+        "knn_vote": lambda: metrics.knn_vote(np.array([[0.0], [1.0], [2.0]]), np.array([0.0, 1.0, 2.0]), Z, 2),
+        "mae": lambda: metrics.mae([1.0, 2.0, 3.0, 4.0], s),
+        "pair_accuracy": lambda: metrics.pair_accuracy(s, np.array([[0, 1], [2, 3]]), np.array([1, 1])),
+        "grouped_pair_accuracy": lambda: metrics.grouped_pair_accuracy(s, np.array([0, 1, 2, 3])),
+        "error_rate": lambda: metrics.error_rate([0, 1, 1, 0], s),
+        "vote_error_rate": lambda: metrics.vote_error_rate([0, 1, 1, 0], s, [0, 0, 1, 1]),
+    }
+
+
+METRIC_FUNCTIONS = sorted(_calls(0.0))
+
+
+def test_every_metric_function_is_in_the_table():
+    import inspect
+
+    public = {n for n, f in inspect.getmembers(metrics, inspect.isfunction)
+              if f.__module__ == metrics.__name__ and not n.startswith("_")}
+    assert public - set(METRIC_FUNCTIONS) == {"finite", "labels", "metric_info", "is_rate", "nauc"}
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])
+@pytest.mark.parametrize("name", METRIC_FUNCTIONS)
+def test_every_metric_refuses_non_finite_values(name, bad):
+    """A NaN never wins a comparison here: it is an error before any comparison is made."""
+    _calls(0.0)[name]()  # the same call with a finite value works
+    with pytest.raises(ValueError, match="not finite"):
+        _calls(bad)[name]()
+
+
+def test_ties_count_against_the_method_in_every_ranking_metric():
+    """A constant scorer: no metric may give it more than chance."""
+    ids = np.arange(5)
+    assert metrics.match_ranks(np.zeros((5, 5)), ids, ids).tolist() == [5] * 5          # tied: ranked last
+    assert metrics.cmc_curve(np.zeros((5, 5)), ids, ids)[0] == 0.0
+    pairs, sign = np.array([[0, 1], [2, 3]]), np.array([1, 1])
+    assert metrics.pair_accuracy(np.ones(4), pairs, sign) == 0.0                         # a tie is wrong
+    assert metrics.grouped_pair_accuracy(np.ones(4), np.array([0, 1, 2, 3]))[0] == 0.0
+    assert metrics.vote_error_rate([0, 0, 1, 1], [0, 1, 1, 0], [0, 0, 1, 1]) == 1.0     # a tied vote is an error
+    # average precision orders tied items by index, higher index first (trec_eval's document-id order)
+    assert metrics.average_precision(np.zeros(4), np.array([1, 0, 0, 0])) == pytest.approx(0.25)
+    assert metrics.average_precision(np.zeros(4), np.array([0, 0, 0, 1])) == pytest.approx(1.0)
+    # k-NN: a tie in distance goes to the earlier training row
+    assert metrics.knn_regress(np.array([[1.0], [-1.0]]), np.array([0.0, 9.0]), np.array([[0.0]]), 1).tolist() == [0.0]

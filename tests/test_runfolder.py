@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rankbench.runfolder import RunFolder, RunFolderError, parse_record
+from toydata import record
 
 
 def test_two_runs_started_in_the_same_second_get_two_folders(tmp_path, monkeypatch):
@@ -37,17 +38,16 @@ def test_a_folder_holding_anything_is_never_reused(tmp_path):
 
 def test_unreadable_results_are_problems_not_results(tmp_path):
     f = RunFolder.create(tmp_path / "r")
-    rec = {"setting": "", "trial": 0, "method": "A", "metrics": {"cmc@1": 0.5}}
-    f.write_trial(rec)
-    f.write_trial({**rec, "trial": 1})
+    f.write_trial(record("", 0, "A", {"cmc@1": 0.5}))
+    f.write_trial(record("", 1, "A", {"cmc@1": 0.5}))
     f.trial_path("", 2, "A").write_text('{"setting": "", "trial": 2, "meth')   # truncated
     f.trial_path("", 3, "A").write_text('{"setting": "", "trial": 3}')         # fields missing
     records, problems = f.read_trials()
-    assert sorted(r["trial"] for r in records) == [0, 1]
+    assert sorted(r.trial for r in records) == [0, 1]
     assert len(problems) == 2 and all(p.reason for p in problems)
     assert f.trial_done("", 1, "A") and not f.trial_done("", 2, "A") and not f.trial_done("", 3, "A")
-    with pytest.raises(ValueError, match="missing field 'metrics'"):
-        parse_record(json.dumps({"setting": "", "trial": 0, "method": "A"}))
+    with pytest.raises(ValueError, match="metrics: a finished trial holds at least one metric"):
+        parse_record(json.dumps({"setting": "", "trial": 0, "method": "A", "seed": 0, "wall_s": 1.0}))
 
 
 def test_truncated_image_gives_our_line_and_no_opencv_noise(tmp_path):

@@ -106,3 +106,14 @@ def synthetic_reid_config(n_people, n_test, ranks, trials):
             "features: [{name: colour, extractor: color_strips, bins: 8}]\n"
             f"protocol: {{name: reid, n_test: {n_test}, ranks: [{', '.join(map(str, ranks))}]}}\n"
             f"trials: {trials}\n")
+
+
+# ------------------------------------------------------------------------------ run-folder records
+def record(setting="", trial=0, method="A", metrics=None, curves=None, extra=None, **fields):
+    """A valid finished TrialRecord for report tests (seed 0, no time spent); ``metrics`` default
+    to one cost (a finished record holds at least one metric)."""
+    from rankbench.runfolder import TrialRecord
+
+    return TrialRecord.build({"setting": setting, "trial": trial, "method": method, "seed": 0, "wall_s": 0.0,
+                              "metrics": metrics or {"test_s": 0.0}, "curves": curves or {},
+                              "extra": extra or {}, **fields})

@@ -58,7 +58,14 @@ class Work(NamedTuple):
         return job_id(self.job.setting, self.job.trial, self.job.method)
 
 
-JobFn = Callable[..., dict]
+JobFn = Callable[..., Any]  # runner.run_job: returns the job's TrialRecord
+
+
+def finished(progress: RunProgress, job: str, record) -> None:
+    """Tell ``progress`` that job ``job`` wrote its ``record`` (a TrialRecord): its time, its
+    warnings, and for a failed job its error."""
+    failure = None if record.ok else f"{record.phase or 'evaluate'}: {record.error}"
+    progress.finished(job, record.wall_s, [(w.text, w.count) for w in record.warnings], failure)
 
 
 def label(setting: str, trial: int, method: str) -> str:
@@ -96,8 +103,7 @@ class LocalExecutor:
             progress.watch()
             for w in work:
                 progress.started(w.id)
-                rec = fn(*w, folder, partial(progress.update, w.id))
-                progress.finished(w.id, rec["wall_s"], rec.get("warnings"))
+                finished(progress, w.id, fn(*w, folder, partial(progress.update, w.id)))
             return len(work)
         from joblib import Parallel, delayed
 
@@ -106,9 +112,11 @@ class LocalExecutor:
             progress.set_running(set(beats), beats)
 
         progress.watch(poll)
-        gen = Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(fn)(*w, folder) for w in work)
+        parent = os.getpid()
+        gen = Parallel(n_jobs=min(self.jobs, len(work)), return_as="generator_unordered")(
+            delayed(_in_worker)(parent, fn, *w, folder) for w in work)
         for rec in gen:
-            progress.finished(job_id(rec["setting"], rec["trial"], rec["method"]), rec["wall_s"], rec.get("warnings"))
+            finished(progress, job_id(*rec.key), rec)
         return len(work)
 
     def slots(self) -> int:
@@ -117,6 +125,36 @@ class LocalExecutor:
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "workers": self.jobs}
+
+
+#: the process a worker watches (set once per worker process)
+_WATCHED: int | None = None
+
+
+def _in_worker(parent: int, fn: JobFn, *args):
+    """Run one job in a worker process that dies with ``parent``, the run's process: a worker
+    whose parent was killed outright (SIGKILL leaves no chance to stop it) must not go on writing
+    results into a run folder that nobody runs any more."""
+    _die_with(parent)
+    return fn(*args)
+
+
+def _die_with(parent: int, every: float = 0.2) -> None:
+    """Start (once per process) a daemon thread that ends this process when its parent is no
+    longer ``parent`` (the kernel re-parents an orphan)."""
+    global _WATCHED
+    if _WATCHED == parent or os.getpid() == parent:
+        return
+    _WATCHED = parent
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    import threading
+
+    threading.Thread(target=watch, name="rankbench-parent-watch", daemon=True).start()
 
 
 # ----------------------------------------------------------------------------- dask
@@ -296,7 +334,7 @@ class DaskExecutor:
                         folder.write_trial(value)
                         self.jobs_per_worker[worker] += 1
                         computed += 1
-                        progress.finished(w.id, value.get("wall_s"), value.get("warnings"))
+                        finished(progress, w.id, value)
                     elif fut.status == "error":
                         self._raise_job_error(w, fut)
                     else:  # cancelled or lost: its scattered inputs died with their workers, or the scheduler
@@ -395,7 +433,7 @@ class DaskExecutor:
             if result is not None and result[0] == "ok":
                 folder.write_trial(result[1])
                 if w is not None:
-                    progress.finished(w.id, result[1].get("wall_s"))
+                    finished(progress, w.id, result[1])
 
     def _cancel(self, futures: list) -> None:
         if futures and self.client is not None and self.client.status == "running":

@@ -7,9 +7,12 @@ extracts (or loads cached) features, draws every trial's split from a recorded s
 even a run killed outright can be resumed. An executor (:mod:`.executors`: this machine's processes
 or a Dask cluster) computes the (setting, trial, method) jobs, and each result is written
 atomically the moment it exists, so an interrupted run loses at most the jobs in flight, and a
-resumed run, on either executor, skips every finished job (a truncated or unreadable file counts
-as unfinished) and reuses the recorded splits: the numbers come out exactly as in an
-uninterrupted run.
+resumed run, on either executor, skips every finished job (a truncated, unreadable or invalid
+file counts as unfinished, and so does a failed job) and reuses the recorded splits: the numbers
+come out exactly as in an uninterrupted run. :func:`verify_resume` first makes sure the folder's
+run is the one being continued (its config, its rankbench version). A job that fails (its ranker
+raises, or returns what its protocol refuses) is recorded as failed and the other jobs go on
+(:func:`run_job`).
 """
 
 from __future__ import annotations
@@ -17,14 +20,16 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
+import logging
 import os
 import platform
 import subprocess
 import sys
 import time
+import traceback
 import warnings
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
@@ -38,8 +43,10 @@ from ..config import (
     RankerCfg,
     accepts_random_state,
     dataset_params,
+    first_difference,
     ranker_feature_names,
     ranker_params,
+    value_at,
 )
 from ..datasets.base import Dataset
 from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
@@ -47,13 +54,28 @@ from ..params import check_params
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views
 from ..registry import datasets, features, preprocessors, protocols, rankers
-from ..runfolder import RunFolder, job_id
+from ..runfolder import (
+    CONFIG,
+    MANIFEST,
+    ROW_KEYS,
+    SPLITS,
+    Manifest,
+    RunFolder,
+    RunFolderError,
+    Splits,
+    TrialRecord,
+    config_fingerprint,
+    job_id,
+)
 from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
 from .executors import Work, make_executor
 from .pipeline import RankerPipeline
+
+
+log = logging.getLogger("rankbench.engine")
 
 
 class RunInterrupted(RankbenchError):
@@ -103,6 +125,9 @@ class MethodSpec:
     feature_sets: list[str]
     combine: str
     seeded: bool
+    #: why the ranker cannot be built (its class is abstract, its ``__init__`` raised), found when
+    #: planning: every job of the method then fails with it, the other methods run
+    fault: str | None = None
 
     def make(self, seed: int | None = None):
         params = dict(self.params)
@@ -134,6 +159,12 @@ class Plan:
     def n_jobs(self) -> int:
         return sum(s.config.trials * len(s.methods) for s in self.settings)
 
+    def faults(self) -> list[str]:
+        """One line per method whose ranker cannot be built (see :attr:`MethodSpec.fault`)."""
+        seen = dict.fromkeys(f"{self.experiment.origin}: rankers.{m.name}: the ranker cannot be built: {m.fault}"
+                             for s in self.settings for m in s.methods if m.fault)
+        return list(seen)
+
 
 @dataclass
 class Job:
@@ -141,15 +172,21 @@ class Job:
     trial: int
     method: str
     seed: int
-    ranker_seed: int
+    ranker_seed: int | None
+    #: the run's config fingerprint, stamped on the record (None for a run made before fingerprints)
+    fingerprint: str | None = None
 
 
 @dataclass
 class Outcome:
+    """What a run (or a resumed session) left in its folder: finished jobs of ``n_total``, the
+    jobs this session computed, and the failed jobs' records (retried by ``--resume``)."""
+
     folder: RunFolder
     n_done: int
     n_total: int
     n_computed: int
+    failed: list[TrialRecord] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- planning
@@ -202,10 +239,16 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
 def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
     """One ranker entry as a method, checked against the protocol."""
     spec = _method(rcfg, cfg, origin)
-    probe = spec.make(0)
-    protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
     if not spec.feature_sets:
         raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
+    try:
+        probe = spec.make(0)
+    except RankbenchError:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
+        spec.fault = fault_line(exc)
+        return spec
+    protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
     if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
         raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
                           f"feature matrix; use combine: concat")
@@ -252,60 +295,145 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
     return out
 
 
+def verify_resume(folder: RunFolder) -> None:
+    """Refuse to continue a run that is not the one its folder started (one line naming why): one
+    made by another rankbench version, one whose config.yaml was edited since (naming the first
+    changed key), or one whose manifest is missing or unusable once it has splits or results."""
+    where = f"--resume {folder.path}"
+    manifest = folder.read_manifest()  # an unusable one: RunFolderError naming the file
+    if manifest is None:
+        if folder.has_splits() or any(folder.trials_dir.glob("*.json")):
+            raise RunFolderError(f"{where}: no {MANIFEST}: the run's config and version cannot be verified; "
+                                 "start a new run")
+        return
+    if manifest.rankbench_version != __version__:
+        raise RunFolderError(f"{where}: the run was made by rankbench {manifest.rankbench_version}, this is "
+                             f"rankbench {__version__}; resume it with that version or start a new run")
+    if manifest.config_fingerprint is None or manifest.config is None:
+        return  # a run made before fingerprints
+    now = folder.read_config()
+    if config_fingerprint(now) != manifest.config_fingerprint:
+        key = first_difference(manifest.config, now) or "(top level)"
+        then, later = (value_at(c, key, _Absent()) for c in (manifest.config, now))
+        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {then!r} then, "
+                             f"{later!r} now); put it back or start a new run")
+
+
+class _Absent:
+    """A key a config does not have, as a message shows it."""
+
+    def __repr__(self) -> str:
+        return "absent"
+
+
 def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
+    """The splits a resumed run recorded, checked against its settings and their datasets."""
     data = folder.read_splits()
-    recorded = {s["label"]: s["trials"] for s in data["settings"]}
+    where = f"--resume: {folder.path / SPLITS}"
     for sp in p.settings:
-        trials = recorded.get(sp.label)
-        if trials is None or len(trials) != sp.config.trials:
-            raise ConfigError(f"--resume: {folder.path / 'splits.json'} does not match the config "
-                              f"(setting {sp.label or '(default)'!r}); start a new run")
-    return recorded
+        got = data.setting(sp.label)
+        if got is None or len(got.trials) != sp.config.trials:
+            raise ConfigError(f"{where} does not match the config (setting {sp.label or '(default)'!r}); "
+                              "start a new run")
+        n = len(sp.dataset)
+        if got.n_items is not None and got.n_items != n:
+            raise RunFolderError(f"{where}: the splits were drawn on {got.n_items} items, the dataset now has {n}; "
+                                 "start a new run")
+        if got.dataset_fingerprint not in (None, sp.dataset.fingerprint):
+            raise RunFolderError(f"{where}: dataset {sp.config.dataset.name!r} changed since the splits were drawn "
+                                 "(its content fingerprint differs); start a new run")
+        top = max((max(t[k], default=-1) for t in got.trials for k in ROW_KEYS if isinstance(t.get(k), list)),
+                  default=-1)
+        if top >= n:
+            raise RunFolderError(f"{where}: row {top} is beyond the dataset's {n} items; start a new run")
+    return {s.label: s.trials for s in data.settings}
 
 
 # ----------------------------------------------------------------------------- jobs
 def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
-            folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> dict[str, Any]:
+            folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> TrialRecord:
     """Evaluate one method on one trial's split; write the record when ``folder`` is given.
 
     The fit's progress (:func:`rankbench.utils.progress.tick`) goes to ``progress_to`` (called
     with the job's state, in this process) or, without it, to the job's heartbeat in ``folder``
     (a worker process; removed when the job ends); with neither, nowhere. Warnings the job raises
     are kept in the record (``warnings``: each text once, with its count) for the caller to show.
+
+    A job that fails is contained: any exception while building the ranker, fitting it, scoring
+    with it or scoring its output (a :class:`~rankbench.errors.RankerFault` when its protocol
+    refuses what it returned, a record that refuses a non-finite metric), and a ``sys.exit`` in
+    the ranker's code, gives a *failed* record (``status: failed``: the exception's last line, the
+    phase it stopped in, its traceback) instead of ending the run. Ctrl-C and SIGTERM are not
+    caught.
     """
     jid = job_id(job.setting, job.trial, job.method)
     sink = progress_to or (partial(folder.write_heartbeat, jid) if folder is not None else None)
     meter = Meter()
+    base = {"setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
+            "method": job.method, "config_fingerprint": job.fingerprint}
+
+    def make():
+        meter.phase = "build"
+        ranker = spec.make(job.ranker_seed)
+        meter.phase = None
+        return ranker
+
     t0 = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        caught = stack.enter_context(warnings.catch_warnings(record=True))
-        if sink is not None:
-            if progress_to is None:
-                stack.callback(folder.remove_heartbeat, jid)
-            stack.enter_context(reporting(FitReporter(jid, sink)))
-        result = protocol.evaluate(lambda: spec.make(job.ranker_seed), X, dataset, split, meter)
-    record = {
-        "setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
-        "method": job.method, "metrics": {**result.metrics, **meter.metrics()},
-        "curves": result.curves, "extra": result.extra, "wall_s": time.perf_counter() - t0,
-    }
-    said = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
-    if said:
-        record["warnings"] = [{"text": text, "count": n} for text, n in said.items()]
+    caught: list = []
+    try:
+        with contextlib.ExitStack() as stack:
+            caught = stack.enter_context(warnings.catch_warnings(record=True))
+            if sink is not None:
+                if progress_to is None:
+                    stack.callback(folder.remove_heartbeat, jid)
+                stack.enter_context(reporting(FitReporter(jid, sink)))
+            result = protocol.evaluate(make, X, dataset, split, meter)
+        record = TrialRecord.build({
+            **base, "metrics": {**result.metrics, **meter.metrics()}, "curves": result.curves, "extra": result.extra,
+            "wall_s": time.perf_counter() - t0, "warnings": _said(caught)})
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the ranker does, the run goes on
+        record = TrialRecord.build({
+            **base, "status": "failed", "error": fault_line(exc), "phase": meter.phase or "evaluate",
+            "traceback": "".join(traceback.format_exception(exc))[-20000:],
+            "wall_s": time.perf_counter() - t0, "warnings": _said(caught)})
     if folder is not None:
         folder.write_trial(record)
     return record
+
+
+def _said(caught: list) -> list[dict[str, Any]]:
+    """Caught warnings as ``{"text", "count"}``, each text once."""
+    said = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
+    return [{"text": text, "count": n} for text, n in said.items()]
+
+
+def fault_line(exc: BaseException) -> str:
+    """Why a job failed, in one line: a user error's message, or the exception's last line."""
+    if isinstance(exc, RankbenchError):
+        text = str(exc)
+    elif isinstance(exc, SystemExit):
+        text = f"SystemExit: the ranker's code called sys.exit({exc.code!r})"
+    else:
+        text = traceback.format_exception_only(exc)[-1]
+    return " ".join(text.split())[:500] or type(exc).__name__
 
 
 def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = False) -> Outcome:
     """Run every job of ``p`` not finished in ``folder`` (see the module docstring)."""
     started = _dt.datetime.now().astimezone()
     exp = p.experiment
+    opts = _capped(opts)
     executor = make_executor(opts.executor, opts.jobs, opts.scheduler, opts.dask_timeout, opts.retries)
     with executor:  # connect first: a wrong scheduler address costs no feature extraction
+        # before the features: a run killed while extracting them is resumed with its data root and
+        # its config verified (or replaced by a new run: it holds no splits and no result)
+        write_manifest(folder, p, opts, started, {}, _count_done(folder, p) if resume else 0, p.n_jobs,
+                       executor.describe(), final=False)
         fcache: dict[str, np.ndarray] = {}
         timing: dict[str, Any] = {}
-        recorded = _recorded(folder, p) if resume else {}
+        recorded = _recorded(folder, p) if resume and folder.has_splits() else {}
+        fingerprint = folder.read_manifest().config_fingerprint  # stamped on every record of this run
+        done = folder.done_jobs() if resume else set()
         # workers get an absolute path: a reused worker pool may sit in another working folder
         target = RunFolder(folder.path.resolve())
         settings_out, work, n_total = [], [], 0
@@ -314,7 +442,8 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         for sp in p.settings:
             feats = _features(sp, fcache, opts, timing)
             splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
-            settings_out.append({"label": sp.label, "values": sp.values, "trials": splits})
+            settings_out.append({"label": sp.label, "values": sp.values, "n_items": len(sp.dataset),
+                                 "dataset_fingerprint": sp.dataset.fingerprint or None, "trials": splits})
             ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
             for spec in sp.methods:
                 mkey = (spec.combine, *(id(feats[n]) for n in spec.feature_sets))
@@ -322,11 +451,11 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
                     matrices[mkey] = method_matrix(spec, feats)
                 for s in splits:
                     n_total += 1
-                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]))
-                    if not folder.trial_done(sp.label, s["trial"], spec.name):
+                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]), fingerprint)
+                    if (sp.label, s["trial"], spec.name) not in done:
                         work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
-        if not resume:
-            folder.write_splits({"settings": settings_out})
+        if not recorded:  # a new run, or one killed before its splits were written
+            folder.write_splits(Splits.build({"settings": settings_out}))
         # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root
         # and command for --resume; this session stays open ("end": null) until it returns
         write_manifest(folder, p, opts, started, timing, n_total - len(work), n_total,
@@ -335,8 +464,8 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         earlier = folder.read_trials()[0] if resume else []
         timings: dict[str, list[float]] = {}
         for r in earlier:  # what each method's jobs took before: the ETA of a resumed run starts informed
-            if isinstance(r.get("wall_s"), (int, float)):
-                timings.setdefault(r["method"], []).append(float(r["wall_s"]))
+            if r.ok:
+                timings.setdefault(r.method, []).append(r.wall_s)
         progress = RunProgress(exp.name, [JobInfo(w.id, w.job.method, w.label) for w in work], executor.slots(),
                                timings, enabled=opts.progress)
         computed = 0
@@ -351,12 +480,32 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
             folder.clear_heartbeats()
         done = _count_done(folder, p)
         write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
-    return Outcome(folder, done, n_total, computed)
+    jobs = _jobs(p)
+    failed = [r for r in folder.read_trials()[0] if not r.ok and r.key in jobs]
+    return Outcome(folder, done, n_total, computed, failed)
+
+
+def _jobs(p: Plan) -> set[tuple[str, int, str]]:
+    """(setting, trial, method) of every job of the plan."""
+    return {(sp.label, t, m.name) for sp in p.settings for t in range(sp.config.trials) for m in sp.methods}
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _capped(opts: EngineOptions) -> EngineOptions:
+    """``opts`` with local processes capped at the machine's cores (more only cost memory and
+    start-up; the executor also starts no more than it has jobs); said when it changes anything."""
+    jobs = max(1, min(opts.jobs, cores()))
+    if jobs < opts.jobs:
+        log.info(f"--jobs {opts.jobs}: using {jobs}, the cores of this machine")
+    return replace(opts, jobs=jobs)
 
 
 def _count_done(folder: RunFolder, p: Plan) -> int:
-    return sum(folder.trial_done(sp.label, t, m.name)
-               for sp in p.settings for t in range(sp.config.trials) for m in sp.methods)
+    return len(folder.done_jobs() & _jobs(p))
 
 
 # ----------------------------------------------------------------------------- manifest
@@ -393,7 +542,7 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     records, _ = folder.read_trials()
     wall: dict[str, float] = {}
     for r in records:
-        wall[r["method"]] = wall.get(r["method"], 0.0) + float(r.get("wall_s", 0.0))
+        wall[r.method] = wall.get(r.method, 0.0) + r.wall_s
     prev = folder.read_manifest()
     executor = executor or {"kind": "local", "workers": opts.jobs}
     commit = _git("rev-parse", "HEAD")
@@ -401,11 +550,17 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     now = _dt.datetime.now().astimezone()
     end = now.isoformat(timespec="seconds") if final else None
     session = {"start": started.isoformat(timespec="seconds"), "end": end, "executor": executor}
-    sessions = prev.get("sessions", [])
-    if sessions and sessions[-1].get("end") is None and sessions[-1].get("start") == session["start"]:
+    sessions = [s.model_dump() for s in prev.sessions] if prev else []
+    if sessions and sessions[-1]["end"] is None and sessions[-1]["start"] == session["start"]:
         sessions = sessions[:-1]  # this session's opening record, now closed
-    manifest = {
-        "rankbench_version": __version__,
+    # the config the run was started with, as its folder holds it, stays the one recorded (a
+    # resumed run cannot change it; one made before fingerprints keeps having none)
+    config = prev.config if prev else folder.read_config()
+    n_ok = sum(r.ok for r in records)
+    folder.write_manifest(Manifest.build({
+        "rankbench_version": prev.rankbench_version if prev else __version__,
+        "config_fingerprint": prev.config_fingerprint if prev else config_fingerprint(config),
+        "config": config,
         "git_commit": commit,
         "git_dirty": bool(status) if status is not None else None,
         "python": sys.version.split()[0],
@@ -418,13 +573,13 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
         # the root the loaders used: --data-root, else $RANKBENCH_DATA, else ./datasets
         "data_root": str(Path(opts.data_root or os.environ.get("RANKBENCH_DATA") or "datasets").resolve()),
         "datasets": {sp.config.dataset.name: sp.dataset.fingerprint for sp in p.settings},
-        "features": {**prev.get("features", {}), **feature_timing},
-        "start": prev.get("start", started.isoformat(timespec="seconds")),
+        "features": {**(prev.features if prev else {}), **feature_timing},
+        "start": prev.start if prev else started.isoformat(timespec="seconds"),
         "sessions": sessions + [session],
         "end": end,
         "wall_s_per_method": {k: round(v, 3) for k, v in wall.items()},
         "n_results": n_done,
+        "n_failed": len(records) - n_ok,
         "n_expected": n_total,
         "complete": n_done == n_total,
-    }
-    folder.write_manifest(manifest)
+    }))

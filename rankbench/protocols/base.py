@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..datasets.base import Dataset
-from ..errors import ConfigError
+from ..errors import ConfigError, RankerFault
 from ..rankers.base import capabilities
 from ..utils.meter import Meter
 
@@ -75,6 +75,35 @@ class Protocol(BaseEstimator, ABC):
                 f"under protocol {self.registry_name!r} (it needs one of: {', '.join(self.capability)}; "
                 f"the ranker offers: {', '.join(sorted(caps)) or 'nothing'})"
             )
+
+
+def checked_output(values: Any, shape: tuple[int | None, ...], what: str) -> np.ndarray:
+    """What a ranker returned (``what``: e.g. ``"similarity"``), as a float array of ``shape``
+    (``None``: any size on that axis; a column ``(n, 1)`` counts as ``(n,)``), or a
+    :class:`~rankbench.errors.RankerFault` saying what is wrong: nothing (None), not numbers, the
+    wrong shape, or values that are not finite. Every protocol passes each ranker output through
+    this before a metric sees it, so a NaN never reaches a comparison."""
+    if values is None:
+        raise RankerFault(f"{what} returned None, expected an array of shape {_shape(shape)}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged lists and the like
+        raise RankerFault(f"{what} returned {type(values).__name__} that is no array ({exc})") from None
+    if arr.dtype.kind not in "biuf":
+        raise RankerFault(f"{what} returned {type(values).__name__} of {arr.dtype} values, expected numbers")
+    if len(shape) == 1 and arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != len(shape) or any(want is not None and got != want for got, want in zip(arr.shape, shape)):
+        raise RankerFault(f"{what} returned shape {arr.shape}, expected {_shape(shape)}")
+    arr = arr.astype(float, copy=False)
+    bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
+    if bad:
+        raise RankerFault(f"{what} returned {bad} non-finite value(s) (NaN or infinite) of {arr.size}")
+    return arr
+
+
+def _shape(shape: tuple[int | None, ...]) -> str:
+    return "(" + ", ".join("any" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def take(X: np.ndarray | dict[str, np.ndarray], idx) -> np.ndarray | dict[str, np.ndarray]:

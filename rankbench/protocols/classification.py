@@ -44,7 +44,7 @@ from ..params import NonNegativeInt, OpenFraction, PositiveInt
 from ..rankers.base import diagnostics, fit_accepts
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, take
+from .base import Protocol, TrialResult, checked_output, take
 
 
 def draw_pairs(labels: np.ndarray, rows: np.ndarray, n: int, kind: str,
@@ -228,5 +228,5 @@ def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: dic
     with meter.train():
         ranker.fit(Xf, y_fit, **kwargs)
     with meter.test():
-        pred = np.asarray(ranker.predict(take(X, test)))
+        pred = checked_output(ranker.predict(take(X, test)), (len(test),), "predict")
     return pred, ranker, bool(use_c)

@@ -15,7 +15,7 @@ from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
 from ..utils.progress import tick
-from .base import Protocol, TrialResult, take
+from .base import Protocol, TrialResult, checked_output, take
 
 
 def training_pairs(strength: np.ndarray, n_max: int | None, similar: bool, rng: np.random.Generator):
@@ -143,7 +143,7 @@ class Comparison(Protocol):
             with meter.train():
                 ranker.fit(X_train, pairs, sign)
             with meter.test():
-                scores = ranker.decision_function(X_test)
+                scores = checked_output(ranker.decision_function(X_test), (len(test),), "decision_function")
                 acc, n_pairs = grouped_pair_accuracy(scores, strength[test])
             metrics[f"pair_acc/{attr}"] = acc
             accs.append(acc)

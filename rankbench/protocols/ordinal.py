@@ -25,7 +25,7 @@ from ..params import PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, take
+from .base import Protocol, TrialResult, checked_output, take
 
 
 @protocols.register("ordinal")
@@ -107,8 +107,8 @@ class Ordinal(Protocol):
                 raise InputError("protocol ordinal: k: 'K' needs a ranker that reports its K in "
                                  "diagnostics_ (cmds_dml and ldmlr do); give k a number")
         with meter.test():
-            z_train = ranker.transform(take(X, train))
-            z_test = ranker.transform(take(X, test))
+            z_train = checked_output(ranker.transform(take(X, train)), (len(train), None), "transform")
+            z_test = checked_output(ranker.transform(take(X, test)), (len(test), z_train.shape[1]), "transform")
             predict = knn_regress if self.predict == "mean" else knn_vote
             pred = predict(z_train, y[train], z_test, int(k))
         return TrialResult(metrics={"mae": mae(y[test], pred)}, extra={"diagnostics": diagnostics(ranker)})

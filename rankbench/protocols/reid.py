@@ -32,7 +32,7 @@ from ..params import PositiveInt
 from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, take
+from .base import Protocol, TrialResult, checked_output, take
 
 DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
 
@@ -64,6 +64,15 @@ class ReIdentification(Protocol):
             if col not in dataset.items.columns:
                 raise DataError(f"protocol reid needs a {col!r} column; dataset {dataset.name!r} has: "
                                 f"{', '.join(dataset.items.columns)}")
+        if self.gallery == "cam":
+            cams = sorted(set(dataset.column("cam").astype(str)))
+            for key in ("probe_cam", "gallery_cam"):
+                if str(getattr(self, key)) not in cams:
+                    raise ConfigError(f"protocol.{key}: expected one of dataset {dataset.name!r}'s cameras "
+                                      f"({', '.join(cams)}), got {getattr(self, key)!r}")
+            if str(self.probe_cam) == str(self.gallery_cam):
+                raise ConfigError(f"protocol.gallery_cam: expected a camera other than probe_cam, got "
+                                  f"{self.gallery_cam!r} for both")
         people = self._eligible(dataset)
         n_total = len(people)
         if self.n_test >= n_total or self.n_test < 2:
@@ -134,7 +143,7 @@ class ReIdentification(Protocol):
         with meter.train():
             ranker.fit(take(X, train), ids[train], **kwargs)
         with meter.test():
-            S = ranker.similarity(take(X, probe), take(X, gal))
+            S = checked_output(ranker.similarity(take(X, probe), take(X, gal)), (len(probe), len(gal)), "similarity")
         curve = cmc_curve(S, ids[probe], ids[gal])
         metrics = {f"cmc@{r}": float(curve[r - 1]) for r in self._ranks()}
         metrics["nauc"] = nauc(curve)

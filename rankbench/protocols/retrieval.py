@@ -32,7 +32,7 @@ from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
 from ..utils.progress import tick
-from .base import Protocol, TrialResult, take
+from .base import Protocol, TrialResult, checked_output, take
 
 
 @protocols.register("retrieval")
@@ -125,10 +125,9 @@ class Retrieval(Protocol):
             with meter.train():
                 ranker.fit(take(X_tr, np.flatnonzero(judged_tr)), R[train, c][judged_tr].astype(int))
             with meter.test():
-                s = np.asarray(ranker.decision_function(take(X_te, np.flatnonzero(judged_te))), dtype=float)
-            if s.shape not in ((judged_te.sum(),), (judged_te.sum(), 1)):
-                raise ValueError(f"decision_function returned shape {s.shape}, expected ({judged_te.sum()},)")
-            s, rel = s.ravel(), R[test, c][judged_te] > 0
+                s = checked_output(ranker.decision_function(take(X_te, np.flatnonzero(judged_te))),
+                                   (int(judged_te.sum()),), "decision_function")
+            rel = R[test, c][judged_te] > 0
             if diagnostics(ranker):
                 diag[concept] = diagnostics(ranker)
             metrics.update(ap_metrics(s, rel, depths, concept))

@@ -46,14 +46,14 @@ import numpy as np
 from pydantic import Field
 
 from ..datasets.base import Dataset
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, RankerFault
 from ..params import OpenFraction, PositiveInt, check_params, init_params
 from ..rankers.base import LazyColumns, capabilities, diagnostics
 from ..registry import protocols, rankers
 from ..utils.diskcache import cached, digest
 from ..utils.meter import Meter
 from ..utils.progress import tick
-from .base import Protocol, TrialResult, take
+from .base import Protocol, TrialResult, checked_output, take
 from .retrieval import ap_metrics, check_collection, concept_relevance, map_metrics
 
 PARTS = ("base", "boost", "test")
@@ -236,10 +236,9 @@ def _rank(ranker, cols: LazyColumns, rel: np.ndarray, depths: list[int]):
     staged = getattr(ranker, "staged_decision_function", None)
     if staged is None:
         t0 = time.perf_counter()
-        s = np.asarray(ranker.decision_function(cols), dtype=float)
+        s = ranker.decision_function(cols)
         elapsed = time.perf_counter() - t0
-        _check_shape(s, n)
-        return s.ravel(), elapsed, None
+        return checked_output(s, (n,), "decision_function"), elapsed, None
     curve: dict[str, list[float]] = {"evals": [], "rank_s": [], "ap": [], **{f"ap@{d}": [] for d in depths}}
     elapsed, s = 0.0, None
     gen = iter(staged(cols))
@@ -250,22 +249,16 @@ def _rank(ranker, cols: LazyColumns, rel: np.ndarray, depths: list[int]):
         except StopIteration:
             break
         elapsed += time.perf_counter() - t0
-        s = np.asarray(s, dtype=float)
-        _check_shape(s, n)
-        aps = ap_metrics(s.ravel(), rel, depths, "")
+        s = checked_output(s, (n,), "staged_decision_function")
+        aps = ap_metrics(s, rel, depths, "")
         curve["evals"].append(cols.n_evals / n)
         curve["rank_s"].append(elapsed)
         curve["ap"].append(aps["ap/"])
         for d in depths:
             curve[f"ap@{d}"].append(aps[f"ap@{d}/"])
     if s is None:
-        raise ValueError("staged_decision_function yielded no scores")
-    return s.ravel(), elapsed, curve
-
-
-def _check_shape(s: np.ndarray, n: int) -> None:
-    if s.shape not in ((n,), (n, 1)):
-        raise ValueError(f"decision_function returned shape {s.shape}, expected ({n},)")
+        raise RankerFault("staged_decision_function yielded no scores")
+    return s, elapsed, curve
 
 
 def _mean_curve(curves: list[dict[str, list[float]]], depths: list[int]) -> dict[str, list[float]]:

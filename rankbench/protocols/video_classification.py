@@ -67,7 +67,7 @@ from ..params import NonNegativeInt, OpenFraction, init_params
 from ..rankers.base import capabilities, diagnostics, fit_accepts
 from ..registry import protocols, rankers
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult
+from .base import Protocol, TrialResult, checked_output
 from .classification import fit_predict
 
 COLUMNS = ("identity", "sequence", "frame", "group")
@@ -309,6 +309,7 @@ class VideoClassification(Protocol):
             selector.fit(X[is_train], row_cls[is_train])
         test_rows = np.flatnonzero(~is_train)
         F = selector.decision_function(X[test_rows])
+        F = checked_output(F, (len(test_rows),) + np.shape(F)[1:], "protocol.selector's decision_function")
         ids, amb = sequence_ambiguity(F, ovr_code(int(codes.max()) + 1), seq_of[test_rows])
         selected = most_ambiguous(ids, amb, int(self.n_constraints))
 

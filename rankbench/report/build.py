@@ -10,7 +10,8 @@ from typing import Any
 import pandas as pd
 
 from ..errors import RankbenchError
-from ..runfolder import Problem, RunFolder
+from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, TRIALS_CSV, \
+    Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
 from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
 from .plots import make_plots
@@ -28,15 +29,17 @@ from .tables import (
 
 @dataclass
 class RunData:
-    """Everything a report needs from one run folder, read once."""
+    """Everything a report needs from one run folder, read once: the finished trials' records,
+    the failed ones, and the files that could not be used."""
 
     folder: RunFolder
     config: dict[str, Any]
-    records: list[dict[str, Any]]
+    records: list[TrialRecord]
     problems: list[Problem]
     methods: list[str]
-    settings: list[dict[str, Any]] = field(default_factory=list)
-    manifest: dict[str, Any] = field(default_factory=dict)
+    settings: list[SettingSplits] = field(default_factory=list)
+    manifest: Manifest | None = None
+    failed: list[TrialRecord] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -49,21 +52,21 @@ class RunData:
 
     @property
     def complete(self) -> bool:
-        return not self.problems and len(self.records) >= self.n_expected
+        return not self.problems and not self.failed and len(self.records) >= self.n_expected
 
     @property
     def setting_order(self) -> list[str]:
-        return [s["label"] for s in self.settings] or sorted({r["setting"] for r in self.records})
+        return [s.label for s in self.settings] or sorted({r.setting for r in self.records})
 
     def setting_values(self) -> dict[str, dict[str, Any]]:
         """Each setting's swept values as recorded in splits.json (typed: ints stay ints)."""
-        return {s["label"]: s.get("values", {}) for s in self.settings}
+        return {s.label: s.values for s in self.settings}
 
     def splits_of(self, setting: str) -> dict[int, dict[str, Any]]:
         """The recorded split (seeds and row indices) of every trial of one setting."""
         for s in self.settings:
-            if s["label"] == setting:
-                return {int(t["trial"]): t for t in s.get("trials", [])}
+            if s.label == setting:
+                return {t["trial"]: t for t in s.trials}
         return {}
 
     def ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -83,21 +86,37 @@ class RunData:
         """What reproduces this run's numbers, from manifest.json: the config, the commit (and
         whether the checkout had local changes), the command as it was typed, and a command that
         reruns exactly the resolved config stored in the run folder."""
-        m = self.manifest
-        inv = m.get("invocation") or {}
+        m = self.manifest or Manifest(rankbench_version="", start="")
+        inv = m.invocation
         argv = inv.get("argv")
         if not argv and inv.get("api") and inv.get("config"):  # started from Python: the same run from the CLI
             argv = ["rankbench", "run", inv["config"]] + [w for o in inv.get("overrides") or [] for w in ("--set", o)]
             argv += [w for k in ("trials", "seed") if inv.get(k) is not None for w in (f"--{k}", str(inv[k]))]
             argv += ["--regress"] if inv.get("regress") else []
             argv += ["--methods", *inv["methods"]] if inv.get("methods") else []
-        root = m.get("data_root")
-        rerun = ["rankbench", "run", str(self.folder.path / "config.yaml")] + (["--data-root", root] if root else [])
-        return {"config": m.get("config_path") or "", "commit": m.get("git_commit"), "dirty": m.get("git_dirty"),
+        root = m.data_root
+        rerun = ["rankbench", "run", str(self.folder.path / CONFIG)] + (["--data-root", root] if root else [])
+        return {"config": m.config_path, "commit": m.git_commit, "dirty": m.git_dirty,
                 "command": shlex.join(argv) if argv else None, "rerun": shlex.join(rerun),
-                "overrides": (m.get("invocation") or {}).get("overrides") or [], "data_root": root,
-                "datasets": m.get("datasets") or {}, "version": m.get("rankbench_version"),
-                "start": m.get("start"), "end": m.get("end"), "complete": m.get("complete")}
+                "overrides": inv.get("overrides") or [], "data_root": root,
+                "datasets": m.datasets, "version": m.rankbench_version or None,
+                "start": m.start or None, "end": m.end, "complete": m.complete if self.manifest else None}
+
+    def failures(self) -> dict[tuple[str, str], str]:
+        """Each (setting, method) with failed jobs: how many of its trials failed, and the first error."""
+        out: dict[tuple[str, str], list[TrialRecord]] = {}
+        for r in sorted(self.failed, key=lambda r: r.trial):
+            out.setdefault((r.setting, r.method), []).append(r)
+        trials = int(self.config.get("trials") or 0)
+        return {k: f"{len(v)} of {trials} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: {v[0].error})"
+                for k, v in out.items()}
+
+    def failed_methods(self) -> dict[str, str]:
+        """Each method with failed jobs (in any setting) and why, for claims."""
+        out: dict[str, str] = {}
+        for (setting, method), why in self.failures().items():
+            out.setdefault(method, (f"{setting}: " if setting else "") + why)
+        return out
 
     @property
     def protocol_name(self) -> str | None:
@@ -109,18 +128,26 @@ class RunData:
 
 
 def load_run(folder: RunFolder | str, require_results: bool = True) -> RunData:
+    """A run folder's config, splits, manifest and records, each validated; an unusable manifest
+    is one more problem (the report says so and goes without provenance)."""
     folder = folder if isinstance(folder, RunFolder) else RunFolder.open(folder)
     cfg = folder.read_config()
-    records, problems = folder.read_trials()
-    if require_results and not records:
+    read, problems = folder.read_trials()
+    records, failed = [r for r in read if r.ok], [r for r in read if not r.ok]
+    try:
+        manifest = folder.read_manifest()
+    except RunFolderError as exc:
+        manifest = None
+        problems.append(Problem(folder.path / MANIFEST, str(exc).split(": ", 1)[-1]))
+    if require_results and not read:
         extra = f" ({len(problems)} unreadable result file(s), e.g. {problems[0].path.name}: " \
                 f"{problems[0].reason})" if problems else ""
         raise RankbenchError(f"{folder.path}: no trial results yet{extra}")
     methods = [r["name"] for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r]
     if cfg.get("methods"):  # a run of some of the config's rankers (--methods)
         methods = [m for m in methods if m in cfg["methods"]]
-    settings = folder.read_splits()["settings"] if folder.has_splits() else []
-    return RunData(folder, cfg, records, problems, methods, settings, folder.read_manifest())
+    settings = folder.read_splits().settings if folder.has_splits() else []
+    return RunData(folder, cfg, records, problems, methods, settings, manifest, failed)
 
 
 def summary_of(run: RunData) -> pd.DataFrame:
@@ -133,9 +160,17 @@ def status_lines(run: RunData) -> list[str]:
     if len(run.records) < run.n_expected:
         out.append(f"**Incomplete run:** {len(run.records)} of {run.n_expected} results "
                    f"(continue it with `--resume {run.folder.path}`).")
+    if run.failed:
+        methods = ", ".join(dict.fromkeys(r.method for r in run.failed))
+        out.append(f"**FAILED:** {len(run.failed)} job(s) of {methods} (listed under Failed jobs, each with its "
+                   f"error); their numbers are left out and graded FAILED; `--resume {run.folder.path}` retries them.")
     for p in run.problems:
-        out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
-                   "recomputed by `--resume`.")
+        if p.path.name == MANIFEST:
+            out.append(f"**Unusable manifest** `{p.path.name}` ({p.reason}): the run's provenance is unknown, and "
+                       "`--resume` refuses a run it cannot verify.")
+        else:
+            out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
+                       "recomputed by `--resume`.")
     return out
 
 
@@ -163,7 +198,7 @@ def run_facts(run: RunData) -> str:
     """What this run did, from the run itself (never from the config's prose): trials and seed,
     how it was reduced (``--regress``, ``--trials``), its settings and methods."""
     trials = run_trials(run)
-    inv = run.manifest.get("invocation") or {}
+    inv = run.manifest.invocation if run.manifest else {}
     how = [w for w, on in (("--regress", inv.get("regress")), (f"--trials {inv.get('trials')}", inv.get("trials")))
            if on]
     facts = f"This run: {trials} trial{'s' if trials != 1 else ''} (run seed {run.config.get('seed', 0)}"
@@ -205,14 +240,14 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     trials = run.ordered(trials_frame(run.records))
     summary = summary_frame(trials, run.methods, run.setting_order)
     diag = run.ordered(diagnostics_frame(run.records))
-    for name, frame in (("trials.csv", trials), ("summary.csv", summary), ("curves.csv", run.ordered(curves_frame(run.records))),
-                        ("diagnostics.csv", diag)):
+    for name, frame in ((TRIALS_CSV, trials), (SUMMARY_CSV, summary), (CURVES_CSV, run.ordered(curves_frame(run.records))),
+                        (DIAGNOSTICS_CSV, diag)):
         run.folder.write_text(name, with_sweep_columns(frame, values).to_csv(index=False))
     md = summary_markdown(summary, run.name, run.methods, run.setting_order,
                           description=run_description(run), status=[run_facts(run)] + status_lines(run),
                           values=values, headline=headline_of(run, summary))
     expected = run.config.get("expected") or []
-    grades = grade_rows(summary, expected, run.methods) if expected else []
+    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
     if grades:
         md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
                + check_markdown(grades) + "\n")
@@ -220,20 +255,34 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
     if claim_rows:
         md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+    if run.failed:
+        md += "\n## Failed jobs\n\n" + failed_markdown(run.failed, values) + "\n"
     chosen = diagnostics_markdown(diag, run.methods, values)
     if chosen:
         md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
     latex = summary_latex(summary, run.name, run.methods, values)
-    run.folder.write_text("summary.tex", latex)
+    run.folder.write_text(SUMMARY_TEX, latex)
     plot_paths = []
     if plots:
         plot_paths = make_plots(run, summary, max_rank=max_rank)
         pngs = [p for p in plot_paths if p.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
-    run.folder.write_text("summary.md", md)
+    run.folder.write_text(SUMMARY_MD, md)
     return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "run": run,
             "grades": grades, "claims": claim_rows}
+
+
+def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]) -> str:
+    """The failed jobs, one row each: where, which method and trial, in which phase, and why."""
+    from .tables import setting_title
+
+    lines = ["| setting | method | trial | phase | error |", "|---|---|---|---|---|"]
+    for r in sorted(failed, key=lambda r: (r.method, r.setting, r.trial)):
+        error = (r.error or "").replace("|", "\\|")
+        lines.append(f"| {setting_title(r.setting, values.get(r.setting)) or '–'} | {r.method} | {r.trial} | "
+                     f"{r.phase or 'evaluate'} | {error} |")
+    return "\n".join(lines)
 
 
 def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]]) -> str:
@@ -267,7 +316,8 @@ def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[st
 def grade_run_claims(run: RunData, claims: list[dict]) -> list[dict[str, Any]]:
     """A run's claims graded on its trial records, trials paired by its recorded splits."""
     splits = {s: run.splits_of(s) for s in run.setting_order} if run.settings else None
-    return grade_claims(claims, run.records, run.setting_order, splits, run.setting_values(), run.methods)
+    return grade_claims(claims, run.records, run.setting_order, splits, run.setting_values(), run.methods,
+                        run.failed_methods())
 
 
 def _claim_dicts(claims: list[dict]) -> list[dict]:

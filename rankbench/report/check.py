@@ -29,10 +29,13 @@ from .tables import fmt_value
 
 
 def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]],
-               methods: list[str] | None = None) -> list[dict[str, Any]]:
+               methods: list[str] | None = None,
+               failed: dict[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
     """One graded row per expected number (see the module docstring); MISSING where the run has
     no value for a method it was meant to run (an incomplete run); NOT RUN for a method outside
-    ``methods``, the rankers the run computes (``--methods``).
+    ``methods``, the rankers the run computes (``--methods``); FAILED for a (setting, method) with
+    failed jobs (``failed`` maps it to why, :meth:`rankbench.report.build.RunData.failures`), even
+    where other trials finished: a mean over the trials that survived is not the method's number.
 
     Each row holds ``method, metric, setting, published, tolerance, source, note, ours, diff,
     n_trials, std, se, known_gap, grade`` and ``reason`` (why it got its grade, in one phrase).
@@ -50,6 +53,8 @@ def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]],
             row["grade"] = "PUBLISHED"
         elif methods is not None and e["method"] not in methods:
             row["grade"] = "NOT RUN"
+        elif failed and (setting, e["method"]) in failed:
+            row.update(grade="FAILED", failed=failed[(setting, e["method"])])
         elif key not in idx.index:
             row["grade"] = "MISSING"
         else:
@@ -84,6 +89,8 @@ def _reason(row: dict[str, Any], e: dict[str, Any]) -> str:
         return "not measured in this run"
     if g == "NOT RUN":
         return "not run: this run computes only some of the config's rankers (--methods)"
+    if g == "FAILED":
+        return row["failed"]
     off = fmt_value(m, abs(row["diff"])) + unit
     se = row["se"]
     noisy = se is not None and se > row["tolerance"]
@@ -184,7 +191,7 @@ def _table_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 #: the grades that fail ``rankbench check``
-FAILING = ("FAIL", "MISSING")
+FAILING = ("FAIL", "FAILED", "MISSING")
 #: every grade a published number or a claim can get, in the order summaries count them, with
 #: what it means (the legend of every report)
 MEANINGS = {
@@ -196,6 +203,7 @@ MEANINGS = {
     "GAP": "a documented, understood mismatch (its reason is given)",
     "VOID": "the baseline measured worse than the paper's own: not a fair test of the claim",
     "FAIL": "beyond 1.5x the tolerance, or a claim of the wrong sign",
+    "FAILED": "the method's jobs failed (its ranker raised, or returned what the protocol cannot score)",
     "MISSING": "something the run lacks",
     "PUBLISHED": "a published row of a method we do not run",
     "NOT RUN": "a method of the config this run left out (--methods)",
@@ -209,7 +217,7 @@ def legend() -> str:
 
 
 def any_fail(rows: list[dict[str, Any]]) -> bool:
-    """FAIL and MISSING fail ``rankbench check``; every other grade (OK, OKISH, INCONCLUSIVE, GAP,
+    """FAIL, FAILED and MISSING fail ``rankbench check``; every other grade (OK, OKISH, INCONCLUSIVE, GAP,
     PUBLISHED, NOT RUN; for claims TREND and VOID) does not."""
     return any(r["grade"] in FAILING for r in rows)
 

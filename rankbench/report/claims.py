@@ -74,6 +74,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import metric_info
+from ..runfolder import TrialRecord
 from .compare import IDENTICAL, TESTED, mean_interval, paired_stats, rows_key
 from .tables import setting_title, trials_frame
 
@@ -157,14 +158,14 @@ def _void_text(who: str, metric: str, value: float, limit: tuple[float, str], hi
 class _Run:
     """The parts of a run the graders read, with the per-trial values built once."""
 
-    records: list[dict]
+    records: list[TrialRecord]
     setting_order: list[str]
     splits: dict[str, dict[int, dict]] | None = None
     values: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def trials(self) -> pd.DataFrame:
-        return trials_frame([r for r in self.records if isinstance(r.get("metrics"), dict)])
+        return trials_frame(self.records)
 
     def title(self, setting: str) -> str:
         return setting_title(setting, self.values.get(setting)) if setting else ""
@@ -221,10 +222,11 @@ class _Missing(Exception):
 
 
 # ----------------------------------------------------------------------------- grading
-def grade_claims(claims: list[dict[str, Any]], records: list[dict], setting_order: list[str],
+def grade_claims(claims: list[dict[str, Any]], records: list[TrialRecord], setting_order: list[str],
                  splits: dict[str, dict[int, dict]] | None = None,
                  values: dict[str, dict[str, Any]] | None = None,
-                 methods: list[str] | None = None) -> list[dict[str, Any]]:
+                 methods: list[str] | None = None,
+                 failed: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """One row per claim: ``claim``, ``grade``, ``measured`` (the figures that decided it),
     ``source`` and ``note``; NOT RUN when a method it names is outside ``methods``, the rankers
     the run computes (``--methods``).
@@ -238,6 +240,7 @@ def grade_claims(claims: list[dict[str, Any]], records: list[dict], setting_orde
         settings only where their train / test rows agree; None pairs them by trial index.
     values : each setting's swept values, to name settings as ``K = 4`` instead of their labels.
     methods : the rankers the run computes (None: every method a claim names).
+    failed : methods with failed jobs, each with why; a claim naming one is graded FAILED.
     """
     run = _Run(records, setting_order, splits, values or {})
     rows = []
@@ -247,6 +250,10 @@ def grade_claims(claims: list[dict[str, Any]], records: list[dict], setting_orde
         named = {c["method"], c.get("than") or c["method"], c.get("from_method") or c["method"]}
         if methods is not None and not named <= set(methods):
             rows.append({**row, "grade": "NOT RUN", "measured": "a method it names is not run (--methods)"})
+            continue
+        broken = [m for m in sorted(named) if m in (failed or {})]
+        if broken:
+            rows.append({**row, "grade": "FAILED", "measured": "; ".join(f"{m}: {failed[m]}" for m in broken)})
             continue
         try:
             grade, measured = _GRADERS[c["kind"]](c, run)
@@ -348,22 +355,22 @@ def _improves(c: dict, run: _Run) -> tuple[str, str]:
 
 
 # ----------------------------------------------------------------------------- curves
-def trial_curves(records: list[dict], method: str, curve: str, x: str, y: str,
+def trial_curves(records: list[TrialRecord], method: str, curve: str, x: str, y: str,
                  setting: str = "") -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Each trial's ``(x, y)`` of one method's stored curve, sorted by ``x``."""
     out = {}
     for r in records:
-        c = (r.get("curves") or {}).get(curve)
-        if r["method"] != method or r["setting"] != setting or not isinstance(c, dict):
+        c = r.curves.get(curve)
+        if r.method != method or r.setting != setting or not isinstance(c, dict):
             continue
         if x in c and y in c and len(c[x]):
             xs, ys = np.asarray(c[x], float), np.asarray(c[y], float)
             order = np.argsort(xs, kind="stable")
-            out[int(r["trial"])] = (xs[order], ys[order])
+            out[r.trial] = (xs[order], ys[order])
     return out
 
 
-def mean_curve(records: list[dict], method: str, curve: str, x: str, y: str,
+def mean_curve(records: list[TrialRecord], method: str, curve: str, x: str, y: str,
                setting: str = "") -> tuple[np.ndarray, np.ndarray] | None:
     """The trials' mean ``y`` against ``x`` of one method (None when no trial stored it): each
     trial interpolated on the union of their ``x`` points, held flat after its last point."""

@@ -28,7 +28,7 @@ class Collected:
 
 def paper_of(run) -> str:
     """The paper a run belongs to: the folder of its config (``configs/prosser/x.yaml`` -> prosser)."""
-    cfg_path = run.manifest.get("config_path", "") or ""
+    cfg_path = run.manifest.config_path if run.manifest else ""
     parent = Path(cfg_path).parent.name if cfg_path else ""
     return parent if parent and parent != "configs" else "other"
 

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RankbenchError
+from ..runfolder import ROW_KEYS
 from .tables import fmt_value, higher_is_better, is_cost, ordered_metrics, setting_title, trials_frame
 
 COLUMNS = ["setting", "a", "b", "metric", "n_trials", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
@@ -36,9 +37,6 @@ COLUMNS = ["setting", "a", "b", "metric", "n_trials", "mean_a", "mean_b", "diff"
 CORRECTIONS = ("holm", "none")
 #: what the ``test`` column says when a test applies
 TESTED = "t"
-#: the keys of a protocol's split that partition the data's rows (re-id: train / probe / gallery;
-#: stacked retrieval: base / boost / test; the others: train / test)
-ROW_KEYS = ("train", "test", "probe", "gallery", "base", "boost")
 #: differences closer than this are the same number (a rounding error is not a spread)
 IDENTICAL = 1e-12
 

@@ -65,7 +65,7 @@ table.sortable th[aria-sort=ascending]::after { content:"\\2191"; color:var(--fg
 table.sortable th[aria-sort=descending]::after { content:"\\2193"; color:var(--fg); }
 .grade { display:inline-block; min-width:4.6em; text-align:center; border-radius:3px; padding:0 5px; font-weight:600;
   font-size:12px; color:#fff; }
-.g-OK { background:var(--ok); } .g-OKISH { background:var(--okish); } .g-FAIL, .g-MISSING { background:var(--fail); }
+.g-OK { background:var(--ok); } .g-OKISH { background:var(--okish); } .g-FAIL, .g-FAILED, .g-MISSING { background:var(--fail); }
 .g-GAP { background:var(--gap); } .g-PUBLISHED { background:var(--pub); } .g-TREND { background:var(--trend); }
 .g-INCONCLUSIVE { background:var(--inconclusive); } .g-VOID { background:var(--void); } .g-NOT-RUN { background:var(--pub); }
 .verdict { font-weight:600; padding:8px 12px; border-left:5px solid var(--pub); background:var(--soft); margin:.6em 0; }
@@ -171,7 +171,7 @@ def figure_html(svg: Path, png: Path | None, caption: str, link_base: Path) -> s
 # ----------------------------------------------------------------------------- grades and verdicts
 def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]]) -> tuple[str, str]:
     """(css class, one sentence) for a paper, from its grades: reproduced only when every number
-    matches (OK, OKISH) and every claim is OK; not reproduced on any FAIL or MISSING; otherwise
+    matches (OK, OKISH) and every claim is OK; not reproduced on any FAIL, FAILED or MISSING; otherwise
     partly reproduced, or not shown when nothing holds. The sentence counts what held and what
     did not, by grade."""
     numbers = [r["grade"] for r in grades if r["grade"] != "PUBLISHED"]
@@ -381,7 +381,7 @@ def page(papers: dict[str, list[dict[str, Any]]], out: Path) -> str:
         sections.append("<section>" + "".join(body) + "</section>")
     nav = "".join(f'<a href="#{anchor("paper", p)}">{esc(p)}</a>' for p in sorted(papers))
     every = [b for v in papers.values() for b in v]
-    ends = [b["run"].manifest.get("end") for b in every if b["run"].manifest.get("end")]
+    ends = [b["run"].manifest.end for b in every if b["run"].manifest and b["run"].manifest.end]
     totals = totals_line([r for b in every for r in b["grades"]], [c for b in every for c in b["claims"]])
     head = (f"<h1>rankbench reproduction report</h1><p class=muted>{len(every)} run(s)"
             + (f", the newest finished {esc(max(ends))}" if ends else "") + f". Grades: {esc(legend())}</p>"

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import is_rate, metric_info
+from ..runfolder import TrialRecord
 from .claims import mean_curve
 from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
 
@@ -204,7 +205,7 @@ def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials:
 
 # ----------------------------------------------------------------------------- figures
 @_styled
-def cmc_figure(records: list[dict], methods: list[str], setting: str, title: str, max_rank: int = 50,
+def cmc_figure(records: list[TrialRecord], methods: list[str], setting: str, title: str, max_rank: int = 50,
                marked: list[int] | None = None, expected: list[dict] | None = None,
                styles: dict[str, dict] | None = None):
     """Mean CMC curve per method with a ± 1 std band over trials, up to ``max_rank``; markers at
@@ -214,8 +215,7 @@ def cmc_figure(records: list[dict], methods: list[str], setting: str, title: str
     fig, ax = plt.subplots(figsize=figsize())
     drawn = []
     for m in methods:
-        curves = [r["curves"]["cmc"] for r in records
-                  if r["method"] == m and r["setting"] == setting and "cmc" in (r.get("curves") or {})]
+        curves = [r.curves["cmc"] for r in records if r.method == m and r.setting == setting and "cmc" in r.curves]
         if not curves:
             continue
         n = min(min(len(c) for c in curves), max_rank)
@@ -426,14 +426,14 @@ def time_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting:
     return fig
 
 
-def stored_curves(records: list[dict], setting: str) -> dict[str, tuple[str, list[str]]]:
+def stored_curves(records: list[TrialRecord], setting: str) -> dict[str, tuple[str, list[str]]]:
     """Curves stored as mappings of series: ``{curve: (x series, [declared y series])}``; x is the
     first cost series (e.g. ``rank_s``), else the first series."""
     out: dict[str, tuple[str, list[str]]] = {}
     for r in records:
-        if r["setting"] != setting:
+        if r.setting != setting:
             continue
-        for name, data in (r.get("curves") or {}).items():
+        for name, data in r.curves.items():
             if name in out or not isinstance(data, dict) or len(data) < 2:
                 continue
             keys = list(data)
@@ -445,7 +445,7 @@ def stored_curves(records: list[dict], setting: str) -> dict[str, tuple[str, lis
 
 
 @_styled
-def curve_figure(records: list[dict], methods: list[str], curve: str, x: str, y: str, setting: str, title: str,
+def curve_figure(records: list[TrialRecord], methods: list[str], curve: str, x: str, y: str, setting: str, title: str,
                  styles: dict[str, dict] | None = None):
     """Mean of a stored curve's ``y`` series against its ``x`` series per method (trials averaged
     on a common grid of ``x``, as claims grade them)."""
@@ -475,12 +475,12 @@ def curve_figure(records: list[dict], methods: list[str], curve: str, x: str, y:
     return fig
 
 
-def view_weights(records: list[dict], method: str, setting: str) -> tuple[str, list[dict[str, dict[str, float]]]] | None:
+def view_weights(records: list[TrialRecord], method: str, setting: str) -> tuple[str, list[dict[str, dict[str, float]]]] | None:
     """(name, per trial ``{task: {view: weight}}``) of a method's first per-view diagnostic
     (a diagnostic whose value maps view names to numbers, e.g. learned kernel weights)."""
     found_name, per_trial = None, []
     for r in records:
-        if r["method"] != method or r["setting"] != setting:
+        if r.method != method or r.setting != setting:
             continue
         weights: dict[str, dict[str, float]] = {}
         for task, d in record_diagnostics(r).items():
@@ -495,7 +495,7 @@ def view_weights(records: list[dict], method: str, setting: str) -> tuple[str, l
 
 
 @_styled
-def kernel_weight_figure(records: list[dict], method: str, setting: str, title: str):
+def kernel_weight_figure(records: list[TrialRecord], method: str, setting: str, title: str):
     """Mean learned per-view weight per task (e.g. a multiple-kernel ranker's), as stacked shares."""
     got = view_weights(records, method, setting)
     if got is None:
@@ -539,7 +539,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[
     records, methods, cfg = run.records, run.methods, run.config
     expected: list[dict[str, Any]] = cfg.get("expected") or []
     values = run.setting_values()
-    out = run.folder.path / "plots"
+    out = run.folder.plots_dir
     for old in (*out.glob("*.png"), *out.glob("*.svg")):
         if not re.search(r"_rank\d+$", old.stem):
             old.unlink(missing_ok=True)
@@ -559,7 +559,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[
     for s in settings:
         where = context(cfg, s, values.get(s), int(n_of.get(s, 1)))
         tag = setting_slug(s, values.get(s))
-        if any("cmc" in (r.get("curves") or {}) for r in records if r["setting"] == s):
+        if any("cmc" in r.curves for r in records if r.setting == s):
             for mr, suffix in [(default_max_rank(metrics), "")] + ([(max_rank, f"rank{max_rank}")] if max_rank else []):
                 emit(cmc_figure(records, methods, s, f"CMC: {where}", mr, rank_metrics, expected, styles),
                      _stem("cmc", tag, suffix), f"Cumulative matching characteristic up to rank {mr}; {where}.")

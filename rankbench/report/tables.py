@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..metrics import is_rate, metric_info
 from ..registry import protocols
+from ..runfolder import TrialRecord
 
 COST_ORDER = ("train_s", "test_s", "rank_s", "evals", "peak_mb")
 
@@ -51,11 +52,11 @@ def headline_metric(protocol_name: str | None, metrics: set[str]) -> str | None:
 
 
 # ----------------------------------------------------------------------------- tidy frames
-def trials_frame(records: list[dict]) -> pd.DataFrame:
+def trials_frame(records: list[TrialRecord]) -> pd.DataFrame:
     """``setting, trial, method, metric, value``: one row per stored metric value."""
     rows = [
-        {"setting": r["setting"], "trial": r["trial"], "method": r["method"], "metric": m, "value": v}
-        for r in records for m, v in r["metrics"].items()
+        {"setting": r.setting, "trial": r.trial, "method": r.method, "metric": m, "value": v}
+        for r in records for m, v in r.metrics.items()
     ]
     return pd.DataFrame(rows, columns=["setting", "trial", "method", "metric", "value"])
 
@@ -81,7 +82,7 @@ def summary_frame(trials: pd.DataFrame, method_order: list[str] | None = None,
     return out
 
 
-def curves_frame(records: list[dict]) -> pd.DataFrame:
+def curves_frame(records: list[TrialRecord]) -> pd.DataFrame:
     """Every stored curve point: ``setting, trial, method, curve, series, index, value``.
 
     A curve stored as a list (``curves["cmc"]``: the matching rate at rank ``index + 1``) is one
@@ -91,13 +92,13 @@ def curves_frame(records: list[dict]) -> pd.DataFrame:
     cols = ["setting", "trial", "method", "curve", "series", "index", "value"]
     parts = []
     for r in records:
-        for curve, data in (r.get("curves") or {}).items():
+        for curve, data in r.curves.items():
             series = data if isinstance(data, dict) else {curve: data}
             for name, values in series.items():
                 v = np.asarray(values, dtype=float).ravel()
                 if not len(v):
                     continue
-                parts.append(pd.DataFrame({"setting": r["setting"], "trial": r["trial"], "method": r["method"],
+                parts.append(pd.DataFrame({"setting": r.setting, "trial": r.trial, "method": r.method,
                                            "curve": curve, "series": name, "index": np.arange(len(v)),
                                            "value": v}))
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
@@ -114,27 +115,27 @@ def _flatten(prefix: str, value: Any) -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
-def record_diagnostics(record: dict) -> dict[str, dict[str, Any]]:
+def record_diagnostics(record: TrialRecord) -> dict[str, dict[str, Any]]:
     """A record's ranker diagnostics as ``{task: {name: value}}`` (task ``""`` for a whole trial).
 
     Protocols store a ranker's ``diagnostics_`` under ``extra["diagnostics"]``, either for the
     trial (``{"C": 0.1}``) or per task (``{"Male": {"C": 0.1}, ...}``); the per-task form is the
     one whose keys are all tasks of the record's metrics (``pair_acc/Male``) with mapping values.
     """
-    diag = (record.get("extra") or {}).get("diagnostics") or {}
+    diag = record.extra.get("diagnostics") or {}
     if not isinstance(diag, dict) or not diag:
         return {}
-    tasks = {m.split("/", 1)[1] for m in record.get("metrics", {}) if "/" in m}
+    tasks = {m.split("/", 1)[1] for m in record.metrics if "/" in m}
     if tasks and set(diag) <= tasks and all(isinstance(v, dict) for v in diag.values()):
         return {str(t): d for t, d in diag.items()}
     return {"": diag}
 
 
-def diagnostics_frame(records: list[dict]) -> pd.DataFrame:
+def diagnostics_frame(records: list[TrialRecord]) -> pd.DataFrame:
     """What each fitted ranker reported (a chosen ``C``, kernel weights, iterations):
     ``setting, trial, method, task, name, value``; nested values get ``/``-joined names."""
     cols = ["setting", "trial", "method", "task", "name", "value"]
-    rows = [(r["setting"], r["trial"], r["method"], task, name, value)
+    rows = [(r.setting, r.trial, r.method, task, name, value)
             for r in records for task, d in record_diagnostics(r).items() for name, value in _flatten("", d)]
     return pd.DataFrame(rows, columns=cols)
 

@@ -122,16 +122,39 @@ def usage() -> list[CacheUsage]:
     return sorted(out, key=lambda u: -u.bytes)
 
 
-def clear(kinds: list[str] | None = None) -> int:
-    """Delete the cache's entries of ``kinds`` (default all); the bytes freed. Entries are only
-    ever recomputed, so clearing costs time, never results; a run in progress recomputes what it
-    misses."""
-    import shutil
+@dataclass(frozen=True)
+class Cleared:
+    """What :func:`clear` freed, and what it could not (a read-only cache, files of another user)."""
 
-    freed = 0
+    freed: int
+    kept: int
+    #: one ``<path>: <why>`` per file or folder that could not be deleted
+    errors: list[str]
+
+
+def clear(kinds: list[str] | None = None) -> Cleared:
+    """Delete the cache's entries of ``kinds`` (default all), counting only what was deleted.
+    Entries are only ever recomputed, so clearing costs time, never results; a run in progress
+    recomputes what it misses."""
+    freed = kept = 0
+    errors: list[str] = []
     known = {u.kind: u for u in usage()}
     for kind in kinds if kinds is not None else list(known):
-        if kind in known:
-            freed += known[kind].bytes
-            shutil.rmtree(known[kind].path, ignore_errors=True)
-    return freed
+        if kind not in known:
+            continue
+        for folder, subfolders, files in os.walk(known[kind].path, topdown=False):
+            for name in files:
+                path = Path(folder) / name
+                size = path.lstat().st_size
+                try:
+                    path.unlink()
+                    freed += size
+                except OSError as exc:
+                    kept += size
+                    errors.append(f"{path}: {exc.strerror or exc}")
+            try:
+                os.rmdir(folder)
+            except OSError as exc:
+                if not errors:  # a folder left non-empty is already said by its files
+                    errors.append(f"{folder}: {exc.strerror or exc}")
+    return Cleared(freed, kept, errors)

@@ -3,14 +3,19 @@
 Every write goes to a temporary file in the target's folder, is flushed to disk and renamed into
 place. The temporary file is created private (``mkstemp``); before the rename it is given the
 permissions any other tool's output would have (``0666`` minus the process umask), so results
-stay readable by the group and others as the user's umask allows.
+stay readable by the group and others as the user's umask allows. Only a regular file (or
+nothing) is ever replaced: a device, a pipe, a folder or a symbolic link at the target is refused
+with :class:`NotRegularFile` (``--out /dev/null`` must not turn the device into a file, even as
+root). Failures are ``OSError`` naming the path; the command line turns them into one line.
 """
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -27,10 +32,22 @@ def _umask() -> int:
 _FILE_MODE = 0o666 & ~_umask()
 
 
+class NotRegularFile(OSError):
+    """The target of a write exists and is not a regular file (a device, a pipe, a folder, a link)."""
+
+
 def atomic_write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     """``durable=False`` skips the flush to disk (a file that only matters while this machine runs,
     such as a progress heartbeat): still atomic for readers."""
     path = Path(path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        pass
+    else:
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(errno.EEXIST, "exists and is not a regular file (rankbench replaces only files)",
+                                 str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

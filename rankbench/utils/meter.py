@@ -109,23 +109,28 @@ class Meter:
     train_s: float = 0.0
     test_s: float = 0.0
     peak_bytes: int = 0
+    #: the step in progress (``"fit"`` or ``"score"``), None between steps; an exception that
+    #: leaves a step leaves it set, so the caller can say where a job failed
+    phase: str | None = None
 
     @contextmanager
-    def _measure(self, attr: str):
+    def _measure(self, attr: str, phase: str):
         probe = _PeakProbe() if self.measure_memory else None
+        self.phase = phase
         t0 = time.perf_counter()
         try:
             yield
+            self.phase = None
         finally:
             setattr(self, attr, getattr(self, attr) + time.perf_counter() - t0)
             if probe is not None:
                 self.peak_bytes = max(self.peak_bytes, probe.growth())
 
     def train(self):
-        return self._measure("train_s")
+        return self._measure("train_s", "fit")
 
     def test(self):
-        return self._measure("test_s")
+        return self._measure("test_s", "score")
 
     def metrics(self) -> dict[str, float]:
         out = {"train_s": self.train_s, "test_s": self.test_s}

@@ -355,18 +355,22 @@ class RunProgress(_Closing):
             log.debug(f"{self.name}: {self.jobs[job_id].label}: {describe_loops(state.get('loops', {}))}")
             self._show()
 
-    def finished(self, job_id: str, wall_s: float | None, said: list[dict] | None = None) -> None:
+    def finished(self, job_id: str, wall_s: float | None, said: list[tuple[str, int]] | None = None,
+                 failure: str | None = None) -> None:
         """A job's result is saved (it took ``wall_s`` seconds; ``said``: the warnings it raised,
-        ``{"text", "count"}``, logged as warnings naming the job)."""
+        (text, count), logged as warnings naming the job; ``failure``: why the job failed, logged
+        as one error line naming it, its time left out of the estimates)."""
         with self._lock:
             job = self.jobs.get(job_id)
             if job is None or job_id in self._finished:
                 return
-            for w in said or []:
-                log.warning(f"{job.label}: {w['text']}" + (f" ({w['count']} times)" if w.get("count", 1) > 1 else ""))
+            for text, count in said or []:
+                log.warning(f"{job.label}: {text}" + (f" ({count} times)" if count > 1 else ""))
+            if failure is not None:
+                log.error(f"{job.label} FAILED in {failure}")
             self._finished.add(job_id)
             self.running.pop(job_id, None)
-            if wall_s is not None:
+            if wall_s is not None and failure is None:
                 self.timings.setdefault(job.method, []).append(float(wall_s))
             self.done += 1
             took = f" ({fmt_duration(wall_s)})" if wall_s is not None else ""

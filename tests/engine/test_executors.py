@@ -365,3 +365,22 @@ def test_scheduler_without_rankbench_is_one_line(tmp_path, env):
         proc.terminate()
         proc.wait(timeout=30)
     assert not (tmp_path / "r").exists()
+
+
+def test_a_failing_ranker_on_dask_is_recorded_and_the_others_computed(cluster, tmp_path, env):
+    """On a cluster as locally: a ranker returning NaN fails its jobs (recorded by the client), the
+    other method is computed, the run exits 1."""
+    from rankbench.runfolder import RunFolder
+
+    plugin = Path(__file__).resolve().parents[1] / "plugins" / "faulty.py"
+    text = CFG.replace("trials: 3", "trials: 2")
+    text = text.split("rankers:")[0] + (f"rankers:\n  - {{name: L1, ranker: l1}}\n"
+                                        f"  - {{name: Bad, ranker: '{plugin}:FaultyPairScorer', fault: nan}}\n")
+    out = tmp_path / "run"
+    res = cli("run", write(tmp_path, text), "--out", out, "--no-plots", "--executor", "dask",
+              "--scheduler", cluster[0])
+    assert res.exit_code == 1 and "Traceback" not in res.output, res.output
+    assert sum(" FAILED in score: similarity returned 1 non-finite" in line for line in res.output.splitlines()) == 2
+    records, problems = RunFolder(out).read_trials()
+    assert not problems and sorted((r.method, r.status) for r in records) == [
+        ("Bad", "failed"), ("Bad", "failed"), ("L1", "ok"), ("L1", "ok")]

@@ -9,6 +9,7 @@ from rankbench.errors import ConfigError, DataError, ParameterError
 from rankbench.registry import protocols, rankers
 from rankbench.report.claims import grade_claims
 from rankbench.utils.meter import Meter
+from toydata import record
 
 
 @pytest.fixture(autouse=True)
@@ -110,12 +111,9 @@ def test_claims_grade_protocol_curves():
     p = protocols.build("stacked_retrieval", {"base_models": BANK})
     _, rb = run(p, X, ds, "bipartite_rankboost", {"n_rounds": 10})
     curve = rb.curves["staged"]
-    recs = [{"setting": "", "trial": 0, "method": "RB", "curves": {"staged": curve}},
-            {"setting": "", "trial": 0, "method": "same", "curves": {"staged": curve}},
-            {"setting": "", "trial": 0, "method": "4x", "curves": {"staged": {**curve, "rank_s": [
-                t / 4 for t in curve["rank_s"]]}}},
-            {"setting": "", "trial": 0, "method": "lower", "curves": {"staged": {**curve, "map@100": [
-                m - 0.01 for m in curve["map@100"]]}}}]
+    recs = [record("", 0, "RB", curves={"staged": curve}), record("", 0, "same", curves={"staged": curve}),
+            record("", 0, "4x", curves={"staged": {**curve, "rank_s": [t / 4 for t in curve["rank_s"]]}}),
+            record("", 0, "lower", curves={"staged": {**curve, "map@100": [m - 0.01 for m in curve["map@100"]]}})]
     claim = {"curve": "staged", "x": "rank_s", "y": "map@100", "than": "RB"}
     g = grade_claims([{"kind": "dominates", "method": "same", **claim},
                       {"kind": "speedup", "method": "same", "at_least": 3, **claim},

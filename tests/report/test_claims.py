@@ -8,9 +8,10 @@ from scipy.integrate import trapezoid
 
 from rankbench.report.claims import SIGN_TEST_PAIRS, grade_claims, judge, mean_curve
 from rankbench.report.compare import paired_stats
+from toydata import record
 
 
-def records(values: dict, metric: str = "error_rate") -> list[dict]:
+def records(values: dict, metric: str = "error_rate") -> list:
     """Trial records from ``{(setting, method): [value per trial]}`` (a value may be a dict of
     per-task values, stored as ``metric/<task>`` with the plain metric their mean)."""
     out = []
@@ -18,11 +19,11 @@ def records(values: dict, metric: str = "error_rate") -> list[dict]:
         for t, v in enumerate(vals):
             metrics = {metric: float(np.mean(list(v.values())))} | {f"{metric}/{k}": x for k, x in v.items()} \
                 if isinstance(v, dict) else {metric: v}
-            out.append({"setting": setting, "trial": t, "method": method, "metrics": metrics})
+            out.append(record(setting, t, method, metrics))
     return out
 
 
-def grade(claim: dict, recs: list[dict], order=("",), **kw) -> dict:
+def grade(claim: dict, recs: list, order=("",), **kw) -> dict:
     row, = grade_claims([claim], recs, list(order), **kw)
     return row
 
@@ -213,8 +214,7 @@ def test_improves_voids_on_a_collapsed_starting_point():
 
 # ----------------------------------------------------------------------------- curves
 def rec(method, xs, ys, trial=0):
-    return {"setting": "", "trial": trial, "method": method, "metrics": {},
-            "curves": {"staged": {"rank_s": list(xs), "map@100": list(ys)}}}
+    return record("", trial, method, curves={"staged": {"rank_s": list(xs), "map@100": list(ys)}})
 
 
 CURVE = {"curve": "staged", "x": "rank_s", "y": "map@100", "than": "RB", "method": "IRB"}

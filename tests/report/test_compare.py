@@ -171,11 +171,17 @@ def test_compare_command_and_its_one_line_errors(runs, tmp_path):
 def test_compare_refuses_runs_without_shared_methods(runs, tmp_path):
     import shutil
 
+    from rankbench.runfolder import RunFolder
+
     other = tmp_path / "other"
     shutil.copytree(runs["b"], other)
-    for p in (other / "trials").glob("*.json"):
-        rec = json.loads(p.read_text())
-        rec["method"] = "X" + rec["method"]
-        p.write_text(json.dumps(rec))
+    folder = RunFolder(other)
+    records, _ = folder.read_trials()
+    cfg = folder.read_config()
+    cfg["rankers"] = [{**r, "name": "X" + r["name"]} for r in cfg["rankers"]]
+    folder.write_config(cfg)
+    shutil.rmtree(folder.trials_dir)
+    for rec in records:  # the same results under other method names
+        folder.write_trial(rec.model_copy(update={"method": "X" + rec.method}))
     with pytest.raises(RankbenchError, match="no method in common"):
         app.compare(runs["a"], other)

@@ -55,8 +55,8 @@ def test_page_has_verdicts_grades_with_reasons_and_provenance(report, runs):
     from rankbench.runfolder import RunFolder
 
     manifest = RunFolder.open(runs["a"]).read_manifest()
-    if manifest.get("git_commit"):
-        assert manifest["git_commit"][:12] in page
+    if manifest.git_commit:
+        assert manifest.git_commit[:12] in page
     assert "rankbench run " in page and "configs/papera/reid_a.yaml" in page     # the command and the config
     assert "n_test = 10" in page                                                 # typed sweep values, not labels
     n_svg = sum(len(list((runs[k] / "plots").glob("*.svg"))) for k in ("a", "sweep", "one"))

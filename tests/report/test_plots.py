@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from toydata import record
+
 from rankbench.report.plots import (
     bar_figure,
     cmc_figure,
@@ -28,8 +30,7 @@ def summary(rows):
 
 
 def cmc_records(method, curves, setting=""):
-    return [{"setting": setting, "trial": t, "method": method, "metrics": {}, "curves": {"cmc": c}}
-            for t, c in enumerate(curves)]
+    return [record(setting, t, method, curves={"cmc": c}) for t, c in enumerate(curves)]
 
 
 def legend_outside(fig, ax):
@@ -111,8 +112,8 @@ def test_two_key_sweep_gives_a_figure_per_value_of_the_other_key():
 
 
 def test_stored_curve_mapping_drawn_as_metric_against_cost():
-    recs = [{"setting": "", "trial": t, "method": "IRB", "metrics": {},
-             "curves": {"staged": {"rank_s": [0.0, 1.0, 2.0], "map@100": [0.1, 0.3, 0.4]}}} for t in range(2)]
+    recs = [record("", t, "IRB", curves={"staged": {"rank_s": [0.0, 1.0, 2.0], "map@100": [0.1, 0.3, 0.4]}})
+            for t in range(2)]
     ax = curve_figure(recs, ["IRB"], "staged", "rank_s", "map@100", "", "t").axes[0]
     line = ax.get_lines()[0]
     assert list(line.get_xdata()) == [0.0, 1.0, 2.0] and np.allclose(line.get_ydata(), [10, 30, 40])
@@ -183,8 +184,7 @@ def test_every_figure_has_the_house_height_and_grows_only_in_width():
 
     s = summary([("", m, f"pair_acc/t{k}", 0.8, 0.01, 2) for m in "AB" for k in range(40)]
                 + [("", m, "map", 0.4, 0.01, 2) for m in "AB"])
-    recs = [{"setting": "", "trial": 0, "method": "A", "metrics": {},
-             "curves": {"cmc": list(CURVE), "staged": {"rank_s": [0.0, 1.0], "map@100": [0.1, 0.3]}}}]
+    recs = [record("", 0, "A", curves={"cmc": list(CURVE), "staged": {"rank_s": [0.0, 1.0], "map@100": [0.1, 0.3]}})]
     figs = [cmc_figure(recs, ["A"], "", "t", max_rank=20), bar_figure(s, ["A", "B"], "map", "", "t", []),
             task_figure(s, ["A", "B"], "pair_acc", "", "t", []), curve_figure(recs, ["A"], "staged", "rank_s", "map@100", "", "t")]
     sizes = [tuple(f.get_size_inches()) for f in figs]

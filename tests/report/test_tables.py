@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 
 from rankbench import app
+from toydata import record
+
 from rankbench.report.tables import (
     Block,
     curves_frame,
@@ -22,8 +24,7 @@ from rankbench.report.tables import (
 
 
 def rec(setting="", trial=0, method="A", metrics=None, curves=None, diagnostics=None):
-    return {"setting": setting, "trial": trial, "method": method, "metrics": metrics or {},
-            "curves": curves or {}, "extra": {"diagnostics": diagnostics or {}}}
+    return record(setting, trial, method, metrics, curves, {"diagnostics": diagnostics or {}})
 
 
 def summary(rows):

@@ -42,5 +42,6 @@ def test_usage_counts_entries_per_kind_and_clear_frees_only_what_is_named(tmp_pa
     u = {c.kind: c for c in usage()}
     assert (u["base_models"].entries, u["features"].entries) == (2, 1)
     assert u["base_models"].bytes > 16000 and u["features"].bytes == 12
-    assert clear(["features"]) == 12 and [c.kind for c in usage()] == ["base_models"]
-    assert clear() > 16000 and usage() == []
+    assert clear(["features"]).freed == 12 and [c.kind for c in usage()] == ["base_models"]
+    done = clear()
+    assert done.freed > 16000 and done.kept == 0 and not done.errors and usage() == []

@@ -161,7 +161,7 @@ def test_run_progress_in_a_log_says_what_finished_and_what_is_left(lines):
         p.every = 0.0  # the next event is the first in an hour: a line about the jobs in progress
         p.update("ELF-0", {"started": 0.0, "loops": {"round": [120, 200]}})
         p.every = 3600.0
-        p.finished("ELF-0", 600.0, [{"text": "UserWarning: slow", "count": 3}])
+        p.finished("ELF-0", 600.0, [("UserWarning: slow", 3)])
         p.finished("ELF-1", 600.0)
     out = [line.split("] ", 1)[1] for line in lines()]  # after the elapsed time
     assert out == [

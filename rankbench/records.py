@@ -1,0 +1,308 @@
+"""The typed records of a run folder: a trial's result, the splits, the manifest.
+
+Each file of a run folder is one of the pydantic models below, with a ``schema_version``. Writers
+build the model (so a result that breaks the schema, e.g. a non-finite metric, is refused when it
+is written, not when it is read) and readers validate every file against it; a file that does not
+validate is treated exactly like a corrupt one (reported, recomputed on ``--resume``, never entering
+a summary). Only :mod:`rankbench.runfolder` reads and writes these files; everything else gets
+the models from it.
+
+Version 0 is the format before versions were written (no ``schema_version`` key): it is read with
+the same rules, and may hold only the keys that format had (:attr:`_File.LEGACY`). From version 1
+every field is written and required: a file that lacks one is refused (it was not written by
+rankbench). A file of a newer version than this rankbench knows is refused by name.
+
+What a record must hold beyond its types is checked here too: a finished trial's metrics are not
+empty, finite, rates within [0, 1] and costs non-negative; a failed trial names its error and
+holds no metrics; a split's row indices are non-negative (and within the dataset when the splits
+record its size); trials of a setting are numbered 0, 1, ... in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .metrics import metric_info
+
+#: the version this rankbench writes (and the newest it reads)
+SCHEMA_VERSION = 1
+#: the split keys that hold a split's rows (dataset row positions); anything else a split records
+#: (constraints drawn, seeds, concepts kept) is the protocol's own
+ROW_KEYS = ("train", "test", "probe", "gallery", "base", "boost")
+#: where a failed job stopped: building the ranker, fitting it, scoring with it, or in the
+#: protocol's own code around them
+PHASES = ("build", "fit", "score", "evaluate")
+
+NonNegativeInt = Annotated[int, Field(ge=0)]
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class _Strict(BaseModel):
+    """Strict (no coercion of "0.5" to 0.5 or of true to 1), closed (an unknown key is an error)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, ser_json_inf_nan="constants")
+
+
+class _File(_Strict):
+    """A whole file of a run folder: versioned, parsed and built with one-line errors."""
+
+    #: the keys a file of version 0 (before versions) could hold
+    LEGACY: ClassVar[frozenset[str]] = frozenset()
+
+    schema_version: NonNegativeInt = 0
+
+    @model_validator(mode="after")
+    def _complete(self):
+        given = self.model_fields_set
+        if self.schema_version == 0:
+            newer = sorted(given - self.LEGACY - {"schema_version"})
+            if newer:
+                raise ValueError(f"{newer[0]}: a field of a newer schema in a file without schema_version")
+        else:
+            missing = _missing(self)
+            if missing:
+                raise ValueError(f"{missing}: missing field")
+        return self
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, v: int) -> int:
+        if v > SCHEMA_VERSION:
+            raise ValueError(f"written by a newer rankbench (schema {v}); this one reads up to {SCHEMA_VERSION}")
+        return v
+
+    @classmethod
+    def parse(cls, text: str | bytes):
+        """The record from its JSON text; ValueError with one line naming the first bad field."""
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as err:
+            raise ValueError(describe_error(err)) from None
+
+    @classmethod
+    def build(cls, data: dict[str, Any]):
+        """A new record of this version from plain data (numpy scalars and arrays allowed, as
+        JSON writes them; fields not given take their defaults); ValueError with one line naming
+        the first bad field."""
+        from .utils.fileio import to_json
+
+        defaults = {name: f.get_default(call_default_factory=True)
+                    for name, f in cls.model_fields.items() if not f.is_required()}
+        return cls.parse(to_json({**defaults, **data, "schema_version": SCHEMA_VERSION}, indent=None))
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=1)
+
+
+def _missing(model: BaseModel, where: str = "") -> str | None:
+    """The key path of the first field ``model`` (or a model inside it) was not given."""
+    for name in type(model).model_fields:
+        if name not in model.model_fields_set:
+            return f"{where}{name}"
+        value = getattr(model, name)
+        for i, item in enumerate(value if isinstance(value, list) else [value]):
+            if isinstance(item, BaseModel):
+                found = _missing(item, f"{where}{name}.{i}." if isinstance(value, list) else f"{where}{name}.")
+                if found:
+                    return found
+    return None
+
+
+def describe_error(err: ValidationError) -> str:
+    """A pydantic error as one line: ``<key path>: <what was expected>, got <value>``."""
+    e = err.errors()[0]
+    where = ".".join(str(p) for p in e["loc"])
+    msg = e["msg"].removeprefix("Value error, ")
+    if e["type"] == "missing":
+        return f"{where}: missing field"
+    if e["type"] == "extra_forbidden":
+        return f"{where}: unknown field"
+    if e["type"] == "value_error":  # the model's own checks name their field
+        return f"{where}: {msg}" if where else msg
+    got = e.get("input")
+    shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
+    return f"{where or '(top level)'}: {msg[0].lower() + msg[1:]}, got {shown[:60]}"
+
+
+# ----------------------------------------------------------------------------- trial records
+class WarningCount(_Strict):
+    text: str
+    count: Annotated[int, Field(ge=1)]
+
+
+Curve = list[FiniteFloat] | dict[str, list[FiniteFloat]]
+
+
+class TrialRecord(_File):
+    """One (setting, trial, method) job's result: ``status`` ``ok`` with its metrics, or
+    ``failed`` with the error's last line, the phase it stopped in and its traceback."""
+
+    LEGACY = frozenset({"setting", "trial", "seed", "ranker_seed", "method", "metrics", "curves", "extra", "wall_s",
+                        "warnings"})
+
+    setting: str
+    trial: NonNegativeInt
+    method: Annotated[str, Field(min_length=1)]
+    seed: NonNegativeInt
+    ranker_seed: NonNegativeInt | None = None
+    status: Literal["ok", "failed"] = "ok"
+    metrics: dict[str, FiniteFloat] = Field(default_factory=dict)
+    curves: dict[str, Curve] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)
+    wall_s: Seconds
+    warnings: list[WarningCount] = Field(default_factory=list)
+    #: the fingerprint of the resolved config of the run that computed it (absent before version 1)
+    config_fingerprint: str | None = None
+    error: str | None = None
+    phase: Literal[PHASES] | None = None
+    traceback: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.status == "failed":
+            if not self.error:
+                raise ValueError("a failed trial names its error")
+            if self.metrics:
+                raise ValueError("a failed trial holds no metrics")
+            return self
+        if self.error is not None or self.phase is not None or self.traceback is not None:
+            raise ValueError("a finished trial holds no error")
+        if not self.metrics:
+            raise ValueError("metrics: a finished trial holds at least one metric")
+        for name, value in self.metrics.items():
+            info = metric_info(name)
+            if info is None:
+                raise ValueError(f"metrics.{name}: not a declared metric (rankbench.metrics)")
+            if info.rate and not 0.0 <= value <= 1.0:
+                raise ValueError(f"metrics.{name}: expected a rate in [0, 1], got {value!r}")
+            if info.cost and value < 0:
+                raise ValueError(f"metrics.{name}: expected a cost >= 0, got {value!r}")
+        return self
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        return self.setting, self.trial, self.method
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+# ----------------------------------------------------------------------------- splits
+class SettingSplits(_Strict):
+    """One setting: its label, typed swept values, the dataset's size (when recorded) and each
+    trial's split as the protocol drew it (``trial``, ``seed``, ``ranker_seed`` and the
+    protocol's keys; rows under :data:`ROW_KEYS`)."""
+
+    label: str
+    values: dict[str, Any] = Field(default_factory=dict)
+    #: the dataset's size and content fingerprint when the splits were drawn (None before version 1)
+    n_items: Annotated[int, Field(ge=1)] | None = None
+    dataset_fingerprint: str | None = None
+    trials: list[dict[str, Any]] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _trials(self):
+        for i, t in enumerate(self.trials):
+            where = f"trials.{i}"
+            if t.get("trial") != i or isinstance(t.get("trial"), bool):
+                raise ValueError(f"{where}.trial: expected {i} (trials in order), got {t.get('trial')!r}")
+            for key in ("seed", "ranker_seed"):
+                v = t.get(key)
+                if (key == "seed" or v is not None) and not _non_negative_int(v):
+                    raise ValueError(f"{where}.{key}: expected a seed (an integer >= 0), got {v!r}")
+            for key in ROW_KEYS:
+                rows = t.get(key)
+                if rows is None:
+                    continue
+                if not isinstance(rows, list) or not all(_non_negative_int(r) for r in rows):
+                    raise ValueError(f"{where}.{key}: expected a list of row indices (integers >= 0)")
+                if self.n_items is not None and rows and max(rows) >= self.n_items:
+                    raise ValueError(f"{where}.{key}: row {max(rows)} is beyond the dataset's {self.n_items} items")
+        return self
+
+
+class Splits(_File):
+    """splits.json: every setting of the run, in sweep order."""
+
+    LEGACY = frozenset({"settings"})
+
+    settings: list[SettingSplits] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self):
+        labels = [s.label for s in self.settings]
+        dup = next((lbl for lbl in labels if labels.count(lbl) > 1), None)
+        if dup is not None:
+            raise ValueError(f"settings: the setting {dup!r} appears twice")
+        return self
+
+    def setting(self, label: str) -> SettingSplits | None:
+        return next((s for s in self.settings if s.label == label), None)
+
+
+def _non_negative_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+# ----------------------------------------------------------------------------- manifest
+class Session(_Strict):
+    start: str
+    end: str | None = None
+    executor: dict[str, Any] = Field(default_factory=dict)
+
+
+class Manifest(_File):
+    """manifest.json: what made the run (versions, config, command, machine, data) and its sessions.
+
+    ``config`` is the resolved config the run was started with and ``config_fingerprint`` its
+    digest (:func:`config_fingerprint`): ``--resume`` refuses a folder whose config.yaml no longer
+    matches them, naming the first changed key. Both are absent before version 1.
+    """
+
+    LEGACY = frozenset({"rankbench_version", "git_commit", "git_dirty", "python", "packages", "machine", "config_path",
+                        "cwd", "invocation", "executor", "data_root", "datasets", "features", "start", "sessions",
+                        "end", "wall_s_per_method", "n_results", "n_expected", "complete"})
+
+    rankbench_version: str
+    config_fingerprint: str | None = None
+    config: dict[str, Any] | None = None
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+    python: str = ""
+    packages: dict[str, str] = Field(default_factory=dict)
+    machine: dict[str, Any] = Field(default_factory=dict)
+    config_path: str = ""
+    cwd: str = ""
+    invocation: dict[str, Any] = Field(default_factory=dict)
+    executor: dict[str, Any] = Field(default_factory=dict)
+    data_root: str | None = None
+    datasets: dict[str, str] = Field(default_factory=dict)
+    features: dict[str, Any] = Field(default_factory=dict)
+    start: str
+    sessions: list[Session] = Field(default_factory=list)
+    end: str | None = None
+    wall_s_per_method: dict[str, Seconds] = Field(default_factory=dict)
+    n_results: NonNegativeInt = 0
+    n_failed: NonNegativeInt = 0
+    n_expected: NonNegativeInt = 0
+    complete: bool = False
+
+    @model_validator(mode="after")
+    def _fingerprint(self):
+        if self.config is not None and self.config_fingerprint is not None \
+                and config_fingerprint(self.config) != self.config_fingerprint:
+            raise ValueError("config_fingerprint: does not match the config recorded beside it")
+        return self
+
+
+def config_fingerprint(config: dict[str, Any]) -> str:
+    """A digest of a resolved config (canonical JSON: key order and spelling of numbers do not
+    matter, values do)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str, allow_nan=True)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
