@@ -98,12 +98,47 @@ def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.n
     return ((S >= best_true[:, None]) & wrong).sum(axis=1) + 1
 
 
-def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
-    """Cumulative matching characteristic: fraction of probes matched within rank r, r = 1..n_gallery."""
-    ranks = match_ranks(similarity, probe_ids, gallery_ids)
+def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
+              candidates: np.ndarray | None = None) -> np.ndarray:
+    """Cumulative matching characteristic: fraction of probes matched within rank r, r = 1..n_gallery
+    (``candidates`` as in :func:`match_ranks`)."""
+    ranks = match_ranks(similarity, probe_ids, gallery_ids, candidates)
     n_gallery = np.asarray(similarity).shape[1]
     counts = np.bincount(ranks, minlength=n_gallery + 1)[1:]
     return np.cumsum(counts) / len(ranks)
+
+
+def reid_average_precisions(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
+                            candidates: np.ndarray | None = None) -> np.ndarray:
+    """Average precision of each probe's ranking of the gallery (the per-probe terms of re-id mAP).
+
+    torchreid's definition (``eval_market1501``): a probe ranks its candidate gallery items by
+    similarity; AP = (1 / R) sum_k P@k over the positions k of its R true matches, P@k the
+    fraction of true matches among the first k. Its mean over probes is the re-id ``map``.
+
+    Parameters
+    ----------
+    similarity : (n_probe, n_gallery) array, larger = better match.
+    probe_ids, gallery_ids : identities.
+    candidates : optional (n_probe, n_gallery) bool mask of the gallery items each probe ranks
+        (torchreid leaves out the probe's own identity seen by the probe's own camera); default
+        every gallery item. Every probe needs a true match among its candidates.
+
+    Returns
+    -------
+    ap : (n_probe,) float array. Ties in similarity count against the method (a wrong item tied
+    with a true match ranks above it), as every tie in this module does.
+    """
+    S = np.asarray(similarity, dtype=float)
+    cand = np.ones(S.shape, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
+    match = (np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]) & cand
+    if not match.any(axis=1).all():
+        raise ValueError("every probe identity must appear among its gallery candidates")
+    # candidates first, then by similarity (descending), then wrong items before true ones on a tie
+    order = np.lexsort((match, -S, ~cand), axis=1)
+    hits = np.take_along_axis(match, order, axis=1)
+    precision = np.cumsum(hits, axis=1) / np.arange(1, S.shape[1] + 1)
+    return (precision * hits).sum(axis=1) / hits.sum(axis=1)
 
 
 def nauc(curve: np.ndarray) -> float:
