@@ -26,7 +26,7 @@ import numpy as np
 from .config import Experiment, Overrides, apply_overrides, load_experiment, parse_set, resolve
 from .engine.cache import get_features
 from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan
-from .errors import ConfigError, RankbenchError
+from .errors import ConfigError, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
@@ -38,7 +38,7 @@ from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
-           "counts_line", "validate", "run",
+           "counts_line", "validate", "run", "evaluate", "paper_settings",
            "report", "check", "export_features", "collect", "compare", "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
@@ -173,6 +173,140 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             raise
         built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
     return RunResult(folder, outcome, built)
+
+
+# ----------------------------------------------------------------------------- evaluate
+#: where paper settings ("prosser/viper_p316") are found: the configs/ folder of the rankbench checkout
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def paper_settings() -> list[str]:
+    """The paper settings ``evaluate`` accepts by name (``<paper>/<config>``, from ``configs/``)."""
+    if not CONFIGS.is_dir():
+        return []
+    return sorted(str(p.relative_to(CONFIGS).with_suffix("")) for p in CONFIGS.glob("*/*.yaml"))
+
+
+def _setting_experiment(config: str | Path | dict, overrides: Overrides) -> Experiment:
+    """A config file, a config mapping, or a paper setting's name, resolved with ``overrides``."""
+    if isinstance(config, dict):
+        data = dict(config)
+        data.setdefault("name", "evaluate")
+        return resolve(apply_overrides(data, overrides, "<config dict>"), "<config dict>")
+    path = Path(config)
+    if path.is_file():
+        return load_experiment(path, overrides)
+    named = CONFIGS / f"{config}.yaml"
+    if path.suffix not in (".yaml", ".yml") and named.is_file():
+        return load_experiment(named, overrides)
+    known = paper_settings()
+    raise ConfigError(f"evaluate: {str(config)!r}: expected a config file, a config mapping or a paper setting "
+                      f"({did_you_mean(str(config), known)}settings: {', '.join(known) or f'none ({CONFIGS} not found)'})")
+
+
+def _plain(value: Any) -> Any:
+    """A parameter value as YAML can store it (numbers, text, lists, mappings), else its repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return repr(value)
+
+
+def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = None, seed: int | None = None,
+             out: str | Path | None = None, data_root: str | None = None, name: str | None = None,
+             features: str | list[str] | None = None, combine: str | None = None,
+             sets: dict[str, Any] | None = None, jobs: int = 1, progress: bool = True):
+    """Run a paper's protocol on an estimator object you hold: its dataset, features, splits,
+    trials and seeds, without a config file or a module of your own.
+
+    Parameters
+    ----------
+    estimator : a scikit-learn-style object (``get_params``, ``fit``). It runs as a configured ranker
+        does: each trial fits a fresh copy (``sklearn.base.clone``), with ``random_state`` set from
+        the trial where it is None. An object that declares no capability (a mixin of
+        :mod:`rankbench.rankers.base`) is taken for the one the protocol asks for when it has that
+        capability's methods (e.g. ``fit`` and ``predict`` under ``classification``).
+    config : a config file, a config mapping (as the YAML would read), or a paper setting such as
+        ``"prosser/viper_p316"`` (:func:`paper_settings` lists them). The config's own rankers are
+        not run; its published numbers and claims about them are graded NOT RUN.
+    trials, seed : override the config's.
+    out : also keep the run as a run folder (report, ``rankbench check`` / ``compare`` / ``export``).
+    data_root : where the datasets are (as ``--data-root``).
+    name : the method's name in the tables (default: the estimator's class name).
+    features : the config's feature sets it gets (default: every one).
+    combine : ``concat`` or ``views`` (default: ``views`` where the protocol consumes views, as
+        ``stacked_retrieval`` does, else ``concat``).
+    sets : config overrides, as ``--set`` gives them (``{"protocol.n_test": 100}``).
+    jobs : worker processes on this machine; more than one needs an estimator that pickles.
+    progress : show progress on stderr.
+
+    Returns
+    -------
+    (trials, summary) : the pandas frames :func:`load_results` returns.
+
+    Example::
+
+        trials, summary = app.evaluate(MyRanker(scale=2.0), "prosser/viper_p316", trials=3,
+                                       data_root="../shared/datasets")
+    """
+    import pickle
+    import tempfile
+
+    from .engine.estimator import EstimatorSpec
+    from .registry import protocols
+
+    overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
+    exp = _setting_experiment(config, overrides)
+    label = name or type(estimator).__name__
+    if label in [r.name for r in exp.config.rankers]:
+        raise ConfigError(f"evaluate: name: {label!r} is a ranker of the config; give the estimator another name")
+    if combine not in (None, "concat", "views"):
+        raise ConfigError(f"evaluate: combine: expected 'concat' or 'views', got {combine!r}")
+    if jobs > 1:
+        try:
+            pickle.dumps(estimator)
+        except Exception as exc:  # noqa: BLE001 - whatever stops pickling stops worker processes
+            raise ConfigError(f"evaluate: jobs: {jobs} worker processes need an estimator that pickles (its class "
+                              f"importable from a module), got {type(exc).__name__}: {exc}; use jobs=1") from None
+    consumes = getattr(protocols.get(exp.config.protocol.name), "consumes_views", False)
+    sets_used = [features] if isinstance(features, str) else list(features or [])
+    spec = EstimatorSpec(label, estimator, sets_used, combine or ("views" if consumes else "concat"))
+    p = plan(exp, data_root, methods=[spec])
+    made = p.settings[0].methods[0]
+    cls = type(estimator)
+    entry = {"name": label, "ranker": f"{cls.__module__}:{cls.__qualname__}", "features": made.feature_sets,
+             "combine": made.combine}
+    if hasattr(estimator, "get_params"):
+        entry.update({k: _plain(v) for k, v in estimator.get_params(deep=False).items() if k not in entry})
+    data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}
+    call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
+            + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
+    options = EngineOptions(data_root=data_root, jobs=jobs, progress=progress,
+                            invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
+                                        "config": None if isinstance(config, dict) else str(config),
+                                        "trials": trials, "seed": seed})
+    with contextlib.ExitStack() as held:
+        if out is None:
+            folder = RunFolder(held.enter_context(tempfile.TemporaryDirectory(prefix="rankbench-evaluate-")))
+        else:
+            folder = RunFolder.create(out)
+            folder.check_writable()
+            held.enter_context(folder.lock(call))
+        try:
+            folder.write_config(data)
+            execute(p, folder, options)
+        except BaseException:
+            if out is not None:
+                folder.remove_if_empty_of_results()
+            raise
+        if out is not None:
+            build_report(folder, plots=exp.config.output.plots)
+        return load_results(folder.path)
 
 
 def _report_quietly(folder: RunFolder, plots: bool) -> None:

@@ -86,7 +86,7 @@ class RunData:
         m = self.manifest
         inv = m.get("invocation") or {}
         argv = inv.get("argv")
-        if not argv and inv.get("api") and inv.get("config"):  # started from Python: the same run from the CLI
+        if not argv and inv.get("api") == "rankbench.app.run" and inv.get("config"):  # the same run from the CLI
             argv = ["rankbench", "run", inv["config"]] + [w for o in inv.get("overrides") or [] for w in ("--set", o)]
             argv += [w for k in ("trials", "seed") if inv.get(k) is not None for w in (f"--{k}", str(inv[k]))]
             argv += ["--regress"] if inv.get("regress") else []
@@ -94,7 +94,8 @@ class RunData:
         root = m.get("data_root")
         rerun = ["rankbench", "run", str(self.folder.path / "config.yaml")] + (["--data-root", root] if root else [])
         return {"config": m.get("config_path") or "", "commit": m.get("git_commit"), "dirty": m.get("git_dirty"),
-                "command": shlex.join(argv) if argv else None, "rerun": shlex.join(rerun),
+                # app.evaluate records its Python call (an estimator object has no command line)
+                "command": shlex.join(argv) if argv else inv.get("call"), "rerun": shlex.join(rerun),
                 "overrides": (m.get("invocation") or {}).get("overrides") or [], "data_root": root,
                 "datasets": m.get("datasets") or {}, "version": m.get("rankbench_version"),
                 "start": m.get("start"), "end": m.get("end"), "complete": m.get("complete")}
@@ -173,8 +174,11 @@ def run_facts(run: RunData) -> str:
         shown = list(dict.fromkeys(v.get(k) for v in values.values() if k in v))
         facts += f", {k.split('.')[-1]} = {', '.join(map(str, shown))}"
     configured = [r for r in run.config.get("rankers", []) if isinstance(r, dict)]
-    some = (f" ({len(run.methods)} of the config's {len(configured)} rankers (--methods))"
-            if len(run.methods) < len(configured) else "")
+    if inv.get("api") == "rankbench.app.evaluate":
+        some = f" (an estimator object given to app.evaluate; the config's {len(configured) - 1} rankers not run)"
+    else:
+        some = (f" ({len(run.methods)} of the config's {len(configured)} rankers (--methods))"
+                if len(run.methods) < len(configured) else "")
     return facts + f"; methods: {', '.join(run.methods)}{some}."
 
 
