@@ -16,6 +16,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
+from toydata import write_tracks_table
 
 from rankbench import app
 from rankbench.errors import ConfigError
@@ -24,7 +25,7 @@ from rankbench.registry import rankers
 BANK = {"ranker": "svm_bank", "C_grid": [1.0], "gamma_grid": [1.0], "max_bag": 60}
 COLLECTION = {"name": "synthetic_collection", "n_items": 1200, "feature_types": [[8, 0.5], [8, 1.0]],
               "shots_per_video": 50}
-#: one small config per protocol (but video_classification, see test_datasets_table.py), and a
+#: one small config per protocol (video_classification: on a table, below), and a
 #: registered ranker it can run, given once by name (app.run) and once as an object (app.evaluate)
 PROTOCOLS = {
     "reid": ({"dataset": {"name": "synthetic_reid", "n_people": 40},
@@ -84,6 +85,24 @@ def test_an_object_gets_exactly_the_numbers_of_the_same_ranker_named_in_the_conf
     headline = {"reid": "cmc@1", "ordinal": "mae", "comparison": "pair_acc", "classification": "error_rate",
                 "retrieval": "map", "stacked_retrieval": "map"}[proto]
     assert headline in set(summary["metric"]) and summary["n_trials"].eq(2).all()
+    pd.testing.assert_frame_equal(quality(trials), quality(named))
+
+
+def test_video_classification_on_a_table_of_tracks(tmp_path):
+    """The seventh protocol, on the table loader's tracks: an object gets the configured ranker's numbers."""
+    (tmp_path / "data").mkdir()
+    write_tracks_table(tmp_path / "data", np.random.default_rng(0))
+    data = {"name": "byo_video", "dataset": {"name": "table", "file": "tracks.csv", "features": "tracks.npy",
+                                             "sequence_length": 4},
+            "features": [{"name": "x", "extractor": "array", "key": "feat"}],
+            "protocol": {"name": "video_classification", "n_constraints": 2, "selector": {"ranker": "logistic"}},
+            "trials": 2, "seed": 1, "rankers": [{"name": "Named", "ranker": "logistic"}]}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(data))
+    opts = app.EngineOptions(data_root=str(tmp_path / "data"), progress=False)
+    named, _ = app.load_results(app.run(path, out=tmp_path / "run", options=opts, plots=False).folder.path)
+    trials, _ = app.evaluate(rankers.get("logistic")(), data, data_root=str(tmp_path / "data"), progress=False)
+    assert {"error_rate", "vote_error_rate"} <= set(trials["metric"])
     pd.testing.assert_frame_equal(quality(trials), quality(named))
 
 

@@ -106,3 +106,13 @@ def synthetic_reid_config(n_people, n_test, ranks, trials):
             "features: [{name: colour, extractor: color_strips, bins: 8}]\n"
             f"protocol: {{name: reid, n_test: {n_test}, ranks: [{', '.join(map(str, ranks))}]}}\n"
             f"trials: {trials}\n")
+
+
+def write_tracks_table(folder, rng) -> None:
+    """``tracks.csv`` (track, frame: three people, 16 crops each 9 frames apart; track 139 seen twice,
+    the second time 365 frames later) and ``tracks.npy`` (features that tell the people apart)."""
+    rows = [(t, 100 * k + 9 * f) for t, k in ((139, 0), (58, 1), (55, 2)) for f in range(16)] \
+        + [(139, 500 + 9 * f) for f in range(16)]
+    pd.DataFrame(rows, columns=["track", "frame"]).to_csv(folder / "tracks.csv", index=False)
+    who = np.array([t for t, _ in rows])
+    np.save(folder / "tracks.npy", (who[:, None] == np.array([139, 58, 55])[None, :]) + rng.normal(0, 0.4, (len(rows), 3)))
