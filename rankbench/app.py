@@ -39,7 +39,7 @@ from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "evaluate", "paper_settings",
-           "report", "check", "export_features", "collect", "compare", "components", "describe_component",
+           "report", "check", "export", "export_features", "collect", "compare", "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
 
@@ -423,6 +423,117 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
     return {k: v.shape for k, v in arrays.items()}
+
+
+# ----------------------------------------------------------------------------- export
+EXPORT_FORMATS = ("trec", "svmlight", "json")
+
+
+def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
+           jobs: int = 1, progress: bool = True) -> list[Path] | dict[str, Any]:
+    """A run's results or data in another tool's format.
+
+    ``json``: the run's results document (``results.json``'s, with its ``schema_version``),
+    returned and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
+    (its protocol's ``keep_scores: true``), for ``trec_eval`` / ``pytrec_eval``. ``svmlight``: the
+    training and test rows of each trial of a retrieval or relative-attribute run, one query per
+    concept / attribute, for RankLib, LightGBM or xgboost (:mod:`rankbench.engine.export` lists the
+    files). trec and svmlight read the run's dataset again (from ``data_root``, else the one the run
+    recorded; it must be unchanged) and write into ``out`` (default ``<run>/export/<format>``);
+    they return the files written.
+    """
+    from .engine.export import write_svmlight, write_trec
+    from .report.build import results_of
+    from .report.results import results_json
+
+    if fmt not in EXPORT_FORMATS:
+        raise ConfigError(f"export: --format: expected one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
+    folder = RunFolder.open(run_dir)
+    run_data = load_run(folder)
+    if fmt == "json":
+        doc = results_of(run_data)
+        if out is not None:
+            _write(Path(out), results_json(doc))
+        return doc
+    protocol_name = run_data.protocol_name
+    if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
+        raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
+    sources = _RunSources(folder, run_data, _resume_data_root(folder, EngineOptions(data_root=data_root)).data_root,
+                          jobs, progress)
+    target = Path(out) if out is not None else folder.path / "export" / fmt
+    try:
+        with contextlib.ExitStack() as held:
+            if out is None:
+                held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
+            if fmt == "trec":
+                return write_trec(run_data.records, run_data.settings, sources.dataset, target)
+            return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
+                                  sources.features, target)
+    except OSError as exc:
+        raise RankbenchError(f"{target}: cannot write ({exc.strerror or exc})") from None
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise RankbenchError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+class _RunSources:
+    """What a run's settings read, built again from its config.yaml (schema only: a run of
+    ``evaluate`` names an object's class there) and checked against what the run recorded."""
+
+    def __init__(self, folder: RunFolder, run_data, data_root: str | None, jobs: int, progress: bool):
+        self.folder, self.run, self.data_root, self.jobs, self.progress = folder, run_data, data_root, jobs, progress
+        self._configs: dict[str, Any] = {}
+        self._datasets: dict[str, Any] = {}
+
+    def config(self, label: str):
+        import copy
+
+        from pydantic import ValidationError
+
+        from .config import Config, set_path
+
+        if label not in self._configs:
+            data = copy.deepcopy(self.run.config)
+            for key in ("sweep", "expected", "claims"):
+                data.pop(key, None)
+            for k, v in self.run.setting_values().get(label, {}).items():
+                set_path(data, k, v, f"{self.folder.path / CONFIG}: sweep")
+            try:
+                self._configs[label] = Config.model_validate(data)
+            except ValidationError as err:
+                raise ConfigError(f"{self.folder.path / CONFIG}: not a config this rankbench reads "
+                                  f"({err.errors()[0]['msg']})") from None
+        return self._configs[label]
+
+    def dataset(self, label: str):
+        cfg = self.config(label)
+        key = repr(cfg.dataset.model_dump())
+        if key not in self._datasets:
+            ds = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
+            recorded = (self.run.manifest.get("datasets") or {}).get(cfg.dataset.name)
+            swept = any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {})
+            if recorded and not swept and recorded != ds.fingerprint:
+                raise RankbenchError(f"{self.folder.path}: dataset {cfg.dataset.name!r} changed since the run "
+                                     f"(fingerprint {ds.fingerprint}, the run's {recorded}); export reads the data "
+                                     "the run used: point --data-root at it")
+            self._datasets[key] = ds
+        return self._datasets[key]
+
+    def protocol(self, label: str):
+        from .registry import protocols
+
+        cfg = self.config(label)
+        return protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{self.folder.path / CONFIG}: protocol")
+
+    def features(self, label: str) -> dict[str, np.ndarray]:
+        cfg, ds = self.config(label), self.dataset(label)
+        return {f.key: get_features(ds, feature_registry.build(f.extractor, f.params(), f"features.{f.key}"),
+                                    n_jobs=self.jobs, progress=self.progress)
+                for f in cfg.features}
 
 
 # ----------------------------------------------------------------------------- collect

@@ -372,6 +372,47 @@ def features(config, out, force, data_root, jobs):
 
 
 @main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--format", "fmt", required=True, type=click.Choice(["trec", "svmlight", "json"]),
+              help="trec: qrels and run files of a retrieval run; svmlight: the trials' training and test rows "
+                   "for RankLib / LightGBM; json: the results document (schema_version 1).")
+@click.option("--out", type=click.Path(), help="A folder (trec, svmlight; default RUN_DIR/export/<format>) or a "
+                                               "file (json; default: print it).")
+@_data_root
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Parallel worker processes for features not in the cache (svmlight).")
+@user_errors
+def export(run_dir, fmt, out, data_root, jobs):
+    """Take RUN_DIR's results or data to other tools: TREC, svmlight / RankLib, JSON.
+
+    \b
+    trec      trial<k>.qrels and trial<k>.<method>.run per setting: trec_eval / pytrec_eval
+              give the run's AP (needs a run with protocol.keep_scores: true)
+    svmlight  trial<k>.train.svm / .test.svm per feature set, one qid per concept or attribute,
+              with .ids files; relative attributes also trial<k>.pairs.csv (the exact pairs)
+    json      the machine-readable results (results.json: schema_version, summary, trials, grades)
+    \b
+    Examples:
+      rankbench export results/scene_retrieval/latest --format trec --out trec/
+      trec_eval -m map -m map_cut trec/trial0.qrels trec/trial0.Logistic.run
+      rankbench export results/attributes_synthetic/latest --format svmlight
+    """
+    import json
+
+    from . import app
+
+    got = app.export(run_dir, fmt, out, data_root, jobs, progress=app.progress_shown())
+    if fmt == "json":
+        if out is None:
+            click.echo(json.dumps(got, indent=1, ensure_ascii=False))
+        else:
+            click.echo(f"wrote {out}")
+        return
+    where = out or f"{run_dir}/export/{fmt}"
+    click.echo(f"wrote {len(got)} files into {where}")
+
+
+@main.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--out", default="results/REPORT.md", show_default=True, type=click.Path(dir_okay=False),
               help="The Markdown report; the self-contained HTML page is written beside it (.html).")

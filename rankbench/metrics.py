@@ -22,7 +22,9 @@ class MetricInfo:
     """What a metric is, declared once for every table, plot and check.
 
     ``rate`` metrics are fractions in [0, 1] in the files and percentages in tables and plots;
-    ``higher_is_better`` orients comparisons; ``cost`` marks time and memory columns.
+    ``higher_is_better`` orients comparisons; ``cost`` marks time and memory columns; ``label`` is
+    what an axis or a reader calls it (``K`` / ``D`` stand for the number in the metric's name);
+    ``unit`` the unit of a metric that is not a rate (a rate's is %).
     """
 
     family: str
@@ -35,23 +37,23 @@ class MetricInfo:
 
 
 METRICS: tuple[MetricInfo, ...] = (
-    MetricInfo("cmc@K", r"cmc@\d+", "matching rate at rank K"),
-    MetricInfo("nauc", r"nauc", "normalised area under the CMC curve"),
-    MetricInfo("ap@D", r"ap@\d+", "average precision at depth D"),
-    MetricInfo("ap", r"ap", "average precision (full depth)"),
-    MetricInfo("map@D", r"map@\d+", "mean average precision at depth D"),
-    MetricInfo("map", r"map", "mean average precision (full depth)"),
-    MetricInfo("mae", r"mae", "mean absolute error", rate=False, higher_is_better=False),
-    MetricInfo("pair_acc", r"pair_acc", "pair accuracy"),
-    MetricInfo("error_rate", r"error_rate", "error rate", higher_is_better=False),
-    MetricInfo("vote_error_rate", r"vote_error_rate", "error rate after a majority vote per sequence",
+    MetricInfo("cmc@K", r"cmc@\d+", "Matching rate at rank K"),
+    MetricInfo("nauc", r"nauc", "Normalised area under the CMC curve"),
+    MetricInfo("ap@D", r"ap@\d+", "Average precision at depth D"),
+    MetricInfo("ap", r"ap", "Average precision"),
+    MetricInfo("map@D", r"map@\d+", "Mean average precision at depth D"),
+    MetricInfo("map", r"map", "Mean average precision"),
+    MetricInfo("mae", r"mae", "Mean absolute error", rate=False, higher_is_better=False),
+    MetricInfo("pair_acc", r"pair_acc", "Pair accuracy"),
+    MetricInfo("error_rate", r"error_rate", "Error rate", higher_is_better=False),
+    MetricInfo("vote_error_rate", r"vote_error_rate", "Error rate after a majority vote per sequence",
                higher_is_better=False),
-    MetricInfo("train_s", r"train_s", "training time", rate=False, higher_is_better=False, cost=True, unit="s"),
-    MetricInfo("test_s", r"test_s", "scoring time", rate=False, higher_is_better=False, cost=True, unit="s"),
-    MetricInfo("rank_s", r"rank_s", "ranking time", rate=False, higher_is_better=False, cost=True, unit="s"),
-    MetricInfo("evals", r"evals", "base-model evaluations per item", rate=False, higher_is_better=False,
+    MetricInfo("train_s", r"train_s", "Training time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("test_s", r"test_s", "Scoring time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("rank_s", r"rank_s", "Ranking time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("evals", r"evals", "Base-model evaluations per item", rate=False, higher_is_better=False,
                cost=True),
-    MetricInfo("peak_mb", r"peak_mb", "peak memory", rate=False, higher_is_better=False, cost=True, unit="MB"),
+    MetricInfo("peak_mb", r"peak_mb", "Peak memory", rate=False, higher_is_better=False, cost=True, unit="MB"),
 )
 _COMPILED = [(re.compile(m.pattern + r"\Z"), m) for m in METRICS]
 
@@ -63,6 +65,21 @@ def metric_info(name: str) -> MetricInfo | None:
         if rx.match(base):
             return info
     return None
+
+
+def metric_label(name: str, unit: bool = True) -> str:
+    """What a reader calls a metric: ``cmc@5`` -> "Matching rate at rank 5 (%)", ``mae`` -> "Mean
+    absolute error", ``train_s`` -> "Training time (s)"; a per-task name by its family. An
+    undeclared name is returned as it is."""
+    info = metric_info(name)
+    if info is None:
+        return name
+    base = name.split("/", 1)[0]
+    text = info.label
+    if "@" in base:
+        text = re.sub(r"\b[KD]\b", base.split("@", 1)[1], text)
+    shown = "%" if info.rate else info.unit
+    return f"{text} ({shown})" if unit and shown else text
 
 
 def is_rate(name: str) -> bool:

@@ -14,6 +14,7 @@ from ..runfolder import Problem, RunFolder
 from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
 from .plots import make_plots
+from .results import RESULTS, results_document, results_json
 from .tables import (
     curves_frame,
     diagnostics_frame,
@@ -191,7 +192,8 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
 
     Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
     typed column per swept key), ``summary.md`` (tables, published numbers, claims, the rankers'
-    chosen hyper-parameters, plots), ``summary.tex`` (booktabs tables) and ``plots/``.
+    chosen hyper-parameters, plots), ``summary.tex`` (booktabs tables), ``results.json`` (the
+    machine-readable results, :mod:`rankbench.report.results`) and ``plots/``.
 
     Parameters
     ----------
@@ -224,6 +226,8 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
     if claim_rows:
         md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+    run.folder.write_text(RESULTS, results_json(results_document(run, summary, headline_of(run, summary), grades,
+                                                                 claim_rows)))
     chosen = diagnostics_markdown(diag, run.methods, values)
     if chosen:
         md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
@@ -238,6 +242,16 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     run.folder.write_text("summary.md", md)
     return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "run": run,
             "grades": grades, "claims": claim_rows}
+
+
+def results_of(run: RunData) -> dict[str, Any]:
+    """The run's ``results.json`` document (:mod:`rankbench.report.results`), computed afresh."""
+    summary = summary_of(run)
+    expected = run.config.get("expected") or []
+    grades = grade_rows(summary, expected, run.methods) if expected else []
+    claims = run.config.get("claims") or []
+    claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
+    return results_document(run, summary, headline_of(run, summary), grades, claim_rows)
 
 
 def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]]) -> str:

@@ -116,7 +116,7 @@ def test_stored_curve_mapping_drawn_as_metric_against_cost():
     ax = curve_figure(recs, ["IRB"], "staged", "rank_s", "map@100", "", "t").axes[0]
     line = ax.get_lines()[0]
     assert list(line.get_xdata()) == [0.0, 1.0, 2.0] and np.allclose(line.get_ydata(), [10, 30, 40])
-    assert ax.get_ylabel() == "map@100 (%)" and ax.get_xlabel() == "ranking time (s)"
+    assert ax.get_ylabel() == "map@100 (%)" and ax.get_xlabel() == "Ranking time (s)"
     assert ax.get_ylim() == (0, pytest.approx(44.0)) and ax.get_xlim() == (0, pytest.approx(2.2))   # room at the top
 
 
