@@ -33,6 +33,7 @@ from .report.build import build_report, grade_run_claims, load_run, status_lines
 from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
+from .report.plots import style_file
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
@@ -121,12 +122,15 @@ def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOption
 
 def run(config: str | Path | None = None, *, overrides: Overrides | None = None, out: str | Path | None = None,
         resume: str | Path | None = None, results_root: str | Path = "results",
-        options: EngineOptions | None = None, plots: bool | None = None) -> RunResult:
+        options: EngineOptions | None = None, plots: bool | None = None, style: str | Path | None = None) -> RunResult:
     """Run ``config`` into a new run folder, or continue the run in ``resume``.
 
     A new folder is created exclusively, only after the config, the dataset and every ranker have
-    passed their checks, and is removed again if the run fails before its first result.
+    passed their checks, and is removed again if the run fails before its first result. ``style``:
+    a matplotlib style file for the figures, on top of rankbench's own.
     """
+    if style is not None:
+        style_file(style)   # a wrong style file is refused before any work
     overrides = overrides or Overrides()
     options = options or EngineOptions()
     if not options.invocation:  # called from Python: record what was asked, as the CLI does
@@ -171,7 +175,7 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             if new:
                 folder.remove_if_empty_of_results()
             raise
-        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
+        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style)
     return RunResult(folder, outcome, built)
 
 
@@ -318,17 +322,21 @@ def _report_quietly(folder: RunFolder, plots: bool) -> None:
 
 
 # ----------------------------------------------------------------------------- report, check
-def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None) -> dict[str, Any]:
-    """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX) and plots from its stored results.
+def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
+           style: str | Path | None = None) -> dict[str, Any]:
+    """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX), results.json and plots from its stored results.
 
-    ``max_rank`` ends the CMC figures' rank axis (default: the largest rank the run tabulates).
+    ``max_rank`` ends the CMC figures' rank axis (default: the largest rank the run tabulates);
+    ``style`` is a matplotlib style file applied on top of rankbench's own figure style.
     Returns what :func:`rankbench.report.build.build_report` returns (``markdown``, ``latex``,
     ``summary``, ``plots``, ...).
     """
     folder = RunFolder.open(run_dir)
+    if style is not None:
+        style_file(style)
     try:
         with folder.lock("rankbench report"):  # not while a run writes the same files
-            return build_report(folder, plots=plots, max_rank=max_rank)
+            return build_report(folder, plots=plots, max_rank=max_rank, style=style)
     except OSError as exc:
         raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
 

@@ -184,9 +184,11 @@ def main():
 @click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
 @click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
+@click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
+              help="A matplotlib style file for the figures, applied on top of rankbench's own.")
 @user_errors
 def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
-        no_cache, no_plots):
+        no_cache, no_plots, style):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -209,7 +211,7 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
                                             "trials": trials, "seed": seed, "regress": regress,
                                             "methods": overrides.methods})
     result = app.run(config, overrides=overrides, out=out, resume=resume, options=options,
-                     plots=False if no_plots else None)
+                     plots=False if no_plots else None, style=style)
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
 
@@ -282,21 +284,25 @@ def list_(kind, name):
 @click.option("--latex", is_flag=True, help="Print the tables as LaTeX (booktabs) instead of Markdown.")
 @click.option("--max-rank", type=click.IntRange(min=1), metavar="K",
               help="Last rank of the CMC figures (default: the largest rank the run tabulates).")
+@click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
+              help="A matplotlib style file for the figures, applied on top of rankbench's own "
+                   "(e.g. font.size: 11, font.family: serif).")
 @user_errors
-def report(run_dir, no_plots, latex, max_rank):
+def report(run_dir, no_plots, latex, max_rank, style):
     """Rebuild tables and plots of RUN_DIR from its stored per-trial results.
 
     \b
-    Writes trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex
-    and plots/ (PNG at 300 dpi and SVG) into RUN_DIR.
+    Writes trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex,
+    results.json and plots/ (PNG at 300 dpi, SVG and PDF) into RUN_DIR.
     \b
     Examples:
       rankbench report results/quickstart/latest
       rankbench report results/quickstart/latest --latex --max-rank 20
+      rankbench report results/quickstart/latest --style paper.mplstyle
     """
     from . import app
 
-    built = app.report(run_dir, plots=not no_plots, max_rank=max_rank)
+    built = app.report(run_dir, plots=not no_plots, max_rank=max_rank, style=style)
     click.echo(built["latex"] if latex else built["markdown"])
 
 

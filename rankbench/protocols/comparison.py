@@ -71,6 +71,8 @@ class Comparison(Protocol):
     capability = ("pairwise",)
     headline = "pair_acc"
     metric_families = ("pair_acc",)
+    parameter_labels = {"n_train_pairs": "Training pairs per attribute",
+                        "n_train_per_category": "Training images per category"}
 
     def __init__(self, attributes: str | Annotated[list[str], Field(min_length=1)] | None = None,
                  n_train_per_category: PositiveInt | None = None, n_train_pairs: PositiveInt | None = 20000,

@@ -51,6 +51,7 @@ class ReIdentification(Protocol):
     curve = "cmc"
     headline = "cmc@1"
     metric_families = ("cmc@K", "nauc", "map")
+    parameter_labels = {"n_test": "Test people", "n_train": "Training people"}
 
     def __init__(self, n_test: Annotated[int, Field(ge=2)] = 316, n_train: PositiveInt | None = None,
                  gallery: Literal["cam", "one_random", "pair"] = "cam", probe_cam: str = "a",

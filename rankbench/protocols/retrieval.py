@@ -60,6 +60,7 @@ class Retrieval(Protocol):
     capability = ("item_scorer",)
     headline = "map"
     metric_families = ("ap@D", "ap", "map@D", "map")
+    parameter_labels = {"train_fraction": "Training fraction", "min_positives": "Least relevant items per part"}
 
     def __init__(self, split_by: Literal["random", "dataset"] = "random", train_fraction: OpenFraction = 0.5,
                  depths: tuple[PositiveInt, ...] = (100, 500),

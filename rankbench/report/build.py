@@ -187,7 +187,8 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
     return headline_metric(run.protocol_name, set(summary["metric"]))
 
 
-def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None) -> dict:
+def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None,
+                 style: str | None = None) -> dict:
     """Rebuild a run's derived files from its per-trial results.
 
     Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
@@ -198,8 +199,9 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     Parameters
     ----------
     folder : the run folder.
-    plots : draw the figures (PNG at 300 dpi and SVG).
+    plots : draw the figures (PNG at 300 dpi, SVG and PDF).
     max_rank : last rank of CMC figures (default: the largest rank the run reports).
+    style : a matplotlib style file applied on top of rankbench's own (``--style``).
 
     Returns
     -------
@@ -235,7 +237,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     run.folder.write_text("summary.tex", latex)
     plot_paths = []
     if plots:
-        plot_paths = make_plots(run, summary, max_rank=max_rank)
+        plot_paths = make_plots(run, summary, max_rank=max_rank, style=style)
         pngs = [p for p in plot_paths if p.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
