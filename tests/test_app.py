@@ -134,21 +134,21 @@ def test_plain_scikit_learn_estimators_run_as_the_capability_the_protocol_asks_f
     assert summary.set_index("metric").loc["mae", "mean"] > 0
 
 
-def _dataset(run):
-    from rankbench.engine.runner import load_dataset
+def _loaded(run):
+    """The dataset a run folder's config names, loaded again."""
     from rankbench.config import load_experiment
+    from rankbench.engine.runner import load_dataset
 
-    cfg = load_experiment(run / "config.yaml").config
-    ds = load_dataset(cfg, None)
+    return load_dataset(load_experiment(run / "config.yaml").config, None)
+
+
+def _dataset(run):
+    ds = _loaded(run)
     return ds.arrays["feat"], np.unique(ds.column("label"), return_inverse=True)[1]
 
 
 def _collection(run):
-    from rankbench.engine.runner import load_dataset
-    from rankbench.config import load_experiment
-
-    cfg = load_experiment(run / "config.yaml").config
-    ds = load_dataset(cfg, None)
+    ds = _loaded(run)
     return ds.arrays["feat/type00"], ds.arrays["relevance"], list(ds.info["concepts"])
 
 
