@@ -298,7 +298,7 @@ def report(run_dir, no_plots, latex, max_rank, style):
     Examples:
       rankbench report results/quickstart/latest
       rankbench report results/quickstart/latest --latex --max-rank 20
-      rankbench report results/quickstart/latest --style paper.mplstyle
+      rankbench report results/quickstart/latest --style configs/styles/paper.mplstyle
     """
     from . import app
 
@@ -393,15 +393,17 @@ def export(run_dir, fmt, out, data_root, jobs):
 
     \b
     trec      trial<k>.qrels and trial<k>.<method>.run per setting: trec_eval / pytrec_eval
-              give the run's AP (needs a run with protocol.keep_scores: true)
+              give the run's AP (needs a run with protocol.keep_scores: true), e.g.
+              trec_eval -m map -m map_cut trec/trial0.qrels trec/trial0.Logistic.run
     svmlight  trial<k>.train.svm / .test.svm per feature set, one qid per concept or attribute,
               with .ids files; relative attributes also trial<k>.pairs.csv (the exact pairs)
     json      the machine-readable results (results.json: schema_version, summary, trials, grades)
     \b
     Examples:
+      rankbench run configs/examples/scene_retrieval.yaml --set protocol.keep_scores=true --data-root ../shared/datasets
       rankbench export results/scene_retrieval/latest --format trec --out trec/
-      trec_eval -m map -m map_cut trec/trial0.qrels trec/trial0.Logistic.run
-      rankbench export results/attributes_synthetic/latest --format svmlight
+      rankbench export results/scene_retrieval/latest --format svmlight
+      rankbench export results/quickstart/latest --format json --out quickstart.json
     """
     import json
 

@@ -69,9 +69,15 @@ FIG_W, FIG_H = 6.4, 4.0
 
 
 def figsize(categories: int = 0, per_category: float = 0.0, fixed: float = 0.0) -> tuple[float, float]:
-    """The house figure size: FIG_W x FIG_H, or wider for ``categories`` x ``per_category`` inches
-    plus ``fixed`` (axis labels, legend), at most 2 FIG_W."""
-    return min(2 * FIG_W, max(FIG_W, fixed + per_category * categories)), FIG_H
+    """The figure size of the style in use (``figure.figsize``; the house style's is FIG_W x
+    FIG_H), or wider for ``categories`` x ``per_category`` inches plus ``fixed`` (axis labels,
+    legend), at most twice as wide."""
+    import matplotlib
+
+    w, h = matplotlib.rcParams["figure.figsize"]
+    return min(2 * w, max(w, fixed + per_category * categories)), h
+
+
 MAX_TASKS = 40
 
 

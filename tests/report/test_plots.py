@@ -305,13 +305,18 @@ def test_a_style_file_of_ones_own_goes_over_the_house_style(runs, tmp_path):
     from rankbench.errors import ConfigError
 
     mine = tmp_path / "paper.mplstyle"
-    mine.write_text("axes.titlesize: 13\nfont.family: serif\n")
+    mine.write_text("axes.titlesize: 13\nfont.family: serif\nfigure.figsize: 4.0, 3.0\n")
     before = dict(matplotlib.rcParams)
+
+    def width(svg: str) -> float:
+        return float(re.search(r'<svg[^>]*? width="([\d.]+)pt"', svg).group(1))
+
     app.report(runs["one"], style=mine)
     svg = (runs["one"] / "plots" / "cmc.svg").read_text()
-    assert "13px" in svg and "serif" in svg
+    assert "13px" in svg and "serif" in svg and width(svg) < 4.5 * 72
     app.report(runs["one"])
-    assert "13px" not in (runs["one"] / "plots" / "cmc.svg").read_text()
+    house = (runs["one"] / "plots" / "cmc.svg").read_text()
+    assert "13px" not in house and width(house) > 5.5 * 72
     assert dict(matplotlib.rcParams) == before                       # the caller's settings untouched
     with pytest.raises(ConfigError, match="--style .*nothere.mplstyle: expected a matplotlib style file"):
         app.report(runs["one"], style=tmp_path / "nothere.mplstyle")
