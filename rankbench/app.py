@@ -35,20 +35,21 @@ from .config import (
 )
 from .engine.cache import get_features
 from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan, verify_resume
-from .errors import ConfigError, ConfigErrors, RankbenchError
+from .errors import ConfigError, ConfigErrors, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
 from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
+from .report.plots import style_file
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
-           "counts_line", "validate", "run",
-           "report", "check", "export_features", "collect", "compare", "components", "describe_component",
+           "counts_line", "validate", "run", "evaluate", "paper_settings",
+           "report", "check", "export", "export_features", "collect", "compare", "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
 
@@ -104,12 +105,15 @@ def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOption
 
 def run(config: str | Path | None = None, *, overrides: Overrides | None = None, out: str | Path | None = None,
         resume: str | Path | None = None, results_root: str | Path = "results",
-        options: EngineOptions | None = None, plots: bool | None = None) -> RunResult:
+        options: EngineOptions | None = None, plots: bool | None = None, style: str | Path | None = None) -> RunResult:
     """Run ``config`` into a new run folder, or continue the run in ``resume``.
 
     A new folder is created exclusively, only after the config, the dataset and every ranker have
-    passed their checks, and is removed again if the run fails before its first result.
+    passed their checks, and is removed again if the run fails before its first result. ``style``:
+    a matplotlib style file for the figures, on top of rankbench's own.
     """
+    if style is not None:
+        style_file(style)   # a wrong style file is refused before any work
     overrides = overrides or Overrides()
     options = options or EngineOptions()
     if not options.invocation:  # called from Python: record what was asked, as the CLI does
@@ -156,8 +160,142 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             if new:
                 folder.remove_if_empty_of_results()
             raise
-        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots)
+        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style)
     return RunResult(folder, outcome, built)
+
+
+# ----------------------------------------------------------------------------- evaluate
+#: where paper settings ("prosser/viper_p316") are found: the configs/ folder of the rankbench checkout
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def paper_settings() -> list[str]:
+    """The paper settings ``evaluate`` accepts by name (``<paper>/<config>``, from ``configs/``)."""
+    if not CONFIGS.is_dir():
+        return []
+    return sorted(str(p.relative_to(CONFIGS).with_suffix("")) for p in CONFIGS.glob("*/*.yaml"))
+
+
+def _setting_experiment(config: str | Path | dict, overrides: Overrides) -> Experiment:
+    """A config file, a config mapping, or a paper setting's name, resolved with ``overrides``."""
+    if isinstance(config, dict):
+        data = dict(config)
+        data.setdefault("name", "evaluate")
+        return resolve(apply_overrides(data, overrides, "<config dict>"), "<config dict>")
+    path = Path(config)
+    if path.is_file():
+        return load_experiment(path, overrides)
+    named = CONFIGS / f"{config}.yaml"
+    if path.suffix not in (".yaml", ".yml") and named.is_file():
+        return load_experiment(named, overrides)
+    known = paper_settings()
+    raise ConfigError(f"evaluate: {str(config)!r}: expected a config file, a config mapping or a paper setting "
+                      f"({did_you_mean(str(config), known)}settings: {', '.join(known) or f'none ({CONFIGS} not found)'})")
+
+
+def _plain(value: Any) -> Any:
+    """A parameter value as YAML can store it (numbers, text, lists, mappings), else its repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return repr(value)
+
+
+def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = None, seed: int | None = None,
+             out: str | Path | None = None, data_root: str | None = None, name: str | None = None,
+             features: str | list[str] | None = None, combine: str | None = None,
+             sets: dict[str, Any] | None = None, jobs: int = 1, progress: bool = True):
+    """Run a paper's protocol on an estimator object you hold: its dataset, features, splits,
+    trials and seeds, without a config file or a module of your own.
+
+    Parameters
+    ----------
+    estimator : a scikit-learn-style object (``get_params``, ``fit``). It runs as a configured ranker
+        does: each trial fits a fresh copy (``sklearn.base.clone``), with ``random_state`` set from
+        the trial where it is None. An object that declares no capability (a mixin of
+        :mod:`rankbench.rankers.base`) is taken for the one the protocol asks for when it has that
+        capability's methods (e.g. ``fit`` and ``predict`` under ``classification``).
+    config : a config file, a config mapping (as the YAML would read), or a paper setting such as
+        ``"prosser/viper_p316"`` (:func:`paper_settings` lists them). The config's own rankers are
+        not run; its published numbers and claims about them are graded NOT RUN.
+    trials, seed : override the config's.
+    out : also keep the run as a run folder (report, ``rankbench check`` / ``compare`` / ``export``).
+    data_root : where the datasets are (as ``--data-root``).
+    name : the method's name in the tables (default: the estimator's class name).
+    features : the config's feature sets it gets (default: every one).
+    combine : ``concat`` or ``views`` (default: ``views`` where the protocol consumes views, as
+        ``stacked_retrieval`` does, else ``concat``).
+    sets : config overrides, as ``--set`` gives them (``{"protocol.n_test": 100}``).
+    jobs : worker processes on this machine; more than one needs an estimator that pickles.
+    progress : show progress on stderr.
+
+    Returns
+    -------
+    (trials, summary) : the pandas frames :func:`load_results` returns.
+
+    Example::
+
+        trials, summary = app.evaluate(MyRanker(scale=2.0), "prosser/viper_p316", trials=3,
+                                       data_root="../shared/datasets")
+    """
+    import pickle
+    import tempfile
+
+    from .engine.estimator import EstimatorSpec
+    from .registry import protocols
+
+    overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
+    exp = _setting_experiment(config, overrides)
+    label = name or type(estimator).__name__
+    if label in [r.name for r in exp.config.rankers]:
+        raise ConfigError(f"evaluate: name: {label!r} is a ranker of the config; give the estimator another name")
+    if combine not in (None, "concat", "views"):
+        raise ConfigError(f"evaluate: combine: expected 'concat' or 'views', got {combine!r}")
+    if jobs > 1:
+        try:
+            pickle.dumps(estimator)
+        except Exception as exc:  # noqa: BLE001 - whatever stops pickling stops worker processes
+            raise ConfigError(f"evaluate: jobs: {jobs} worker processes need an estimator that pickles (its class "
+                              f"importable from a module), got {type(exc).__name__}: {exc}; use jobs=1") from None
+    consumes = getattr(protocols.get(exp.config.protocol.name), "consumes_views", False)
+    sets_used = [features] if isinstance(features, str) else list(features or [])
+    spec = EstimatorSpec(label, estimator, sets_used, combine or ("views" if consumes else "concat"))
+    p = plan(exp, data_root, methods=[spec])
+    made = p.settings[0].methods[0]
+    cls = type(estimator)
+    entry = {"name": label, "ranker": f"{cls.__module__}:{cls.__qualname__}", "features": made.feature_sets,
+             "combine": made.combine}
+    if hasattr(estimator, "get_params"):
+        entry.update({k: _plain(v) for k, v in estimator.get_params(deep=False).items() if k not in entry})
+    data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}
+    call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
+            + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
+    options = EngineOptions(data_root=data_root, jobs=jobs, progress=progress,
+                            invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
+                                        "config": None if isinstance(config, dict) else str(config),
+                                        "trials": trials, "seed": seed})
+    with contextlib.ExitStack() as held:
+        if out is None:
+            folder = RunFolder(held.enter_context(tempfile.TemporaryDirectory(prefix="rankbench-evaluate-")))
+        else:
+            folder = RunFolder.create(out)
+            folder.check_writable()
+            held.enter_context(folder.lock(call))
+        try:
+            folder.write_config(data)
+            execute(p, folder, options)
+        except BaseException:
+            if out is not None:
+                folder.remove_if_empty_of_results()
+            raise
+        if out is not None:
+            build_report(folder, plots=exp.config.output.plots)
+        return load_results(folder.path)
 
 
 def _report_quietly(folder: RunFolder, plots: bool) -> None:
@@ -169,17 +307,21 @@ def _report_quietly(folder: RunFolder, plots: bool) -> None:
 
 
 # ----------------------------------------------------------------------------- report, check
-def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None) -> dict[str, Any]:
-    """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX) and plots from its stored results.
+def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
+           style: str | Path | None = None) -> dict[str, Any]:
+    """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX), results.json and plots from its stored results.
 
-    ``max_rank`` ends the CMC figures' rank axis (default: the largest rank the run tabulates).
+    ``max_rank`` ends the CMC figures' rank axis (default: the largest rank the run tabulates);
+    ``style`` is a matplotlib style file applied on top of rankbench's own figure style.
     Returns what :func:`rankbench.report.build.build_report` returns (``markdown``, ``latex``,
     ``summary``, ``plots``, ...).
     """
     folder = RunFolder.open(run_dir)
+    if style is not None:
+        style_file(style)
     try:
         with folder.lock("rankbench report"):  # not while a run writes the same files
-            return build_report(folder, plots=plots, max_rank=max_rank)
+            return build_report(folder, plots=plots, max_rank=max_rank, style=style)
     except OSError as exc:
         raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
 
@@ -249,6 +391,117 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
     return {k: v.shape for k, v in arrays.items()}
+
+
+# ----------------------------------------------------------------------------- export
+EXPORT_FORMATS = ("trec", "svmlight", "json")
+
+
+def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
+           jobs: int = 1, progress: bool = True) -> list[Path] | dict[str, Any]:
+    """A run's results or data in another tool's format.
+
+    ``json``: the run's results document (``results.json``'s, with its ``schema_version``),
+    returned and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
+    (its protocol's ``keep_scores: true``), for ``trec_eval`` / ``pytrec_eval``. ``svmlight``: the
+    training and test rows of each trial of a retrieval or relative-attribute run, one query per
+    concept / attribute, for RankLib, LightGBM or xgboost (:mod:`rankbench.engine.export` lists the
+    files). trec and svmlight read the run's dataset again (from ``data_root``, else the one the run
+    recorded; it must be unchanged) and write into ``out`` (default ``<run>/export/<format>``);
+    they return the files written.
+    """
+    from .engine.export import write_svmlight, write_trec
+    from .report.build import results_of
+    from .report.results import results_json
+
+    if fmt not in EXPORT_FORMATS:
+        raise ConfigError(f"export: --format: expected one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
+    folder = RunFolder.open(run_dir)
+    run_data = load_run(folder)
+    if fmt == "json":
+        doc = results_of(run_data)
+        if out is not None:
+            _write(Path(out), results_json(doc))
+        return doc
+    protocol_name = run_data.protocol_name
+    if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
+        raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
+    sources = _RunSources(folder, run_data, _resume_data_root(folder, EngineOptions(data_root=data_root)).data_root,
+                          jobs, progress)
+    target = Path(out) if out is not None else folder.path / "export" / fmt
+    try:
+        with contextlib.ExitStack() as held:
+            if out is None:
+                held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
+            if fmt == "trec":
+                return write_trec(run_data.records, run_data.settings, sources.dataset, target)
+            return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
+                                  sources.features, target)
+    except OSError as exc:
+        raise RankbenchError(f"{target}: cannot write ({exc.strerror or exc})") from None
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise RankbenchError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+class _RunSources:
+    """What a run's settings read, built again from its config.yaml (schema only: a run of
+    ``evaluate`` names an object's class there) and checked against what the run recorded."""
+
+    def __init__(self, folder: RunFolder, run_data, data_root: str | None, jobs: int, progress: bool):
+        self.folder, self.run, self.data_root, self.jobs, self.progress = folder, run_data, data_root, jobs, progress
+        self._configs: dict[str, Any] = {}
+        self._datasets: dict[str, Any] = {}
+
+    def config(self, label: str):
+        import copy
+
+        from pydantic import ValidationError
+
+        from .config import Config, set_path
+
+        if label not in self._configs:
+            data = copy.deepcopy(self.run.config)
+            for key in ("sweep", "expected", "claims"):
+                data.pop(key, None)
+            for k, v in self.run.setting_values().get(label, {}).items():
+                set_path(data, k, v, f"{self.folder.path / CONFIG}: sweep")
+            try:
+                self._configs[label] = Config.model_validate(data)
+            except ValidationError as err:
+                raise ConfigError(f"{self.folder.path / CONFIG}: not a config this rankbench reads "
+                                  f"({err.errors()[0]['msg']})") from None
+        return self._configs[label]
+
+    def dataset(self, label: str):
+        cfg = self.config(label)
+        key = repr(cfg.dataset.model_dump())
+        if key not in self._datasets:
+            ds = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
+            recorded = (self.run.manifest.datasets if self.run.manifest else {}).get(cfg.dataset.name)
+            swept = any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {})
+            if recorded and not swept and recorded != ds.fingerprint:
+                raise RankbenchError(f"{self.folder.path}: dataset {cfg.dataset.name!r} changed since the run "
+                                     f"(fingerprint {ds.fingerprint}, the run's {recorded}); export reads the data "
+                                     "the run used: point --data-root at it")
+            self._datasets[key] = ds
+        return self._datasets[key]
+
+    def protocol(self, label: str):
+        from .registry import protocols
+
+        cfg = self.config(label)
+        return protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{self.folder.path / CONFIG}: protocol")
+
+    def features(self, label: str) -> dict[str, np.ndarray]:
+        cfg, ds = self.config(label), self.dataset(label)
+        return {f.key: get_features(ds, feature_registry.build(f.extractor, f.params(), f"features.{f.key}"),
+                                    n_jobs=self.jobs, progress=self.progress)
+                for f in cfg.features}
 
 
 # ----------------------------------------------------------------------------- collect

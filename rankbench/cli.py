@@ -214,9 +214,11 @@ def main():
 @_max_settings
 @click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
+@click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
+              help="A matplotlib style file for the figures, applied on top of rankbench's own.")
 @user_errors
 def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
-        max_settings, no_cache, no_plots):
+        max_settings, no_cache, no_plots, style):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -242,7 +244,7 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
                                             "trials": trials, "seed": seed, "regress": regress,
                                             "methods": overrides.methods})
     result = app.run(config, overrides=overrides, out=out, resume=resume, options=options,
-                     plots=False if no_plots else None)
+                     plots=False if no_plots else None, style=style)
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
     failed = result.outcome.failed
@@ -321,21 +323,25 @@ def list_(kind, name):
 @click.option("--latex", is_flag=True, help="Print the tables as LaTeX (booktabs) instead of Markdown.")
 @click.option("--max-rank", type=click.IntRange(min=1), metavar="K",
               help="Last rank of the CMC figures (default: the largest rank the run tabulates).")
+@click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
+              help="A matplotlib style file for the figures, applied on top of rankbench's own "
+                   "(e.g. font.size: 11, font.family: serif).")
 @user_errors
-def report(run_dir, no_plots, latex, max_rank):
+def report(run_dir, no_plots, latex, max_rank, style):
     """Rebuild tables and plots of RUN_DIR from its stored per-trial results.
 
     \b
-    Writes trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex
-    and plots/ (PNG at 300 dpi and SVG) into RUN_DIR.
+    Writes trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex,
+    results.json and plots/ (PNG at 300 dpi, SVG and PDF) into RUN_DIR.
     \b
     Examples:
       rankbench report results/quickstart/latest
       rankbench report results/quickstart/latest --latex --max-rank 20
+      rankbench report results/quickstart/latest --style configs/styles/paper.mplstyle
     """
     from . import app
 
-    built = app.report(run_dir, plots=not no_plots, max_rank=max_rank)
+    built = app.report(run_dir, plots=not no_plots, max_rank=max_rank, style=style)
     click.echo(built["latex"] if latex else built["markdown"])
 
 
@@ -409,6 +415,49 @@ def features(config, out, force, data_root, jobs):
 
     shapes = app.export_features(config, out, data_root, jobs, progress=app.progress_shown(), overwrite=force)
     click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in shapes.items()))
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--format", "fmt", required=True, type=click.Choice(["trec", "svmlight", "json"]),
+              help="trec: qrels and run files of a retrieval run; svmlight: the trials' training and test rows "
+                   "for RankLib / LightGBM; json: the results document (schema_version 1).")
+@click.option("--out", type=click.Path(), help="A folder (trec, svmlight; default RUN_DIR/export/<format>) or a "
+                                               "file (json; default: print it).")
+@_data_root
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Parallel worker processes for features not in the cache (svmlight).")
+@user_errors
+def export(run_dir, fmt, out, data_root, jobs):
+    """Take RUN_DIR's results or data to other tools: TREC, svmlight / RankLib, JSON.
+
+    \b
+    trec      trial<k>.qrels and trial<k>.<method>.run per setting: trec_eval / pytrec_eval
+              give the run's AP (needs a run with protocol.keep_scores: true), e.g.
+              trec_eval -m map -m map_cut trec/trial0.qrels trec/trial0.Logistic.run
+    svmlight  trial<k>.train.svm / .test.svm per feature set, one qid per concept or attribute,
+              with .ids files; relative attributes also trial<k>.pairs.csv (the exact pairs)
+    json      the machine-readable results (results.json: schema_version, summary, trials, grades)
+    \b
+    Examples:
+      rankbench run configs/examples/scene_retrieval.yaml --set protocol.keep_scores=true --data-root ../shared/datasets
+      rankbench export results/scene_retrieval/latest --format trec --out trec/
+      rankbench export results/scene_retrieval/latest --format svmlight
+      rankbench export results/quickstart/latest --format json --out quickstart.json
+    """
+    import json
+
+    from . import app
+
+    got = app.export(run_dir, fmt, out, data_root, jobs, progress=app.progress_shown())
+    if fmt == "json":
+        if out is None:
+            click.echo(json.dumps(got, indent=1, ensure_ascii=False))
+        else:
+            click.echo(f"wrote {out}")
+        return
+    where = out or f"{run_dir}/export/{fmt}"
+    click.echo(f"wrote {len(got)} files into {where}")
 
 
 @main.command()

@@ -30,7 +30,9 @@ class MetricInfo:
     """What a metric is, declared once for every table, plot and check.
 
     ``rate`` metrics are fractions in [0, 1] in the files and percentages in tables and plots;
-    ``higher_is_better`` orients comparisons; ``cost`` marks time and memory columns.
+    ``higher_is_better`` orients comparisons; ``cost`` marks time and memory columns; ``label`` is
+    what an axis or a reader calls it (``K`` / ``D`` stand for the number in the metric's name);
+    ``unit`` the unit of a metric that is not a rate (a rate's is %).
     """
 
     family: str
@@ -43,23 +45,23 @@ class MetricInfo:
 
 
 METRICS: tuple[MetricInfo, ...] = (
-    MetricInfo("cmc@K", r"cmc@\d+", "matching rate at rank K"),
-    MetricInfo("nauc", r"nauc", "normalised area under the CMC curve"),
-    MetricInfo("ap@D", r"ap@\d+", "average precision at depth D"),
-    MetricInfo("ap", r"ap", "average precision (full depth)"),
-    MetricInfo("map@D", r"map@\d+", "mean average precision at depth D"),
-    MetricInfo("map", r"map", "mean average precision (full depth)"),
-    MetricInfo("mae", r"mae", "mean absolute error", rate=False, higher_is_better=False),
-    MetricInfo("pair_acc", r"pair_acc", "pair accuracy"),
-    MetricInfo("error_rate", r"error_rate", "error rate", higher_is_better=False),
-    MetricInfo("vote_error_rate", r"vote_error_rate", "error rate after a majority vote per sequence",
+    MetricInfo("cmc@K", r"cmc@\d+", "Matching rate at rank K"),
+    MetricInfo("nauc", r"nauc", "Normalised area under the CMC curve"),
+    MetricInfo("ap@D", r"ap@\d+", "Average precision at depth D"),
+    MetricInfo("ap", r"ap", "Average precision"),
+    MetricInfo("map@D", r"map@\d+", "Mean average precision at depth D"),
+    MetricInfo("map", r"map", "Mean average precision"),
+    MetricInfo("mae", r"mae", "Mean absolute error", rate=False, higher_is_better=False),
+    MetricInfo("pair_acc", r"pair_acc", "Pair accuracy"),
+    MetricInfo("error_rate", r"error_rate", "Error rate", higher_is_better=False),
+    MetricInfo("vote_error_rate", r"vote_error_rate", "Error rate after a majority vote per sequence",
                higher_is_better=False),
-    MetricInfo("train_s", r"train_s", "training time", rate=False, higher_is_better=False, cost=True, unit="s"),
-    MetricInfo("test_s", r"test_s", "scoring time", rate=False, higher_is_better=False, cost=True, unit="s"),
-    MetricInfo("rank_s", r"rank_s", "ranking time", rate=False, higher_is_better=False, cost=True, unit="s"),
-    MetricInfo("evals", r"evals", "base-model evaluations per item", rate=False, higher_is_better=False,
+    MetricInfo("train_s", r"train_s", "Training time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("test_s", r"test_s", "Scoring time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("rank_s", r"rank_s", "Ranking time", rate=False, higher_is_better=False, cost=True, unit="s"),
+    MetricInfo("evals", r"evals", "Base-model evaluations per item", rate=False, higher_is_better=False,
                cost=True),
-    MetricInfo("peak_mb", r"peak_mb", "peak memory", rate=False, higher_is_better=False, cost=True, unit="MB"),
+    MetricInfo("peak_mb", r"peak_mb", "Peak memory", rate=False, higher_is_better=False, cost=True, unit="MB"),
 )
 _COMPILED = [(re.compile(m.pattern + r"\Z"), m) for m in METRICS]
 
@@ -71,6 +73,21 @@ def metric_info(name: str) -> MetricInfo | None:
         if rx.match(base):
             return info
     return None
+
+
+def metric_label(name: str, unit: bool = True) -> str:
+    """What a reader calls a metric: ``cmc@5`` -> "Matching rate at rank 5 (%)", ``mae`` -> "Mean
+    absolute error", ``train_s`` -> "Training time (s)"; a per-task name by its family. An
+    undeclared name is returned as it is."""
+    info = metric_info(name)
+    if info is None:
+        return name
+    base = name.split("/", 1)[0]
+    text = info.label
+    if "@" in base:
+        text = re.sub(r"\b[KD]\b", base.split("@", 1)[1], text)
+    shown = "%" if info.rate else info.unit
+    return f"{text} ({shown})" if unit and shown else text
 
 
 def is_rate(name: str) -> bool:
@@ -131,12 +148,49 @@ def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.n
     return ((S >= best_true[:, None]) & wrong).sum(axis=1) + 1
 
 
-def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray) -> np.ndarray:
-    """Cumulative matching characteristic: fraction of probes matched within rank r, r = 1..n_gallery."""
-    ranks = match_ranks(similarity, probe_ids, gallery_ids)
+def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
+              candidates: np.ndarray | None = None) -> np.ndarray:
+    """Cumulative matching characteristic: fraction of probes matched within rank r, r = 1..n_gallery
+    (``candidates`` as in :func:`match_ranks`)."""
+    ranks = match_ranks(similarity, probe_ids, gallery_ids, candidates)
     n_gallery = np.asarray(similarity).shape[1]
     counts = np.bincount(ranks, minlength=n_gallery + 1)[1:]
     return np.cumsum(counts) / len(ranks)
+
+
+def reid_average_precisions(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
+                            candidates: np.ndarray | None = None) -> np.ndarray:
+    """Average precision of each probe's ranking of the gallery (the per-probe terms of re-id mAP).
+
+    torchreid's definition (``eval_market1501``): a probe ranks its candidate gallery items by
+    similarity; AP = (1 / R) sum_k P@k over the positions k of its R true matches, P@k the
+    fraction of true matches among the first k. Its mean over probes is the re-id ``map``.
+
+    Parameters
+    ----------
+    similarity : (n_probe, n_gallery) array, larger = better match.
+    probe_ids, gallery_ids : identities.
+    candidates : optional (n_probe, n_gallery) bool mask of the gallery items each probe ranks
+        (torchreid leaves out the probe's own identity seen by the probe's own camera); default
+        every gallery item. Every probe needs a true match among its candidates, and the
+        candidates' similarities must be finite.
+
+    Returns
+    -------
+    ap : (n_probe,) float array. Ties in similarity count against the method (a wrong item tied
+    with a true match ranks above it), as every tie in this module does.
+    """
+    S = np.asarray(similarity, dtype=float)
+    cand = np.ones(S.shape, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
+    finite(S[cand], "similarity")
+    match = (np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]) & cand
+    if not match.any(axis=1).all():
+        raise ValueError("every probe identity must appear among its gallery candidates")
+    # candidates first, then by similarity (descending), then wrong items before true ones on a tie
+    order = np.lexsort((match, -S, ~cand), axis=1)
+    hits = np.take_along_axis(match, order, axis=1)
+    precision = np.cumsum(hits, axis=1) / np.arange(1, S.shape[1] + 1)
+    return (precision * hits).sum(axis=1) / hits.sum(axis=1)
 
 
 def nauc(curve: np.ndarray) -> float:

@@ -10,8 +10,9 @@ checks and comparisons read through it)::
     <run>/manifest.json     versions, machine, command, data root, start / end, executor and
                             workers per session, wall time per method; written when a session
                             starts (its end null) and when it returns
-    <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, plots/
-                            derived; rebuilt by ``rankbench report``
+    <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, results.json
+    <run>/plots/            derived; rebuilt by ``rankbench report`` (results.json: the results for
+                            machines, with a schema_version)
     <run>/.lock             the writer lock: who writes the folder now (pid, host, command, since)
     <run>/.running/*.json   one heartbeat per job in progress (what its fit is doing); removed
                             when the job ends

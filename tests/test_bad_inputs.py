@@ -293,6 +293,13 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("list", "widgets"), "'widgets' is not one of 'datasets'"),
         (("list", "prsvm"), "'prsvm' is not one of 'datasets'"),
         (("bogus-command",), "No such command 'bogus-command'"),
+        (("report", done, "--style", tmp_path / "nothere.mplstyle"), "--style"),
+        (("run", good, "--style", tmp_path / "nothere.mplstyle"), "expected a matplotlib style file"),
+        (("export", done, "--format", "trec"), "expected a retrieval run, got protocol 'reid'"),
+        (("export", done, "--format", "svmlight"), "svmlight: expected a run of protocol retrieval or comparison"),
+        (("export", done, "--format", "csv"), "'csv' is not one of 'trec', 'svmlight', 'json'"),
+        (("export", tmp_path / "empty-dir", "--format", "json"), "not a run folder"),
+        (("export", done, "--format", "json", "--out", blocker / "r.json"), "cannot write"),
     ]
     for args, needle in cases:
         assert_one_line(cli(*args), needle)

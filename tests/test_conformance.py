@@ -46,7 +46,7 @@ RANDOMNESS = {"elf": {"neg_per_pos": 1.0, "n_rounds": 10}, "prsvm": {"C_grid": (
               "rankmkl": {"C": [0.01, 1.0, 100.0], "max_iter": 3}, "rankboost": {"threshold_sample": 200},
               "cmds_dml": {"max_iter": [2, 10, 50, 200], "cv": 3}}
 #: loader parameters under which a loader reads files (generated loaders read none by default)
-READS_FILES = {"synthetic_collection": {"labels": "trecvid2006"}}
+READS_FILES = {"synthetic_collection": {"labels": "trecvid2006"}, "table": {"file": "nothing.csv"}}
 #: smaller settings so the walk stays fast (defaults tuned for real data sizes)
 FAST = {"elf": {"n_rounds": 10}, "rankboost": {"n_rounds": 10}, "ensemble_ranksvm": {"n_rounds": 10},
         "cmds_dml": {"max_iter": 50}}

@@ -42,6 +42,38 @@ def test_cmc_rejects_probe_without_gallery_match():
         metrics.cmc_curve(np.zeros((2, 2)), np.array([0, 5]), np.array([0, 1]))
 
 
+def test_reid_ap_per_probe_is_sklearns_over_each_probes_candidates():
+    """torchreid's mAP: per probe, AP over its candidate gallery (its own camera's images of its own
+    identity left out), checked against scikit-learn's average_precision_score probe by probe."""
+    from sklearn.metrics import average_precision_score
+
+    rng = np.random.default_rng(3)
+    g_ids, g_cams = rng.integers(0, 8, 60), rng.integers(0, 3, 60)
+    p_ids, p_cams = rng.integers(0, 8, 25), rng.integers(0, 3, 25)
+    S = rng.normal(size=(25, 60))          # continuous: no ties, where every definition agrees
+    cand = ~((p_ids[:, None] == g_ids[None, :]) & (p_cams[:, None] == g_cams[None, :]))
+    ok = ((p_ids[:, None] == g_ids[None, :]) & cand).any(axis=1)
+    ap = metrics.reid_average_precisions(S[ok], p_ids[ok], g_ids, cand[ok])
+    ref = [average_precision_score(g_ids[c] == p, s[c]) for s, p, c in zip(S[ok], p_ids[ok], cand[ok])]
+    assert ok.sum() > 15 and np.allclose(ap, ref)
+    assert metrics.reid_average_precisions(np.eye(6), np.arange(6), np.arange(6)).tolist() == [1.0] * 6
+
+
+def test_reid_ap_ties_count_against_the_method():
+    """A brute-force AP over the ranking with every wrong item placed before a tied true one."""
+    rng = np.random.default_rng(4)
+    S = rng.integers(0, 3, size=(12, 9)).astype(float)
+    g_ids, p_ids = np.repeat(np.arange(3), 3), rng.integers(0, 3, 12)
+    for i, ap in enumerate(metrics.reid_average_precisions(S, p_ids, g_ids)):
+        order = sorted(range(9), key=lambda j: (-S[i, j], g_ids[j] == p_ids[i]))
+        hits = [g_ids[j] == p_ids[i] for j in order]
+        ref = np.mean([sum(hits[:k + 1]) / (k + 1) for k, h in enumerate(hits) if h])
+        assert ap == pytest.approx(ref)
+    assert metrics.reid_average_precisions(np.zeros((3, 3)), np.arange(3), np.arange(3)) == pytest.approx([1 / 3] * 3)
+    with pytest.raises(ValueError):
+        metrics.reid_average_precisions(np.zeros((2, 2)), np.array([0, 5]), np.array([0, 1]))
+
+
 def brute_ap(scores, rel, depth):
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], -i))[:depth]
     tp_total = sum(rel)
@@ -134,6 +166,7 @@ def _calls(bad: float):
     return {
         "match_ranks": lambda: metrics.match_ranks(S, ids, ids),
         "cmc_curve": lambda: metrics.cmc_curve(S, ids, ids),
+        "reid_average_precisions": lambda: metrics.reid_average_precisions(S, ids, ids),
         "average_precision": lambda: metrics.average_precision(s, np.array([1, 0, 0, 1])),
         "average_precisions": lambda: metrics.average_precisions(s, np.array([1, 0, 0, 1]), (2, None)),
         "knn_regress": lambda: metrics.knn_regress(Z, np.array([0.0, 1.0, 2.0]), np.array([[0.5]]), 2),
@@ -154,7 +187,7 @@ def test_every_metric_function_is_in_the_table():
 
     public = {n for n, f in inspect.getmembers(metrics, inspect.isfunction)
               if f.__module__ == metrics.__name__ and not n.startswith("_")}
-    assert public - set(METRIC_FUNCTIONS) == {"finite", "labels", "metric_info", "is_rate", "nauc"}
+    assert public - set(METRIC_FUNCTIONS) == {"finite", "labels", "metric_info", "metric_label", "is_rate", "nauc"}
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])

@@ -30,3 +30,16 @@ def test_minimal_config_with_a_ranker_from_a_file_outside_the_repo(tmp_path, mon
     assert set(summary.setting) == {"protocol.n_test=30", "protocol.n_test=60", "protocol.n_test=90"}
     md = (tmp_path / "run" / "summary.md").read_text()
     assert "## Claims" in md and "PUBLISHED" in md
+
+
+def test_evaluate_an_object_in_memory_as_the_readme_shows(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "configs").symlink_to(Path(__file__).resolve().parents[1] / "configs")
+    namespace: dict = {}
+    exec(block("## Adding a ranker", "python"), namespace)            # MyRanker
+    exec(block("## Your model, in memory", "python").replace("trials=3)", "trials=3, progress=False)")
+         .replace('out="results/mine")', 'out="results/mine", progress=False)'), namespace)
+    summary = namespace["summary"]
+    assert set(summary.method) == {"MyRanker"} and "cmc@1" in set(summary.metric)
+    assert (tmp_path / "results" / "mine" / "summary.md").is_file()

@@ -52,7 +52,7 @@ from ..datasets.base import Dataset
 from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
 from ..params import check_params
 from ..protocols.base import Protocol
-from ..rankers.base import accepts_views
+from ..rankers.base import accepts_views, capabilities
 from ..registry import datasets, features, preprocessors, protocols, rankers
 from ..runfolder import (
     CONFIG,
@@ -71,6 +71,7 @@ from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
+from .estimator import EstimatorSpec, duck_capability
 from .executors import Work, make_executor
 from .pipeline import RankerPipeline
 
@@ -162,7 +163,7 @@ class Plan:
     def faults(self) -> list[str]:
         """One line per method whose ranker cannot be built (see :attr:`MethodSpec.fault`)."""
         seen = dict.fromkeys(f"{self.experiment.origin}: rankers.{m.name}: the ranker cannot be built: {m.fault}"
-                             for s in self.settings for m in s.methods if m.fault)
+                             for s in self.settings for m in s.methods if getattr(m, "fault", None))
         return list(seen)
 
 
@@ -208,8 +209,11 @@ def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Datase
     return loader.load(data_root)
 
 
-def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
-    """Load datasets, build protocols and check datasets and rankers against them; write nothing."""
+def plan(experiment: Experiment, data_root: str | None = None, methods: list[EstimatorSpec] | None = None) -> Plan:
+    """Load datasets, build protocols and check datasets and rankers against them; write nothing.
+
+    ``methods`` (``app.evaluate``): compare these estimator objects instead of the config's rankers.
+    """
     loaded: dict[str, Dataset] = {}
     out = []
     for st in experiment.settings:
@@ -227,20 +231,25 @@ def plan(experiment: Experiment, data_root: str | None = None) -> Plan:
             except ConfigError as exc:  # a protocol names the key path; the file comes from here
                 msg = str(exc)
                 errors.add(exc if msg.startswith(origin) else type(exc)(f"{origin}: {msg}"))
-        methods = []
-        for rcfg in cfg.run_rankers():
+        specs = []
+        for rcfg in cfg.run_rankers() if methods is None else []:
             with errors.check():
-                methods.append(_checked_method(rcfg, cfg, protocol, origin))
+                specs.append(_checked_method(rcfg, cfg, protocol, origin))
+        for given in methods or []:
+            with errors.check():
+                specs.append(_checked_object(given, cfg, protocol, origin))
         errors.raise_any()
-        out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, methods))
+        out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs))
     return Plan(experiment, out)
 
 
 def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
-    """One ranker entry as a method, checked against the protocol."""
+    """One ranker entry as a method, checked against the protocol; a ranker whose own code fails
+    to build is contained (:attr:`MethodSpec.fault`), not fatal."""
+    where = f"{origin}: rankers.{rcfg.name}"
     spec = _method(rcfg, cfg, origin)
     if not spec.feature_sets:
-        raise ConfigError(f"{origin}: rankers.{rcfg.name}: no feature sets defined (add a 'features:' list)")
+        raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
     try:
         probe = spec.make(0)
     except RankbenchError:
@@ -248,10 +257,31 @@ def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: st
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
         spec.fault = fault_line(exc)
         return spec
-    protocol.check_ranker(probe, f"{origin}: rankers.{rcfg.name}")
+    _check_method(spec, probe, protocol, where, rcfg.ranker)
+    return spec
+
+
+def _check_method(spec, probe, protocol: Protocol, where: str, what: str) -> None:
+    """A method (its spec and a fresh instance) checked against the protocol."""
+    protocol.check_ranker(probe, where)
+    if not spec.feature_sets:
+        raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
     if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
-        raise ConfigError(f"{origin}: rankers.{rcfg.name}.combine: ranker {rcfg.ranker!r} takes one "
-                          f"feature matrix; use combine: concat")
+        raise ConfigError(f"{where}.combine: ranker {what!r} takes one feature matrix; use combine: concat")
+
+
+def _checked_object(given: EstimatorSpec, cfg: Config, protocol: Protocol, origin: str) -> EstimatorSpec:
+    """An estimator object as a method of this setting: the capability the protocol asks for taken
+    from its methods when it declares none, its feature sets checked against the config's."""
+    where = f"{origin}: estimator {given.name!r}"
+    keys = [f.key for f in cfg.features]
+    unknown = [n for n in given.feature_sets if n not in keys]
+    if unknown:
+        raise ConfigError(f"{where}: features: unknown feature set {unknown[0]!r}; defined: {', '.join(keys) or '(none)'}")
+    spec = replace(given, feature_sets=given.feature_sets or keys)
+    if not capabilities(given.estimator):
+        spec = replace(spec, capability=duck_capability(given.estimator, protocol.capability))
+    _check_method(spec, spec.make(0), protocol, where, type(given.estimator).__name__)
     return spec
 
 

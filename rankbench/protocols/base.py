@@ -39,6 +39,10 @@ class Protocol(BaseEstimator, ABC):
     headline: str = ""
     #: families of the metrics it reports (declared in :mod:`rankbench.metrics`)
     metric_families: tuple[str, ...] = ()
+    #: what a figure calls a parameter swept on its axis, where its name does not say it
+    #: (``{"n_test": "Test people"}``); others are named after the parameter ("n_constraints" ->
+    #: "Constraints")
+    parameter_labels: dict[str, str] = {}
     #: True when the protocol itself uses a method's feature views (``combine: views``), e.g. to
     #: train base models, and hands the ranker something derived from them
     consumes_views: bool = False

@@ -101,6 +101,7 @@ class Classification(Protocol):
     capability = ("classifier",)
     headline = "error_rate"
     metric_families = ("error_rate",)
+    parameter_labels = {"n_train_per_class": "Labelled items per class", "train_fraction": "Labelled fraction"}
 
     def __init__(self, n_train_per_class: PositiveInt | None = None, train_fraction: OpenFraction | None = None,
                  split_by: Literal["random", "dataset"] = "random", n_constraints: NonNegativeInt = 0,

@@ -71,6 +71,8 @@ class Comparison(Protocol):
     capability = ("pairwise",)
     headline = "pair_acc"
     metric_families = ("pair_acc",)
+    parameter_labels = {"n_train_pairs": "Training pairs per attribute",
+                        "n_train_per_category": "Training images per category"}
 
     def __init__(self, attributes: str | Annotated[list[str], Field(min_length=1)] | None = None,
                  n_train_per_category: PositiveInt | None = None, n_train_pairs: PositiveInt | None = 20000,
@@ -124,21 +126,31 @@ class Comparison(Protocol):
             "pair_seed": int(rng.integers(2**31 - 1)),
         }
 
+    def strengths(self, dataset: Dataset) -> dict[str, np.ndarray]:
+        """Each evaluated attribute's strength of every item (its category's), by attribute."""
+        cats = dataset.column("category")
+        table = dataset.info["strength"]
+        return {a: table[a].reindex(cats).to_numpy(dtype=float) for a in self._attributes(dataset)}
+
+    def pairs(self, dataset: Dataset, split: dict[str, Any]):
+        """A trial's training pairs, attribute by attribute: yields (attribute, every item's strength,
+        pairs, sign), ``pairs`` as positions in the split's ``train`` rows (what ``evaluate`` fits on)."""
+        train = np.asarray(split["train"], dtype=int)
+        rng = np.random.default_rng(split["pair_seed"])
+        for attr, strength in self.strengths(dataset).items():
+            pairs, sign = training_pairs(strength[train], self.n_train_pairs, self.similar_pairs, rng)
+            yield attr, strength, pairs, sign
+
     def evaluate(self, make_ranker, X, dataset: Dataset, split: dict[str, Any], meter: Meter) -> TrialResult:
         train = np.asarray(split["train"], dtype=int)
         test = np.asarray(split["test"], dtype=int)
-        cats = dataset.column("category")
-        table = dataset.info["strength"]
         X_train, X_test = take(X, train), take(X, test)
-        rng = np.random.default_rng(split["pair_seed"])
         metrics: dict[str, float] = {}
         extra: dict[str, Any] = {"n_train_pairs": {}, "n_similar_pairs": {}, "n_test_pairs": {}, "diagnostics": {}}
         accs = []
-        attributes = self._attributes(dataset)
-        for i, attr in enumerate(attributes):
-            tick("attribute", i + 1, len(attributes))
-            strength = table[attr].reindex(cats).to_numpy(dtype=float)
-            pairs, sign = training_pairs(strength[train], self.n_train_pairs, self.similar_pairs, rng)
+        n_attributes = len(self._attributes(dataset))
+        for i, (attr, strength, pairs, sign) in enumerate(self.pairs(dataset, split)):
+            tick("attribute", i + 1, n_attributes)
             ranker = make_ranker()
             with meter.train():
                 ranker.fit(X_train, pairs, sign)

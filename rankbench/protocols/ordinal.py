@@ -49,6 +49,7 @@ class Ordinal(Protocol):
     capability = ("metric",)
     headline = "mae"
     metric_families = ("mae",)
+    parameter_labels = {"n_per_label": "Training images per label", "k": "Neighbours (k)"}
 
     def __init__(self, n_per_label: PositiveInt = 10, k: PositiveInt | Literal["K"] = 5,
                  predict: Literal["mean", "vote"] = "mean", label_column: str = "label"):

@@ -14,8 +14,14 @@ them). Three ways to form probe and gallery:
     two random images per test person, one probe and one gallery (Prosser's i-LIDS protocol).
 
 Metrics: ``cmc@K`` for K in ``ranks`` (default 1, 5, 10, 20, 25, 50 as far as the gallery reaches; a rank
-beyond the gallery is refused) (matching rate at rank K, ties against the method) and
-``nauc``; the whole CMC curve is kept for plots.
+beyond the gallery is refused) (matching rate at rank K, ties against the method), ``nauc`` and
+``map``, the mean over probes of the average precision of each probe's ranking of the gallery
+(torchreid's mAP, :func:`rankbench.metrics.reid_average_precisions`); the whole CMC curve is kept
+for plots. As in torchreid, a probe does not rank the images of its own identity taken by its own
+camera (when the dataset has a ``cam`` column): under ``one_random`` and ``pair`` a probe whose
+only true match is such an image has no match to find and is left out of CMC and mAP (the trial
+records how many in ``extra["probes_without_match"]``); under ``cam`` the two cameras differ, so
+every probe counts.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from pydantic import Field
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
-from ..metrics import cmc_curve, nauc
+from ..metrics import cmc_curve, nauc, reid_average_precisions
 from ..params import PositiveInt
 from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
@@ -39,12 +45,13 @@ DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
 
 @protocols.register("reid")
 class ReIdentification(Protocol):
-    """Single-shot re-identification (probe vs gallery), scored by CMC and nAUC."""
+    """Single-shot re-identification (probe vs gallery), scored by CMC, nAUC and mAP."""
 
     capability = ("pair_scorer", "metric")
     curve = "cmc"
     headline = "cmc@1"
-    metric_families = ("cmc@K", "nauc")
+    metric_families = ("cmc@K", "nauc", "map")
+    parameter_labels = {"n_test": "Test people", "n_train": "Training people"}
 
     def __init__(self, n_test: Annotated[int, Field(ge=2)] = 316, n_train: PositiveInt | None = None,
                  gallery: Literal["cam", "one_random", "pair"] = "cam", probe_cam: str = "a",
@@ -59,6 +66,9 @@ class ReIdentification(Protocol):
 
     # ------------------------------------------------------------------ checks
     def check_dataset(self, dataset: Dataset) -> None:
+        if self.gallery == "cam" and str(self.probe_cam) == str(self.gallery_cam):
+            raise ConfigError(f"protocol.gallery_cam: expected a camera other than probe_cam, got "
+                              f"{self.gallery_cam!r} for both")
         needed = ["identity"] + (["cam"] if self.gallery == "cam" else [])
         for col in needed:
             if col not in dataset.items.columns:
@@ -144,8 +154,28 @@ class ReIdentification(Protocol):
             ranker.fit(take(X, train), ids[train], **kwargs)
         with meter.test():
             S = checked_output(ranker.similarity(take(X, probe), take(X, gal)), (len(probe), len(gal)), "similarity")
-        curve = cmc_curve(S, ids[probe], ids[gal])
+        cand = own_view_left_out(ids, dataset.column("cam") if "cam" in dataset.items.columns else None, probe, gal)
+        found = (ids[probe][:, None] == ids[gal][None, :]) & cand
+        kept = found.any(axis=1)
+        if not kept.any():
+            raise DataError(f"protocol reid: dataset {dataset.name!r}: no probe has a true match in the gallery "
+                            "taken by another camera (every test person was seen by one camera only)")
+        S, cand, p_ids = np.asarray(S)[kept], cand[kept], ids[probe][kept]
+        curve = cmc_curve(S, p_ids, ids[gal], cand)
         metrics = {f"cmc@{r}": float(curve[r - 1]) for r in self._ranks()}
         metrics["nauc"] = nauc(curve)
-        return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()},
-                           extra={"diagnostics": diagnostics(ranker)})
+        metrics["map"] = float(np.mean(reid_average_precisions(S, p_ids, ids[gal], cand)))
+        extra: dict[str, Any] = {"diagnostics": diagnostics(ranker)}
+        if not kept.all():
+            extra["probes_without_match"] = int((~kept).sum())
+        return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()}, extra=extra)
+
+
+def own_view_left_out(ids: np.ndarray, cams: np.ndarray | None, probe: np.ndarray, gal: np.ndarray) -> np.ndarray:
+    """(n_probe, n_gallery) mask of the gallery items each probe ranks: all but the images of its
+    own identity from its own camera (torchreid's rule; every item when there are no cameras)."""
+    if cams is None:
+        return np.ones((len(probe), len(gal)), dtype=bool)
+    cams = np.asarray(cams).astype(str)
+    own = (ids[probe][:, None] == ids[gal][None, :]) & (cams[probe][:, None] == cams[gal][None, :])
+    return ~own

@@ -14,7 +14,9 @@ if it has at least ``min_positives`` relevant items on both sides of the split (
 in training); the kept concepts are stored with the split, so every method sees the same ones.
 
 Metrics: ``ap@D/<concept>`` for D in ``depths`` and ``ap/<concept>`` (full depth), with their
-means over concepts ``map@D`` and ``map``.
+means over concepts ``map@D`` and ``map``. With ``keep_scores`` the trial also keeps every score
+(``extra["scores"][concept]``: one per judged test row, in row order), which ``rankbench export
+--format trec`` writes as TREC run files.
 """
 
 from __future__ import annotations
@@ -51,22 +53,26 @@ class Retrieval(Protocol):
         Evaluate only these concepts (default: all).
     min_positives : int
         Least number of relevant items a concept needs in the training rows and in the test rows.
+    keep_scores : bool
+        Keep each test item's score per concept in the trial's record (for ``export --format trec``).
     """
 
     capability = ("item_scorer",)
     headline = "map"
     metric_families = ("ap@D", "ap", "map@D", "map")
+    parameter_labels = {"train_fraction": "Training fraction", "min_positives": "Least relevant items per part"}
 
     def __init__(self, split_by: Literal["random", "dataset"] = "random", train_fraction: OpenFraction = 0.5,
                  depths: tuple[PositiveInt, ...] = (100, 500),
                  concepts: Annotated[list[str], Field(min_length=1)] | None = None,
-                 min_positives: PositiveInt = 1, group_column: str | None = None):
+                 min_positives: PositiveInt = 1, group_column: str | None = None, keep_scores: bool = False):
         self.split_by = split_by
         self.train_fraction = train_fraction
         self.depths = depths
         self.concepts = concepts
         self.min_positives = min_positives
         self.group_column = group_column
+        self.keep_scores = keep_scores
 
     # ------------------------------------------------------------------ checks
     def check_dataset(self, dataset: Dataset) -> None:
@@ -115,7 +121,7 @@ class Retrieval(Protocol):
         X_tr, X_te = take(X, train), take(X, test)
         depths = [int(d) for d in self.depths]
         metrics: dict[str, float] = {}
-        diag = {}
+        diag, scores = {}, {}
         for i, concept in enumerate(split["concepts"]):
             tick("concept", i + 1, len(split["concepts"]))
             c = names.index(concept)
@@ -131,9 +137,11 @@ class Retrieval(Protocol):
             if diagnostics(ranker):
                 diag[concept] = diagnostics(ranker)
             metrics.update(ap_metrics(s, rel, depths, concept))
+            if self.keep_scores:
+                scores[concept] = s.tolist()
         metrics.update(map_metrics(metrics, split["concepts"], depths))
-        return TrialResult(metrics=metrics, extra={"n_concepts": len(split["concepts"]), "n_train": len(train),
-                                                   "n_test": len(test), "diagnostics": diag})
+        extra = {"n_concepts": len(split["concepts"]), "n_train": len(train), "n_test": len(test), "diagnostics": diag}
+        return TrialResult(metrics=metrics, extra={**extra, **({"scores": scores} if self.keep_scores else {})})
 
 
 # ---------------------------------------------------------------------- shared by retrieval protocols

@@ -34,7 +34,8 @@ ranking spent evaluations (:func:`pruning`: ``evals_relevant``, ``evals_irreleva
 
 Metrics: ``ap@D/<c>``, ``ap/<c>``, ``rank_s/<c>``, ``evals/<c>`` and their means over concepts
 ``map@D``, ``map``, ``rank_s``, ``evals``. ``test_s`` (the meter's scoring time) also holds the
-curve's bookkeeping for staged methods; ``rank_s`` does not.
+curve's bookkeeping for staged methods; ``rank_s`` does not. With ``keep_scores`` the final score of
+every judged test row is kept per concept (``extra["scores"]``, as ``retrieval`` keeps it).
 """
 
 from __future__ import annotations
@@ -82,11 +83,15 @@ class StackedRetrieval(Protocol):
         Split whole groups (videos, person tracks) instead of items.
     cache_base_models : bool
         Keep base models on disk (``$RANKBENCH_CACHE/base_models``) for other methods and runs.
+    keep_scores : bool
+        Keep each test item's final score per concept in the trial's record (``export --format trec``).
     """
 
     capability = ("model_booster", "item_scorer")
     headline = "map"
     metric_families = ("ap@D", "ap", "map@D", "map")
+    parameter_labels = {"base_fraction": "Base-model fraction", "boost_fraction": "Boosting fraction",
+                        "min_positives": "Least relevant items per part"}
     #: the feature views feed the base models, not the compared methods (see DEVELOPING.md)
     consumes_views = True
 
@@ -94,7 +99,7 @@ class StackedRetrieval(Protocol):
                  boost_fraction: OpenFraction = 0.2, depths: tuple[PositiveInt, ...] = (100, 500),
                  concepts: Annotated[list[str], Field(min_length=1)] | None = None,
                  min_positives: Annotated[int, Field(ge=2)] = 2, group_column: str | None = None,
-                 cache_base_models: bool = True):
+                 cache_base_models: bool = True, keep_scores: bool = False):
         self.base_models = base_models
         self.base_fraction = base_fraction
         self.boost_fraction = boost_fraction
@@ -103,6 +108,7 @@ class StackedRetrieval(Protocol):
         self.min_positives = min_positives
         self.group_column = group_column
         self.cache_base_models = cache_base_models
+        self.keep_scores = keep_scores
 
     # ------------------------------------------------------------------ checks
     def _bank_spec(self) -> tuple[str, dict[str, Any]]:
@@ -165,7 +171,7 @@ class StackedRetrieval(Protocol):
         metrics: dict[str, float] = {}
         curves: dict[str, Any] = {}
         per_concept_curves = []
-        extra: dict[str, Any] = {"base_models": {}, "diagnostics": {}}
+        extra: dict[str, Any] = {"base_models": {}, "diagnostics": {}, **({"scores": {}} if self.keep_scores else {})}
         for ci, concept in enumerate(split["concepts"]):
             tick("concept", ci + 1, len(split["concepts"]))
             c = names.index(concept)
@@ -204,6 +210,8 @@ class StackedRetrieval(Protocol):
             with meter.test():
                 s, rank_s, curve = _rank(ranker, cols, rel, depths)
             metrics.update(ap_metrics(s, rel, depths, concept))
+            if self.keep_scores:
+                extra["scores"][concept] = s.tolist()
             metrics[f"rank_s/{concept}"] = rank_s
             metrics[f"evals/{concept}"] = cols.n_evals / len(rel)
             extra["diagnostics"][concept].update(pruning(cols.evals_per_row(), rel))

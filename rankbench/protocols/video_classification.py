@@ -205,6 +205,8 @@ class VideoClassification(Protocol):
     capability = ("classifier",)
     headline = "error_rate"
     metric_families = ("error_rate", "vote_error_rate")
+    parameter_labels = {"n_constraints": "Constrained sequences (K)", "first_fraction": "First-set fraction",
+                        "train_fraction": "Labelled fraction of the first set"}
     split_uses_features = True
 
     def __init__(self, n_constraints: NonNegativeInt = 0, strategy: Literal["temporal", "active", "both"] = "both",

@@ -265,6 +265,12 @@ def capabilities(est) -> frozenset[str]:
     return frozenset(k.__dict__["_capability"] for k in klass.__mro__ if k.__dict__.get("_capability"))
 
 
+def capability_mixins() -> dict[str, type]:
+    """Every capability mixin of this module by the name protocols ask for (``"pair_scorer"`` ...)."""
+    return {k._capability: k for k in (PairScorer, MetricLearner, ItemScorer, ModelBooster, PairwiseRanker,
+                                       Classifier, ModelBank)}
+
+
 def accepts_views(est) -> bool:
     return bool(getattr(est, "accepts_views", False))
 

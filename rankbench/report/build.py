@@ -15,6 +15,7 @@ from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_C
 from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
 from .plots import make_plots
+from .results import RESULTS, results_document, results_json
 from .tables import (
     curves_frame,
     diagnostics_frame,
@@ -89,7 +90,7 @@ class RunData:
         m = self.manifest or Manifest(rankbench_version="", start="")
         inv = m.invocation
         argv = inv.get("argv")
-        if not argv and inv.get("api") and inv.get("config"):  # started from Python: the same run from the CLI
+        if not argv and inv.get("api") == "rankbench.app.run" and inv.get("config"):  # the same run from the CLI
             argv = ["rankbench", "run", inv["config"]] + [w for o in inv.get("overrides") or [] for w in ("--set", o)]
             argv += [w for k in ("trials", "seed") if inv.get(k) is not None for w in (f"--{k}", str(inv[k]))]
             argv += ["--regress"] if inv.get("regress") else []
@@ -97,7 +98,7 @@ class RunData:
         root = m.data_root
         rerun = ["rankbench", "run", str(self.folder.path / CONFIG)] + (["--data-root", root] if root else [])
         return {"config": m.config_path, "commit": m.git_commit, "dirty": m.git_dirty,
-                "command": shlex.join(argv) if argv else None, "rerun": shlex.join(rerun),
+                "command": shlex.join(argv) if argv else inv.get("call"), "rerun": shlex.join(rerun),
                 "overrides": inv.get("overrides") or [], "data_root": root,
                 "datasets": m.datasets, "version": m.rankbench_version or None,
                 "start": m.start or None, "end": m.end, "complete": m.complete if self.manifest else None}
@@ -208,8 +209,11 @@ def run_facts(run: RunData) -> str:
         shown = list(dict.fromkeys(v.get(k) for v in values.values() if k in v))
         facts += f", {k.split('.')[-1]} = {', '.join(map(str, shown))}"
     configured = [r for r in run.config.get("rankers", []) if isinstance(r, dict)]
-    some = (f" ({len(run.methods)} of the config's {len(configured)} rankers (--methods))"
-            if len(run.methods) < len(configured) else "")
+    if inv.get("api") == "rankbench.app.evaluate":
+        some = f" (an estimator object given to app.evaluate; the config's {len(configured) - 1} rankers not run)"
+    else:
+        some = (f" ({len(run.methods)} of the config's {len(configured)} rankers (--methods))"
+                if len(run.methods) < len(configured) else "")
     return facts + f"; methods: {', '.join(run.methods)}{some}."
 
 
@@ -217,18 +221,21 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
     return headline_metric(run.protocol_name, set(summary["metric"]))
 
 
-def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None) -> dict:
+def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None,
+                 style: str | None = None) -> dict:
     """Rebuild a run's derived files from its per-trial results.
 
     Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
     typed column per swept key), ``summary.md`` (tables, published numbers, claims, the rankers'
-    chosen hyper-parameters, plots), ``summary.tex`` (booktabs tables) and ``plots/``.
+    chosen hyper-parameters, plots), ``summary.tex`` (booktabs tables), ``results.json`` (the
+    machine-readable results, :mod:`rankbench.report.results`) and ``plots/``.
 
     Parameters
     ----------
     folder : the run folder.
-    plots : draw the figures (PNG at 300 dpi and SVG).
+    plots : draw the figures (PNG at 300 dpi, SVG and PDF).
     max_rank : last rank of CMC figures (default: the largest rank the run reports).
+    style : a matplotlib style file applied on top of rankbench's own (``--style``).
 
     Returns
     -------
@@ -255,6 +262,8 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
     if claim_rows:
         md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+    run.folder.write_text(RESULTS, results_json(results_document(run, summary, headline_of(run, summary), grades,
+                                                                 claim_rows)))
     if run.failed:
         md += "\n## Failed jobs\n\n" + failed_markdown(run.failed, values) + "\n"
     chosen = diagnostics_markdown(diag, run.methods, values)
@@ -264,7 +273,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     run.folder.write_text(SUMMARY_TEX, latex)
     plot_paths = []
     if plots:
-        plot_paths = make_plots(run, summary, max_rank=max_rank)
+        plot_paths = make_plots(run, summary, max_rank=max_rank, style=style)
         pngs = [p for p in plot_paths if p.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
@@ -283,6 +292,16 @@ def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]
         lines.append(f"| {setting_title(r.setting, values.get(r.setting)) or '–'} | {r.method} | {r.trial} | "
                      f"{r.phase or 'evaluate'} | {error} |")
     return "\n".join(lines)
+
+
+def results_of(run: RunData) -> dict[str, Any]:
+    """The run's ``results.json`` document (:mod:`rankbench.report.results`), computed afresh."""
+    summary = summary_of(run)
+    expected = run.config.get("expected") or []
+    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
+    claims = run.config.get("claims") or []
+    claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
+    return results_document(run, summary, headline_of(run, summary), grades, claim_rows)
 
 
 def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]]) -> str:

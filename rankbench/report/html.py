@@ -156,14 +156,14 @@ def _aspect(svg_bytes: bytes) -> float:
     return float(m.group(1)) / float(m.group(2)) if m and float(m.group(2)) > 0 else 1.5
 
 
-def figure_html(svg: Path, png: Path | None, caption: str, link_base: Path) -> str:
-    """A figure inlined as a data: URI of its SVG, with links to the PNG and SVG files; a wide
+def figure_html(svg: Path, png: Path | None, caption: str, link_base: Path, pdf: Path | None = None) -> str:
+    """A figure inlined as a data: URI of its SVG, with links to the PNG, SVG and PDF files; a wide
     figure (many tasks) takes a whole row."""
     raw = svg.read_bytes()
     data = base64.b64encode(raw).decode("ascii")
     wide = " class=wide" if _aspect(raw) > 2.0 else ""
     links = " · ".join(f'<a href="{esc(Path(os.path.relpath(p, link_base)).as_posix())}">{p.suffix[1:].upper()}</a>'
-                       for p in (png, svg) if p is not None)
+                       for p in (png, svg, pdf) if p is not None)
     return (f'<figure{wide}><img alt="{esc(caption)}" src="data:image/svg+xml;base64,{data}">'
             f"<figcaption>{esc(caption)} {links}</figcaption></figure>")
 
@@ -350,7 +350,8 @@ def run_section(built: dict[str, Any], link_base: Path) -> str:
     figs = {}
     for p in built["plots"]:
         figs.setdefault(p.path.stem, {})[p.path.suffix] = p
-    items = [figure_html(f[".svg"].path, f[".png"].path if ".png" in f else None, f[".svg"].caption, link_base)
+    items = [figure_html(f[".svg"].path, f[".png"].path if ".png" in f else None, f[".svg"].caption, link_base,
+                         f[".pdf"].path if ".pdf" in f else None)
              for f in figs.values() if ".svg" in f]
     if items:
         parts.append("<h4>Figures</h4><div class=figs>" + "".join(items) + "</div>")

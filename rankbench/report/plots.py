@@ -1,17 +1,27 @@
 """Figures as a paper prints them: CMC curves, bars, per-task bars, sweeps, stored curves.
 
-Every figure is written as PNG (300 dpi) and SVG (text kept as text, so it stays editable) with a
-readable name (``cmc.png``, ``cmc_n_test-316.png``, ``mae_vs_K.png``, ``pair_acc_per_task.png``).
-Conventions shared by all of them:
+Every figure is written as PNG (300 dpi), SVG (text kept as text, so it stays editable) and PDF
+(TrueType text) with a readable name (``cmc.png``, ``cmc_n_test-316.pdf``, ``mae_vs_K.svg``,
+``pair_acc_per_task.png``). Conventions shared by all of them:
 
 * a title that says what is shown and on what (dataset, the protocol's numeric parameters, the
-  setting's swept values, the number of trials);
-* one colour and marker per method, the same in every figure of a run;
+  setting's swept values, the number of trials), axis labels that name the metric and its unit
+  as :mod:`rankbench.metrics` declares them ("Mean absolute error", "Error rate (%)") and swept
+  parameters by what they count (a protocol's ``parameter_labels``: "Test people", "Constraints");
+* one colour, marker and line style per method, the same in every figure of a run, so that a
+  series drawn over another still shows; error bars of methods at the same x are dodged apart;
 * rates in %, bars from zero, integer ticks for integer sweeps, legends outside the axes;
 * spread as ± one standard deviation over trials (bands on curves, error bars on bars), none for
-  a single trial;
+  a single trial; a title says "mean ± 1 std" only where the figure draws it;
 * published numbers (the config's ``expected`` rows of methods in the run) as hollow diamonds in
   the method's colour, labelled in the legend.
+
+The look comes from a matplotlib style file shipped with rankbench (``rankbench.mplstyle``: sizes,
+fonts, SVG / PDF text); ``rankbench report RUN --style my.mplstyle`` applies a file of one's own on
+top of it. Every figure is laid out to fit its canvas (constrained layout), and
+:func:`layout_problems` finds what a reader would see wrong (text cut off at an edge, tick labels
+or titles running into each other, a legend over the plot): ``make_plots`` logs a warning for any,
+and the tests draw every kind of figure through it.
 
 What is drawn is decided by the run, not by the paper: the metrics' declarations
 (:mod:`rankbench.metrics`), the protocol's headline metric and the curves the trials stored
@@ -21,7 +31,10 @@ metric series against the first cost series, e.g. ``map@100`` against ``rank_s``
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,32 +43,42 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics import is_rate, metric_info
+from ..errors import ConfigError
+from ..metrics import is_rate, metric_info, metric_label
+from ..registry import protocols
 from ..runfolder import TrialRecord
-from .claims import mean_curve
+from .claims import mean_curve, trial_curves
 from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
 
 __all__ = ["PlotFile", "make_plots", "headline_metric", "cmc_figure", "bar_figure", "task_figure", "sweep_figure",
-           "time_figure", "curve_figure", "kernel_weight_figure", "STYLE"]
+           "time_figure", "curve_figure", "kernel_weight_figure", "layout_problems", "STYLE_FILE", "FORMATS"]
 
-#: the house style; SVG element ids come from a fixed salt, so a figure redrawn from the same trials
-#: is the same file (and a report collected twice is the same page)
-STYLE = {
-    "figure.dpi": 100, "savefig.dpi": 300, "savefig.bbox": "tight", "savefig.pad_inches": 0.05,
-    "svg.fonttype": "none", "svg.hashsalt": "rankbench", "font.size": 9, "axes.titlesize": 9.5, "axes.labelsize": 9,
-    "legend.fontsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8, "axes.grid": True, "grid.alpha": 0.3,
-    "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-}
+log = logging.getLogger("rankbench.report")
+
+#: the house style (a matplotlib style file); SVG element ids come from a fixed salt in it, so a
+#: figure redrawn from the same trials is the same file (and a report collected twice the same page)
+STYLE_FILE = Path(__file__).with_name("rankbench.mplstyle")
+#: a user's style file applied on top of the house style while a report draws (``--style``)
+_USER_STYLE: contextvars.ContextVar[str | None] = contextvars.ContextVar("rankbench_user_style", default=None)
+#: every figure is written in each of these formats
+FORMATS = ("png", "svg", "pdf")
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (3, 1)))
 #: every figure is FIG_H inches high and FIG_W wide; figures of many categories (methods, tasks)
 #: grow wider, up to twice FIG_W, so that a report shows them at one consistent scale
 FIG_W, FIG_H = 6.4, 4.0
 
 
 def figsize(categories: int = 0, per_category: float = 0.0, fixed: float = 0.0) -> tuple[float, float]:
-    """The house figure size: FIG_W x FIG_H, or wider for ``categories`` x ``per_category`` inches
-    plus ``fixed`` (axis labels, legend), at most 2 FIG_W."""
-    return min(2 * FIG_W, max(FIG_W, fixed + per_category * categories)), FIG_H
+    """The figure size of the style in use (``figure.figsize``; the house style's is FIG_W x
+    FIG_H), or wider for ``categories`` x ``per_category`` inches plus ``fixed`` (axis labels,
+    legend), at most twice as wide."""
+    import matplotlib
+
+    w, h = matplotlib.rcParams["figure.figsize"]
+    return min(2 * w, max(w, fixed + per_category * categories)), h
+
+
 MAX_TASKS = 40
 
 
@@ -88,29 +111,133 @@ def _plt():
     return plt
 
 
+def style_file(path: str | Path) -> Path:
+    """A user's matplotlib style file, checked: it exists and matplotlib reads it."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ConfigError(f"--style {path}: expected a matplotlib style file (.mplstyle), got "
+                          + ("a folder" if p.exists() else "no such file"))
+    import matplotlib
+
+    try:
+        matplotlib.rc_params_from_file(str(p), use_default_template=False)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"--style {path}: not a readable matplotlib style file ({exc})") from None
+    return p
+
+
+@contextlib.contextmanager
+def user_style(path: str | Path | None):
+    """While drawing, apply ``path`` (a matplotlib style file) on top of the house style."""
+    token = _USER_STYLE.set(str(style_file(path)) if path else None)
+    try:
+        yield
+    finally:
+        _USER_STYLE.reset(token)
+
+
+def _style():
+    """The house style, and a user's on top of it, without touching the caller's settings."""
+    user = _USER_STYLE.get()
+    return _plt().style.context([str(STYLE_FILE)] + ([user] if user else []))
+
+
 def _styled(fn):
-    """Build a figure with the house style, without touching the caller's matplotlib settings."""
+    """Build a figure in the style (:func:`_style`)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        with _plt().rc_context(STYLE):
+        with _style():
             return fn(*args, **kwargs)
 
     return wrapper
 
 
 def save(fig, out: Path, stem: str, caption: str = "") -> list[PlotFile]:
-    """Write ``fig`` as ``<stem>.png`` (300 dpi) and ``<stem>.svg`` (editable text) and close it."""
+    """Write ``fig`` as ``<stem>.png`` (300 dpi), ``<stem>.svg`` (editable text) and ``<stem>.pdf``
+    and close it. No creation date is written, so the same figure is the same file."""
     plt = _plt()
     out.mkdir(parents=True, exist_ok=True)
     files = []
-    with plt.rc_context(STYLE):
-        for ext in ("png", "svg"):
+    undated = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}
+    with _style():
+        for ext in FORMATS:
             p = out / f"{stem}.{ext}"
-            fig.savefig(p, metadata={"Date": None} if ext == "svg" else None)
+            fig.savefig(p, metadata=undated.get(ext))
             files.append(PlotFile(p, caption))
     plt.close(fig)
     return files
+
+
+# ----------------------------------------------------------------------------- what a reader sees
+def _overlap(a, b, tol: float = 1.0) -> bool:
+    """Whether two display boxes share more than ``tol`` pixels in both directions."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > tol and min(a.y1, b.y1) - max(a.y0, b.y0) > tol
+
+
+def _shown_ticklabels(axis, limits) -> list:
+    """The tick labels an axis draws: non-empty, at ticks inside its view."""
+    lo, hi = sorted(limits)
+    pad = (hi - lo) * 1e-9
+    return [t for t, loc in zip(axis.get_ticklabels(), axis.get_ticklocs())
+            if t.get_visible() and t.get_text() and lo - pad <= loc <= hi + pad]
+
+
+def _crowded(name: str, axis, limits, renderer) -> list[str]:
+    """Neighbouring tick labels of one axis that run into each other. Turned labels are compared
+    as the parallel strips they are (their distance across the strips against the text's height),
+    not by their upright bounding boxes, which overlap whenever the labels are turned."""
+    import math
+
+    shown = _shown_ticklabels(axis, limits)
+    boxes = [t.get_window_extent(renderer) for t in shown]
+    order = sorted(range(len(shown)), key=lambda i: (boxes[i].x0, boxes[i].y0))
+    out = []
+    for i, j in zip(order, order[1:]):
+        a, b = shown[i], shown[j]
+        angle = math.radians(a.get_rotation() % 180)
+        if name == "x" and 0 < angle < math.pi and a.get_rotation() == b.get_rotation():
+            gap = abs(b.get_window_extent(renderer).x1 - boxes[i].x1) if a.get_ha() == "right" else \
+                abs(b.get_window_extent(renderer).x0 - boxes[i].x0)
+            height = a.get_size() * a.figure.dpi / 72 * len(a.get_text().split("\n"))
+            if gap * abs(math.sin(angle)) < height:
+                out.append(f"{name} tick label {a.get_text()!r} runs into {name} tick label {b.get_text()!r}")
+        elif _overlap(boxes[i], boxes[j]):
+            out.append(f"{name} tick label {a.get_text()!r} runs into {name} tick label {b.get_text()!r}")
+    return out
+
+
+def layout_problems(fig) -> list[str]:
+    """What a reader would see wrong in ``fig``, one phrase each (empty when nothing): a text or the
+    legend cut off at the figure's edge, tick labels running into each other, a title, axis label,
+    tick label or legend over another, a legend over the plot."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    edge = fig.bbox
+    found: list[str] = []
+    for ax in fig.axes:
+        texts = [(f"title {t.get_text()!r}", t) for t in (ax.title, ax._left_title, ax._right_title)]
+        texts += [(f"{n} label {t.get_text()!r}", t) for n, t in (("x", ax.xaxis.label), ("y", ax.yaxis.label))]
+        texts = [(n, t.get_window_extent(r)) for n, t in texts if t.get_visible() and t.get_text()]
+        ticks = {n: [(f"{n} tick label {t.get_text()!r}", t.get_window_extent(r)) for t in _shown_ticklabels(a, lim)]
+                 for n, a, lim in (("x", ax.xaxis, ax.get_xlim()), ("y", ax.yaxis, ax.get_ylim()))}
+        leg = ax.get_legend()
+        boxes = texts + ticks["x"] + ticks["y"]
+        if leg is not None and leg.get_visible():
+            boxes.append(("legend", leg.get_window_extent(r)))
+            if _overlap(leg.get_window_extent(r), ax.bbox):
+                found.append("the legend covers the plot")
+        for name, box in boxes:
+            if box.x0 < edge.x0 - 1 or box.y0 < edge.y0 - 1 or box.x1 > edge.x1 + 1 or box.y1 > edge.y1 + 1:
+                found.append(f"{name} is cut off at the figure's edge")
+        for axis, a, lim in (("x", ax.xaxis, ax.get_xlim()), ("y", ax.yaxis, ax.get_ylim())):
+            found += _crowded(axis, a, lim, r)
+        others = texts + ([("legend", leg.get_window_extent(r))] if leg is not None and leg.get_visible() else [])
+        for i, (n1, b1) in enumerate(others):   # titles, axis labels, legend: with each other and the ticks
+            for n2, b2 in others[i + 1:] + ticks["x"] + ticks["y"]:
+                if _overlap(b1, b2):
+                    found.append(f"{n1} overlaps {n2}")
+    return found
 
 
 def slug(s: str) -> str:
@@ -135,12 +262,29 @@ def _scale(metric: str) -> float:
 
 
 def axis_label(metric: str) -> str:
-    """``cmc@1 (%)``, ``mae``, ``training time (s)``: a quality metric by name, a cost by what it
-    measures, each with its unit."""
-    info = metric_info(metric)
-    unit = "%" if is_rate(metric) else (info.unit if info else "")
-    name = info.label if info is not None and info.cost else metric
-    return name + (f" ({unit})" if unit else "")
+    """What the metric is, with its unit: "Matching rate at rank 1 (%)", "Mean absolute error",
+    "Training time (s)" (:func:`rankbench.metrics.metric_label`)."""
+    return metric_label(metric)
+
+
+def parameter_label(key: str, protocol_name: str | None = None) -> str:
+    """A swept key path as a reader names it: a protocol parameter by the protocol's
+    ``parameter_labels`` ("Test people"), else by its name ("n_constraints" -> "Constraints"); a
+    ranker's parameter with the method (``K``, ``lam (IRB)``); an extractor's by its name."""
+    parts = key.split(".")
+    name = parts[-1]
+    if parts[0] == "protocol" and len(parts) == 2:
+        try:
+            declared = getattr(protocols.get(protocol_name), "parameter_labels", {}) if protocol_name else {}
+        except Exception:  # noqa: BLE001 - a protocol no longer installed: its key's own name
+            declared = {}
+        if name in declared:
+            return declared[name]
+        text = (name[2:] if name.startswith("n_") and len(name) > 2 else name).replace("_", " ")
+        return text[:1].upper() + text[1:]
+    if parts[0] == "rankers" and len(parts) == 3 and parts[1] != "*":
+        return f"{name} ({parts[1]})"
+    return name.replace("_", " ")
 
 
 def _room(ax, xs=None, ys=None, rate_axis: bool = False) -> None:
@@ -153,12 +297,56 @@ def _room(ax, xs=None, ys=None, rate_axis: bool = False) -> None:
         ax.set_ylim(0, min(top, 100.0) if rate_axis else top)
 
 
+def category_labels(ax, x, names: list[str], inches: float) -> None:
+    """Names under bars ``inches`` apart: wrapped onto lines that fit, turned 30 degrees only when a
+    single word is too long for its place."""
+    import textwrap
+
+    import matplotlib
+
+    size = matplotlib.font_manager.FontProperties(size=matplotlib.rcParams["xtick.labelsize"]).get_size_in_points()
+    chars = max(4, int(inches * 72 / (0.6 * size)))
+    wrapped = ["\n".join(textwrap.wrap(n, chars, break_long_words=False)) or n for n in names]
+    if max(len(line) for w in wrapped for line in w.split("\n")) <= chars:
+        ax.set_xticks(x, wrapped)
+    else:
+        ax.set_xticks(x, names, rotation=30, ha="right", rotation_mode="anchor")
+
+
+def set_title(ax, title: str) -> None:
+    """The title above the plot, left-aligned: what is shown on its first line, on what (after
+    the first ": ") below, broken at commas to the figure's width, so that no title runs off it."""
+    import matplotlib
+
+    head, _, rest = title.partition(": ")
+    size = matplotlib.font_manager.FontProperties(size=matplotlib.rcParams["axes.titlesize"]).get_size_in_points()
+    chars = max(30, int((ax.figure.get_size_inches()[0] - 0.8) * 72 / (0.6 * size)))
+    lines = [head]
+    for part in rest.split(", ") if rest else []:
+        if len(lines) > 1 and len(lines[-1]) + 2 + len(part) <= chars:
+            lines[-1] += ", " + part
+        else:
+            lines.append(part)
+    ax.set_title("\n".join(lines[:1]) + ("\n" + ",\n".join(lines[1:]) if rest else ""), loc="left")
+
+
 def method_styles(methods: list[str]) -> dict[str, dict[str, Any]]:
-    """One colour and marker per method, in the run's order (the same in every figure)."""
+    """One colour, marker and line style per method, in the run's order (the same in every figure):
+    a line drawn over another of the same values still shows the one below."""
     import matplotlib
 
     cmap = matplotlib.colormaps["tab10"]
-    return {m: {"color": cmap(i % 10), "marker": MARKERS[i % len(MARKERS)]} for i, m in enumerate(methods)}
+    return {m: {"color": cmap(i % 10), "marker": MARKERS[i % len(MARKERS)], "linestyle": LINESTYLES[i % len(LINESTYLES)]}
+            for i, m in enumerate(methods)}
+
+
+def dodge(n: int, xs) -> np.ndarray:
+    """x offsets of ``n`` series at the same x values, so that their error bars stand apart: a
+    small step of the smallest gap between the xs (at most a third of it for all together)."""
+    xs = np.unique(np.asarray(list(xs), dtype=float))
+    gap = float(np.diff(xs).min()) if len(xs) > 1 else 1.0
+    step = gap * min(0.06, 0.33 / max(n, 1))
+    return (np.arange(n) - (n - 1) / 2) * step
 
 
 def _legend(ax, order: list[str] | None = None) -> None:
@@ -182,24 +370,30 @@ def _published(expected: list[dict], setting: str, metric: str, methods: list[st
             and (methods is None or e["method"] in methods)}
 
 
-def _trials_text(n: int) -> str:
-    return "1 trial" if n == 1 else f"{n} trials, mean ± 1 std"
+def _trials_text(n: int, spread: bool = True) -> str:
+    return "1 trial" if n == 1 else f"{n} trials, mean ± 1 std" if spread else f"mean of {n} trials"
+
+
+def _value(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials: int,
-            varied: str | None = None) -> str:
-    """``viper, n_test = 316, 5 trials``: the dataset, the protocol's numeric parameters (a setting's
-    swept values replace them; ``varied``, a figure's swept axis, is left out), the number of trials."""
-    params = {k: v for k, v in (config.get("protocol") or {}).items()
+            varied: str | None = None, spread: bool = True) -> str:
+    """``viper, Test people = 316, 5 trials, mean ± 1 std``: the dataset, the protocol's numeric
+    parameters by their readable names (a setting's swept values replace them; ``varied``, a
+    figure's swept axis, is left out), the number of trials (and whether the figure draws the spread)."""
+    proto = config.get("protocol") or {}
+    params = {f"protocol.{k}": v for k, v in proto.items()
               if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "seed"}
     for k in [*(values or {}), *([varied] if varied else [])]:
-        params.pop(k.split(".")[-1], None)
+        params.pop(f"protocol.{k.split('.')[-1]}" if k.startswith("protocol.") else k, None)
+    shown = {**params, **(values or {})}
     parts = [str((config.get("dataset") or {}).get("name", ""))]
-    parts += [setting_title("", {k: v}) for k, v in params.items()]
-    swept = setting_title(setting, values)
-    if swept:
-        parts.append(swept)
-    parts.append(_trials_text(n_trials))
+    parts += [f"{parameter_label(k, proto.get('name'))} = {_value(v)}" for k, v in shown.items()]
+    if not values and setting:
+        parts.append(setting)
+    parts.append(_trials_text(n_trials, spread))
     return ", ".join(p for p in parts if p)
 
 
@@ -225,7 +419,7 @@ def cmc_figure(records: list[TrialRecord], methods: list[str], setting: str, tit
         st = styles[m]
         marks = [r - 1 for r in (marked or []) if 1 <= r <= n]
         ax.plot(ranks, mean, color=st["color"], marker=st["marker"], markevery=marks or None,
-                markersize=4 if marks else 0, linewidth=1.5, clip_on=False, zorder=3,
+                markersize=4 if marks else 0, linewidth=1.5, linestyle=st["linestyle"], clip_on=False, zorder=3,
                 label=f"{m} ({mean[0]:.1f}% at rank 1)")
         if len(arr) > 1:
             sd = arr.std(axis=0, ddof=1)
@@ -246,9 +440,9 @@ def cmc_figure(records: list[TrialRecord], methods: list[str], setting: str, tit
     ax.set_xlim(1, max_rank)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, 100)
-    ax.set_xlabel("rank")
-    ax.set_ylabel("matching rate (%)")
-    ax.set_title(title)
+    ax.set_xlabel("Rank")
+    ax.set_ylabel("Matching rate (%)")
+    set_title(ax, title)
     _legend(ax, methods)
     return fig
 
@@ -273,21 +467,26 @@ def bar_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: 
     x = np.arange(len(present))
     means = sub.loc[present, "mean"].to_numpy(float) * k
     err = _errors(sub.loc[present, "std"].to_numpy(float) * k)
-    ax.bar(x, means, yerr=err, capsize=4 if err is not None else 0, width=0.65,
-           color=[styles[m]["color"] for m in present], alpha=0.9, zorder=2,
-           label="ours" + (" (mean ± 1 std)" if err is not None else ""))
+    bars = ax.bar(x, means, yerr=err, capsize=4 if err is not None else 0, width=0.65,
+                  color=[styles[m]["color"] for m in present], alpha=0.9, zorder=2)
+    from matplotlib.legend_handler import HandlerTuple
+
+    # the legend's swatch shows every bar's colour, not the first one's
+    handles, labels = [tuple(bars.patches)], ["ours" + (" (mean ± 1 std)" if err is not None else "")]
     pub = _published(expected, setting, metric, present)
     px = [i for i, m in enumerate(present) if m in pub]
     if px:
-        ax.scatter(px, [pub[present[i]] * k for i in px], marker="D", s=34, facecolors="white",
-                   edgecolors="black", linewidths=1.3, zorder=5, clip_on=False, label="published")
+        handles.append(ax.scatter(px, [pub[present[i]] * k for i in px], marker="D", s=34, facecolors="white",
+                                  edgecolors="black", linewidths=1.3, zorder=5, clip_on=False, label="published"))
+        labels.append("published")
     top = np.nanmax(np.concatenate([means + (err if err is not None else 0), [pub[m] * k for m in pub] or [0]]))
     ax.set_ylim(0, top * 1.08 if top > 0 else 1)
-    ax.set_xticks(x, present, rotation=20 if len(present) > 3 else 0, ha="right" if len(present) > 3 else "center")
+    category_labels(ax, x, present, 0.8)
     ax.grid(axis="x", visible=False)
     ax.set_ylabel(axis_label(metric))
-    ax.set_title(title)
-    _legend(ax, ["ours", "published"])
+    set_title(ax, title)
+    ax.legend(handles, labels, handler_map={tuple: HandlerTuple(ndivide=None, pad=0)}, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig
 
 
@@ -322,13 +521,14 @@ def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting:
                        linewidths=1.0, zorder=5, clip_on=False)
     if any_pub:
         ax.scatter([], [], marker="D", s=16, facecolors="white", edgecolors="black", label="published (method's colour)")
-    ax.set_xticks(np.arange(len(tasks)), [t.split("/", 1)[1] for t in tasks], rotation=30, ha="right")
+    ax.set_xticks(np.arange(len(tasks)), [t.split("/", 1)[1] for t in tasks], rotation=30 if len(tasks) <= 12 else 60,
+                  ha="right", rotation_mode="anchor")
     ax.grid(axis="x", visible=False)
     ax.set_ylim(bottom=0)
     if k == 100:
         ax.set_ylim(0, 100)
     ax.set_ylabel(axis_label(family))
-    ax.set_title(title)
+    set_title(ax, title)
     _legend(ax)
     return fig
 
@@ -336,41 +536,40 @@ def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting:
 @_styled
 def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: str,
                  points: list[tuple[str, Any]], title: str, expected: list[dict],
-                 styles: dict[str, dict] | None = None):
-    """``metric`` against one swept value (typed, in value order): ± 1 std error bars, published
-    values dashed in the method's colour; integer ticks at the swept values when they are integers."""
+                 styles: dict[str, dict] | None = None, protocol: str | None = None):
+    """``metric`` against one swept value (typed, in value order): ± 1 std error bars (the methods'
+    dodged apart at each x), published values dotted in the method's colour; integer ticks at the
+    swept values when they are integers; the x axis named by :func:`parameter_label`."""
     plt = _plt()
     styles = styles or method_styles(methods)
     k = _scale(metric)
     points = sorted(points, key=lambda p: p[1])
     sub = summary[summary["metric"] == metric].set_index(["setting", "method"])
     fig, ax = plt.subplots(figsize=figsize())
-    drawn = False
-    for m in methods:
+    present = [m for m in methods if any((s, m) in sub.index for s, _ in points)]
+    shift = dict(zip(present, dodge(len(present), [v for _, v in points])))
+    for m in present:
         pts = [(v, sub.loc[(s, m), "mean"] * k, sub.loc[(s, m), "std"] * k) for s, v in points if (s, m) in sub.index]
-        if not pts:
-            continue
         xs, ys, es = zip(*pts)
         st = styles[m]
-        ax.errorbar(xs, ys, yerr=_errors(es), marker=st["marker"], color=st["color"], capsize=3, markersize=5,
-                    clip_on=False, label=m)
-        drawn = True
+        ax.errorbar(np.asarray(xs, float) + shift[m], ys, yerr=_errors(es), marker=st["marker"], color=st["color"],
+                    linestyle=st["linestyle"], capsize=3, markersize=5, clip_on=False, label=m)
         pub = [(v, _published(expected, s, metric, [m]).get(m)) for s, v in points]
-        pub = [(v, p * k) for v, p in pub if p is not None]
+        pub = [(v + shift[m], p * k) for v, p in pub if p is not None]
         if pub:
-            ax.plot(*zip(*pub), linestyle="--", marker="D", markersize=5, color=st["color"], markerfacecolor="white",
+            ax.plot(*zip(*pub), linestyle=":", marker="D", markersize=5, color=st["color"], markerfacecolor="white",
                     clip_on=False, label=f"{m}, published")
-    if not drawn:
+    if not present:
         plt.close(fig)
         return None
     xs = [v for _, v in points]
     if all(isinstance(v, (int, np.integer)) for v in xs):
         ax.set_xticks(sorted(set(xs)))
-    ax.set_xlabel(key.split(".")[-1])
+    ax.set_xlabel(parameter_label(key, protocol))
     ax.set_ylabel(axis_label(metric))
     if k == 100 or (metric_info(metric) and not is_cost(metric)):
         ax.set_ylim(bottom=0)
-    ax.set_title(title)
+    set_title(ax, title)
     _legend(ax, methods)
     return fig
 
@@ -421,7 +620,7 @@ def time_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting:
     _room(ax, xs, ys, k == 100)
     ax.set_xlabel(axis_label(cost))
     ax.set_ylabel(axis_label(metric))
-    ax.set_title(title)
+    set_title(ax, title)
     _legend(ax)
     return fig
 
@@ -447,30 +646,39 @@ def stored_curves(records: list[TrialRecord], setting: str) -> dict[str, tuple[s
 @_styled
 def curve_figure(records: list[TrialRecord], methods: list[str], curve: str, x: str, y: str, setting: str, title: str,
                  styles: dict[str, dict] | None = None):
-    """Mean of a stored curve's ``y`` series against its ``x`` series per method (trials averaged
-    on a common grid of ``x``, as claims grade them)."""
+    """Mean of a stored curve's ``y`` series against its ``x`` series per method, with a ± 1 std
+    band over trials (trials on a common grid of ``x``, each held at its last value after it ends,
+    as claims grade them)."""
     plt = _plt()
     styles = styles or method_styles(methods)
     k = _scale(y)
     fig, ax = plt.subplots(figsize=figsize())
     all_x, all_y = [], []
     for m in methods:
-        got = mean_curve(records, m, curve, x, y, setting)
-        if got is None:
+        series = list(trial_curves(records, m, curve, x, y, setting).values())
+        if not series:
             continue
-        xs, ys = got
+        xs = np.unique(np.concatenate([sx for sx, _ in series]))
+        per_trial = np.array([np.interp(xs, sx, sy) for sx, sy in series]) * k
+        mean = per_trial.mean(axis=0)
         st = styles[m]
-        ax.plot(xs, ys * k, color=st["color"], linewidth=1.5, marker=st["marker"] if len(xs) <= 25 else None,
-                markersize=3.5, clip_on=False, label=m)
+        ax.plot(xs, mean, color=st["color"], linewidth=1.5, linestyle=st["linestyle"],
+                marker=st["marker"] if len(xs) <= 25 else None, markersize=3.5, clip_on=False, label=m)
+        top = mean
+        if len(per_trial) > 1:
+            sd = per_trial.std(axis=0, ddof=1)
+            low, top = mean - sd, mean + sd
+            ax.fill_between(xs, np.clip(low, 0, None), np.minimum(top, 100) if k == 100 else top,
+                            color=st["color"], alpha=0.15, linewidth=0)
         all_x.append(np.max(xs))
-        all_y.append(np.max(ys * k))
+        all_y.append(np.max(top))
     if not all_x:
         plt.close(fig)
         return None
     _room(ax, all_x if is_cost(x) else None, all_y, k == 100)
     ax.set_xlabel(axis_label(x))
     ax.set_ylabel(axis_label(y))
-    ax.set_title(title)
+    set_title(ax, title)
     _legend(ax)
     return fig
 
@@ -496,7 +704,8 @@ def view_weights(records: list[TrialRecord], method: str, setting: str) -> tuple
 
 @_styled
 def kernel_weight_figure(records: list[TrialRecord], method: str, setting: str, title: str):
-    """Mean learned per-view weight per task (e.g. a multiple-kernel ranker's), as stacked shares."""
+    """Mean learned per-view weight per task (e.g. a multiple-kernel ranker's), as stacked shares,
+    each share of 8 % or more written on its segment."""
     got = view_weights(records, method, setting)
     if got is None:
         return None
@@ -507,17 +716,19 @@ def kernel_weight_figure(records: list[TrialRecord], method: str, setting: str, 
     total = mean.sum(axis=1, keepdims=True)
     share = 100 * mean / np.where(total > 0, total, 1)
     plt = _plt()
-    fig, ax = plt.subplots(figsize=figsize(len(tasks), 0.5, 2.5))
+    fig, ax = plt.subplots(figsize=figsize(len(tasks), 0.7, 2.5))
     bottom = np.zeros(len(tasks))
     for j, v in enumerate(views):
-        ax.bar(np.arange(len(tasks)), share[:, j], bottom=bottom, label=v, zorder=2)
+        bars = ax.bar(np.arange(len(tasks)), share[:, j], bottom=bottom, width=0.7, label=v, zorder=2)
+        ax.bar_label(bars, labels=[f"{p:.0f}" if p >= 8 else "" for p in share[:, j]], label_type="center",
+                     fontsize=7, color="white")
         bottom += share[:, j]
     ax.set_xticks(np.arange(len(tasks)), tasks, rotation=30 if len(tasks) > 3 else 0,
-                  ha="right" if len(tasks) > 3 else "center")
+                  ha="right" if len(tasks) > 3 else "center", rotation_mode="anchor")
     ax.grid(axis="x", visible=False)
-    ax.set_ylabel(f"share of {what.replace('_', ' ')} (%)")
+    ax.set_ylabel(f"Share of the {what.replace('_', ' ')} (%)")
     ax.set_ylim(0, 100)
-    ax.set_title(title)
+    set_title(ax, title)
     _legend(ax)
     return fig
 
@@ -529,18 +740,31 @@ def default_max_rank(metrics: set[str]) -> int:
     return max(ranks) if ranks else 50
 
 
-def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[PlotFile]:
-    """Every figure a run supports, into ``<run>/plots`` (PNG and SVG each; figures of an earlier
-    report there are removed first, so the folder holds exactly this report's figures).
+def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: str | Path | None = None
+               ) -> list[PlotFile]:
+    """Every figure a run supports, into ``<run>/plots`` (PNG, SVG and PDF each; figures of an
+    earlier report there are removed first, so the folder holds exactly this report's figures).
 
     ``max_rank`` adds CMC figures ending at that rank under names of their own
     (``cmc_rank20.png``) beside the standard ones, which it leaves as they are; such figures of
-    earlier reports are kept (each was asked for by name)."""
+    earlier reports are kept (each was asked for by name). ``style``: a matplotlib style file
+    applied on top of the house style. A figure with :func:`layout_problems` is written and
+    named in a warning."""
+    with user_style(style):
+        return _make_plots(run, summary, max_rank)
+
+
+def _in_sentence(label: str) -> str:
+    """A label inside a sentence: "Test people" -> "test people"; "K", "MAP" stay as they are."""
+    return label[:1].lower() + label[1:] if len(label) > 1 and label[1].islower() else label
+
+
+def _make_plots(run, summary: pd.DataFrame, max_rank: int | None) -> list[PlotFile]:
     records, methods, cfg = run.records, run.methods, run.config
     expected: list[dict[str, Any]] = cfg.get("expected") or []
     values = run.setting_values()
     out = run.folder.plots_dir
-    for old in (*out.glob("*.png"), *out.glob("*.svg")):
+    for old in (p for ext in FORMATS for p in out.glob(f"*.{ext}")):
         if not re.search(r"_rank\d+$", old.stem):
             old.unlink(missing_ok=True)
     styles = method_styles(methods + [m for m in dict.fromkeys(summary["method"]) if m not in methods])
@@ -553,8 +777,15 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[
     n_of = summary.groupby("setting", sort=False)["n_trials"].max().to_dict()
 
     def emit(fig, stem: str, caption: str) -> None:
-        if fig is not None:
-            files.extend(save(fig, out, stem, caption))
+        if fig is None:
+            return
+        with _style():
+            for problem in layout_problems(fig):
+                log.warning("plots/%s: %s", stem, problem)
+        files.extend(save(fig, out, stem, caption))
+
+    def name(metric: str) -> str:
+        return metric_label(metric, unit=False)
 
     for s in settings:
         where = context(cfg, s, values.get(s), int(n_of.get(s, 1)))
@@ -564,27 +795,30 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None) -> list[
                 emit(cmc_figure(records, methods, s, f"CMC: {where}", mr, rank_metrics, expected, styles),
                      _stem("cmc", tag, suffix), f"Cumulative matching characteristic up to rank {mr}; {where}.")
         if headline and not headline.startswith("cmc"):
-            emit(bar_figure(summary, methods, headline, s, f"{headline}: {where}", expected, styles),
-                 _stem(slug(headline), tag), f"{headline} per method; {where}.")
+            emit(bar_figure(summary, methods, headline, s, f"{name(headline)}: {where}", expected, styles),
+                 _stem(slug(headline), tag), f"{name(headline)} per method; {where}.")
         for fam in dict.fromkeys(m.split("/")[0] for m in ordered_metrics(list(metrics)) if "/" in m):
-            emit(task_figure(summary, methods, fam, s, f"{fam} per task: {where}", expected, styles),
-                 _stem(slug(fam), "per_task", tag), f"{fam} per task and method; {where}.")
-        if "map" in metrics:
-            emit(time_figure(summary, methods, "map", s, f"map against scoring time: {where}", styles),
+            emit(task_figure(summary, methods, fam, s, f"{name(fam)} per task: {where}", expected, styles),
+                 _stem(slug(fam), "per_task", tag), f"{name(fam)} per task and method; {where}.")
+        if headline == "map":  # retrieval: MAP against the time it took to rank (Merler et al.)
+            emit(time_figure(summary, methods, "map", s, f"{name('map')} against scoring time: {where}", styles),
                  _stem("map_vs_test_s", tag), f"Mean average precision against scoring (ranking) time; {where}.")
         for curve, (x, ys) in stored_curves(records, s).items():
             for y in ys:
-                emit(curve_figure(records, methods, curve, x, y, s, f"{y} against {x} ({curve}): {where}", styles),
+                emit(curve_figure(records, methods, curve, x, y, s, f"{name(y)} against {_in_sentence(name(x))} ({curve}): "
+                                  f"{where}", styles),
                      _stem(slug(curve), slug(y), "vs", slug(x), tag), f"{y} against {x}, curve {curve!r}; {where}.")
         for m in methods:
-            emit(kernel_weight_figure(records, m, s, f"{m}: learned weights: {where}"),
-                 _stem("weights", slug(m), tag), f"Share of each view in {m}'s learned weights; {where}.")
+            plain = context(cfg, s, values.get(s), int(n_of.get(s, 1)), spread=False)
+            emit(kernel_weight_figure(records, m, s, f"{m}'s learned weights: {plain}"),
+                 _stem("weights", slug(m), tag), f"Share of each view in {m}'s learned weights; {plain}.")
     if headline:
         for key, rest, points in sweep_groups(summary, values):
             n = int(max(n_of.get(p[0], 1) for p in points))
             where = context(cfg, "", rest, n, varied=key)
-            emit(sweep_figure(summary, methods, headline, key, points, f"{headline} against {key.split('.')[-1]}: "
-                              f"{where}", expected, styles),
+            swept = parameter_label(key, run.protocol_name)
+            emit(sweep_figure(summary, methods, headline, key, points, f"{name(headline)} against "
+                              f"{_in_sentence(swept)}: {where}", expected, styles, run.protocol_name),
                  _stem(slug(headline), "vs", slug(key.split(".")[-1]), setting_slug("", rest)),
-                 f"{headline} against the swept {key}; {where}.")
+                 f"{name(headline)} against the swept {key}; {where}.")
     return files

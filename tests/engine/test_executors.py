@@ -151,7 +151,7 @@ def test_local_and_dask_give_bit_identical_trials(tmp_path, env):
     res = cli("run", cfg, "--out", tmp_path / "dask", "-q", "--no-plots", "--executor", "dask")
     assert res.exit_code == 0, res.output
     local, dask = values(tmp_path / "local"), values(tmp_path / "dask")
-    assert len(local) == 2 * 3 * 2 * 4  # settings x trials x methods x (cmc@1, 5, 10, nauc)
+    assert len(local) == 2 * 3 * 2 * 5  # settings x trials x methods x (cmc@1, 5, 10, nauc, map)
     pd.testing.assert_frame_equal(local, dask)
     ex = manifest(tmp_path / "dask")["executor"]
     assert ex["kind"] == "dask" and ex["local_cluster"] and ex["scheduler"].startswith("tcp://127.0.0.1:")

@@ -62,10 +62,46 @@ def test_evaluate_perfect_features_give_full_cmc():
     assert res.metrics["cmc@1"] == 1.0 and res.metrics["nauc"] == 1.0 and len(res.curves["cmc"]) == 5
 
 
+def test_map_is_the_mean_over_probes_of_a_brute_force_ap():
+    """Re-id mAP from the protocol against an AP written out by hand from the similarity matrix."""
+    from rankbench.metrics import cmc_curve
+
+    ds = two_cam(30)
+    X = np.random.default_rng(5).normal(size=(60, 4))
+    proto = ReIdentification(n_test=12)
+    sp = proto.split(ds, np.random.default_rng(0))
+    res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+    ids, p, g = ds.column("identity"), np.array(sp["probe"]), np.array(sp["gallery"])
+    S = L1Norm().fit(X[sp["train"]], ids[sp["train"]]).similarity(X[p], X[g])
+    aps = []
+    for i in range(len(p)):  # one true match per probe here: AP = 1 / its rank
+        aps.append(1.0 / (1 + np.sum(S[i] >= S[i][ids[g] == ids[p[i]]].max()) - 1))
+    assert res.metrics["map"] == pytest.approx(np.mean(aps))
+    assert res.metrics["cmc@1"] == pytest.approx(cmc_curve(S, ids[p], ids[g])[0])
+    assert "probes_without_match" not in res.extra
+
+
+def test_a_probe_does_not_match_its_own_cameras_image_of_itself():
+    """torchreid's rule under one_random: the gallery image of a probe's identity from the probe's
+    camera is not a match to find; a probe left without any is left out (and counted)."""
+    rows = [{"id": f"{p}{c}{k}", "identity": p, "cam": c} for p in range(8) for c, k in (("a", 0), ("a", 1), ("b", 0))]
+    ds = Dataset("toy", pd.DataFrame(rows))
+    proto = ReIdentification(n_test=4, gallery="one_random")
+    X = np.random.default_rng(1).normal(size=(len(rows), 3))
+    sp = proto.split(ds, np.random.default_rng(2))
+    res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+    cams, ids = ds.column("cam"), ds.column("identity")
+    g_cam = dict(zip(ids[sp["gallery"]], cams[sp["gallery"]]))
+    lonely = sum(cams[i] == g_cam[ids[i]] for i in sp["probe"])   # same camera as their only gallery image
+    assert lonely > 0 and res.extra["probes_without_match"] == lonely
+    assert 0 < res.metrics["map"] <= 1 and res.metrics["cmc@1"] <= 1
+
+
 @pytest.mark.parametrize("params, msg", [({"n_test": 20}, "n_test"), ({"gallery": "x"}, "gallery"),
                                          ({"n_test": 5, "n_train": 30}, "n_train"),
                                          ({"n_test": 5, "ranks": [1, 6]}, "ranks <= the gallery size"),
-                                         ({"ranks": [0, 5]}, "protocol.ranks"), ({"n_test": 1}, "n_test")])
+                                         ({"ranks": [0, 5]}, "protocol.ranks"), ({"n_test": 1}, "n_test"),
+                                         ({"gallery_cam": "a"}, "gallery_cam")])
 def test_bad_protocol_settings(params, msg):
     from rankbench.registry import protocols
 

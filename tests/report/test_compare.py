@@ -109,7 +109,7 @@ def test_runs_with_other_splits_are_compared_with_a_warning(runs):
 
 def test_two_methods_of_one_run(runs):
     res = app.compare(runs["a"], methods=("Bhattacharyya", "L1"))
-    assert list(res.table["metric"]) == ["cmc@1", "cmc@5", "cmc@10", "nauc"]     # quality metrics, natural order
+    assert list(res.table["metric"]) == ["cmc@1", "cmc@5", "cmc@10", "map", "nauc"]     # quality metrics, natural order
     row = res.table[res.table.metric == "nauc"].iloc[0]
     x, y = trials_of(runs["a"], "Bhattacharyya", "nauc"), trials_of(runs["a"], "L1", "nauc")
     assert row["diff"] == pytest.approx((x - y).mean())

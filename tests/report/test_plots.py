@@ -56,7 +56,7 @@ def test_cmc_band_markers_axis_and_published_points_per_method():
     fig = cmc_figure(recs, ["PRSVM", "L1"], "", "CMC: viper, n_test = 316, 2 trials", max_rank=20,
                      marked=[1, 5, 10, 20, 50], expected=EXPECTED)
     ax = fig.axes[0]
-    assert ax.get_title() == "CMC: viper, n_test = 316, 2 trials"
+    assert ax.get_title(loc="left") == "CMC\nviper, n_test = 316, 2 trials"          # what, then on what
     assert ax.get_xlim() == (1, 20) and ax.get_ylim() == (0, 100)
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
     prsvm = next(ln for lab, ln in lines.items() if lab.startswith("PRSVM ("))
@@ -76,7 +76,7 @@ def test_bars_start_at_zero_in_percent_with_published_diamonds():
     s = summary([("", "A", "map", 0.41, 0.02, 3), ("", "B", "map", 0.45, 0.03, 3)])
     fig = bar_figure(s, ["A", "B"], "map", "", "MAP", [{"method": "B", "metric": "map", "value": 0.5}])
     ax = fig.axes[0]
-    assert ax.get_ylim()[0] == 0 and ax.get_ylabel() == "map (%)"
+    assert ax.get_ylim()[0] == 0 and ax.get_ylabel() == "Mean average precision (%)"
     assert [round(p.get_height(), 6) for p in ax.patches] == [41.0, 45.0]
     pub = next(c for c in ax.collections if c.get_label() == "published")
     assert pub.get_offsets().tolist() == [[1.0, 50.0]]
@@ -117,14 +117,15 @@ def test_stored_curve_mapping_drawn_as_metric_against_cost():
     ax = curve_figure(recs, ["IRB"], "staged", "rank_s", "map@100", "", "t").axes[0]
     line = ax.get_lines()[0]
     assert list(line.get_xdata()) == [0.0, 1.0, 2.0] and np.allclose(line.get_ydata(), [10, 30, 40])
-    assert ax.get_ylabel() == "map@100 (%)" and ax.get_xlabel() == "ranking time (s)"
+    assert ax.get_ylabel() == "Mean average precision at depth 100 (%)" and ax.get_xlabel() == "Ranking time (s)"
     assert ax.get_ylim() == (0, pytest.approx(44.0)) and ax.get_xlim() == (0, pytest.approx(2.2))   # room at the top
 
 
 def test_titles_and_file_names_say_what_and_on_what():
     cfg = {"dataset": {"name": "viper"}, "protocol": {"name": "reid", "n_test": 316, "gallery": "cam", "seed": 3}}
-    assert context(cfg, "", None, 5) == "viper, n_test = 316, 5 trials, mean ± 1 std"
-    assert context(cfg, "protocol.n_test=432", {"protocol.n_test": 432}, 1) == "viper, n_test = 432, 1 trial"
+    assert context(cfg, "", None, 5) == "viper, Test people = 316, 5 trials, mean ± 1 std"
+    assert context(cfg, "protocol.n_test=432", {"protocol.n_test": 432}, 1) == "viper, Test people = 432, 1 trial"
+    assert context(cfg, "", None, 5, spread=False) == "viper, Test people = 316, mean of 5 trials"
     assert setting_slug("rankers.*.K=4", {"rankers.*.K": 4}) == "K-4"
 
 
@@ -138,8 +139,9 @@ def _png_dpi(data: bytes) -> float:
 def test_files_png_300_dpi_and_svg_with_editable_text(tmp_path):
     s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
     files = save(bar_figure(s, ["A"], "cmc@1", "", "title here", []), tmp_path, "cmc1", "caption")
-    png, svg = (f.path for f in files)
-    assert png.name == "cmc1.png" and svg.name == "cmc1.svg"
+    png, svg, pdf = (f.path for f in files)
+    assert png.name == "cmc1.png" and svg.name == "cmc1.svg" and pdf.name == "cmc1.pdf"
+    assert pdf.read_bytes().startswith(b"%PDF") and b"CreationDate" not in pdf.read_bytes()
     assert _png_dpi(png.read_bytes()) == pytest.approx(300, abs=0.5)
     text = svg.read_text()
     assert re.search(r"<text[^>]*>title here</text>", text)               # text, not glyph outlines
@@ -148,7 +150,7 @@ def test_files_png_300_dpi_and_svg_with_editable_text(tmp_path):
 
 def test_run_folder_figures_have_readable_names(runs):
     names = sorted(p.name for p in (runs["a"] / "plots").iterdir())
-    assert names == ["cmc.png", "cmc.svg"]
+    assert names == ["cmc.pdf", "cmc.png", "cmc.svg"]
     names = sorted(p.name for p in (runs["sweep"] / "plots").iterdir())
     assert "cmc1_vs_n_test.png" in names and "cmc_n_test-10.png" in names
 
@@ -198,3 +200,134 @@ def test_a_figure_redrawn_from_the_same_numbers_is_the_same_svg(tmp_path):
     one = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "1", "x")[1].path.read_bytes()
     two = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "2", "x")[1].path.read_bytes()
     assert one == two
+
+
+# ----------------------------------------------------------------------------- what a reader sees
+LONG = ["Ensemble RankSVM (ELF strips)", "PRSVM", "RankBoost on ELF", "L1-norm", "Bhattacharyya", "Mine, v2"]
+
+
+def test_every_kind_of_figure_reads_without_cut_off_text_or_overlaps():
+    """Each figure kind, with long method names, many tasks and a long context, passes the layout
+    check (matplotlib's renderer extents of every title, label, tick label and the legend)."""
+    from rankbench.report.plots import kernel_weight_figure, layout_problems, time_figure
+
+    where = "a_dataset_with_a_long_name, Test people = 316, Training people = 316, 10 trials, mean ± 1 std"
+    rng = np.random.default_rng(0)
+    attributes = [f"attribute {a}" for a in range(11)]
+    recs = [record("", t, m, metrics={f"pair_acc/{a}": 0.8 for a in attributes},
+                   curves={"cmc": list(np.minimum(CURVE + 0.02 * j, 1)),
+                           "staged": {"rank_s": list(np.cumsum(rng.random(8))), "map@100": list(rng.random(8))}},
+                   extra={"diagnostics": {a: {"kernel_weights": {"gist": 0.6, "colour": 0.3, "lbp": 0.1}}
+                                          for a in attributes}})
+            for j, m in enumerate(LONG) for t in range(3)]
+    s = summary([("", m, metric, 0.4 + 0.01 * j, 0.02, 3) for j, m in enumerate(LONG)
+                 for metric in ("map", "test_s")]
+                + [("", m, f"pair_acc/{name}", 0.8, 0.01, 3) for m in LONG[:3]
+                   for name in ("Masculine-looking", "White", "Young", "Smiling", "Chubby", "Visible forehead",
+                                "Bushy eyebrows", "Narrow eyes", "Pointy nose", "Big lips", "Round face")])
+    values = {f"n={n}": {"protocol.n_constraints": n} for n in (0, 4, 8, 12, 16, 20)}
+    sw = summary([(lab, m, "error_rate", 0.2, 0.05, 3) for lab in values for m in LONG])
+    (key, _, points), = sweep_groups(sw, values)
+    figures = {
+        "cmc": cmc_figure(recs, LONG, "", f"CMC: {where}", max_rank=50, marked=[1, 5, 10, 20]),
+        "bar": bar_figure(s, LONG, "map", "", f"Mean average precision: {where}",
+                          [{"method": "PRSVM", "metric": "map", "value": 0.5}]),
+        "task": task_figure(s, LONG, "pair_acc", "", f"Pair accuracy per task: {where}", []),
+        "sweep": sweep_figure(sw, LONG, "error_rate", key, points, f"Error rate against constraints: {where}", [],
+                              protocol="classification"),
+        "time": time_figure(s, LONG, "map", "", f"Mean average precision against scoring time: {where}"),
+        "curve": curve_figure(recs, LONG, "staged", "rank_s", "map@100", "", f"MAP@100 against ranking time: {where}"),
+        "weights": kernel_weight_figure(recs, LONG[0], "", f"{LONG[0]}'s learned weights: {where}"),
+    }
+    import matplotlib.pyplot as plt
+
+    assert figures["sweep"].axes[0].get_xlabel() == "Constraints"
+    assert figures["task"].axes[0].get_ylabel() == "Pair accuracy (%)"
+    for kind, fig in figures.items():
+        assert fig is not None, kind
+        problems = layout_problems(fig)
+        plt.close(fig)
+        assert problems == [], (kind, problems)
+
+
+def test_the_layout_check_finds_cut_off_text_overlapping_labels_and_a_legend_over_the_plot():
+    import matplotlib.pyplot as plt
+
+    from rankbench.report.plots import layout_problems
+
+    fig, ax = plt.subplots(figsize=(3, 2), layout="none")
+    ax.set_title("a title far too long to fit into a figure three inches wide, so it is cut off")
+    ax.set_xticks(range(8), [f"long tick label {i}" for i in range(8)])
+    ax.plot([0, 7], [0, 1], label="a line")
+    ax.legend(loc="center")
+    found = layout_problems(fig)
+    plt.close(fig)
+    assert any("title" in p and "cut off" in p for p in found)
+    assert any("x tick label" in p and "runs into" in p for p in found)
+    assert "the legend covers the plot" in found
+
+
+def test_series_at_the_same_values_stay_visible_and_their_error_bars_apart():
+    values = {f"n={n}": {"protocol.n_test": n} for n in (10, 20, 30)}
+    s = summary([(lab, m, "cmc@1", 0.3, 0.05, 3) for lab in values for m in ("A", "B", "C")])
+    (key, _, points), = sweep_groups(s, values)
+    ax = sweep_figure(s, ["A", "B", "C"], "cmc@1", key, points, "t", [], protocol="reid").axes[0]
+    lines = [c.lines[0] for c in ax.containers if c.get_label() in ("A", "B", "C")]
+    xs = np.array([ln.get_xdata() for ln in lines], float)
+    assert (np.diff(xs, axis=0) > 0).all() and np.allclose(xs.mean(axis=0), [10, 20, 30])   # dodged, centred
+    assert np.abs(xs - [10, 20, 30]).max() < 10 / 3                                            # within a third of a gap
+    assert len({str(ln.get_linestyle()) for ln in lines}) == 3 and ax.get_xlabel() == "Test people"
+
+
+def test_a_staged_curve_draws_the_band_its_title_promises():
+    def recs(n):
+        return [record("", t, "IRB", curves={"staged": {"rank_s": [0.0, 1.0, 2.0], "map@100": [0.1 + 0.05 * t, 0.3, 0.4]}})
+                for t in range(n)]
+
+    bands = [len([c for c in curve_figure(recs(n), ["IRB"], "staged", "rank_s", "map@100", "", "t").axes[0].collections
+                  if isinstance(c, matplotlib.collections.PolyCollection)]) for n in (1, 3)]
+    assert bands == [0, 1]
+
+
+def test_the_ours_swatch_shows_each_bars_colour():
+    s = summary([("", m, "map", 0.4, 0.02, 3) for m in ("A", "B", "C")])
+    ax = bar_figure(s, ["A", "B", "C"], "map", "", "t", []).axes[0]
+    legend = ax.get_legend()
+    swatch = {tuple(np.round(r.get_facecolor(), 3)) for r in legend.findobj(matplotlib.patches.Rectangle)
+              if r is not legend.legendPatch and r.get_width() < 20}
+    bars = {tuple(np.round(p.get_facecolor(), 3)) for p in ax.patches}
+    assert len(bars) == 3 and bars <= swatch
+
+
+def test_a_style_file_of_ones_own_goes_over_the_house_style(runs, tmp_path):
+    from rankbench import app
+    from rankbench.errors import ConfigError
+
+    mine = tmp_path / "paper.mplstyle"
+    mine.write_text("axes.titlesize: 13\nfont.family: serif\nfigure.figsize: 4.0, 3.0\n")
+    before = dict(matplotlib.rcParams)
+
+    def width(svg: str) -> float:
+        return float(re.search(r'<svg[^>]*? width="([\d.]+)pt"', svg).group(1))
+
+    app.report(runs["one"], style=mine)
+    svg = (runs["one"] / "plots" / "cmc.svg").read_text()
+    assert "13px" in svg and "serif" in svg and width(svg) < 4.5 * 72
+    app.report(runs["one"])
+    house = (runs["one"] / "plots" / "cmc.svg").read_text()
+    assert "13px" not in house and width(house) > 5.5 * 72
+    assert dict(matplotlib.rcParams) == before                       # the caller's settings untouched
+    with pytest.raises(ConfigError, match="--style .*nothere.mplstyle: expected a matplotlib style file"):
+        app.report(runs["one"], style=tmp_path / "nothere.mplstyle")
+
+
+def test_a_reports_figures_pass_the_layout_check(runs, caplog):
+    import logging
+
+    from rankbench import app
+
+    with caplog.at_level(logging.WARNING, logger="rankbench.report"):
+        for key in ("a", "sweep"):
+            built = app.report(runs[key])
+            assert built["plots"]
+    assert not [r for r in caplog.records if r.name == "rankbench.report"]

@@ -1,0 +1,363 @@
+"""Bring your own data without writing a loader: the items listed in one CSV or Parquet file, or
+named by their image files (a Market-1501-style ``<identity>_c<cam>...`` pattern).
+
+One row per item. The columns a protocol needs, by their rankbench names (``columns:`` maps a
+rankbench name to a column of another name):
+
+==========================  ===============================================================
+protocol                    columns
+==========================  ===============================================================
+``reid``                    ``identity``, ``cam`` (``cam`` only for ``gallery: cam``)
+``ordinal``                 ``label`` (a number; empty = unlabelled)
+``classification``          ``label`` (optional ``train``: the pool of ``split_by: dataset``)
+``comparison``              ``category``, and ``strengths:`` a second file giving each category's
+                            strength per attribute (optional ``train``)
+``retrieval``,              one judgement column per concept, named in ``concepts:`` (1 relevant,
+``stacked_retrieval``       0 not, -1 or empty unjudged; optional ``train``, ``group``)
+``video_classification``    ``track`` and ``frame`` (integers; optional ``identity`` when one
+                            person has several tracks), cut into sequences as ``tracks`` does
+==========================  ===============================================================
+
+and what the features come from: ``path``, an image file, or ``features:`` a ``.npy`` file (or
+several, by feature-set name) whose rows are the items, in table order or at the rows of a ``row``
+column. Relative paths in the table and in the loader's options are relative to the table's
+folder; the table itself (``file``) or the image folder (``root``) is relative to the data root,
+as every dataset's ``root`` is. Optional ``id`` (unique; default the image's file name without
+its extension, else the row number), ``group``, ``subject``; any other column is kept as it is
+(e.g. for a protocol's ``group_column``).
+
+A file-name pattern instead of a table (``root`` + ``pattern``): every image under ``root`` (any
+depth) is an item, its columns read from its name by a regular expression with named groups
+(``identity``, ``cam``, ``frame``, ...), or by the ready pattern ``market1501``
+(``^<identity>_c<cam>``: Market-1501, also DukeMTMC-reID and MSMT17 names); the sub-folder is
+kept as ``subset`` (``bounding_box_train``, ``query``...). Market-1501's junk images (identity -1)
+and distractors (identity 0000) show no person to re-identify and are left out.
+
+Every mistake is one line naming the file, the column, the row and what was expected: a missing
+column, file or image, an unknown category, a value that is not a number / a boolean / a
+judgement, a duplicate id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError, DataError
+from ..params import PositiveInt
+from ..registry import datasets
+from .base import Dataset, Loader, fingerprint_files, read_image, resolve_root
+from .osr import read_strength_csv
+from .tracks import cut_sequences
+
+#: ready file-name patterns (``pattern: market1501``)
+PATTERNS = {"market1501": r"^(?P<identity>-?\d+)_c(?P<cam>\d+)"}
+#: Market-1501's identities of images that show no person to re-identify
+MARKET_NOT_PEOPLE = {"-1": "junk", "0000": "distractor"}
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp")
+#: columns read as text (compared as labels, never as numbers: "007" stays "007")
+TEXT = ("id", "identity", "cam", "category", "group", "subject")
+TRUE, FALSE = {"true", "1", "yes", "y", "t"}, {"false", "0", "no", "n", "f"}
+
+
+@datasets.register("table")
+class Table(Loader):
+    """Your own items from one CSV / Parquet table (or image file names): no loader to write.
+
+    Parameters
+    ----------
+    file : str, optional
+        The table (``.csv``; ``.parquet`` with pyarrow installed), relative to the data root.
+    root : str, optional
+        Or: a folder of images whose names ``pattern`` reads (relative to the data root).
+    pattern : str, optional
+        ``market1501`` or a regular expression with named groups, matched at the start of each
+        image's file name (with ``root``).
+    columns : dict, optional
+        ``{rankbench name: column of the table}`` for columns named otherwise (``identity: pid``).
+    features : str or dict, optional
+        A ``.npy`` file of one row per item (``arrays["feat"]``, read with ``extractor: array``),
+        or ``{name: file}`` (``arrays["feat/<name>"]``, ``key: feat/<name>``).
+    concepts : list of str, optional
+        Judgement columns of retrieval concepts (1 / 0 / -1 or empty).
+    strengths : str, optional
+        Relative attributes: a CSV with a header ``attribute,<category>,...`` and one row of
+        strengths (larger = more) per attribute, as OSR's ``relative_ordering.csv``.
+    max_gap, sequence_length : int, optional
+        Tracking: how tracks are cut into sequences (see the ``tracks`` loader).
+    check_images : bool
+        Decode every image at load time, so an unreadable file is named up front.
+    """
+
+    folder = ""
+    layout = ("a CSV or Parquet table, one row per item, with the columns the protocol needs (identity, cam; "
+              "label; category; concept judgements; track, frame) and a path (an image, relative to the table) "
+              "or features (.npy rows); or root: a folder of images named by pattern")
+
+    def __init__(self, file: str | None = None, root: str | None = None, pattern: str | None = None,
+                 columns: dict[str, str] | None = None, features: str | dict[str, str] | None = None,
+                 concepts: list[str] | None = None, strengths: str | None = None,
+                 max_gap: PositiveInt | None = None, sequence_length: PositiveInt | None = None,
+                 check_images: bool = False):
+        self.file = file
+        self.root = root
+        self.pattern = pattern
+        self.columns = columns
+        self.features = features
+        self.concepts = concepts
+        self.strengths = strengths
+        self.max_gap = max_gap
+        self.sequence_length = sequence_length
+        self.check_images = check_images
+
+    # ------------------------------------------------------------------ reading
+    def load(self, data_root: str | None = None) -> Dataset:
+        if (self.file is None) == (self.root is None) or (self.root is None) != (self.pattern is None):
+            given = ", ".join(k for k in ("file", "root", "pattern") if getattr(self, k)) or "neither"
+            raise ConfigError(f"dataset: expected file (a table) or root and pattern (image file names), got {given}")
+        if self.file is not None:
+            source = resolve_root(self.file, "", data_root)
+            if not source.is_file():
+                raise DataError(f"dataset table: file {source} not found (file: is relative to the data root, "
+                                f"--data-root or $RANKBENCH_DATA); expected layout: {self.layout}")
+            table, base = read_table(source), source.parent
+        else:
+            source = self.root_dir(data_root)
+            table, base = scan_names(source, self.pattern), source
+        where = str(source)
+        table = self._renamed(table, where)
+        items, feature_rows = self._items(table, base, where)
+        arrays = self._features(base, feature_rows, where)
+        info: dict[str, Any] = {"root": str(base), "source": where}
+        if self.concepts:
+            arrays["relevance"] = judgements(table, self.concepts, where)
+            info["concepts"] = list(self.concepts)
+        if self.strengths is not None:
+            info["strength"] = self._strength(items, base, where)
+            info["attributes"] = list(info["strength"].columns)
+        if "track" in table.columns:
+            order = self._tracking(items, where)
+            items = items.iloc[order].reset_index(drop=True)
+            arrays = {k: v[order] for k, v in arrays.items()}
+        if self.check_images and "path" in items.columns:
+            for p in items["path"]:
+                read_image(p)
+        files = [source] if source.is_file() else []
+        files += [base / f for f in self._feature_files().values()]
+        files += [base / self.strengths] if self.strengths else []
+        files += list(items["path"]) if "path" in items.columns else []
+        # named by its file: every protocol's message about a column or a value then names the file
+        return Dataset(name=where, items=items, arrays=arrays, info=info,
+                       fingerprint=fingerprint_files(files, extra=f"{self.registry_name}:{self.get_params()}"))
+
+    def _renamed(self, table: pd.DataFrame, where: str) -> pd.DataFrame:
+        mapping = dict(self.columns or {})
+        missing = [c for c in mapping.values() if c not in table.columns]
+        if missing:
+            raise DataError(f"{where}: columns: no column {missing[0]!r} (the table has: {', '.join(table.columns)})")
+        return table.rename(columns={v: k for k, v in mapping.items()})
+
+    def _items(self, table: pd.DataFrame, base: Path, where: str) -> tuple[pd.DataFrame, np.ndarray]:
+        """The items frame (typed columns) and each item's feature-file row."""
+        n = len(table)
+        if n == 0:
+            raise DataError(f"{where}: the table has no rows; expected one row per item")
+        items = pd.DataFrame(index=range(n))
+        if "path" in table.columns:
+            paths = [str(base / p) for p in text(table, "path", where)]
+            absent = [i for i, p in enumerate(paths) if not os.path.isfile(p)]
+            if absent:
+                raise DataError(f"{where}: column 'path', row {absent[0] + 1}: image {paths[absent[0]]} not found "
+                                f"({len(absent)} such row(s)); paths are relative to the table's folder")
+            items["path"] = paths
+        if "id" in table.columns:
+            items["id"] = text(table, "id", where)
+        elif "path" in items.columns:
+            items["id"] = [Path(p).stem for p in items["path"]]
+        else:
+            items["id"] = [str(i) for i in range(n)]
+        dup = items["id"].duplicated()
+        if dup.any():
+            i = int(np.flatnonzero(dup)[0])
+            raise DataError(f"{where}: column 'id', row {i + 1}: {items['id'].iat[i]!r} names two items; ids must be unique")
+        for col in TEXT[1:]:
+            if col in table.columns:
+                items[col] = text(table, col, where)
+        if "label" in table.columns:
+            items["label"] = numbers(table, "label", where, allow_empty=True)
+        if "train" in table.columns:
+            items["train"] = booleans(table, "train", where)
+        for col in ("track", "frame"):
+            if col in table.columns:
+                items[col] = integers(table, col, where)
+        known = set(items.columns) | {"row", "path", *(self.concepts or [])}
+        for col in table.columns:  # anything else, as it is (a protocol's group_column, notes)
+            if col not in known:
+                items[col] = table[col].to_numpy()
+        rows = integers(table, "row", where) if "row" in table.columns else np.arange(n)
+        return items, rows
+
+    def _feature_files(self) -> dict[str, str]:
+        if self.features is None:
+            return {}
+        return {"feat": self.features} if isinstance(self.features, str) else \
+            {f"feat/{k}": v for k, v in self.features.items()}
+
+    def _features(self, base: Path, rows: np.ndarray, where: str) -> dict[str, np.ndarray]:
+        out = {}
+        for key, name in self._feature_files().items():
+            path = base / name
+            if not path.is_file():
+                raise DataError(f"{where}: features: file {path} not found (relative to the table's folder)")
+            try:
+                a = np.load(path, allow_pickle=False)
+            except (ValueError, OSError) as exc:
+                raise DataError(f"{path}: not a .npy array ({exc})") from None
+            if a.ndim < 2 or not np.issubdtype(a.dtype, np.number):
+                raise DataError(f"{path}: expected a numeric array of one row per item, got shape {a.shape} "
+                                f"of {a.dtype}")
+            bad = np.flatnonzero((rows < 0) | (rows >= len(a)))
+            if len(bad):
+                raise DataError(f"{where}: row {bad[0] + 1}: its features are row {rows[bad[0]]} of {path}, which "
+                                f"has {len(a)} rows (rows count from 0, in table order unless a 'row' column says)")
+            out[key] = a[rows]
+        return out
+
+    def _strength(self, items: pd.DataFrame, base: Path, where: str) -> pd.DataFrame:
+        path = base / str(self.strengths)
+        if not path.is_file():
+            raise DataError(f"{where}: strengths: file {path} not found (relative to the table's folder)")
+        if "category" not in items.columns:
+            raise DataError(f"{where}: strengths: the table has no 'category' column to look them up by")
+        strength = read_strength_csv(path)
+        unknown = sorted(set(items["category"]) - set(strength.index))
+        if unknown:
+            row = int(np.flatnonzero(items["category"].to_numpy() == unknown[0])[0])
+            raise DataError(f"{where}: column 'category', row {row + 1}: unknown category {unknown[0]!r}; {path} "
+                            f"orders {', '.join(strength.index)}")
+        return strength
+
+    def _tracking(self, items: pd.DataFrame, where: str) -> np.ndarray:
+        """Tracking columns: identity (the track unless given), sequence, group; the row order by
+        (track, frame), as sequences are cut."""
+        if "frame" not in items.columns:
+            raise DataError(f"{where}: a 'track' column needs a 'frame' column (tracking sequences)")
+        order = np.lexsort((items["frame"].to_numpy(), items["track"].to_numpy()))
+        track, frame = items["track"].to_numpy()[order], items["frame"].to_numpy()[order]
+        twice = np.flatnonzero((track[1:] == track[:-1]) & (frame[1:] == frame[:-1]))
+        if len(twice):
+            raise DataError(f"{where}: track {track[twice[0]]} has two rows at frame {frame[twice[0]]}")
+        seq = np.empty(len(items), dtype=np.intp)
+        seq[order] = cut_sequences(track, frame, self.max_gap, self.sequence_length)
+        if "identity" not in items.columns:
+            items["identity"] = items["track"].to_numpy()
+        items["sequence"] = seq
+        items["group"] = items["track"].astype(str)
+        return order
+
+
+# ----------------------------------------------------------------------------- cells
+def read_table(path: Path) -> pd.DataFrame:
+    """A CSV or Parquet file as text cells (each column typed later, by what it is)."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        from importlib.util import find_spec
+
+        if find_spec("pyarrow") is None:
+            raise DataError(f"{path}: expected the optional package 'pyarrow' to be installed to read Parquet "
+                            "(pip install -e '.[parquet]' in the rankbench checkout, or pip install pyarrow), "
+                            "got none; or save the table as CSV")
+        frame = pd.read_parquet(path)
+        return frame.astype(object).where(frame.notna(), "").astype(str)
+    if suffix != ".csv":
+        raise DataError(f"{path}: expected a .csv or .parquet table, got a {suffix or 'file without extension'}")
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise DataError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None
+
+
+def scan_names(root: Path, pattern: str | None) -> pd.DataFrame:
+    """Every image under ``root`` as a row: ``path`` (relative), ``subset`` (its sub-folder) and the
+    named groups of ``pattern`` (a ready name or a regular expression) read from its file name."""
+    ready = pattern in PATTERNS
+    try:
+        rx = re.compile(PATTERNS.get(pattern, pattern))
+    except re.error as exc:
+        raise ConfigError(f"dataset.pattern: expected market1501 or a regular expression, got {pattern!r} ({exc})") \
+            from None
+    if not rx.groupindex:
+        raise ConfigError(f"dataset.pattern: expected named groups such as (?P<identity>...), got {pattern!r}")
+    rows = []
+    for path in sorted(p for p in root.rglob("*") if p.suffix.lower() in IMAGE_EXTENSIONS and p.is_file()):
+        m = rx.match(path.name)
+        if m is None:
+            raise DataError(f"dataset table: image {path} does not match the pattern {pattern!r} "
+                            f"({PATTERNS.get(pattern, pattern)})")
+        fields = m.groupdict()
+        if ready and fields.get("identity") in MARKET_NOT_PEOPLE:
+            continue
+        rel = path.relative_to(root)
+        rows.append({"path": str(rel), "subset": str(rel.parent) if rel.parent != Path(".") else "", **fields})
+    if not rows:
+        raise DataError(f"dataset table: no images named by the pattern {pattern!r} under {root}")
+    return pd.DataFrame(rows).astype(str)
+
+
+def _bad(where: str, col: str, table: pd.DataFrame, mask: np.ndarray, want: str) -> DataError:
+    i = int(np.flatnonzero(mask)[0])
+    return DataError(f"{where}: column {col!r}, row {i + 1}: expected {want}, got {table[col].iat[i]!r} "
+                     f"({int(mask.sum())} such row(s))")
+
+
+def text(table: pd.DataFrame, col: str, where: str) -> np.ndarray:
+    values = table[col].astype(str).str.strip().to_numpy(dtype=object)
+    empty = values == ""
+    if empty.any():
+        raise _bad(where, col, table, empty, "a value")
+    return values
+
+
+def numbers(table: pd.DataFrame, col: str, where: str, allow_empty: bool = False) -> np.ndarray:
+    raw = table[col].astype(str).str.strip()
+    out = pd.to_numeric(raw.where(raw != "", None), errors="coerce").to_numpy(dtype=float)
+    bad = np.isnan(out) & ((raw != "").to_numpy() | (not allow_empty))
+    if bad.any():
+        raise _bad(where, col, table, bad, "a number" + (" (or nothing: unlabelled)" if allow_empty else ""))
+    return out
+
+
+def integers(table: pd.DataFrame, col: str, where: str) -> np.ndarray:
+    out = numbers(table, col, where)
+    bad = out != np.round(out)
+    if bad.any():
+        raise _bad(where, col, table, bad, "an integer")
+    return out.astype(np.int64)
+
+
+def booleans(table: pd.DataFrame, col: str, where: str) -> np.ndarray:
+    raw = table[col].astype(str).str.strip().str.lower()
+    bad = ~raw.isin(TRUE | FALSE).to_numpy()
+    if bad.any():
+        raise _bad(where, col, table, bad, "true or false (1 / 0, yes / no)")
+    return raw.isin(TRUE).to_numpy()
+
+
+def judgements(table: pd.DataFrame, concepts: list[str], where: str) -> np.ndarray:
+    """(items x concepts) int8: 1 relevant, 0 not, -1 unjudged (an empty cell is unjudged)."""
+    missing = [c for c in concepts if c not in table.columns]
+    if missing:
+        raise DataError(f"{where}: concepts: no column {missing[0]!r} (the table has: {', '.join(table.columns)})")
+    out = np.empty((len(table), len(concepts)), dtype=np.int8)
+    for j, c in enumerate(concepts):
+        raw = table[c].astype(str).str.strip().replace({"": "-1", "+1": "1"})
+        bad = ~raw.isin(["1", "0", "-1"]).to_numpy()
+        if bad.any():
+            raise _bad(where, c, table, bad, "a judgement: 1 (relevant), 0 (not) or -1 / empty (unjudged)")
+        out[:, j] = raw.astype(int).to_numpy()
+    return out

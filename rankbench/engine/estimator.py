@@ -1,0 +1,109 @@
+"""A compared method given as an estimator object a Python user holds (``app.evaluate``), not as a
+ranker entry of a config.
+
+The engine treats it as it treats a configured ranker (:class:`~rankbench.engine.runner.MethodSpec`):
+every job builds a fresh, unfitted copy (:func:`sklearn.base.clone`; a deep copy for an object
+that is not a scikit-learn estimator), seeded from the trial when its ``random_state`` is None, so
+its numbers depend only on the run seed and the trial.
+
+An object that declares a capability (a mixin of :mod:`rankbench.rankers.base`) runs as it is. One
+that declares none, such as a plain scikit-learn classifier, is taken for the capability the
+protocol asks for when it has that capability's methods and its ``fit`` takes the protocol's
+arguments (:func:`duck_capability`); it then runs inside :class:`Declared`, a thin wrapper that
+states the capability and passes everything else to the object.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from sklearn.base import BaseEstimator, clone
+
+from ..rankers.base import capability_mixins
+
+
+@dataclass
+class EstimatorSpec:
+    """One compared method built from an object; ``make`` as :class:`~rankbench.engine.runner.MethodSpec`'s.
+
+    ``capability`` is set (by the plan) only for an object that declares none of its own.
+    """
+
+    name: str
+    estimator: Any
+    feature_sets: list[str]
+    combine: str
+    capability: str | None = None
+
+    def make(self, seed: int | None = None):
+        est = clone(self.estimator, safe=False)
+        params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
+        if seed is not None and "random_state" in params and params["random_state"] is None:
+            est.set_params(random_state=seed)
+        return Declared(est, self.capability) if self.capability else est
+
+
+def _takes_arguments_of(fit, mixin_fit) -> bool:
+    """Whether ``fit`` takes what the mixin's ``fit`` takes, as protocols pass it: the data first,
+    then the other required arguments under the contract's names (``y``; ``pairs, sign``), and
+    its optional ones by keyword (``cams``). Names matter: ``fit(X, y, sample_weight)`` is not
+    ``fit(X, pairs, sign)``."""
+    try:
+        params = list(inspect.signature(fit).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    wanted = list(inspect.signature(mixin_fit).parameters.values())[1:]   # without self
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    any_keyword = any(p.kind is p.VAR_KEYWORD for p in params)
+    required = [p.name for p in wanted if p.default is p.empty]
+    if len(positional) < len(required) or [p.name for p in positional[1:len(required)]] != required[1:]:
+        return False
+    if any(p.default is p.empty for p in positional[len(required):]) or \
+            any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params):
+        return False   # it would need an argument no protocol gives
+    return all(any_keyword or p.name in named for p in wanted if p.default is not p.empty)
+
+
+def duck_capability(est: Any, wanted: tuple[str, ...]) -> str | None:
+    """The first capability of ``wanted`` (a protocol's, in its order) whose methods ``est`` has,
+    with a ``fit`` that takes that capability's arguments; None when it has none of them."""
+    mixins = capability_mixins()
+    for name in wanted:
+        mixin = mixins.get(name)
+        if mixin is None:
+            continue
+        methods = sorted(mixin.__abstractmethods__)
+        if all(callable(getattr(est, m, None)) for m in methods) and _takes_arguments_of(est.fit, mixin.fit):
+            return name
+    return None
+
+
+class Declared(BaseEstimator):
+    """An estimator that declares no capability, run as one: states ``capability`` to protocols
+    and passes every call (``fit``, scoring, ``diagnostics_``, ``staged_decision_function``...)
+    to ``estimator``."""
+
+    def __init__(self, estimator: Any = None, capability: str = ""):
+        self.estimator = estimator
+        self.capability = capability
+
+    @property
+    def ranker_capabilities(self) -> frozenset[str]:
+        return frozenset({self.capability})
+
+    @property
+    def fit_target(self):
+        """The object whose ``fit`` receives the protocol's arguments (see ``fit_accepts``)."""
+        return self.estimator
+
+    def fit(self, *args, **kwargs):
+        self.estimator.fit(*args, **kwargs)
+        return self
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name in ("estimator", "capability"):  # unpickling, copying, sklearn
+            raise AttributeError(name)
+        return getattr(self.estimator, name)

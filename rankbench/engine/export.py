@@ -1,0 +1,169 @@
+"""A run's data and rankings in other tools' formats (``rankbench export``).
+
+TREC (retrieval runs, ``trec_eval`` / ``pytrec_eval``)
+    per setting and trial, ``trial<k>.qrels`` (``<concept> 0 <item id> <1|0>``: every judged test
+    item of each concept the trial evaluated) and per method ``trial<k>.<method>.run`` (``<concept>
+    Q0 <item id> <rank> <score> <method>``, every judged test item, best first). The scores are
+    the ones the protocol kept (``keep_scores: true``). Unjudged items are in neither file, as
+    rankbench leaves them out (``trec_eval -J``), so ``trec_eval -m map -m map_cut`` gives the
+    trial's ``ap/<concept>`` and ``ap@D/<concept>``. trec_eval orders tied scores by item id,
+    descending; rankbench by row, the later row first: with tied scores the two agree only where
+    the ids sort as the rows do.
+
+svmlight / RankLib (retrieval and relative-attribute runs; :func:`sklearn.datasets.dump_svmlight_file`)
+    per setting, trial and feature set, ``trial<k>.train.svm`` and ``trial<k>.test.svm`` with one
+    query (``qid``) per concept or attribute, 1-based feature indices: the training and test rows of
+    the trial's split, so LightGBM, RankLib or xgboost learn from exactly rankbench's data. The
+    label is the judgement (1 / 0; unjudged rows left out) for a concept, the category's strength
+    level (0 = weakest, as LightGBM's lambdarank wants integers) for an attribute.
+    ``trial<k>.<part>.ids`` names each line's item (``<qid> <item id>``), ``trial<k>.qids.txt`` each
+    query (``<qid> <concept or attribute>``);
+    a relative-attribute run also gets ``trial<k>.pairs.csv``, the exact training pairs the
+    protocol drew (``attribute, stronger, weaker, ordered``: ordered 0 for a pair of equal strength).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..datasets.base import Dataset
+from ..errors import ConfigError
+from ..protocols.base import Protocol
+from ..runfolder import SettingSplits, TrialRecord
+from ..utils.fileio import atomic_write_bytes, atomic_write_text
+
+RETRIEVAL = ("retrieval", "stacked_retrieval")
+SVMLIGHT = ("retrieval", "comparison")
+
+
+def safe(name: str) -> str:
+    """A file-name and TREC-field safe form: anything but letters, digits, ``-_.@+`` becomes ``_``."""
+    return re.sub(r"[^\w.@+-]", "_", str(name)) or "_"
+
+
+def _folder(out: Path, label: str) -> Path:
+    return out / safe(label) if label else out
+
+
+def judged_test_rows(dataset: Dataset, split: dict[str, Any], concept: str) -> np.ndarray:
+    """The test rows a retrieval trial ranked for ``concept`` (judged ones, in row order)."""
+    test = np.asarray(split["test"], dtype=int)
+    c = list(dataset.info["concepts"]).index(concept)
+    return test[np.asarray(dataset.arrays["relevance"])[test, c] >= 0]
+
+
+def write_trec(records: list[TrialRecord], settings: list[SettingSplits], dataset_of: Callable[[str], Dataset],
+               out: Path) -> list[Path]:
+    """TREC qrels and run files of a retrieval run (module docstring); the written paths."""
+    written = []
+    for st in settings:
+        ds = dataset_of(st.label)
+        R = np.asarray(ds.arrays["relevance"])
+        ids = ds.items["id"].astype(str).map(safe).to_numpy()
+        names = list(ds.info["concepts"])
+        folder = _folder(out, st.label)
+        for split in st.trials:
+            k = int(split["trial"])
+            lines = []
+            for concept in split["concepts"]:
+                rows = judged_test_rows(ds, split, concept)
+                rel = R[rows, names.index(concept)]
+                lines += [f"{safe(concept)} 0 {i} {int(r)}" for i, r in zip(ids[rows], rel)]
+            written.append(folder / f"trial{k}.qrels")
+            atomic_write_text(written[-1], "\n".join(lines) + "\n")
+            for rec in records:
+                if rec.setting != st.label or rec.trial != k:
+                    continue
+                scores = rec.extra.get("scores")
+                if not scores:
+                    raise ConfigError(f"export --format trec: {rec.method} trial {k}: the run kept no scores; "
+                                      "run it with --set protocol.keep_scores=true")
+                tag = safe(rec.method)
+                lines = []
+                for concept in split["concepts"]:
+                    rows = judged_test_rows(ds, split, concept)
+                    s = np.asarray(scores[concept], dtype=float)
+                    order = np.lexsort((-rows, -s))   # best first; a tie: the later row first, as rankbench
+                    lines += [f"{safe(concept)} Q0 {ids[rows[j]]} {n} {float(s[j])!r} {tag}"
+                              for n, j in enumerate(order, start=1)]
+                written.append(folder / f"trial{k}.{tag}.run")
+                atomic_write_text(written[-1], "\n".join(lines) + "\n")
+    return written
+
+
+def _svmlight(path: Path, X: np.ndarray, y: np.ndarray, qid: np.ndarray, comment: str) -> Path:
+    from sklearn.datasets import dump_svmlight_file
+
+    buf = io.BytesIO()
+    dump_svmlight_file(X, y, buf, zero_based=False, query_id=qid, comment=comment)
+    atomic_write_bytes(path, buf.getvalue())
+    return path
+
+
+def _queries(protocol_name: str, protocol: Protocol, ds: Dataset, split: dict[str, Any]):
+    """(query name, rows, labels) per concept (judged rows) or attribute (strength levels), for
+    the ``train`` and ``test`` parts of a split."""
+    out: dict[str, list[tuple[str, np.ndarray, np.ndarray]]] = {"train": [], "test": []}
+    if protocol_name == "retrieval":
+        R = np.asarray(ds.arrays["relevance"])
+        names = list(ds.info["concepts"])
+        for concept in split["concepts"]:
+            c = names.index(concept)
+            for part in out:
+                rows = np.asarray(split[part], dtype=int)
+                rows = rows[R[rows, c] >= 0]
+                out[part].append((concept, rows, R[rows, c].astype(int)))
+        return out
+    for attr, strength in protocol.strengths(ds).items():
+        level = np.unique(strength, return_inverse=True)[1].ravel()
+        for part in out:
+            rows = np.asarray(split[part], dtype=int)
+            out[part].append((attr, rows, level[rows]))
+    return out
+
+
+def write_svmlight(protocol_name: str, protocol_of: Callable[[str], Protocol], settings: list[SettingSplits],
+                   dataset_of: Callable[[str], Dataset], features_of: Callable[[str], dict[str, np.ndarray]],
+                   out: Path) -> list[Path]:
+    """svmlight / RankLib files of a retrieval or relative-attribute run (module docstring)."""
+    if protocol_name not in SVMLIGHT:
+        raise ConfigError(f"export --format svmlight: expected a run of protocol {' or '.join(SVMLIGHT)}, got "
+                          f"{protocol_name!r}" + (" (its rankers learn from base-model outputs; --format trec "
+                                                  "exports its rankings)" if protocol_name == "stacked_retrieval"
+                                                  else ""))
+    written = []
+    for st in settings:
+        ds, protocol = dataset_of(st.label), protocol_of(st.label)
+        ids = ds.items["id"].astype(str).to_numpy()
+        folder = _folder(out, st.label)
+        for split in st.trials:
+            k = int(split["trial"])
+            queries = _queries(protocol_name, protocol, ds, split)
+            names = [q for q, _, _ in queries["train"]]
+            written.append(folder / f"trial{k}.qids.txt")
+            atomic_write_text(written[-1], "".join(f"{j + 1} {q}\n" for j, q in enumerate(names)))
+            for part, qs in queries.items():
+                rows = np.concatenate([r for _, r, _ in qs])
+                y = np.concatenate([lab for _, _, lab in qs])
+                qid = np.repeat(np.arange(1, len(qs) + 1), [len(r) for _, r, _ in qs])
+                written.append(folder / f"trial{k}.{part}.ids")
+                atomic_write_text(written[-1], "".join(f"{q} {i}\n" for q, i in zip(qid, ids[rows])))
+                for name, X in features_of(st.label).items():
+                    what = f"rankbench {protocol_name} {part} rows of trial {k}, feature set {name}"
+                    written.append(_svmlight(folder / safe(name) / f"trial{k}.{part}.svm",
+                                             np.asarray(X, dtype=float).reshape(len(X), -1)[rows], y, qid, what))
+            if protocol_name == "comparison":
+                import pandas as pd
+
+                train = np.asarray(split["train"], dtype=int)
+                frames = [pd.DataFrame({"attribute": attr, "stronger": ids[train[pairs[:, 0]]],
+                                        "weaker": ids[train[pairs[:, 1]]], "ordered": sign})
+                          for attr, _, pairs, sign in protocol.pairs(ds, split)]
+                written.append(folder / f"trial{k}.pairs.csv")
+                atomic_write_text(written[-1], pd.concat(frames).to_csv(index=False))
+    return sorted(set(written))
