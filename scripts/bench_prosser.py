@@ -33,7 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rankbench.datasets.viper import VIPeR  # noqa: E402
-from rankbench.features.elf import ELFStrips  # noqa: E402
+from rankbench.features.elf_strips import ELFStrips  # noqa: E402
 from rankbench.metrics import cmc_curve  # noqa: E402
 
 #: Prosser et al.'s grid for C (Sec. 3), as the viper configs give it
