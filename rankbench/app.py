@@ -39,7 +39,7 @@ from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run",
-           "report", "check", "export_features", "collect", "compare", "components", "describe_component",
+           "report", "check", "export_features", "collect", "notes", "compare", "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
 
@@ -218,18 +218,32 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     ``failed`` is True on a FAIL or MISSING grade or an incomplete run; a run with nothing to
     grade is not a failure (``note`` says so).
     """
-    from pydantic import ValidationError
-
-    from .config import ClaimCfg, ExpectedCfg, read_yaml
+    from .config import read_yaml
 
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
-    raw, raw_claims = doc.get("expected") or [], doc.get("claims") or []
-    if not raw and not raw_claims:
+    if not doc.get("expected") and not doc.get("claims"):
         status = status_lines(run_data)
         return CheckResult([], {}, status, not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
+    entries, claims = _graded_entries(doc, source, run_data)
+    summary = summary_of(run_data)
+    rows = grade_rows(summary, entries, run_data.methods)
+    claim_rows = grade_run_claims(run_data, claims)
+    failed = any_fail(rows + claim_rows) or not run_data.complete
+    return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
+
+
+def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[list[dict], list[dict]]:
+    """A document's ``expected`` and ``claims`` lists, validated (one ConfigError line naming
+    ``source`` and the key path), as dicts the graders take; an expected method must be one of the
+    run's configured rankers (run or not: a row of a ranker ``--methods`` left out is NOT RUN)."""
+    from pydantic import ValidationError
+
+    from .config import ClaimCfg, ExpectedCfg
+
+    raw, raw_claims = doc.get("expected") or [], doc.get("claims") or []
     for key, value in (("expected", raw), ("claims", raw_claims)):
         if not isinstance(value, list):
             raise ConfigError(f"{source}: {key}: expected a list, got {type(value).__name__}")
@@ -243,7 +257,6 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
             got = e if not isinstance(e, dict) else e.get(first["loc"][0]) if first["loc"] else e
             raise ConfigError(f"{source}: expected.{i}.{where}: {first['msg'].lower()}"
                               + (f", got {got!r}" if first["type"] != "missing" else "")) from None
-    # the config's rankers, run or not: a row of a ranker that --methods left out is graded NOT RUN
     configured = [r["name"] for r in run_data.config.get("rankers", []) if isinstance(r, dict) and "name" in r]
     for i, e in enumerate(entries):
         if e["method"] not in configured and not e["published_only"]:
@@ -257,11 +270,7 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
             first = err.errors()[0]
             raise ConfigError(f"{source}: claims.{i}.{'.'.join(str(p) for p in first['loc'])}: "
                               f"{first['msg'].lower()}") from None
-    summary = summary_of(run_data)
-    rows = grade_rows(summary, entries, run_data.methods)
-    claim_rows = grade_run_claims(run_data, claims)
-    failed = any_fail(rows + claim_rows) or not run_data.complete
-    return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
+    return entries, claims
 
 
 # ----------------------------------------------------------------------------- features
@@ -312,6 +321,127 @@ def collect(run_dirs: list[str | Path], out: str | Path):
         return write_collected(folders, Path(out))
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+
+
+# ----------------------------------------------------------------------------- notes
+@dataclass
+class NotesResult:
+    """What ``notes`` wrote: the note, how many runs it covers, and how many of them were graded
+    with their committed config's published numbers and claims."""
+
+    path: Path
+    markdown: str
+    n_runs: int
+    n_committed: int
+
+
+#: the parts of a config that decide what a run computes (not how it is graded or described)
+COMPUTES = ("dataset", "features", "protocol", "rankers", "sweep", "seed")
+
+
+def computes(cfg) -> dict[str, Any]:
+    """What a validated config computes: :data:`COMPUTES`, each component's parameters with the
+    defaults it leaves out filled in (so a default written out equals one left out)."""
+    import json
+
+    from .config import RankerCfg, ranker_feature_names
+    from .params import init_params
+    from .registry import datasets, protocols, rankers
+
+    def filled(registry, name: str, params: dict[str, Any]) -> Any:
+        try:
+            cls = registry.get(name)
+        except RankbenchError:
+            return {"unknown component": name, **params}
+        defaults = {k: p.default for k, p in init_params(cls).items() if p.default is not p.empty}
+        return json.loads(json.dumps({**defaults, **params}, default=str))  # tuples and lists alike
+
+    def fixed(r: RankerCfg) -> dict[str, Any]:  # the feature sets named, also where left to the default
+        return {**{k: v for k, v in r.model_dump().items() if k in RankerCfg.model_fields},
+                "features": ranker_feature_names(cfg, r)}
+
+    return {"dataset": [cfg.dataset.root, filled(datasets, cfg.dataset.name, cfg.dataset.params())],
+            "features": [[f.key, f.extractor, filled(feature_registry, f.extractor, f.params())] for f in cfg.features],
+            "protocol": filled(protocols, cfg.protocol.name, cfg.protocol.params()),
+            "rankers": [[fixed(r), filled(rankers, r.ranker, r.params())] for r in cfg.rankers],
+            "sweep": cfg.sweep, "seed": cfg.seed}
+
+
+def committed_configs(configs: str | Path, paper: str) -> dict[str, tuple[Path, Experiment]]:
+    """A paper's committed configs by name: ``<configs>/<paper>/**/*.yaml`` except ``base/`` files
+    (parts that configs extend, not experiments)."""
+    folder = Path(configs) / paper
+    if not folder.is_dir():
+        papers = sorted(p.name for p in Path(configs).iterdir() if p.is_dir()) if Path(configs).is_dir() else []
+        raise RankbenchError(f"{folder}: no such paper folder; expected one of: {', '.join(papers) or '(none)'}")
+    found: dict[str, tuple[Path, Experiment]] = {}
+    for path in sorted(folder.rglob("*.yaml")):
+        if "base" not in path.relative_to(folder).parts:
+            exp = load_experiment(path)
+            found.setdefault(exp.name, (path, exp))
+    return found
+
+
+def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path | None = None,
+          configs: str | Path = "configs", history: str | Path | None = None,
+          results: str | Path = "results") -> NotesResult:
+    """Write PAPER's result note (default ``docs/<paper>.md``) from its run folders (default every
+    run folder in ``results/<paper>/``): per run its facts, summary tables, graded published numbers
+    and claims with their reasons, and the rankers' choices, then the hand-written history
+    (default ``<out>`` with ``.history.md``), verbatim. See :mod:`rankbench.report.notes`.
+
+    A run is graded with the published numbers and claims of the committed config of its name
+    (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
+    dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
+    """
+    from .config import resolve
+    from .report.notes import NoteEntry, paper_note
+
+    committed = committed_configs(configs, paper)
+    if run_dirs is None:
+        base = Path(results) / paper
+        run_dirs = sorted(d for d in base.iterdir() if (d / CONFIG).is_file()) if base.is_dir() else []
+        if not run_dirs:
+            raise RankbenchError(f"{base}: no run folders; run make reproduce-{paper} first, or name the run folders")
+    folders, seen = [], set()
+    for d in run_dirs:
+        path = RunFolder.open(d).concrete.path
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            folders.append(path)
+    entries = []
+    for path in folders:
+        run = load_run(RunFolder.open(path))
+        config_path, exp = committed.get(run.name, (None, None))
+        differs = None
+        if exp is not None:
+            try:
+                ours = computes(resolve(run.config, str(path / CONFIG)).config)
+            except RankbenchError:
+                ours = {}
+            theirs = computes(exp.config)
+            differs = [k for k in COMPUTES if ours.get(k) != theirs.get(k)]
+        if exp is not None and not differs:
+            expected = [e.model_dump() for e in exp.config.expected]
+            claims = [c.model_dump() for c in exp.config.claims]
+            graded_with = f"with the published numbers and claims of `{config_path.as_posix()}` as committed"
+        else:
+            expected, claims = _graded_entries(run.config, path / CONFIG, run)
+            graded_with = ("with the run's own config: " + (f"no config of {paper} is named {run.name!r}"
+                           if exp is None else f"`{config_path.as_posix()}` now computes something else "
+                           f"(it differs in {', '.join(differs)})"))
+        entries.append(NoteEntry(run, config_path.as_posix() if config_path else "", expected, claims, graded_with))
+    order = {name: i for i, name in enumerate(committed)}
+    entries.sort(key=lambda e: order.get(e.run.name, len(order)))  # stable: unmatched runs last, as given
+    out = Path(out) if out else Path("docs") / f"{paper}.md"
+    history_path = Path(history) if history else out.with_name(f"{out.stem}.history.md")
+    text = history_path.read_text() if history_path.is_file() else None
+    md = paper_note(paper, entries, text, history_path.as_posix(), command=f"rankbench notes {paper}")
+    try:
+        atomic_write_text(out, md)
+    except OSError as exc:
+        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    return NotesResult(out, md, len(entries), sum(e.graded_with.startswith("with the published") for e in entries))
 
 
 # ----------------------------------------------------------------------------- compare

@@ -211,18 +211,9 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     md = summary_markdown(summary, run.name, run.methods, run.setting_order,
                           description=run_description(run), status=[run_facts(run)] + status_lines(run),
                           values=values, headline=headline_of(run, summary))
-    expected = run.config.get("expected") or []
-    grades = grade_rows(summary, expected, run.methods) if expected else []
-    if grades:
-        md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
-               + check_markdown(grades) + "\n")
-    claims = run.config.get("claims") or []
-    claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
-    if claim_rows:
-        md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
-    chosen = diagnostics_markdown(diag, run.methods, values)
-    if chosen:
-        md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
+    graded, grades, claim_rows = graded_sections(run, summary, run.config.get("expected") or [],
+                                                 _claim_dicts(run.config.get("claims") or []), diag)
+    md += graded
     latex = summary_latex(summary, run.name, run.methods, values)
     run.folder.write_text("summary.tex", latex)
     plot_paths = []
@@ -234,6 +225,29 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     run.folder.write_text("summary.md", md)
     return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "run": run,
             "grades": grades, "claims": claim_rows}
+
+
+def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[dict], claims: list[dict],
+                    diag: pd.DataFrame | None = None) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """A run graded against published numbers ``expected`` and ``claims`` (as validated dicts,
+    claims with ``from_``), in Markdown: the ``## Published numbers``, ``## Claims`` and
+    ``## Chosen by the rankers`` sections (each only when it has rows), and the graded rows of both.
+
+    ``diag`` is the run's diagnostics frame in its order (default: read from its records).
+    """
+    md = ""
+    grades = grade_rows(summary, expected, run.methods) if expected else []
+    if grades:
+        md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
+               + check_markdown(grades) + "\n")
+    claim_rows = grade_run_claims(run, claims) if claims else []
+    if claim_rows:
+        md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+    diag = run.ordered(diagnostics_frame(run.records)) if diag is None else diag
+    chosen = diagnostics_markdown(diag, run.methods, run.setting_values())
+    if chosen:
+        md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
+    return md, grades, claim_rows
 
 
 def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]]) -> str:
