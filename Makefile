@@ -57,7 +57,8 @@ reproduce-$(1): install
 	  if ! $(BIN)/rankbench run $$$$cfg --data-root $(DATA) --jobs $(JOBS) --out $$$$out --quiet > $$$$out.log 2>&1; then \
 	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
 	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
-	[ -z "$$$$runs" ] || $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md
+	[ -z "$$$$runs" ] || { $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md; \
+	  $(BIN)/rankbench notes $(1) $$$$runs --out docs/$(1).md; }
 	$$(AFTER_$(1))
 endef
 # a paper's figures drawn from its run folders, after its configs have run

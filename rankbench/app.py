@@ -49,7 +49,8 @@ from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "evaluate", "paper_settings",
-           "report", "check", "export", "export_features", "collect", "compare", "components", "describe_component",
+           "report", "check", "export", "export_features", "collect", "notes", "compare", "components",
+           "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
 
@@ -345,7 +346,7 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     ``failed`` is True on a FAIL, FAILED or MISSING grade or an incomplete run; a run with nothing to
     grade is not a failure (``note`` says so).
     """
-    from .config import check_published, read_yaml
+    from .config import read_yaml
 
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
@@ -354,16 +355,22 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
         status = status_lines(run_data)
         return CheckResult([], {}, status, not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
-    # the one check a config's own expected: and claims: get (a ranker --methods left out is
-    # still a ranker of the config: its rows are graded NOT RUN)
-    cfg = check_published(run_data.config, doc, str(source))
-    entries = [e.model_dump() for e in cfg.expected]
-    claims = [c.model_dump() for c in cfg.claims]
+    entries, claims = _graded_entries(doc, source, run_data)
     summary = summary_of(run_data)
     rows = grade_rows(summary, entries, run_data.methods, run_data.failures())
     claim_rows = grade_run_claims(run_data, claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
+
+
+def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[list[dict], list[dict]]:
+    """A document's ``expected`` and ``claims`` lists as dicts the graders take, checked by the one
+    check a config's own expected: and claims: get (:func:`rankbench.config.check_published`; a
+    ranker ``--methods`` left out is still a ranker of the config: its rows are graded NOT RUN)."""
+    from .config import check_published
+
+    cfg = check_published(run_data.config, doc, str(source))
+    return [e.model_dump() for e in cfg.expected], [c.model_dump() for c in cfg.claims]
 
 
 # ----------------------------------------------------------------------------- features
@@ -529,6 +536,127 @@ def collect(run_dirs: list[str | Path], out: str | Path):
         return write_collected(folders, out)
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+
+
+# ----------------------------------------------------------------------------- notes
+@dataclass
+class NotesResult:
+    """What ``notes`` wrote: the note, how many runs it covers, and how many of them were graded
+    with their committed config's published numbers and claims."""
+
+    path: Path
+    markdown: str
+    n_runs: int
+    n_committed: int
+
+
+#: the parts of a config that decide what a run computes (not how it is graded or described)
+COMPUTES = ("dataset", "features", "protocol", "rankers", "sweep", "seed")
+
+
+def computes(cfg) -> dict[str, Any]:
+    """What a validated config computes: :data:`COMPUTES`, each component's parameters with the
+    defaults it leaves out filled in (so a default written out equals one left out)."""
+    import json
+
+    from .config import RankerCfg, ranker_feature_names
+    from .params import init_params
+    from .registry import datasets, protocols, rankers
+
+    def filled(registry, name: str, params: dict[str, Any]) -> Any:
+        try:
+            cls = registry.get(name)
+        except RankbenchError:
+            return {"unknown component": name, **params}
+        defaults = {k: p.default for k, p in init_params(cls).items() if p.default is not p.empty}
+        return json.loads(json.dumps({**defaults, **params}, default=str))  # tuples and lists alike
+
+    def fixed(r: RankerCfg) -> dict[str, Any]:  # the feature sets named, also where left to the default
+        return {**{k: v for k, v in r.model_dump().items() if k in RankerCfg.model_fields},
+                "features": ranker_feature_names(cfg, r)}
+
+    return {"dataset": [cfg.dataset.root, filled(datasets, cfg.dataset.name, cfg.dataset.params())],
+            "features": [[f.key, f.extractor, filled(feature_registry, f.extractor, f.params())] for f in cfg.features],
+            "protocol": filled(protocols, cfg.protocol.name, cfg.protocol.params()),
+            "rankers": [[fixed(r), filled(rankers, r.ranker, r.params())] for r in cfg.rankers],
+            "sweep": cfg.sweep, "seed": cfg.seed}
+
+
+def committed_configs(configs: str | Path, paper: str) -> dict[str, tuple[Path, Experiment]]:
+    """A paper's committed configs by name: ``<configs>/<paper>/**/*.yaml`` except ``base/`` files
+    (parts that configs extend, not experiments)."""
+    folder = Path(configs) / paper
+    if not folder.is_dir():
+        papers = sorted(p.name for p in Path(configs).iterdir() if p.is_dir()) if Path(configs).is_dir() else []
+        raise RankbenchError(f"{folder}: no such paper folder; expected one of: {', '.join(papers) or '(none)'}")
+    found: dict[str, tuple[Path, Experiment]] = {}
+    for path in sorted(folder.rglob("*.yaml")):
+        if "base" not in path.relative_to(folder).parts:
+            exp = load_experiment(path)
+            found.setdefault(exp.name, (path, exp))
+    return found
+
+
+def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path | None = None,
+          configs: str | Path = "configs", history: str | Path | None = None,
+          results: str | Path = "results") -> NotesResult:
+    """Write PAPER's result note (default ``docs/<paper>.md``) from its run folders (default every
+    run folder in ``results/<paper>/``): per run its facts, summary tables, graded published numbers
+    and claims with their reasons, and the rankers' choices, then the hand-written history
+    (default ``<out>`` with ``.history.md``), verbatim. See :mod:`rankbench.report.notes`.
+
+    A run is graded with the published numbers and claims of the committed config of its name
+    (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
+    dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
+    """
+    from .config import resolve
+    from .report.notes import NoteEntry, paper_note
+
+    committed = committed_configs(configs, paper)
+    if run_dirs is None:
+        base = Path(results) / paper
+        run_dirs = sorted(d for d in base.iterdir() if (d / CONFIG).is_file()) if base.is_dir() else []
+        if not run_dirs:
+            raise RankbenchError(f"{base}: no run folders; run make reproduce-{paper} first, or name the run folders")
+    folders, seen = [], set()
+    for d in run_dirs:
+        path = RunFolder.open(d).concrete.path
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            folders.append(path)
+    entries = []
+    for path in folders:
+        run = load_run(RunFolder.open(path))
+        config_path, exp = committed.get(run.name, (None, None))
+        differs = None
+        if exp is not None:
+            try:
+                ours = computes(resolve(run.config, str(path / CONFIG)).config)
+            except RankbenchError:
+                ours = {}
+            theirs = computes(exp.config)
+            differs = [k for k in COMPUTES if ours.get(k) != theirs.get(k)]
+        if exp is not None and not differs:
+            expected = [e.model_dump() for e in exp.config.expected]
+            claims = [c.model_dump() for c in exp.config.claims]
+            graded_with = f"with the published numbers and claims of `{config_path.as_posix()}` as committed"
+        else:
+            expected, claims = _graded_entries(run.config, path / CONFIG, run)
+            graded_with = ("with the run's own config: " + (f"no config of {paper} is named {run.name!r}"
+                           if exp is None else f"`{config_path.as_posix()}` now computes something else "
+                           f"(it differs in {', '.join(differs)})"))
+        entries.append(NoteEntry(run, config_path.as_posix() if config_path else "", expected, claims, graded_with))
+    order = {name: i for i, name in enumerate(committed)}
+    entries.sort(key=lambda e: order.get(e.run.name, len(order)))  # stable: unmatched runs last, as given
+    out = Path(out) if out else Path("docs") / f"{paper}.md"
+    history_path = Path(history) if history else out.with_name(f"{out.stem}.history.md")
+    text = history_path.read_text() if history_path.is_file() else None
+    md = paper_note(paper, entries, text, history_path.as_posix(), command=f"rankbench notes {paper}")
+    try:
+        atomic_write_text(out, md)
+    except OSError as exc:
+        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    return NotesResult(out, md, len(entries), sum(e.graded_with.startswith("with the published") for e in entries))
 
 
 # ----------------------------------------------------------------------------- compare

@@ -35,7 +35,7 @@ from benchtools import arguments, have_data, ratio, side_by_side, timed, traced_
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rankbench.datasets.viper import VIPeR  # noqa: E402
-from rankbench.features.elf import ELFStrips  # noqa: E402
+from rankbench.features.elf_strips import ELFStrips  # noqa: E402
 from rankbench.metrics import cmc_curve  # noqa: E402
 from rankbench.utils import jit  # noqa: E402
 

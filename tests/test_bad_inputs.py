@@ -248,6 +248,9 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
     loop.symlink_to(loop)
     latin = tmp_path / "latin.yaml"
     latin.write_bytes(GOOD.encode() + b"description: caf\xe9\n")
+    papers = tmp_path / "configs"
+    (papers / "p").mkdir(parents=True)
+    (papers / "p" / "good.yaml").write_text(good.read_text())
     cases = [
         (("run", tmp_path / "missing.yaml"), "missing.yaml: config file not found"),
         (("run", tmp_path), "is a directory"),
@@ -286,6 +289,10 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("features", good, "--out", fifo, "--force", "-q"), "not a regular file"),
         (("run", loop), "Too many levels of symbolic links"),
         (("features", good, "--out", blocker / "f.npz", "-q"), "cannot write"),
+        (("notes", "nosuch", done, "--configs", papers), "no such paper folder; expected one of: p"),
+        (("notes", "p", tmp_path / "empty-dir", "--configs", papers), "not a run folder"),
+        (("notes", "p", "--configs", papers), "no run folders; run make reproduce-p first"),
+        (("notes", "p", done, "--configs", papers, "--out", blocker / "p.md"), "cannot write"),
         (("features", good, "--out", blocker, "-q"), "already exists; choose another --out or add --force"),
         (("list", "rankers", "prsv"), "unknown ranker 'prsv'; did you mean 'prsvm'?"),
         (("cache", "--kind", "nosuchkind"), "--kind: expected one of the cache's kinds"),

@@ -1,8 +1,14 @@
-"""Small image helpers shared by the extractors (grey conversion, resizing, grid pooling, colour codes)."""
+"""Small image helpers shared by the extractors (grey conversion, resizing, enlarging, grid cells and means).
+
+The pixel histograms (colour spaces, bins, cells, normalisation) are in :mod:`._histogram`.
+"""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
+from pydantic import Field
 
 
 def to_grey(img: np.ndarray) -> np.ndarray:
@@ -22,6 +28,39 @@ def resize(img: np.ndarray, size: int | None) -> np.ndarray:
     return cv2.resize(img, (int(size), int(size)), interpolation=cv2.INTER_AREA)
 
 
+def enlarge(img: np.ndarray, min_side: int) -> np.ndarray:
+    """Replicate pixels by the smallest integer factor that makes both sides >= ``min_side``."""
+    short = min(img.shape[:2])
+    if short >= min_side:
+        return img
+    f = -(-int(min_side) // max(short, 1))
+    return np.repeat(np.repeat(img, f, axis=0), f, axis=1)
+
+
+def prepared(img: np.ndarray, image_size: int | None, min_side: int) -> np.ndarray:
+    """An image resized to a square of ``image_size`` (None: as given), then enlarged so that each
+    side holds at least ``min_side`` pixels (:func:`enlarge`).
+
+    This is the input handling of Merler et al.'s five low-level keyframe extractors
+    (``color_histogram``, ``color_correlogram``, ``color_moments``, ``wavelet_texture``,
+    ``edge_histogram``, one module each), whose shared conventions are: ``grid`` 1 = the whole
+    image, g = a g x g layout of cells (cut at :func:`grid_edges`, the cells of
+    :func:`block_means`) whose per-cell vectors are concatenated row-major; input uint8 RGB (a
+    fourth channel ignored) or grey of any size (other dtypes rounded and clipped to 0..255);
+    ``image_size`` (default None = as given) resizes to a square first (area interpolation); an
+    image too small for its grid (fewer pixels, wavelet coefficients or edge blocks than cells
+    along a side) is enlarged by an integer pixel-replication factor; the colour features treat a
+    grey image as R = G = B (in HSV hue 0 and saturation 0, in L*a*b* / L*u*v* / YCrCb constant
+    chroma), the others use luma (ITU-R 601); output 1-D float32, computed vectorised over pixels.
+    Five extractors x four grids (1, 2, 3, 5) give a collection 20 feature types, each registered
+    and cached separately (the grid is a parameter, so it keys the cache).
+    """
+    img = np.asarray(img)
+    if image_size is not None:
+        img = resize(np.ascontiguousarray(img), int(image_size))
+    return enlarge(img, min_side)
+
+
 def grid_edges(length: int, cells: int) -> np.ndarray:
     return np.linspace(0, length, cells + 1).astype(int)
 
@@ -31,26 +70,14 @@ def grid_index(length: int, cells: int) -> np.ndarray:
     return np.searchsorted(grid_edges(length, cells)[1:-1], np.arange(length), side="right")
 
 
-def joint_codes(channels: np.ndarray, bins) -> tuple[np.ndarray, int]:
-    """Joint colour code of each pixel of a uint8 (..., 3) array, ``bins`` uniform bins per channel.
-
-    Channel value v falls in bin ``v * b // 256``; the code is ``(q0 * b1 + q1) * b2 + q2``.
-    ``bins`` is one number (the same for every channel) or three. Returns (codes, number of codes).
-    """
-    b = np.asarray(bins, dtype=np.int64).reshape(-1)
-    if b.size == 1:
-        b = np.repeat(b, 3)
-    q = (np.asarray(channels)[..., :3].astype(np.int64) * b) // 256  # bin index per channel
-    return (q[..., 0] * b[1] + q[..., 1]) * b[2] + q[..., 2], int(b.prod())
+def block_means(x: np.ndarray, w: int) -> np.ndarray:
+    """Means over a w x w grid of blocks of (..., H, W) -> (..., w, w) (edges as fix(linspace))."""
+    ry = np.fix(np.linspace(0, x.shape[-2], w + 1)).astype(int)
+    rx = np.fix(np.linspace(0, x.shape[-1], w + 1)).astype(int)
+    # reduceat sums consecutive slices; dividing by the block sizes gives the means
+    s = np.add.reduceat(np.add.reduceat(x, ry[:-1], axis=-2), rx[:-1], axis=-1)
+    return s / np.outer(np.diff(ry), np.diff(rx))
 
 
-def grid_histograms(codes: np.ndarray, n_codes: int, grid: int) -> np.ndarray:
-    """Normalised histograms of integer ``codes`` (H, W) over a grid x grid layout -> 1-D.
-
-    One bincount over (cell, code) instead of a loop over cells.
-    """
-    h, w = codes.shape
-    cell = grid_index(h, grid)[:, None] * grid + grid_index(w, grid)[None, :]
-    hist = np.bincount((cell * n_codes + codes).ravel(), minlength=grid * grid * n_codes)
-    hist = hist.reshape(grid * grid, n_codes).astype(np.float64)
-    return (hist / np.maximum(hist.sum(axis=1, keepdims=True), 1)).ravel()
+#: grid cells per side of a grid parameter (1 = the whole image)
+Grid = Annotated[int, Field(ge=1, le=32)]

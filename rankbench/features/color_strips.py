@@ -3,7 +3,9 @@
 The colour part of the ELF-style features of Gray & Tao (ECCV 2008) and Prosser et al. (BMVC
 2010): the image is cut into ``n_strips`` equal horizontal strips and each colour channel is
 histogrammed with ``bins`` bins inside each strip; each histogram is L1-normalised, so the feature
-is a concatenation of distributions (which the Bhattacharyya ranker expects).
+is a concatenation of distributions (which the Bhattacharyya ranker expects). The histograms are
+:mod:`rankbench.features._histogram`'s: OpenCV's 8-bit conversions (HSV hue over 0..179), strips
+cut at the rounded multiples of H / n_strips, grey images replicated to R = G = B.
 """
 
 from __future__ import annotations
@@ -15,48 +17,16 @@ from pydantic import Field
 
 from ..params import PositiveInt
 from ..registry import features
+from ._histogram import as_rgb, colour_histogram
 from .base import Extractor
-
-_SPACES = ("rgb", "hsv", "ycrcb")
-
-
-def channels(img: np.ndarray, spaces: tuple[str, ...]) -> list[np.ndarray]:
-    """The requested colour channels of an RGB uint8 image, each scaled to [0, 1)."""
-    import cv2
-
-    out = []
-    for space in spaces:
-        if space == "rgb":
-            conv = img
-            scale = [256.0] * 3
-        elif space == "hsv":
-            conv = cv2.cvtColor(img, cv2.COLOR_RGB2HSV)
-            scale = [180.0, 256.0, 256.0]  # OpenCV's 8-bit hue runs 0..179
-        elif space == "ycrcb":
-            conv = cv2.cvtColor(img, cv2.COLOR_RGB2YCrCb)
-            scale = [256.0] * 3
-        else:
-            raise ValueError(f"unknown colour space {space!r}; expected one of {_SPACES}")
-        out.extend(conv[..., c].astype(np.float32) / scale[c] for c in range(3))
-    return out
-
-
-def strip_histograms(chans: list[np.ndarray], n_strips: int, bins: int) -> np.ndarray:
-    """(n_channels * n_strips * bins,) L1-normalised histograms of [0,1) channels per strip."""
-    H = chans[0].shape[0]
-    edges = np.linspace(0, H, n_strips + 1).round().astype(int)
-    feats = []
-    for ch in chans:
-        q = np.clip((ch * bins).astype(np.int64), 0, bins - 1)
-        for s in range(n_strips):
-            h = np.bincount(q[edges[s]:edges[s + 1]].ravel(), minlength=bins).astype(np.float64)
-            feats.append(h / max(h.sum(), 1.0))
-    return np.concatenate(feats)
 
 
 @features.register("color_strips")
 class ColorStrips(Extractor):
     """Per-strip colour histograms (RGB, HSV, YCbCr), each L1-normalised."""
+
+    #: 2: hue bins exact in integers (float32 rounding put some hues one bin off for bins 108, 180, 204, 216)
+    version = 2
 
     def __init__(self, spaces: Annotated[tuple[Literal["rgb", "hsv", "ycrcb"], ...], Field(min_length=1)] = ("rgb", "hsv", "ycrcb"),
                  n_strips: PositiveInt = 6, bins: Annotated[int, Field(ge=2, le=256)] = 16,
@@ -69,8 +39,8 @@ class ColorStrips(Extractor):
     def transform_image(self, img: np.ndarray) -> np.ndarray:
         import cv2
 
-        if img.ndim == 2:
-            img = np.repeat(img[..., None], 3, axis=2)
+        img = as_rgb(img)
         if self.size is not None and img.shape[:2] != tuple(self.size):
             img = cv2.resize(img, (self.size[1], self.size[0]), interpolation=cv2.INTER_AREA)
-        return strip_histograms(channels(img, tuple(self.spaces)), self.n_strips, self.bins)
+        return np.concatenate([colour_histogram(img, space, int(self.bins), cells=(int(self.n_strips), 1),
+                                                edges="round") for space in self.spaces])

@@ -6,7 +6,7 @@ the region (its vertical position and height) and a distance threshold. Prosser 
 fixed the regions to 6 equal strips for their shared 2784-d feature; this extractor gives the ELF
 ranker the larger pool of candidate regions instead.
 
-Channels and binning are those of :class:`~rankbench.features.elf.ELFStrips` (8 colours, 8 Gabor,
+Channels and binning are those of :class:`~rankbench.features.elf_strips.ELFStrips` (8 colours, 8 Gabor,
 13 Schmid; same kernels, ranges and 16 bins), which this module reuses: the image is cut into
 ``n_cells`` equal horizontal cells, ELFStrips gives the raw per-cell counts, and each region's
 histogram is a sum of consecutive cells (a difference of cumulative sums), then L1-normalised.
@@ -33,7 +33,7 @@ from pydantic import Field
 from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from .base import Extractor
-from .elf import COLOURS, DEFAULT_GABOR, DEFAULT_SCHMID, Colour, ELFStrips
+from .elf_strips import COLOURS, DEFAULT_GABOR, DEFAULT_SCHMID, Colour, ELFStrips
 
 
 def region_pool(n_cells: int, heights, stride: float = 0.5) -> list[tuple[int, int]]:
@@ -72,7 +72,7 @@ class ELFRegions(Extractor):
     heights : region heights in cells.
     stride : step between region starts as a fraction of their height.
     n_bins, colours, gabor_bank, schmid_bank, support, response, filter_range, filter_scale,
-    size, chunk : as in :class:`~rankbench.features.elf.ELFStrips`.
+    size, chunk : as in :class:`~rankbench.features.elf_strips.ELFStrips`.
 
     Notes
     -----

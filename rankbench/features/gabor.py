@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ..params import PositiveInt
 from ..registry import features
-from ._imgutil import resize, to_grey
+from ._imgutil import block_means, resize, to_grey
 from .base import Extractor
 
 
@@ -58,8 +58,6 @@ class GaborEnergy(Extractor):
 
     def transform_batch(self, imgs) -> np.ndarray:
         from scipy import fft
-
-        from .gist import block_means
 
         x = np.stack([resize(to_grey(im), self.image_size) for im in imgs]).astype(np.float64)
         x -= x.mean(axis=(1, 2), keepdims=True)

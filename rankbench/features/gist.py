@@ -9,6 +9,7 @@ from pydantic import Field
 
 from ..params import NonNegativeInt, PositiveFloat, PositiveInt
 from ..registry import features
+from ._imgutil import block_means
 from .base import Extractor
 
 
@@ -53,15 +54,6 @@ def prefilter(imgs: np.ndarray, fc: float = 4.0, pad: int = 5) -> np.ndarray:
     localstd = np.sqrt(np.abs(fft.ifft2(fft.fft2(out ** 2, workers=1) * gf, workers=1)))
     out = out / (0.2 + localstd)
     return out[:, pad:sh - pad, pad:sw - pad]
-
-
-def block_means(x: np.ndarray, w: int) -> np.ndarray:
-    """Means over a w x w grid of blocks of (..., H, W) -> (..., w, w) (edges as fix(linspace))."""
-    ry = np.fix(np.linspace(0, x.shape[-2], w + 1)).astype(int)
-    rx = np.fix(np.linspace(0, x.shape[-1], w + 1)).astype(int)
-    # reduceat sums consecutive slices; dividing by the block sizes gives the means
-    s = np.add.reduceat(np.add.reduceat(x, ry[:-1], axis=-2), rx[:-1], axis=-1)
-    return s / np.outer(np.diff(ry), np.diff(rx))
 
 
 def resize_crop(img: np.ndarray, size: int) -> np.ndarray:

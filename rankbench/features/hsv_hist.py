@@ -4,9 +4,10 @@ The feature of Yan, Zhang, Yang & Hauptmann's PKLR experiments (CVPR 2004, Secti
 histogram of HSV color spaces ... each color channel has a fixed number of 32 bins", 96 values.
 Colour is converted with OpenCV's 8-bit HSV (hue 0..179, saturation and value 0..255); the bin of a
 value v of a channel with range [0, hi) is floor(v * bins / hi), exactly as ``cv2.calcHist`` with
-ranges [0, 180] and [0, 256] bins it (the tests check this). The three histograms are concatenated
-in the order H, S, V, each dividing by the pixel count, so the feature does not depend on the crop
-size. The paper's silhouettes had their background removed; crops here include it.
+ranges [0, 180] and [0, 256] bins it (the tests check this; the histograms are
+:mod:`rankbench.features._histogram`'s). The three histograms are concatenated in the order H, S,
+V, each dividing by the pixel count, so the feature does not depend on the crop size. The paper's
+silhouettes had their background removed; crops here include it.
 """
 
 from __future__ import annotations
@@ -16,24 +17,9 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from ..errors import DataError
 from ..registry import features
+from ._histogram import as_rgb, colour_histogram
 from .base import Extractor
-
-_RANGES = (180, 256, 256)  # OpenCV 8-bit HSV: H in 0..179, S and V in 0..255
-
-
-def hsv_histogram(img: np.ndarray, bins: int = 32) -> np.ndarray:
-    """(3 * bins,) per-channel L1-normalised H, S, V histograms of an RGB uint8 image."""
-    import cv2
-
-    hsv = cv2.cvtColor(np.ascontiguousarray(img[..., :3], dtype=np.uint8), cv2.COLOR_RGB2HSV)
-    pix = hsv.reshape(-1, 3).astype(np.int64)
-    out = []
-    for c, hi in enumerate(_RANGES):
-        h = np.bincount(pix[:, c] * bins // hi, minlength=bins).astype(np.float64)
-        out.append(h / max(h.sum(), 1.0))
-    return np.concatenate(out)
 
 
 @features.register("hsv_hist")
@@ -44,6 +30,4 @@ class HSVHistogram(Extractor):
         self.bins = bins
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
-        if img.ndim != 3 or img.shape[2] < 3:
-            raise DataError("hsv_hist needs colour (RGB) images, got a grey image")
-        return hsv_histogram(img, int(self.bins))
+        return colour_histogram(as_rgb(img, grey="refuse", what="hsv_hist"), "hsv", int(self.bins))

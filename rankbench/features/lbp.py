@@ -9,7 +9,8 @@ from pydantic import Field
 
 from ..params import PositiveFloat, PositiveInt
 from ..registry import features
-from ._imgutil import grid_histograms, resize, to_grey
+from ._histogram import grid_histogram
+from ._imgutil import resize, to_grey
 from .base import Extractor
 
 
@@ -41,4 +42,4 @@ class LBP(Extractor):
         P = int(self.P)
         codes = local_binary_pattern(g, P, float(self.R), method=self.method).astype(np.int64)
         n_codes = P * (P - 1) + 3 if self.method == "nri_uniform" else P + 2
-        return grid_histograms(codes, n_codes, int(self.grid)) ** float(self.power)
+        return grid_histogram(codes, n_codes, int(self.grid)) ** float(self.power)

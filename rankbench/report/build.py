@@ -253,22 +253,11 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     md = summary_markdown(summary, run.name, run.methods, run.setting_order,
                           description=run_description(run), status=[run_facts(run)] + status_lines(run),
                           values=values, headline=headline_of(run, summary))
-    expected = run.config.get("expected") or []
-    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
-    if grades:
-        md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
-               + check_markdown(grades) + "\n")
-    claims = run.config.get("claims") or []
-    claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
-    if claim_rows:
-        md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+    graded, grades, claim_rows = graded_sections(run, summary, run.config.get("expected") or [],
+                                                 _claim_dicts(run.config.get("claims") or []), diag)
+    md += graded
     run.folder.write_text(RESULTS, results_json(results_document(run, summary, headline_of(run, summary), grades,
                                                                  claim_rows)))
-    if run.failed:
-        md += "\n## Failed jobs\n\n" + failed_markdown(run.failed, values) + "\n"
-    chosen = diagnostics_markdown(diag, run.methods, values)
-    if chosen:
-        md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
     latex = summary_latex(summary, run.name, run.methods, values)
     run.folder.write_text(SUMMARY_TEX, latex)
     plot_paths = []
@@ -294,13 +283,36 @@ def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]
     return "\n".join(lines)
 
 
+def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[dict], claims: list[dict],
+                    diag: pd.DataFrame | None = None) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """A run graded against published numbers ``expected`` and ``claims`` (as validated dicts,
+    claims with ``from_``), in Markdown: the ``## Published numbers``, ``## Claims``, ``## Failed jobs``
+    and ``## Chosen by the rankers`` sections (each only when it has rows), and the graded rows of both.
+
+    ``diag`` is the run's diagnostics frame in its order (default: read from its records).
+    """
+    md = ""
+    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
+    if grades:
+        md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
+               + check_markdown(grades) + "\n")
+    claim_rows = grade_run_claims(run, claims) if claims else []
+    if claim_rows:
+        md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
+    if run.failed:
+        md += "\n## Failed jobs\n\n" + failed_markdown(run.failed, run.setting_values()) + "\n"
+    diag = run.ordered(diagnostics_frame(run.records)) if diag is None else diag
+    chosen = diagnostics_markdown(diag, run.methods, run.setting_values())
+    if chosen:
+        md += "\n## Chosen by the rankers\n\n" + chosen + "\n"
+    return md, grades, claim_rows
+
+
 def results_of(run: RunData) -> dict[str, Any]:
     """The run's ``results.json`` document (:mod:`rankbench.report.results`), computed afresh."""
     summary = summary_of(run)
-    expected = run.config.get("expected") or []
-    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
-    claims = run.config.get("claims") or []
-    claim_rows = grade_run_claims(run, _claim_dicts(claims)) if claims else []
+    _, grades, claim_rows = graded_sections(run, summary, run.config.get("expected") or [],
+                                            _claim_dicts(run.config.get("claims") or []))
     return results_document(run, summary, headline_of(run, summary), grades, claim_rows)
 
 

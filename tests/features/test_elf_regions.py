@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from rankbench.features.elf import ELFStrips
+from rankbench.features.elf_strips import ELFStrips
 from rankbench.features.elf_regions import ELFRegions, region_pool
 
 SMALL = dict(n_cells=4, heights=(1, 2, 4), stride=0.5, n_bins=8,

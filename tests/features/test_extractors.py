@@ -4,6 +4,10 @@
 import numpy as np
 import pytest
 
+from keyframe_images import NAMES, rand_img
+from rankbench.datasets.base import Dataset
+from rankbench.errors import ConfigError
+from rankbench.params import check_params
 from rankbench.registry import datasets, features
 
 
@@ -44,3 +48,54 @@ def test_lab_hist_refuses_grey():
 
     with pytest.raises(DataError, match="colour"):
         features.build("lab_hist", {}).transform_image(np.zeros((8, 8), np.uint8))
+
+
+# --------------------------------------------------------------------------- the five keyframe extractors
+DIMS = {"color_histogram": 72, "color_correlogram": 128, "color_moments": 9, "wavelet_texture": 9,
+        "edge_histogram": 5}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("grid", [1, 2, 3, 5])
+def test_any_size_grey_or_colour_deterministic(name, grid):
+    e = features.build(name, {"grid": grid})
+    for img in (rand_img(37, 61, seed=10), rand_img(9, 4, seed=11, channels=0), rand_img(1, 1, seed=12),
+                rand_img(20, 20, seed=13, channels=4)):
+        v = e.transform_image(img)
+        assert v.dtype == np.float32 and v.shape == (DIMS[name] * grid * grid,) and np.isfinite(v).all()
+        np.testing.assert_array_equal(v, features.build(name, {"grid": grid}).transform_image(img.copy()))
+
+
+def test_extract_on_a_dataset_is_cacheable():
+    import pandas as pd
+
+    imgs = np.stack([rand_img(24, 32, seed=s) for s in range(5)])
+    ds = Dataset(name="t", items=pd.DataFrame({"id": list("abcde")}), arrays={"images": imgs}, fingerprint="x")
+    for name in NAMES:
+        e = features.build(name, {"grid": 2})
+        X = e.extract(ds)
+        assert X.shape == (5, DIMS[name] * 4) and X.dtype == np.float32
+        key = e.cache_key()
+        assert key["extractor"] == name and key["params"]["grid"] == 2
+
+
+@pytest.mark.parametrize("name, bad", [
+    ("color_histogram", {"grid": 0}), ("color_histogram", {"space": "lab"}),
+    ("color_histogram", {"bins": [8, 3]}), ("color_correlogram", {"distances": []}),
+    ("color_correlogram", {"distances": [0, 1]}), ("color_moments", {"space": "xyz"}),
+    ("wavelet_texture", {"levels": 0}), ("edge_histogram", {"threshold": -1.0}),
+    ("edge_histogram", {"grid": "2"}),
+])
+def test_declared_parameter_constraints(name, bad):
+    cls = features.get(name)
+    with pytest.raises(ConfigError, match=f"features.{list(bad)[0]}: expected"):
+        check_params(cls, bad, "features")
+    check_params(cls, {}, "features")  # the defaults are valid
+
+
+def test_init_only_stores_parameters():
+    from sklearn.base import clone
+
+    for name in NAMES:
+        e = features.build(name, {"grid": 3})
+        assert clone(e).get_params() == e.get_params()

@@ -4,7 +4,8 @@
 import numpy as np
 import pytest
 
-from rankbench.features.gist import Gist, block_means, gabor_transfer
+from rankbench.features._imgutil import block_means
+from rankbench.features.gist import Gist, gabor_transfer
 from rankbench.registry import datasets
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rankbench.datasets.viper import VIPeR
-from rankbench.features.elf import ELFStrips
+from rankbench.features.elf_strips import ELFStrips
 from rankbench.metrics import cmc_curve
 from rankbench.rankers.ranksvm.prsvm import PRSVM
 
@@ -14,7 +14,7 @@ from rankbench.rankers.ranksvm.prsvm import PRSVM
 @pytest.mark.realdata
 def test_real_viper_prsvm_beats_l1(shared_data):
     from rankbench.datasets.viper import VIPeR
-    from rankbench.features.elf import ELFStrips
+    from rankbench.features.elf_strips import ELFStrips
     from rankbench.rankers.baselines.template import L1Norm
 
     if not (shared_data / "viper").is_dir():

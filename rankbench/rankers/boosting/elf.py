@@ -28,7 +28,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     """ELF (Gray & Tao 2008): discrete AdaBoost of thresholded single-histogram distances.
 
     The feature vector is read as consecutive histograms of ``n_bins`` dims (one per (channel,
-    strip) of :class:`~rankbench.features.elf.ELFStrips`, or one (channel, region) of Gray &
+    strip) of :class:`~rankbench.features.elf_strips.ELFStrips`, or one (channel, region) of Gray &
     Tao's localized pool, :class:`~rankbench.features.elf_regions.ELFRegions`). A training pair
     is (query, candidate in the other camera), labelled +1 for the same person and -1 otherwise. Weak classifier k
     compares one histogram: ``h(q, g) = +1 if dist(q_k, g_k) <= theta else -1``. Each round

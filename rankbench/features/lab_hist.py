@@ -7,9 +7,10 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from ..errors import DataError
 from ..params import PositiveInt
 from ..registry import features
+from ._histogram import as_rgb, colour_histogram
+from ._imgutil import resize
 from .base import Extractor
 
 Bins = Annotated[int, Field(ge=1, le=256)]
@@ -33,18 +34,6 @@ class LabHistogram(Extractor):
         self.image_size = image_size
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
-        import cv2
-
-        from ._imgutil import joint_codes, resize
-
-        if img.ndim != 3 or img.shape[2] < 3:
-            raise DataError("lab_hist needs colour (RGB) images, got a grey image")
-        lab = cv2.cvtColor(np.ascontiguousarray(resize(img[..., :3], self.image_size)), cv2.COLOR_RGB2LAB)
-        if self.joint:
-            code, n_codes = joint_codes(lab.reshape(-1, 3), self.bins)
-            hist = np.bincount(code, minlength=n_codes).astype(np.float64)
-            return hist / max(hist.sum(), 1.0)
-        b = np.broadcast_to(np.asarray(self.bins, dtype=np.int64).reshape(-1), (3,))
-        pix = lab.reshape(-1, 3).astype(np.int64)
-        parts = [np.bincount(pix[:, c] * b[c] // 256, minlength=b[c]).astype(np.float64) for c in range(3)]
-        return np.concatenate(parts) / max(3.0 * len(pix), 1.0)
+        rgb = as_rgb(img, grey="refuse", what="lab_hist")
+        return colour_histogram(resize(rgb, self.image_size), "lab", self.bins, joint=bool(self.joint),
+                                normalize="histogram" if self.joint else "image")

@@ -40,6 +40,7 @@ from pydantic import Field
 
 from ..params import PositiveFloat, PositiveInt
 from ..registry import features
+from ._histogram import bin_index, cell_map, convert, histograms
 from .base import Extractor
 
 DEFAULT_GABOR = (
@@ -145,8 +146,8 @@ class ELFStrips(Extractor):
 
         n, H, W, _ = batch.shape
         tall = batch.reshape(n * H, W, 3)  # pointwise conversions run once on a mosaic
-        hsv = cv2.cvtColor(tall, cv2.COLOR_RGB2HSV_FULL).reshape(n, H, W, 3)
-        ycc = cv2.cvtColor(tall, cv2.COLOR_RGB2YCrCb).reshape(n, H, W, 3)
+        hsv = convert(tall, "hsv_full").reshape(n, H, W, 3)
+        ycc = convert(tall, "ycrcb").reshape(n, H, W, 3)
         table = {"R": batch[..., 0], "G": batch[..., 1], "B": batch[..., 2], "H": hsv[..., 0],
                  "S": hsv[..., 1], "V": hsv[..., 2], "Y": ycc[..., 0], "Cr": ycc[..., 1], "Cb": ycc[..., 2]}
         out = np.empty((n, self.n_channels, H, W), dtype=np.float32)
@@ -167,7 +168,7 @@ class ELFStrips(Extractor):
         n, C = chans.shape[:2]
         nc = len(self.colours)
         lo = np.zeros((n, C), np.float32)
-        hi = np.full((n, C), 256.0, np.float32)
+        hi = np.full((n, C), 256.0, np.float32)  # colour channels: their whole 8-bit range
         if C > nc:
             f = chans[:, nc:]
             if self.filter_range == "image":
@@ -183,23 +184,17 @@ class ELFStrips(Extractor):
         return lo, hi
 
     def _histograms(self, chans, lo, hi):
+        """The (channel, strip) histograms of a batch's channels, binned between ``lo`` and ``hi``
+        (per image and channel): :mod:`rankbench.features._histogram` on the whole batch at once."""
         n, C, H, W = chans.shape
-        nb, ns = self.n_bins, self.n_strips
-        # in place on the float32 channels: bin = floor((v - lo) / (hi - lo) * nb), clipped
-        chans -= lo[:, :, None, None]
-        chans *= (nb / (hi - lo))[:, :, None, None]
-        np.clip(chans, 0, nb - 0.5, out=chans)
-        idx = chans.astype(np.intp)  # bincount is several times slower on int32
-        strip = (np.arange(H) * ns // H)[None, :, None]
-        idx += ((np.arange(C)[:, None, None] * ns + strip) * nb)
-        idx += (np.arange(n) * (C * ns * nb))[:, None, None, None]
-        h = np.bincount(idx.ravel(), minlength=n * C * ns * nb).reshape(n, C, ns, nb).astype(np.float32)
-        if self.normalize == "strip":
-            h /= np.maximum(h.sum(3, keepdims=True), 1)
-        elif self.normalize == "channel":
-            h /= np.maximum(h.sum((2, 3), keepdims=True), 1)
-        elif self.normalize == "l1":
-            h /= np.maximum(h.sum((1, 2, 3), keepdims=True), 1)
-        elif self.normalize != "none":
+        if self.normalize not in _NORMALIZE:
             raise ValueError(f"normalize must be strip, channel, l1 or none, not {self.normalize!r}")
-        return h.reshape(n, -1)
+        # in place on the float32 channels: bin = floor((v - lo) / (hi - lo) * nb), clipped
+        idx = bin_index(chans, int(self.n_bins), lo[:, :, None, None], hi[:, :, None, None], overwrite=True)
+        strips = cell_map(H, W, int(self.n_strips), 1, edges="ceil")  # row i in strip i * n_strips // H
+        h = histograms(idx, int(self.n_bins), strips, int(self.n_strips), _NORMALIZE[self.normalize], overwrite=True)
+        return h.astype(np.float32).reshape(n, -1)
+
+
+#: this extractor's ``normalize`` -> the histogram module's
+_NORMALIZE = {"strip": "histogram", "channel": "channel", "l1": "image", "none": "none"}

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from rankbench.features.elf import ELFStrips, gabor_kernel, schmid_kernel
+from rankbench.features.elf_strips import ELFStrips, gabor_kernel, schmid_kernel
 
 
 def test_elf_shape_layout_and_normalisation():
