@@ -49,7 +49,7 @@ from .utils.progress import configure_logging, progress_shown
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "evaluate", "paper_settings",
-           "report", "check", "export", "export_features", "collect", "notes", "compare", "components",
+           "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "compare", "components",
            "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
@@ -401,7 +401,7 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
 
 
 # ----------------------------------------------------------------------------- export
-EXPORT_FORMATS = ("trec", "svmlight", "json")
+EXPORT_FORMATS = ("trec", "svmlight", "json", "mlflow")
 
 
 def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
@@ -413,7 +413,10 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     (its protocol's ``keep_scores: true``), for ``trec_eval`` / ``pytrec_eval``. ``svmlight``: the
     training and test rows of each trial of a retrieval or relative-attribute run, one query per
     concept / attribute, for RankLib, LightGBM or xgboost (:mod:`rankbench.engine.export` lists the
-    files). trec and svmlight read the run's dataset again (from ``data_root``, else the one the run
+    files). ``mlflow``: the run logged to the local MLflow store ``out`` (a folder, default
+    ``./mlruns``; the optional extra ``rankbench[mlflow]``): a parent run with the config's
+    parameters and the run's files, a child run per setting and method with its metrics
+    (:mod:`rankbench.report.mlflow_store`); returns the parent run's id. trec and svmlight read the run's dataset again (from ``data_root``, else the one the run
     recorded; it must be unchanged) and write into ``out`` (default ``<run>/export/<format>``);
     they return the files written.
     """
@@ -430,6 +433,14 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         if out is not None:
             _write(Path(out), results_json(doc))
         return doc
+    if fmt == "mlflow":
+        from .report.mlflow_store import log_run
+
+        store = Path(out) if out is not None else Path("mlruns")
+        try:
+            return log_run(results_of(run_data), run_data.config, folder.concrete.path, store)
+        except OSError as exc:
+            raise RankbenchError(f"{store}: cannot write ({exc.strerror or exc})") from None
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
@@ -446,6 +457,13 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
                                   sources.features, target)
     except OSError as exc:
         raise RankbenchError(f"{target}: cannot write ({exc.strerror or exc})") from None
+
+
+def mlflow_ready() -> None:
+    """A ConfigError line unless ``export --format mlflow`` can run (the optional MLflow client)."""
+    from .report.mlflow_store import require_mlflow
+
+    require_mlflow()
 
 
 def _write(path: Path, text: str) -> None:

@@ -216,9 +216,12 @@ def main():
 @click.option("--no-plots", is_flag=True, help="Tables only.")
 @click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
               help="A matplotlib style file for the figures, applied on top of rankbench's own.")
+@click.option("--mlflow", "mlflow_store", type=click.Path(file_okay=False), metavar="DIR",
+              help="Also log the run to the local MLflow store DIR (as export --format mlflow; the extra "
+                   "rankbench[mlflow]).")
 @user_errors
 def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
-        max_settings, no_cache, no_plots, style):
+        max_settings, no_cache, no_plots, style, mlflow_store):
     """Run the experiment described by CONFIG and write tables and plots.
 
     \b
@@ -231,12 +234,15 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
       rankbench run --resume results/bins8
       rankbench run configs/quickstart.yaml --executor dask --trials 2
       rankbench run configs/quickstart.yaml --methods L1-norm Bhattacharyya --out results/two
+      rankbench run configs/quickstart.yaml --trials 2 --mlflow mlruns
     """
     from . import app
 
     if resume and out:
         raise click.UsageError("--out: a resumed run stays in its own folder (RUN_DIR); drop --out, or start a new "
                                "run with --out")
+    if mlflow_store:
+        app.mlflow_ready()       # before the run, not after it
     overrides = _overrides(sets, trials, seed, regress, methods, max_settings)
     options = app.EngineOptions(data_root=data_root, jobs=jobs, executor=executor, scheduler=scheduler,
                                 dask_timeout=dask_timeout, use_cache=not no_cache, progress=app.progress_shown(),
@@ -247,6 +253,9 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
                      plots=False if no_plots else None, style=style)
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
+    if mlflow_store:
+        parent = app.export(result.folder.path, "mlflow", mlflow_store)
+        click.echo(f"logged to the MLflow store {mlflow_store} (parent run {parent})")
     failed = result.outcome.failed
     if failed:  # each was named as it failed; the exit status says the run is not whole
         names = ", ".join(dict.fromkeys(r.method for r in failed))
@@ -419,17 +428,18 @@ def features(config, out, force, data_root, jobs):
 
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False))
-@click.option("--format", "fmt", required=True, type=click.Choice(["trec", "svmlight", "json"]),
+@click.option("--format", "fmt", required=True, type=click.Choice(["trec", "svmlight", "json", "mlflow"]),
               help="trec: qrels and run files of a retrieval run; svmlight: the trials' training and test rows "
-                   "for RankLib / LightGBM; json: the results document (schema_version 1).")
-@click.option("--out", type=click.Path(), help="A folder (trec, svmlight; default RUN_DIR/export/<format>) or a "
-                                               "file (json; default: print it).")
+                   "for RankLib / LightGBM; json: the results document (schema_version 1); mlflow: the run "
+                   "logged to a local MLflow store.")
+@click.option("--out", type=click.Path(), help="A folder (trec, svmlight; default RUN_DIR/export/<format>; mlflow: "
+                                               "the store, default ./mlruns) or a file (json; default: print it).")
 @_data_root
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Parallel worker processes for features not in the cache (svmlight).")
 @user_errors
 def export(run_dir, fmt, out, data_root, jobs):
-    """Take RUN_DIR's results or data to other tools: TREC, svmlight / RankLib, JSON.
+    """Take RUN_DIR's results or data to other tools: TREC, svmlight / RankLib, JSON, MLflow.
 
     \b
     trec      trial<k>.qrels and trial<k>.<method>.run per setting: trec_eval / pytrec_eval
@@ -438,12 +448,17 @@ def export(run_dir, fmt, out, data_root, jobs):
     svmlight  trial<k>.train.svm / .test.svm per feature set, one qid per concept or attribute,
               with .ids files; relative attributes also trial<k>.pairs.csv (the exact pairs)
     json      the machine-readable results (results.json: schema_version, summary, trials, grades)
+    mlflow    a run in the local MLflow store --out (default ./mlruns; pip install 'rankbench[mlflow]'):
+              the config's parameters and the run's files, a child run per setting and method
+              with its metrics (mean, .std, and each trial as the .trial history); see it with
+              mlflow ui --backend-store-uri mlruns
     \b
     Examples:
       rankbench run configs/examples/scene_retrieval.yaml --set protocol.keep_scores=true --data-root ../shared/datasets
       rankbench export results/scene_retrieval/latest --format trec --out trec/
       rankbench export results/scene_retrieval/latest --format svmlight
       rankbench export results/quickstart/latest --format json --out quickstart.json
+      rankbench export results/quickstart/latest --format mlflow --out mlruns
     """
     import json
 
@@ -455,6 +470,9 @@ def export(run_dir, fmt, out, data_root, jobs):
             click.echo(json.dumps(got, indent=1, ensure_ascii=False))
         else:
             click.echo(f"wrote {out}")
+        return
+    if fmt == "mlflow":
+        click.echo(f"logged to the MLflow store {out or 'mlruns'} (parent run {got})")
         return
     where = out or f"{run_dir}/export/{fmt}"
     click.echo(f"wrote {len(got)} files into {where}")
