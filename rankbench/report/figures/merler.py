@@ -27,7 +27,6 @@ Runs are recognised by their config's name; each figure is written as PNG and SV
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -154,14 +153,15 @@ def figure7(run: RunData, out: Path, t: float | None) -> list[Path]:
     return paths
 
 
-def _lambda_settings(records: list[TrialRecord]) -> dict[str, tuple[str | None, float]]:
-    """{setting label: (regulariser or None, lambda)} of a run sweeping IRB's lambda."""
+def _lambda_settings(run: RunData) -> dict[str, tuple[str | None, float]]:
+    """{setting label: (regulariser or None, lambda)} of a run sweeping IRB's ``lam`` (and maybe its
+    ``regularizer``), from the settings' typed values in splits.json."""
     parsed = {}
-    for s in sorted({r.setting for r in records}):
-        reg = re.search(r"regularizer=([a-z_]+)", s)
-        lam = re.search(r"lam=([0-9.eE+-]+)", s)
+    for label, values in run.setting_values().items():
+        lam = [v for k, v in values.items() if k.endswith(".lam")]
+        reg = [v for k, v in values.items() if k.endswith(".regularizer")]
         if lam:
-            parsed[s] = (reg.group(1) if reg else None, float(lam.group(1)))
+            parsed[label] = (reg[0] if reg else None, float(lam[0]))
     return parsed
 
 
@@ -182,7 +182,7 @@ def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Pat
     plt = _plt()
 
     records = fig9_run.records
-    parsed = _lambda_settings(records)
+    parsed = _lambda_settings(fig9_run)
     regs = sorted({v[0] for v in parsed.values() if v[0]})
     if not regs:
         return []
@@ -215,7 +215,7 @@ def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Pa
     plt = _plt()
 
     records = run.records
-    parsed = _lambda_settings(records)
+    parsed = _lambda_settings(run)
     if not parsed:
         return []
     lams = sorted(parsed.items(), key=lambda kv: kv[1][1])
