@@ -531,7 +531,7 @@ def figures(args, out, data_root, fig7_time):
     data root unless --data-root is given.
     \b
     Example:
-      rankbench figures yan results/yan/spirals results/yan/towncentre6_types --out /tmp/yan
+      rankbench figures yuli results/umist_table3_K/latest --out figures/yuli
     """
     from . import app
 
