@@ -150,7 +150,8 @@ def test_a_run_no_paper_draws_is_named(cli, tmp_path):
     from toydata import synthetic_reid_config
 
     cfg = tmp_path / "reid.yaml"
-    cfg.write_text(synthetic_reid_config(n_people=20, n_test=8, ranks=[1], trials=1) + "rankers: [{name: L1, ranker: l1}]\n")
+    cfg.write_text(synthetic_reid_config(n_people=20, n_test=8, ranks=[1], trials=1)
+                   + "rankers: [{name: L1, ranker: l1}]\n")
     assert cli("run", cfg, "--out", tmp_path / "reid", "--no-plots", "-q").exit_code == 0
     res = cli("figures", tmp_path / "reid", "--out", tmp_path / "figs")
     assert res.exit_code == 1

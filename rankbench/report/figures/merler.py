@@ -21,7 +21,7 @@
   depth against its final evaluations per item, one point per lambda (right); RankBoost's from the
   ``<name>`` run (the same splits and base models) for reference.
 
-Runs are recognised by their config's name; each figure is written as PNG and SVG
+Runs are recognised by their config's name; each figure is written as PNG, SVG and PDF
 (:func:`rankbench.report.plots.save`).
 """
 
@@ -34,7 +34,7 @@ import numpy as np
 from ...runfolder import TrialRecord
 from ..build import RunData
 from ..claims import mean_curve
-from ..plots import _plt, save
+from ..plots import pyplot, save
 
 COLOURS = {"bipartite_rankboost": "tab:red", "imbalanced_rankboost": "tab:blue", "lgbm_lambdarank": "tab:green",
            "xgb_pairwise": "tab:purple"}
@@ -70,12 +70,12 @@ def _style(method: str, entries: dict[str, dict], i: int) -> dict:
 
 
 def _save(fig, out: Path, stem: str) -> list[Path]:
-    """``<stem>.png`` and ``<stem>.svg`` in ``out`` (the figure is closed)."""
+    """``<stem>.png``, ``.svg`` and ``.pdf`` in ``out`` (the figure is closed)."""
     return [f.path for f in save(fig, out, stem)]
 
 
 def figure6(run: RunData, out: Path) -> list[Path]:
-    plt = _plt()
+    plt = pyplot()
 
     records = run.records
     entries = _rankers(run)
@@ -121,7 +121,7 @@ def _concept_ap_at(records: list[TrialRecord], method: str, t: float) -> dict[st
 
 
 def figure7(run: RunData, out: Path, t: float | None) -> list[Path]:
-    plt = _plt()
+    plt = pyplot()
 
     records = run.records
     a = mean_curve(records, "RankBoost", "staged", "rank_s", "map")
@@ -179,7 +179,7 @@ def _reference(reference: RunData | None, trials: set[int]):
 
 
 def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Path]:
-    plt = _plt()
+    plt = pyplot()
 
     records = fig9_run.records
     parsed = _lambda_settings(fig9_run)
@@ -212,7 +212,7 @@ def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Pat
 
 def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Path]:
     """IRB's MAP / cost trade-off over lambda (module docstring)."""
-    plt = _plt()
+    plt = pyplot()
 
     records = run.records
     parsed = _lambda_settings(run)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..build import RunData
-from ..plots import _plt, save
+from ..plots import pyplot, save
 
 PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
           ("towncentre6_methods", "(b) 6 people: methods (both kinds)", "method"),
@@ -46,7 +46,7 @@ def records(run: RunData) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------- Figure 3
 def figure3(run: RunData, out: Path, refit) -> list[Path]:
-    plt = _plt()
+    plt = pyplot()
     split = run.splits_of("")[0]
     fitted = {m: refit(run, "", 0, m) for m in run.methods}
     first = next(iter(fitted.values()))
@@ -75,7 +75,8 @@ def figure3(run: RunData, out: Path, refit) -> list[Path]:
         ax.set_xticks([]), ax.set_yticks([])
 
     scatter(axes[0])
-    axes[0].set_title("(a) two spirals: o / x classes, labelled points bold, 4 same pairs (red)", fontsize=9)
+    axes[0].set_title(f"(a) two spirals: o / x classes, labelled points bold, {len(C)} constraint pairs (red)",
+                      fontsize=9)
     for ax, method, letter in zip(axes[1:], run.methods, "bcdefg"):
         F = np.asarray(fitted[method].model.decision_function(grid)).reshape(gx.shape)
         ax.contourf(gx, gy, F > 0, levels=[-0.5, 0.5, 1.5], colors=["#dde8f6", "#fbe7d6"])
@@ -101,7 +102,7 @@ def curves(df: pd.DataFrame, by: str) -> pd.DataFrame:
 
 
 def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8.5))
     lines = ["# Yan et al. Figure 6 on Town Centre: error rate (%) of the test images, mean +- std over trials",
              ""]
@@ -132,8 +133,9 @@ def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
                   "|---|" + "---|" * cv.series.nunique()]
         table = cv.pivot(index="n_constraints", columns="series")
         for k in table.index:
-            cells = [f"{100 * table.loc[k, ('error_rate_mean', s)]:.1f} +- {100 * table.loc[k, ('error_rate_std', s)]:.1f}"
-                     f" ({table.loc[k, ('pairs', s)]:.1f})" for s in cv.series.unique()]
+            cells = [f"{100 * table.loc[k, ('error_rate_mean', s)]:.1f} +- "
+                     f"{100 * table.loc[k, ('error_rate_std', s)]:.1f} ({table.loc[k, ('pairs', s)]:.1f})"
+                     for s in cv.series.unique()]
             lines.append(f"| {k} | " + " | ".join(cells) + " |")
         vote = base.vote_error_rate
         lines += ["", f"KLR with the per-sequence majority vote (K = 0): {100 * vote.mean():.1f} +- "

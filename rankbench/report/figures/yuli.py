@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..build import RunData
-from ..plots import _plt, save
+from ..plots import pyplot, save
 
 #: the swept values of the paper's figures (UMIST: n = 30, FG-NET: n = 40; K = 5, s = 3)
 FIGURE_VALUES = {"umist": {"protocol.n_per_label": 10}, "fgnet": {"protocol.n_per_label": 8}}
@@ -37,7 +37,7 @@ def figure_setting(run: RunData) -> str:
 
 
 def _distance_plot(dist, y, title, out: Path, stem: str) -> list[Path]:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     idx = np.arange(1, len(dist) + 1)
     for v in np.unique(y):
@@ -52,7 +52,7 @@ def _distance_plot(dist, y, title, out: Path, stem: str) -> list[Path]:
 
 
 def _embedding_plot(Z, y, title, out: Path, stem: str) -> list[Path]:
-    plt = _plt()
+    plt = pyplot()
     fig = plt.figure(figsize=(5.5, 5))
     ax = fig.add_subplot(projection="3d")
     for v in np.unique(y):
@@ -78,9 +78,11 @@ def draw(runs: list[RunData], out: Path, refit=None) -> list[Path]:
             continue
         setting = figure_setting(run)
         fitted = refit(run, setting, 0, method)
-        train = np.asarray(fitted.split["train"], dtype=int)
         label = (run.config.get("protocol") or {}).get("label_column", "label")
-        y = fitted.dataset.column(label).astype(float)[train]
+        labels = fitted.dataset.column(label).astype(float)
+        train = np.asarray(fitted.split["train"], dtype=int)
+        train = train[np.argsort(labels[train], kind="stable")]   # grouped by label, as the paper draws them
+        y = labels[train]
         X = fitted.X[train]
         model = fitted.model
         steps = getattr(model, "steps", None)
@@ -94,7 +96,8 @@ def draw(runs: list[RunData], out: Path, refit=None) -> list[Path]:
             if not flat:
                 written += _embedding_plot(Z, y, f"Fig. 3: embedding L x_i (UMIST, {n})", out, f"fig3_{run.name}")
             written += _distance_plot(np.linalg.norm(Z - Z[0], axis=1), y,
-                                      f"Fig. 4: learned distance ||L(x_i - x_1)|| (UMIST, {n})", out, f"fig4_{run.name}")
+                                      f"Fig. 4: learned distance ||L(x_i - x_1)|| (UMIST, {n})", out,
+                                      f"fig4_{run.name}")
         elif not flat:
             written += _embedding_plot(Z, y, f"Fig. 6: embedding L x_i (FG-NET, {n})", out, f"fig6_{run.name}")
     return written
