@@ -42,6 +42,6 @@ def figure_paper(run: RunData) -> str | None:
 
 def draw(paper: str, runs: list[RunData], out: Path, refit: Refit | None = None, **options) -> list[Path]:
     """Every figure of ``paper`` that ``runs`` allow, written into ``out`` (PNG, SVG and PDF, and
-    for yan the numbers behind Figure 6 as Markdown); the paths written."""
-    out.mkdir(parents=True, exist_ok=True)
+    for yan the numbers behind Figure 6 as Markdown); the paths written. ``out`` is made with the
+    first figure (none drawn, none made)."""
     return PAPERS[paper].draw(runs, out, refit, **options)
