@@ -18,19 +18,42 @@ features: [{name: f, extractor: array}]
 protocol: {name: ordinal, n_per_label: 8, k: 3}
 trials: 2
 seed: 4
+sweep:
+  protocol.k: [3, 5]
 rankers:
   - {name: DML, ranker: cmds_dml, K: 3, s: 2, max_iter: 200, preprocess: [{name: pca, n_components: 6}]}
   - {name: LDMLR, ranker: ldmlr, K: 3, T_max: 5}
-sweep:
-  protocol.k: [3, 5]
+"""
+
+
+#: a metric learner whose map is drawn from its random_state: its trials differ only by their seeds
+PROJECTION = """\
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from rankbench.params import Seed
+from rankbench.rankers.base import MetricLearner
+
+
+class RandomProjection(MetricLearner, BaseEstimator):
+    def __init__(self, random_state: Seed = None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self.L_ = np.random.default_rng(self.random_state).normal(size=(2, X.shape[1]))
+        return self
+
+    def transform(self, X):
+        return np.asarray(X) @ self.L_.T
 """
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("refit")
+    (root / "projection.py").write_text(PROJECTION)
     cfg = root / "refit_me.yaml"
-    cfg.write_text(CONFIG)
+    cfg.write_text(CONFIG + f"  - {{name: Proj, ranker: '{root / 'projection.py'}:RandomProjection'}}\n")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RANKBENCH_CACHE", str(root / "cache"))
         res = app.run(cfg, out=root / "run", options=app.EngineOptions(progress=False), plots=False)
@@ -38,7 +61,9 @@ def run(tmp_path_factory):
 
 
 def test_the_refitted_model_scores_what_its_trial_recorded(run):
+    """With the trial's split and its ranker seed (Proj's map is drawn from it)."""
     data, experiment = run
+    assert {r.method for r in data.records} == {"DML", "LDMLR", "Proj"}
     for r in data.records:
         split = data.splits_of(r.setting)[r.trial]
         again = refit(experiment, None, r.setting, r.method, split)

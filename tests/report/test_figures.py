@@ -140,6 +140,23 @@ def test_yan_figure3_refits_the_recorded_split_and_figure6_tabulates_the_trials(
     assert sorted(series) == ["active", "temporal"]
 
 
+def test_a_model_is_refitted_on_trial_0s_recorded_split_with_the_data_root_given(runs, tmp_path, monkeypatch):
+    import rankbench.engine.refit as refit_module
+
+    seen, real = [], refit_module.refit
+
+    def spy(experiment, data_root, setting, method, split):
+        seen.append((data_root, setting, method, split))
+        return real(experiment, data_root, setting, method, split)
+
+    monkeypatch.setattr(refit_module, "refit", spy)
+    app.figures([runs["spirals"]], out=tmp_path, data_root=str(tmp_path))
+    trial0 = load_run(runs["spirals"]).splits_of("")[0]
+    assert [(root, setting, method) for root, setting, method, _ in seen] == \
+        [(str(tmp_path), "", "KLR"), (str(tmp_path), "", "PKLR")]
+    assert all(split == trial0 for *_, split in seen)
+
+
 def test_a_paper_given_draws_only_its_figures(cli, runs, tmp_path):
     res = cli("figures", "yan", runs["tiny"], "--out", tmp_path)
     assert res.exit_code == 1
