@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,8 @@ from .report.plots import style_file
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
+
+log = logging.getLogger("rankbench.app")
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "evaluate", "paper_settings",
@@ -716,8 +720,10 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
 
     def refit(run, setting: str, trial: int, method: str):
         root = _resume_data_root(run.folder, EngineOptions(data_root=data_root)).data_root
-        return refit_job(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
-                         run.splits_of(setting)[trial])
+        fitted = refit_job(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
+                           run.splits_of(setting)[trial])
+        _check_refitted(run, setting, trial, method, fitted)
+        return fitted
 
     written = {}
     for owner, runs in groups.items():
@@ -731,6 +737,26 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
                              f"({', '.join(str(d) for d in run_dirs)})")
     return FiguresResult(written, skipped)
+
+
+def _check_refitted(run, setting: str, trial: int, method: str, fitted) -> None:
+    """A refitted model must be fitted on the data the run used (else an error naming the data
+    root to give) and should measure what its trial recorded (else a warning: the figure shows
+    a model the run did not score, e.g. of a ranker whose fit is not deterministic)."""
+    recorded = next((s.dataset_fingerprint for s in run.settings if s.label == setting), None)
+    if recorded and fitted.dataset.fingerprint and recorded != fitted.dataset.fingerprint:
+        raise RankbenchError(f"{run.folder.path}: dataset {fitted.dataset.name!r} changed since the run (fingerprint "
+                             f"{fitted.dataset.fingerprint}, the run's {recorded}); the figures refit on the data the "
+                             "run used: point --data-root at it")
+    record = next((r for r in run.records if r.key == (setting, trial, method)), None)
+    for name, value in fitted.metrics.items():
+        if record is not None and name in record.metrics and not math.isclose(value, record.metrics[name],
+                                                                              rel_tol=1e-9, abs_tol=1e-12):
+            log.warning(
+                "%s: %s refitted on trial %d%s measures %s = %.6g, the trial recorded %.6g: the figure shows a model "
+                "the run did not score", run.folder.path, method, trial, f" of {setting}" if setting else "", name,
+                value, record.metrics[name])
+            return
 
 
 # ----------------------------------------------------------------------------- compare

@@ -157,6 +157,36 @@ def test_a_model_is_refitted_on_trial_0s_recorded_split_with_the_data_root_given
     assert all(split == trial0 for *_, split in seen)
 
 
+def test_data_changed_since_the_run_is_refused(cli, runs, tmp_path):
+    import shutil
+
+    copy = tmp_path / "spirals"
+    shutil.copytree(runs["spirals"], copy)
+    splits = copy / "splits.json"
+    splits.write_text(re.sub(r'"dataset_fingerprint": "[^"]+"', '"dataset_fingerprint": "0123"', splits.read_text()))
+    res = cli("figures", copy, "--out", tmp_path / "figs")
+    assert res.exit_code == 1
+    assert res.output.startswith("rankbench: error: ") and "changed since the run" in res.output
+    assert "point --data-root at it" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_a_refit_that_measures_otherwise_than_its_trial_is_named(runs, tmp_path, monkeypatch, caplog):
+    import rankbench.engine.refit as refit_module
+
+    real = refit_module.refit
+
+    def off(*args):
+        fitted = real(*args)
+        fitted.metrics["error_rate"] += 0.01
+        return fitted
+
+    monkeypatch.setattr(refit_module, "refit", off)
+    with caplog.at_level("WARNING", logger="rankbench"):
+        app.figures([runs["spirals"]], out=tmp_path)
+    said = [r.getMessage() for r in caplog.records if "refitted on trial 0" in r.getMessage()]
+    assert len(said) == 2 and "the figure shows a model the run did not score" in said[0]
+
+
 def test_a_paper_given_draws_only_its_figures(cli, runs, tmp_path):
     res = cli("figures", "yan", runs["tiny"], "--out", tmp_path)
     assert res.exit_code == 1
