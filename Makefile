@@ -5,11 +5,14 @@ BIN    := $(VENV)/bin
 DATA   ?= $(if $(RANKBENCH_DATA),$(RANKBENCH_DATA),$(if $(wildcard ../shared/datasets),../shared/datasets,datasets))
 JOBS   ?= 2
 PAPERS := prosser yuli sharaf merler yan
-# run after a paper's configs (figures that read its run folders)
-AFTER_merler = $(BIN)/python scripts/merler_figures.py results/merler results/merler/figures
-AFTER_yan = $(BIN)/python scripts/yan_figures.py results/yan --out results/yan/figures
+# run after a paper's configs, inside its recipe: $$runs holds the run folders it wrote
+AFTER_merler = $(BIN)/rankbench figures merler $$runs --out results/merler/figures
+AFTER_yan = $(BIN)/rankbench figures yan $$runs --out results/yan/figures
+AFTER_yuli = $(BIN)/rankbench figures yuli $$runs --out results/yuli/figures
+# every run folder of a paper already under results/ (for its figures alone)
+runs_of = $$(for d in results/$(1)/*/; do [ -f $$d/config.yaml ] && echo $$d; done)
 
-.PHONY: install quickstart run test regress reproduce-all yuli-figures yan-figures $(addprefix reproduce-,$(PAPERS)) bench bench-quick demo-dask clean
+.PHONY: install quickstart run test regress reproduce-all yuli-figures yan-figures merler-figures $(addprefix reproduce-,$(PAPERS)) bench bench-quick demo-dask clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,18 +61,19 @@ reproduce-$(1): install
 	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
 	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
 	[ -z "$$$$runs" ] || { $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md; \
-	  $(BIN)/rankbench notes $(1) $$$$runs --out docs/$(1).md; }
-	$$(AFTER_$(1))
+	  $(BIN)/rankbench notes $(1) $$$$runs --out docs/$(1).md; $$(if $$(AFTER_$(1)),$$(AFTER_$(1));) }
 endef
-# a paper's figures drawn from its run folders, after its configs have run
+# each paper's configs, then its report, its note and (AFTER_<paper>) its figures from those runs
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 
-reproduce-yuli: yuli-figures
-yuli-figures: install  ## the paper's figures 2-4 and 6 (distances, 3-D embeddings)
-	$(BIN)/python scripts/yuli_figures.py results/yuli/figures --data-root $(DATA)
+yuli-figures: install  ## Figures 2-4 and 6 of Yu & Li (distances, 3-D embeddings) from the runs of make reproduce-yuli
+	$(BIN)/rankbench figures yuli $(call runs_of,yuli) --data-root $(DATA) --out results/yuli/figures
+
+merler-figures: install  ## Figures 6, 7 and 9 and the lambda trade-off of Merler et al. from the runs of make reproduce-merler
+	$(BIN)/rankbench figures merler $(call runs_of,merler) --out results/merler/figures
 
 yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of make reproduce-yan
-	$(AFTER_yan)
+	$(BIN)/rankbench figures yan $(call runs_of,yan) --data-root $(DATA) --out results/yan/figures
 
 reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md and REPORT.html
 	$(BIN)/rankbench collect $$(ls -d $(foreach p,$(PAPERS),results/$(p)/*/) 2>/dev/null) --out results/REPORT.md

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,10 +49,12 @@ from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
+log = logging.getLogger("rankbench.app")
+
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "evaluate", "paper_settings",
-           "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "compare", "components",
-           "describe_component",
+           "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
+           "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
 
@@ -675,6 +679,102 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     except OSError as exc:
         raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
     return NotesResult(out, md, len(entries), sum(e.graded_with.startswith("with the published") for e in entries))
+
+
+# ----------------------------------------------------------------------------- figures
+@dataclass
+class FiguresResult:
+    """What ``figures`` wrote, per paper, and the run folders no paper draws figures of."""
+
+    written: dict[str, list[Path]]
+    skipped: list[Path] = field(default_factory=list)
+
+
+def figure_papers() -> tuple[str, ...]:
+    """The papers whose own figures :func:`figures` draws."""
+    from .report.figures import PAPERS
+
+    return tuple(PAPERS)
+
+
+def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Path | None = None,
+            data_root: str | None = None, fig7_time: float | None = None) -> FiguresResult:
+    """A paper's own figures, drawn from its run folders (:mod:`rankbench.report.figures`).
+
+    Parameters
+    ----------
+    run_dirs : the run folders (a folder given twice, e.g. through ``latest``, is read once).
+    paper : whose figures (merler, yan, yuli); default: each run's own paper (the folder of its
+        config, ``configs/<paper>/``, else its protocol's).
+    out : the folder of the figures (default ``results/<paper>/figures``).
+    data_root : where a figure of a fitted model (yan's Figure 3, yuli's) reads the data to refit
+        the method on its trial's recorded split (default: the run's recorded data root when that
+        folder exists, else ``$RANKBENCH_DATA`` / ``./datasets``).
+    fig7_time : merler's Figure 7 at this ranking time (default: where the MAP curves differ most).
+
+    Returns
+    -------
+    FiguresResult : the files written per paper and the runs that no paper draws figures of.
+    """
+    from .engine.refit import refit as refit_job
+    from .report.figures import PAPERS, draw, figure_paper
+
+    if paper is not None and paper not in PAPERS:
+        raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
+    groups: dict[str, list] = {}
+    skipped: list[Path] = []
+    seen = set()
+    for d in run_dirs:
+        folder = RunFolder.open(d).concrete   # the run's own name, never a ``latest`` link
+        if folder.path.resolve() in seen:
+            continue
+        seen.add(folder.path.resolve())
+        run = load_run(folder)
+        owner = paper or figure_paper(run)
+        if owner is None:
+            skipped.append(folder.path)
+        else:
+            groups.setdefault(owner, []).append(run)
+
+    def refit(run, setting: str, trial: int, method: str):
+        root = _resume_data_root(run.folder, EngineOptions(data_root=data_root)).data_root
+        fitted = refit_job(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
+                           run.splits_of(setting)[trial])
+        _check_refitted(run, setting, trial, method, fitted)
+        return fitted
+
+    written = {}
+    for owner, runs in groups.items():
+        folder = Path(out) if out is not None else Path("results") / owner / "figures"
+        options = {"fig7_time": fig7_time} if owner == "merler" else {}
+        try:
+            written[owner] = draw(owner, runs, folder, refit, **options)
+        except OSError as exc:
+            raise RankbenchError(f"{folder}: cannot write the figures ({exc.strerror or exc})") from None
+    if not any(written.values()):
+        raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
+                             f"({', '.join(str(d) for d in run_dirs)})")
+    return FiguresResult(written, skipped)
+
+
+def _check_refitted(run, setting: str, trial: int, method: str, fitted) -> None:
+    """A refitted model must be fitted on the data the run used (else an error naming the data
+    root to give) and should measure what its trial recorded (else a warning: the figure shows
+    a model the run did not score, e.g. of a ranker whose fit is not deterministic)."""
+    recorded = next((s.dataset_fingerprint for s in run.settings if s.label == setting), None)
+    if recorded and fitted.dataset.fingerprint and recorded != fitted.dataset.fingerprint:
+        raise RankbenchError(f"{run.folder.path}: dataset {fitted.dataset.name!r} changed since the run (fingerprint "
+                             f"{fitted.dataset.fingerprint}, the run's {recorded}); the figures refit on the data the "
+                             "run used: point --data-root at it")
+    record = next((r for r in run.records if r.key == (setting, trial, method)), None)
+    for name, value in fitted.metrics.items():
+        if record is not None and name in record.metrics and not math.isclose(value, record.metrics[name],
+                                                                              rel_tol=1e-9, abs_tol=1e-12):
+            log.warning(
+                "%s: %s refitted on trial %d%s measures %s = %.6g, the trial recorded %.6g: the figure shows a model "
+                "the run did not score", run.folder.path, method, trial, f" of {setting}" if setting else "", name,
+                value, record.metrics[name])
+            return
 
 
 # ----------------------------------------------------------------------------- compare

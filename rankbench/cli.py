@@ -14,6 +14,7 @@ import functools
 import math
 import signal
 import sys
+from pathlib import Path
 
 import click
 
@@ -526,6 +527,44 @@ def notes(paper, run_dirs, out, configs, history):
 
     res = app.notes(paper, list(run_dirs) or None, out, configs, history)
     click.echo(f"wrote {res.path} ({res.n_runs} runs; {res.n_committed} graded with their committed config)")
+
+
+@main.command()
+@click.argument("args", nargs=-1, required=True, metavar="[PAPER] RUN_DIR...")
+@click.option("--out", type=click.Path(file_okay=False), help="Folder of the figures (default results/PAPER/figures).")
+@_data_root
+@click.option("--fig7-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="merler: Figure 7 at this ranking time (default: where the two MAP curves differ most).")
+@user_errors
+def figures(args, out, data_root, fig7_time):
+    """Draw a paper's own figures from its run folders (merler: Figs. 6, 7, 9 and the lambda
+    trade-off; yan: Figs. 3 and 6; yuli: Figs. 2-4 and 6).
+
+    \b
+    PAPER (merler, yan or yuli) is optional: by default each run's own paper (the folder of its
+    config, else its protocol). Runs are recognised by their config's name (merler's Figure 9
+    from synthetic_fig9_regularizers, RankBoost beside it from synthetic_trecvid; yan's Figure 6
+    from the four towncentre panels). A figure of a fitted model (yan's Fig. 3, yuli's) refits the
+    method on the trial's recorded split, as the run did, reading the data from the run's own
+    data root unless --data-root is given.
+    \b
+    Example:
+      rankbench figures yuli results/umist_table3_K/latest --out figures/yuli
+    """
+    from . import app
+
+    # the first argument is a paper when it is a bare name: one of the papers, or not a folder here
+    first = args[0]
+    paper = first if "/" not in first and (first in app.figure_papers() or not Path(first).exists()) else None
+    run_dirs = list(args[1:] if paper else args)
+    if not run_dirs:
+        raise click.UsageError("give at least one run folder after the paper")
+    res = app.figures(run_dirs, paper, out, data_root, fig7_time)
+    for paths in res.written.values():
+        for p in paths:
+            click.echo(p)
+    for d in res.skipped:
+        click.echo(f"warning: {d}: no paper here draws figures of this run", err=True)
 
 
 @main.command()

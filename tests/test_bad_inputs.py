@@ -307,10 +307,15 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("export", done, "--format", "csv"), "'csv' is not one of 'trec', 'svmlight', 'json'"),
         (("export", tmp_path / "empty-dir", "--format", "json"), "not a run folder"),
         (("export", done, "--format", "json", "--out", blocker / "r.json"), "cannot write"),
+        (("figures", tmp_path / "empty-dir"), "not a run folder"),
+        (("figures", "prosser", done), "'prosser' is not a paper with figures (those are: merler, yan, yuli)"),
+        (("figures", done), "figures: none drawn: no figure of any paper reads these runs"),
+        (("figures", "yan", done, "--out", tmp_path / "figs"), "figures: none drawn: no figure of yan"),
     ]
     for args, needle in cases:
         assert_one_line(cli(*args), needle)
     assert (done / "trials.csv").is_file(), "nothing earlier is overwritten"
+    assert not (tmp_path / "figs").exists(), "no figure drawn, no folder made"
 
 
 def test_data_mistakes(cli, tmp_path):

@@ -286,7 +286,7 @@ def _checked_object(given: EstimatorSpec, cfg: Config, protocol: Protocol, origi
 
 
 # ----------------------------------------------------------------------------- features and splits
-def _features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: dict) -> dict[str, np.ndarray]:
+def setting_features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: dict) -> dict[str, np.ndarray]:
     """The feature sets the setting's methods use (every set when the protocol's split reads them)."""
     used = {n for m in sp.methods for n in m.feature_sets}
     feats = {}
@@ -470,7 +470,7 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         slim: dict[int, Dataset] = {}
         matrices: dict[tuple, Any] = {}  # one object per distinct matrix: shipped to workers once
         for sp in p.settings:
-            feats = _features(sp, fcache, opts, timing)
+            feats = setting_features(sp, fcache, opts, timing)
             splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
             settings_out.append({"label": sp.label, "values": sp.values, "n_items": len(sp.dataset),
                                  "dataset_fingerprint": sp.dataset.fingerprint or None, "trials": splits})

@@ -102,7 +102,8 @@ class PlotFile:
         return self.path.name
 
 
-def _plt():
+def pyplot():
+    """matplotlib's ``pyplot`` on the Agg backend (files only, no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -139,7 +140,7 @@ def user_style(path: str | Path | None):
 def _style():
     """The house style, and a user's on top of it, without touching the caller's settings."""
     user = _USER_STYLE.get()
-    return _plt().style.context([str(STYLE_FILE)] + ([user] if user else []))
+    return pyplot().style.context([str(STYLE_FILE)] + ([user] if user else []))
 
 
 def _styled(fn):
@@ -156,7 +157,7 @@ def _styled(fn):
 def save(fig, out: Path, stem: str, caption: str = "") -> list[PlotFile]:
     """Write ``fig`` as ``<stem>.png`` (300 dpi), ``<stem>.svg`` (editable text) and ``<stem>.pdf``
     and close it. No creation date is written, so the same figure is the same file."""
-    plt = _plt()
+    plt = pyplot()
     out.mkdir(parents=True, exist_ok=True)
     files = []
     undated = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}
@@ -404,7 +405,7 @@ def cmc_figure(records: list[TrialRecord], methods: list[str], setting: str, tit
                styles: dict[str, dict] | None = None):
     """Mean CMC curve per method with a ± 1 std band over trials, up to ``max_rank``; markers at
     the ranks the run tabulates (``marked``), published points in each method's colour."""
-    plt = _plt()
+    plt = pyplot()
     styles = styles or method_styles(methods)
     fig, ax = plt.subplots(figsize=figsize())
     drawn = []
@@ -456,7 +457,7 @@ def _errors(std: pd.Series | np.ndarray) -> np.ndarray | None:
 def bar_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, title: str,
                expected: list[dict], styles: dict[str, dict] | None = None):
     """One bar per method from zero, ± 1 std error bars, published values as hollow diamonds."""
-    plt = _plt()
+    plt = pyplot()
     styles = styles or method_styles(methods)
     sub = summary[(summary["setting"] == setting) & (summary["metric"] == metric)].set_index("method")
     present = [m for m in methods if m in sub.index]
@@ -495,7 +496,7 @@ def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting:
                 expected: list[dict], styles: dict[str, dict] | None = None):
     """Grouped bars per task (attribute, concept) from zero, one colour per method; none beyond
     ``MAX_TASKS`` tasks (bars too thin to read; the per-task table and CSV hold every value)."""
-    plt = _plt()
+    plt = pyplot()
     styles = styles or method_styles(methods)
     sub = summary[(summary["setting"] == setting) & summary["metric"].str.startswith(family + "/")]
     tasks = list(dict.fromkeys(sub["metric"]))
@@ -540,7 +541,7 @@ def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: st
     """``metric`` against one swept value (typed, in value order): ± 1 std error bars (the methods'
     dodged apart at each x), published values dotted in the method's colour; integer ticks at the
     swept values when they are integers; the x axis named by :func:`parameter_label`."""
-    plt = _plt()
+    plt = pyplot()
     styles = styles or method_styles(methods)
     k = _scale(metric)
     points = sorted(points, key=lambda p: p[1])
@@ -599,7 +600,7 @@ def sweep_groups(summary: pd.DataFrame, values: dict[str, dict[str, Any]]) -> li
 def time_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: str, title: str,
                 styles: dict[str, dict] | None = None, cost: str = "test_s"):
     """A quality metric against a cost (ranking time), one point per method with ± 1 std bars."""
-    plt = _plt()
+    plt = pyplot()
     styles = styles or method_styles(methods)
     sub = summary[summary["setting"] == setting].set_index(["method", "metric"])
     k = _scale(metric)
@@ -649,7 +650,7 @@ def curve_figure(records: list[TrialRecord], methods: list[str], curve: str, x: 
     """Mean of a stored curve's ``y`` series against its ``x`` series per method, with a ± 1 std
     band over trials (trials on a common grid of ``x``, each held at its last value after it ends,
     as claims grade them)."""
-    plt = _plt()
+    plt = pyplot()
     styles = styles or method_styles(methods)
     k = _scale(y)
     fig, ax = plt.subplots(figsize=figsize())
@@ -715,7 +716,7 @@ def kernel_weight_figure(records: list[TrialRecord], method: str, setting: str, 
     mean = np.array([[np.mean([w[t].get(v, 0.0) for w in weights if t in w]) for v in views] for t in tasks])
     total = mean.sum(axis=1, keepdims=True)
     share = 100 * mean / np.where(total > 0, total, 1)
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=figsize(len(tasks), 0.7, 2.5))
     bottom = np.zeros(len(tasks))
     for j, v in enumerate(views):

@@ -1,35 +1,31 @@
 """Yan et al.'s Figure 3 (decision boundaries on the two spirals) and Figure 6 (error rate against
-the number of constraints) from the run folders of ``make reproduce-yan``.
+the number of constraints) from the run folders of ``configs/yan/``.
 
-* ``figure3_spirals.png``: the spirals with trial 0's labelled points and constraint pairs, and the
-  decision boundaries of KLR, RCA+KLR and PKLR side by side, each refitted on that recorded split
-  with the run's own parameters (the run folder keeps numbers, not models), titled with the
-  recorded error rate of that trial and the mean over trials.
-* ``figure6.png``: (a)/(c) PKLR with temporal, active and both kinds of constraints; (b)/(d) PKLR,
-  PKLR with positive constraints only, RCA+KLR and KLR; error rate (%) of the test images against
-  the number of constraints as the paper counts them, pairs of sequences (the trials' ``n_pairs``,
-  mean over trials, for each K constrained sequences), mean +- standard deviation (ddof 1) over
-  the trials; the dashed line is KLR with the per-sequence majority vote (the paper's baseline).
+* ``figure3_spirals``: the spirals with trial 0's labelled points and constraint pairs, and the
+  decision boundaries of every method of the ``spirals`` run side by side, each refitted on that
+  recorded split with the run's own parameters (a run folder keeps numbers, not models), titled
+  with the recorded error rate of that trial and the mean over trials.
+* ``figure6``: (a)/(c) PKLR with temporal, active and both kinds of constraints; (b)/(d) PKLR, PKLR
+  with positive constraints only, RCA+KLR and KLR; error rate (%) of the test images against the
+  number of constraints as the paper counts them, pairs of sequences (the trials' ``n_pairs``, mean
+  over trials, for each K constrained sequences), mean +- standard deviation (ddof 1) over the
+  trials; the dashed line is KLR with the per-sequence majority vote (the paper's baseline).
 * ``figure6.md``: the numbers behind every curve, mean +- std per K, with the pairs.
 
-Run folders are looked up as RESULTS/<config stem> (spirals, towncentre6_types,
-towncentre6_methods, towncentre5_types, towncentre5_methods); a missing one is skipped with a note.
-
-Usage: python scripts/yan_figures.py RESULTS_DIR [--out DIR] [--data-root ../shared/datasets]
+Runs are recognised by their config's name: ``spirals`` and the four Town Centre panels
+``towncentre6_types``, ``towncentre6_methods``, ``towncentre5_types``, ``towncentre5_methods`` (a
+missing panel is left blank).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from rankbench.runfolder import CONFIG, RunFolder  # noqa: E402
+from ..build import RunData
+from ..plots import pyplot, save
 
 PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
           ("towncentre6_methods", "(b) 6 people: methods (both kinds)", "method"),
@@ -37,23 +33,11 @@ PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
           ("towncentre5_methods", "(d) 5 people: methods (both kinds)", "method")]
 
 
-def open_run(results: Path, name: str) -> RunFolder | None:
-    path = results / name
-    folder = RunFolder(path)
-    if not folder.has_splits():
-        print(f"  skipped {name}: no run folder at {path}")
-        return None
-    return RunFolder.open(path)
-
-
-def records(folder: RunFolder) -> pd.DataFrame:
-    """One row per (setting, trial, method) with the setting's swept values as columns."""
-    recs, _ = folder.read_trials()
-    values = {s.label: s.values for s in folder.read_splits().settings}
+def records(run: RunData) -> pd.DataFrame:
+    """One row per finished (setting, trial, method) with the setting's swept values as columns."""
+    values = run.setting_values()
     rows = []
-    for r in recs:
-        if not r.ok:
-            continue
+    for r in run.records:
         v = {k.split(".")[-1]: x for k, x in values.get(r.setting, {}).items()}
         rows.append({"setting": r.setting, "trial": r.trial, "method": r.method, **v, **r.metrics,
                      "n_pairs": r.extra.get("n_pairs", np.nan)})
@@ -61,28 +45,20 @@ def records(folder: RunFolder) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- Figure 3
-def figure3(folder: RunFolder, out: Path, data_root: str | None) -> None:
-    import matplotlib.pyplot as plt
-
-    from rankbench import app
-    from rankbench.engine.cache import get_features
-    from rankbench.protocols.classification import fit_predict
-    from rankbench.registry import features
-    from rankbench.utils.meter import Meter
-
-    plan = app.validate(folder.path / CONFIG, data_root=data_root)
-    sp = plan.settings[0]
-    f = sp.config.features[0]
-    X = get_features(sp.dataset, features.build(f.extractor, f.params()))
-    y = sp.dataset.column(sp.protocol.label)
-    split = folder.read_splits().settings[0].trials[0]
-    recs = records(folder)
+def figure3(run: RunData, out: Path, refit) -> list[Path]:
+    plt = pyplot()
+    split = run.splits_of("")[0]
+    fitted = {m: refit(run, "", 0, m) for m in run.methods}
+    first = next(iter(fitted.values()))
+    X = np.asarray(first.X)
+    y = first.dataset.column((run.config.get("protocol") or {}).get("label", "label"))
+    recs = records(run)
     train, C = np.array(split["train"]), np.array(split["constraints"]).reshape(-1, 3)
     pad = 0.5
     gx, gy = np.meshgrid(np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, 300),
                          np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, 300))
     grid = np.c_[gx.ravel(), gy.ravel()]
-    fig, axes = plt.subplots(1, 1 + len(sp.methods), figsize=(4.2 * (1 + len(sp.methods)), 4.4))
+    fig, axes = plt.subplots(1, 1 + len(run.methods), figsize=(4.2 * (1 + len(run.methods)), 4.4))
 
     def scatter(ax):
         for c, marker, colour in zip(np.unique(y), ("o", "x"), ("tab:blue", "tab:orange")):
@@ -99,22 +75,19 @@ def figure3(folder: RunFolder, out: Path, data_root: str | None) -> None:
         ax.set_xticks([]), ax.set_yticks([])
 
     scatter(axes[0])
-    axes[0].set_title("(a) two spirals: o / x classes, labelled points bold, 4 same pairs (red)", fontsize=9)
-    codes = np.unique(y, return_inverse=True)[1].ravel()
-    for ax, spec, letter in zip(axes[1:], sp.methods, "bcdefg"):
-        _, model, _ = fit_predict(spec.make, X, codes, split, Meter(measure_memory=False))
-        F = np.asarray(model.decision_function(grid)).reshape(gx.shape)
+    axes[0].set_title(f"(a) two spirals: o / x classes, labelled points bold, {len(C)} constraint pairs (red)",
+                      fontsize=9)
+    for ax, method, letter in zip(axes[1:], run.methods, "bcdefg"):
+        F = np.asarray(fitted[method].model.decision_function(grid)).reshape(gx.shape)
         ax.contourf(gx, gy, F > 0, levels=[-0.5, 0.5, 1.5], colors=["#dde8f6", "#fbe7d6"])
         ax.contour(gx, gy, F, levels=[0.0], colors="k", linewidths=1.2)
         scatter(ax)
-        mine = recs[recs.method == spec.name]
+        mine = recs[recs.method == method]
         e0 = mine.loc[mine.trial == 0, "error_rate"].iloc[0]
-        ax.set_title(f"({letter}) {spec.name}: error {100 * e0:.1f} % (trial 0), "
+        ax.set_title(f"({letter}) {method}: error {100 * e0:.1f} % (trial 0), "
                      f"{100 * mine.error_rate.mean():.1f} % (mean of {len(mine)})", fontsize=9)
     fig.tight_layout()
-    fig.savefig(out / "figure3_spirals.png", dpi=120)
-    plt.close(fig)
-    print(f"  wrote {out / 'figure3_spirals.png'}")
+    return [f.path for f in save(fig, out, "figure3_spirals")]
 
 
 # ----------------------------------------------------------------------------- Figure 6
@@ -128,18 +101,17 @@ def curves(df: pd.DataFrame, by: str) -> pd.DataFrame:
     return out.reset_index().rename(columns={key: "series"})
 
 
-def figure6(results: Path, out: Path) -> None:
-    import matplotlib.pyplot as plt
-
+def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
+    plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8.5))
     lines = ["# Yan et al. Figure 6 on Town Centre: error rate (%) of the test images, mean +- std over trials",
              ""]
     for ax, (name, title, by) in zip(axes.ravel(), PANELS):
-        folder = open_run(results, name)
-        if folder is None:
+        run = panels.get(name)
+        if run is None:
             ax.set_visible(False)
             continue
-        df = records(folder)
+        df = records(run)
         cv = curves(df, by)
         base = df[(df.n_constraints == 0) & (df.method == ("KLR" if by == "method" else "PKLR"))]
         base = base.drop_duplicates("trial")  # K = 0 is the same KLR under every strategy
@@ -161,35 +133,26 @@ def figure6(results: Path, out: Path) -> None:
                   "|---|" + "---|" * cv.series.nunique()]
         table = cv.pivot(index="n_constraints", columns="series")
         for k in table.index:
-            cells = [f"{100 * table.loc[k, ('error_rate_mean', s)]:.1f} +- {100 * table.loc[k, ('error_rate_std', s)]:.1f}"
-                     f" ({table.loc[k, ('pairs', s)]:.1f})" for s in cv.series.unique()]
+            cells = [f"{100 * table.loc[k, ('error_rate_mean', s)]:.1f} +- "
+                     f"{100 * table.loc[k, ('error_rate_std', s)]:.1f} ({table.loc[k, ('pairs', s)]:.1f})"
+                     for s in cv.series.unique()]
             lines.append(f"| {k} | " + " | ".join(cells) + " |")
         vote = base.vote_error_rate
         lines += ["", f"KLR with the per-sequence majority vote (K = 0): {100 * vote.mean():.1f} +- "
                       f"{100 * vote.std():.1f} %", ""]
     fig.tight_layout()
-    fig.savefig(out / "figure6.png", dpi=120)
-    plt.close(fig)
+    written = [f.path for f in save(fig, out, "figure6")]
     (out / "figure6.md").write_text("\n".join(lines) + "\n")
-    print(f"  wrote {out / 'figure6.png'} and {out / 'figure6.md'}")
+    return written + [out / "figure6.md"]
 
 
-def main() -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", type=Path, help="the folder holding the yan run folders (results/yan)")
-    ap.add_argument("--out", type=Path, default=None, help="where to write the figures (default RESULTS/figures)")
-    ap.add_argument("--data-root", default=None)
-    args = ap.parse_args()
-    out = args.out or args.results / "figures"
-    out.mkdir(parents=True, exist_ok=True)
-    spirals = open_run(args.results, "spirals")
-    if spirals is not None:
-        figure3(spirals, out, args.data_root)
-    figure6(args.results, out)
-
-
-if __name__ == "__main__":
-    main()
+def draw(runs: list[RunData], out: Path, refit=None) -> list[Path]:
+    """Figure 3 from the ``spirals`` run (needs ``refit``), Figure 6 from the Town Centre panels given."""
+    by_name = {run.name: run for run in runs}
+    written = []
+    if "spirals" in by_name and refit is not None:
+        written += figure3(by_name["spirals"], out, refit)
+    panels = {name: by_name[name] for name, _, _ in PANELS if name in by_name}
+    if panels:
+        written += figure6(panels, out)
+    return written

@@ -21,23 +21,20 @@
   depth against its final evaluations per item, one point per lambda (right); RankBoost's from the
   ``<name>`` run (the same splits and base models) for reference.
 
-Usage: python scripts/merler_figures.py RESULTS_DIR OUT_DIR [--fig7-time SECONDS]
-(RESULTS_DIR holds one run folder per config, e.g. results/merler/synthetic_trecvid.)
+Runs are recognised by their config's name; each figure is written as PNG, SVG and PDF
+(:func:`rankbench.report.plots.save`).
 """
 
 from __future__ import annotations
 
-import argparse
-import re
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from rankbench.report.claims import mean_curve  # noqa: E402
-from rankbench.runfolder import RunFolder  # noqa: E402
+from ...runfolder import TrialRecord
+from ..build import RunData
+from ..claims import mean_curve
+from ..plots import pyplot, save
 
 COLOURS = {"bipartite_rankboost": "tab:red", "imbalanced_rankboost": "tab:blue", "lgbm_lambdarank": "tab:green",
            "xgb_pairwise": "tab:purple"}
@@ -46,19 +43,12 @@ DEPTHS = (("map@100", "MAP@100"), ("map@500", "MAP@500"), ("map", "MAP (full dep
 COSTS = (("rank_s", "ranking time per concept (s)"), ("evals", "base-model evaluations per test item"))
 
 
-def _records(run: Path) -> list:
-    """The run's finished trial records (TrialRecord: setting, trial, method, metrics, curves)."""
-    records, _ = RunFolder.open(run).read_trials()
-    return [r for r in records if r.ok]
+def _rankers(run: RunData) -> dict[str, dict]:
+    """Each method's config entry (ranker name and parameters), from the run's config."""
+    return {r["name"]: r for r in run.config.get("rankers", []) if isinstance(r, dict) and "name" in r}
 
 
-def _rankers(run: Path) -> dict[str, dict]:
-    """Each method's config entry (ranker name and parameters), from the run's config.yaml."""
-    cfg = RunFolder.open(run).read_config()
-    return {r["name"]: r for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r}
-
-
-def _staged_methods(records: list, entries: dict[str, dict], setting: str = "") -> list[str]:
+def _staged_methods(records: list[TrialRecord], entries: dict[str, dict], setting: str = "") -> list[str]:
     seen = []
     for r in records:
         if r.setting == setting and "staged" in r.curves and r.method not in seen:
@@ -80,18 +70,14 @@ def _style(method: str, entries: dict[str, dict], i: int) -> dict:
 
 
 def _save(fig, out: Path, stem: str) -> list[Path]:
-    paths = []
-    for ext in ("png", "svg"):
-        p = out / f"{stem}.{ext}"
-        fig.savefig(p, dpi=130, bbox_inches="tight")
-        paths.append(p)
-    return paths
+    """``<stem>.png``, ``.svg`` and ``.pdf`` in ``out`` (the figure is closed)."""
+    return [f.path for f in save(fig, out, stem)]
 
 
-def figure6(run: Path, out: Path) -> list[Path]:
-    import matplotlib.pyplot as plt
+def figure6(run: RunData, out: Path) -> list[Path]:
+    plt = pyplot()
 
-    records = _records(run)
+    records = run.records
     entries = _rankers(run)
     methods = _staged_methods(records, entries)
     if not methods:
@@ -117,11 +103,10 @@ def figure6(run: Path, out: Path) -> list[Path]:
                  "Merler et al. Fig. 6; solid: outputs in [-1, 1], dashed: in [0, 1])", fontsize=11)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     paths = _save(fig, out, f"fig6_{run.name}")
-    plt.close(fig)
     return paths
 
 
-def _concept_ap_at(records: list, method: str, t: float) -> dict[str, float]:
+def _concept_ap_at(records: list[TrialRecord], method: str, t: float) -> dict[str, float]:
     """Mean over trials of each concept's full-depth AP at ranking time t."""
     per: dict[str, list[float]] = {}
     for r in records:
@@ -135,10 +120,10 @@ def _concept_ap_at(records: list, method: str, t: float) -> dict[str, float]:
     return {k: float(np.mean(v)) for k, v in per.items()}
 
 
-def figure7(run: Path, out: Path, t: float | None) -> list[Path]:
-    import matplotlib.pyplot as plt
+def figure7(run: RunData, out: Path, t: float | None) -> list[Path]:
+    plt = pyplot()
 
-    records = _records(run)
+    records = run.records
     a = mean_curve(records, "RankBoost", "staged", "rank_s", "map")
     b = mean_curve(records, "IRB", "staged", "rank_s", "map")
     if a is None or b is None:
@@ -165,39 +150,39 @@ def figure7(run: Path, out: Path, t: float | None) -> list[Path]:
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     paths = _save(fig, out, f"fig7_{run.name}")
-    plt.close(fig)
     return paths
 
 
-def _lambda_settings(records: list) -> dict[str, tuple[str | None, float]]:
-    """{setting label: (regulariser or None, lambda)} of a run sweeping IRB's lambda."""
+def _lambda_settings(run: RunData) -> dict[str, tuple[str | None, float]]:
+    """{setting label: (regulariser or None, lambda)} of a run sweeping IRB's ``lam`` (and maybe its
+    ``regularizer``), from the settings' typed values in splits.json."""
     parsed = {}
-    for s in sorted({r.setting for r in records}):
-        reg = re.search(r"regularizer=([a-z_]+)", s)
-        lam = re.search(r"lam=([0-9.eE+-]+)", s)
+    for label, values in run.setting_values().items():
+        lam = [v for k, v in values.items() if k.endswith(".lam")]
+        reg = [v for k, v in values.items() if k.endswith(".regularizer")]
         if lam:
-            parsed[s] = (reg.group(1) if reg else None, float(lam.group(1)))
+            parsed[label] = (reg[0] if reg else None, float(lam[0]))
     return parsed
 
 
-def _reference_records(reference: Path | None, trials: set[int]) -> list:
+def _reference_records(reference: RunData | None, trials: set[int]) -> list[TrialRecord]:
     """RankBoost's records in a reference run, on the given trials only (the same splits)."""
-    if reference is None or not reference.is_dir():
+    if reference is None:
         return []
-    return [r for r in _records(reference) if r.method == "RankBoost" and r.trial in trials]
+    return [r for r in reference.records if r.method == "RankBoost" and r.trial in trials]
 
 
-def _reference(reference: Path | None, trials: set[int]):
+def _reference(reference: RunData | None, trials: set[int]):
     """RankBoost's staged MAP against evaluations in a reference run, on the given trials."""
     recs = _reference_records(reference, trials)
     return mean_curve(recs, "RankBoost", "staged", "evals", "map") if recs else None
 
 
-def figure9(fig9_run: Path, reference: Path | None, out: Path) -> list[Path]:
-    import matplotlib.pyplot as plt
+def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Path]:
+    plt = pyplot()
 
-    records = _records(fig9_run)
-    parsed = _lambda_settings(records)
+    records = fig9_run.records
+    parsed = _lambda_settings(fig9_run)
     regs = sorted({v[0] for v in parsed.values() if v[0]})
     if not regs:
         return []
@@ -222,16 +207,15 @@ def figure9(fig9_run: Path, reference: Path | None, out: Path) -> list[Path]:
     fig.suptitle("Imbalanced RankBoost: regulariser x lambda (Merler et al. Fig. 9)", fontsize=11)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     paths = _save(fig, out, "fig9")
-    plt.close(fig)
     return paths
 
 
-def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
+def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Path]:
     """IRB's MAP / cost trade-off over lambda (module docstring)."""
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
-    records = _records(run)
-    parsed = _lambda_settings(records)
+    records = run.records
+    parsed = _lambda_settings(run)
     if not parsed:
         return []
     lams = sorted(parsed.items(), key=lambda kv: kv[1][1])
@@ -274,36 +258,22 @@ def figure_lambda(run: Path, reference: Path | None, out: Path) -> list[Path]:
                  f"{len(trials)} trial(s), RankBoost on the same)", fontsize=11)
     fig.tight_layout()
     paths = _save(fig, out, f"lambda_{run.name}")
-    plt.close(fig)
     return paths
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", type=Path, help="folder holding one run folder per merler config")
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--fig7-time", type=float, default=None, help="ranking time of Figure 7 (default: max gap)")
-    args = ap.parse_args(argv)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    args.out.mkdir(parents=True, exist_ok=True)
+def draw(runs: list[RunData], out: Path, refit=None, fig7_time: float | None = None) -> list[Path]:
+    """Every figure the merler runs allow: Figure 9 from ``synthetic_fig9_regularizers`` (RankBoost
+    from ``synthetic_trecvid``, if given), the lambda trade-off from each ``<name>_lambda`` run
+    (RankBoost from ``<name>``, if given), Figures 6 and 7 from every other run with staged curves.
+    ``fig7_time``: Figure 7's ranking time (default: where the mean MAP curves differ most)."""
+    by_name = {run.name: run for run in runs}
     written = []
-    for run in sorted(p for p in args.results.iterdir() if (p / "trials").is_dir()):
+    for run in sorted(runs, key=lambda r: r.name):
         if run.name == "synthetic_fig9_regularizers":
-            written += figure9(run, args.results / "synthetic_trecvid", args.out)
+            written += figure9(run, by_name.get("synthetic_trecvid"), out)
         elif run.name.endswith("_lambda"):
-            written += figure_lambda(run, args.results / run.name[: -len("_lambda")], args.out)
+            written += figure_lambda(run, by_name.get(run.name[: -len("_lambda")]), out)
         else:
-            written += figure6(run, args.out)
-            written += figure7(run, args.out, args.fig7_time)
-    for p in written:
-        print(p)
-    if not written:
-        print(f"no run folders with staged curves under {args.results}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+            written += figure6(run, out)
+            written += figure7(run, out, fig7_time)
+    return written

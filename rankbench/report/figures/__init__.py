@@ -1,0 +1,47 @@
+"""A paper's own figures, drawn from its run folders (``rankbench figures [PAPER] RUN_DIR...``).
+
+The report's generic plots (:mod:`rankbench.report.plots`) draw what any run stores; these draw the
+figures a paper prints, one module per paper, each with ``draw(runs, out, refit, **options)``
+returning the files it wrote:
+
+* :mod:`.merler`: Figures 6, 7 and 9 and the lambda trade-off (staged curves of the stacked runs);
+* :mod:`.yan`: Figure 3 (decision boundaries on the spirals) and Figure 6 (error against constraints);
+* :mod:`.yuli`: Figures 2-4 (UMIST distances and embedding) and 6 (FG-NET embedding).
+
+A module recognises a run by its config's name (``synthetic_fig9_regularizers``, ``<name>_lambda``,
+``spirals``, ``towncentre6_types``...). Figures of a fitted model (yan's Figure 3, yuli's) get it
+from ``refit(run, setting, trial, method)``, which the caller provides (the application refits the
+method on the trial's recorded split, as the run did: see :mod:`rankbench.engine.refit`); it returns
+an object with ``model``, ``X`` (the method's features of every item) and ``dataset``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from ..build import RunData
+from ..collect import paper_of
+from . import merler, yan, yuli
+
+#: paper -> its figure module
+PAPERS = {"merler": merler, "yan": yan, "yuli": yuli}
+#: the paper of a run whose config lies outside configs/<paper>/, by its protocol
+BY_PROTOCOL = {"stacked_retrieval": "merler", "video_classification": "yan", "classification": "yan",
+               "ordinal": "yuli"}
+
+Refit = Callable[[RunData, str, int, str], Any]
+
+
+def figure_paper(run: RunData) -> str | None:
+    """The paper whose figures a run feeds: its config's folder (``configs/<paper>/``), else by its
+    protocol; None when no paper here draws figures of it."""
+    paper = paper_of(run)
+    return paper if paper in PAPERS else BY_PROTOCOL.get(run.protocol_name or "")
+
+
+def draw(paper: str, runs: list[RunData], out: Path, refit: Refit | None = None, **options) -> list[Path]:
+    """Every figure of ``paper`` that ``runs`` allow, written into ``out`` (PNG, SVG and PDF, and
+    for yan the numbers behind Figure 6 as Markdown); the paths written. ``out`` is made with the
+    first figure (none drawn, none made)."""
+    return PAPERS[paper].draw(runs, out, refit, **options)
