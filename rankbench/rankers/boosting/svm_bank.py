@@ -66,8 +66,6 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     """
 
     accepts_views = True
-    #: bumped when fitting changes, so that cached banks of older code are not reused
-    version = 3
 
     def __init__(self, bags_per_type: PositiveInt = 2, max_bag: Annotated[int, Field(ge=4)] = 800,
                  C_grid: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = (1.0, 10.0),
