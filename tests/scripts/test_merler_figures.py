@@ -15,7 +15,7 @@ def test_figures_from_a_small_stacked_run(tmp_path, monkeypatch):
         "dataset: {name: synthetic_collection, n_items: 4000, feature_types: [[8, 0.8], [8, 1.5]]}\n"
         "features: [{name: a, extractor: array, key: feat/type00}, {name: b, extractor: array, key: feat/type01}]\n"
         "protocol: {name: stacked_retrieval, concepts: [Meeting, Computer_TV-screen],\n"
-        "           base_models: {ranker: svm_bank, C_grid: [1.0], gamma_grid: [1.0], max_bag: 100}}\n"
+        "           base_models: {ranker: svm_bank, C: [1.0], gamma: [1.0], max_bag: 100}}\n"
         "trials: 1\n"
         "rankers:\n"
         "  - {name: RankBoost, ranker: bipartite_rankboost, combine: views, n_rounds: 8}\n"

@@ -182,7 +182,7 @@ def newton(K: np.ndarray, terms: LossTerms, lam: float, fit_intercept: bool = Fa
         decrement = float(K @ v @ da + g_f.sum() * db)  # g^T d >= 0: the Newton decrement squared
         if decrement <= tol * max(1.0, abs(obj)):
             break
-        step, new, _ = backtrack(lambda t: (objective(alpha - t * da, b - t * db, K, terms, lam), None),
+        step, new, *_ = backtrack(lambda t: (objective(alpha - t * da, b - t * db, K, terms, lam), None),
                                  lambda value, _, t: value <= obj - 1e-4 * t * decrement)
         alpha, b = alpha - step * da, b - step * db
         converged = obj - new <= tol * max(1.0, abs(obj))

@@ -32,6 +32,7 @@ from ...registry import rankers
 from ...utils import jit
 from ...utils.progress import tick
 from ...utils.threads import blas_threads
+from .._search import as_grid, choose
 from ..base import MetricLearner
 from ._neighbours import target_neighbours
 
@@ -487,10 +488,11 @@ class CMDSDML(BaseEstimator, MetricLearner):
         Stop when the gradient norm ``||grad f(L, c)||`` (Frobenius, L and c together) is at most
         ``tol`` (S4's epsilon; the paper does not give its value).
     max_iter : int or list of int
-        Iteration cap (not given in the paper). A list is a grid: the cap is chosen by ``cv``-fold
-        cross-validation on the training rows (folds stratified by label; each cap scored by the
-        MAE of k-NN regression with k = K of the held-out rows in the fold's embedding; ties to
-        the smaller cap; see ``_cv_caps`` for how folds see the input), then the model is refitted
+        Iteration cap (not given in the paper). A list is a grid (:mod:`rankbench.rankers._search`):
+        the cap is chosen by ``cv``-fold cross-validation on the training rows (folds stratified
+        by label; each cap scored by the MAE of k-NN regression with k = K of the held-out rows in
+        the fold's embedding; ties to the smaller cap; see ``_cv_caps`` for how folds see the
+        input), then the model is refitted
         on all rows with it. One descent per fold serves every cap (its iterates are recorded).
     cv : int
         Folds of that cross-validation (used only when ``max_iter`` is a list).
@@ -551,13 +553,13 @@ class CMDSDML(BaseEstimator, MetricLearner):
         if self.beta < beta_lower_bound(y) - 1e-12:
             warnings.warn(f"beta={self.beta} is below Theorem 1's bound {beta_lower_bound(y):.4g}: "
                           "D may not be a Euclidean distance matrix", RuntimeWarning, stacklevel=2)
-        caps = sorted(set(self.max_iter)) if isinstance(self.max_iter, list) else [int(self.max_iter)]
+        caps = sorted({int(k) for k in as_grid(self.max_iter)})
         # products of a few hundred rows: threads cost more than they save (and thrash on a busy machine)
         with blas_threads(1):
             self.cv_mae_ = None
             if len(caps) > 1:
-                self.cv_mae_ = self._cv_caps(X, y, caps)
-                cap = caps[int(np.argmin(self.cv_mae_))]  # argmin: the first (smaller) cap on ties
+                best, self.cv_mae_ = choose(self._cv_caps(X, y, caps), minimise=True)  # ties: the smaller cap
+                cap = caps[best]
             else:
                 cap = caps[0]
             self.max_iter_ = cap
@@ -588,7 +590,8 @@ class CMDSDML(BaseEstimator, MetricLearner):
         return mean, gamma, Y, V, v2, pairs, out
 
     def _cv_caps(self, X, y, caps):
-        """Mean held-out MAE (k-NN regression, k = K) of each iteration cap over stratified folds.
+        """Held-out MAE (k-NN regression, k = K) of each iteration cap on each stratified fold,
+        (folds, caps).
 
         The descent only changes L inside the span of the training rows; outside it L keeps L0's
         rows. When the training rows span the whole input space (as after a PCA fitted on them, the
@@ -608,7 +611,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
                              f"label; label {labels[np.argmin(counts)]:g} has {counts.min()}")
         spans = np.linalg.matrix_rank(X - X.mean(axis=0)) == X.shape[1]
         folds = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
-        err = np.zeros(len(caps))
+        err = np.zeros((self.cv, len(caps)))
         for fold, (tr, va) in enumerate(folds.split(X, y)):
             tick("cv fold", fold + 1, self.cv)
             Xtr, Xva = X[tr], X[va]
@@ -625,7 +628,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
             for i, cap in enumerate(caps):
                 L = recorded[cap][0]
                 pred = knn_regress((Xtr - mean) @ L.T, y[tr], (Xva - mean) @ L.T, self.K)
-                err[i] += mae(y[va], pred) / self.cv
+                err[fold, i] = mae(y[va], pred)
         return err
 
     def _gamma(self, Xc: np.ndarray) -> float:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Annotated, Literal
 
 import numpy as np
@@ -14,9 +13,9 @@ from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
-from .._validation import as_grid, check_pairs
+from .._search import as_grid, cv_pair_accuracy, grid_points
+from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._cv import cv_pair_accuracy
 from ._oracles import pair_matrix
 from ._primal import solve_gram
 
@@ -72,8 +71,7 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
         pairs, sign = check_pairs(pairs, sign, len(X))
         self.X_fit_ = X
         self.scale_ = kernel_scale(self.kernel, X) if (self.normalize or self.kernel == "chi2") else 1.0
-        grid = [{"C": float(c), "gamma": float(g)}
-                for c, g in itertools.product(as_grid(self.C), as_grid(self.gamma))]
+        grid = grid_points(C=[float(c) for c in as_grid(self.C)], gamma=[float(g) for g in as_grid(self.gamma)])
         grams = {}
 
         def gram(g):

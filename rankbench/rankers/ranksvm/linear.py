@@ -9,12 +9,12 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import PositiveFloat, PositiveInt, Seed
+from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.threads import one_blas_thread
-from .._validation import as_grid, check_pairs
+from .._search import as_grid, cv_pair_accuracy
+from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._cv import cv_pair_accuracy
 from ._oracles import PairMatrixOracle, pair_matrix
 from ._primal import solve, solve_gram
 
@@ -59,7 +59,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         Folds for choosing C when a list is given.
     cv_unit : {"items", "pairs"}
         What the folds split: training items (no leak, the default) or training pairs (see
-        :func:`rankbench.rankers.ranksvm._cv.cv_pair_accuracy`).
+        :func:`rankbench.rankers._search.cv_pair_accuracy`).
     tol : float
         Relative gradient-norm tolerance of the Newton solver.
     max_iter : int
@@ -77,7 +77,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
 
     accepts_views = True
 
-    def __init__(self, C: PositiveFloat | Annotated[list[PositiveFloat], Field(min_length=1)] = 1.0,
+    def __init__(self, C: PositiveFloatGrid = 1.0,
                  cv: Annotated[int, Field(ge=2)] = 5,
                  cv_unit: Literal["items", "pairs"] = "items", tol: PositiveFloat = 1e-6, max_iter: PositiveInt = 50,
                  random_state: Seed = None):

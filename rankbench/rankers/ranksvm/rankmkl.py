@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Annotated, Literal
 
 import numpy as np
@@ -16,9 +15,9 @@ from ...utils.threads import one_blas_thread
 from ...utils.optim import backtrack
 from ...utils.progress import tick
 from .._kernels import base_kernel, kernel_scale
-from .._validation import as_grid, check_pairs
+from .._search import as_grid, cv_pair_accuracy, grid_points
+from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._cv import cv_pair_accuracy
 from ._oracles import pair_matrix
 from ._primal import solve_gram
 
@@ -57,7 +56,7 @@ def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: f
             T_new, b_new = inner(d_new, b)
             return T_new, (d_new, b_new)
 
-        step, T_new, (d_new, b_new) = backtrack(
+        step, T_new, (d_new, b_new), *_ = backtrack(
             trial, lambda T_new, state, t: T_new <= T - 1e-4 * grad @ (d - state[0]), step=step)
         moved = np.abs(d_new - d).max()
         improved = T - T_new
@@ -160,8 +159,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         self.views_ = list(X)
         self.scales_ = {v: kernel_scale(kind, X[v]) for v, kind in self.kinds_.items()}
         self.X_fit_ = X
-        grid = [{"C": float(c), "gamma": float(g)}
-                for c, g in itertools.product(as_grid(self.C), as_grid(self.gamma))]
+        grid = grid_points(C=[float(c) for c in as_grid(self.C)], gamma=[float(g) for g in as_grid(self.gamma)])
         cache = {}
 
         def grams(g):
