@@ -104,7 +104,7 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
             for C in sorted(float(c) for c in self.weak_C):  # ascending C: warm starts
                 sol = solve(oracle, C, w0=w, z0=z, max_newton=self.max_newton, max_cg=self.max_cg,
                             tol=self.tol)
-                w, z = sol.w, sol.z
+                w, z = sol.x, sol.z
                 weak.append(w.copy())
             del oracle, grid
         return np.stack(weak, axis=1)  # (d, N)

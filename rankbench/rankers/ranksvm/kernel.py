@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
 from .._search import as_grid, cv_pair_accuracy, grid_points
@@ -98,9 +99,11 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
         A = pair_matrix(pairs, sign, len(X))
         self.dual_coef_, sol = solve_gram(gram(self.gamma_), A, self.C_, similar=sign == 0, tol=self.tol,
                                           max_newton=self.max_iter)
-        self.n_iter_ = sol.newton
-        self.objective_ = sol.objective
-        self.diagnostics_ = {"C": self.C_, "gamma": self.gamma_} if self.kernel == "chi2" else {"C": self.C_}
+        self.n_iter_ = sol.nit
+        self.objective_ = sol.fun
+        self.result_ = sol
+        self.diagnostics_ = {"C": self.C_, **({"gamma": self.gamma_} if self.kernel == "chi2" else {}),
+                             **stop_diagnostics(sol)}
         return self
 
     def decision_function(self, X):

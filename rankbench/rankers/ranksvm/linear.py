@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from ...utils.threads import one_blas_thread
 from .._search import as_grid, cv_pair_accuracy
 from .._validation import check_pairs
@@ -32,7 +33,7 @@ def fit_linear(X, pairs, sign, C, tol, max_iter):
         b, sol = solve_gram(X @ X.T, A, C, similar=sign == 0, tol=tol, max_newton=max_iter)
         return X.T @ b, sol
     sol = solve(PairMatrixOracle(A, X), C, similar=sign == 0, tol=tol, max_newton=max_iter, max_cg=d)
-    return sol.w, sol
+    return sol.x, sol
 
 
 @rankers.register("ranksvm")
@@ -120,9 +121,10 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         else:
             self.C_ = float(grid[0])
         self.coef_, sol = fit_linear(X, pairs, sign, self.C_, self.tol, self.max_iter)
-        self.n_iter_ = sol.newton
-        self.objective_ = sol.objective
-        self.diagnostics_ = {"C": self.C_}
+        self.n_iter_ = sol.nit
+        self.objective_ = sol.fun
+        self.result_ = sol
+        self.diagnostics_ = {"C": self.C_, **stop_diagnostics(sol)}
         return self
 
     def decision_function(self, X):

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from ...utils.progress import tick
 from ...utils.threads import one_blas_thread
 from .._pair_grid import build_pair_grid, weighted_l1
@@ -61,7 +62,8 @@ class PRSVM(PairScorer, BaseEstimator):
     ----------
     coef_ : (d,) the learned w.  C_ : the C used.  cv_scores_ : {C: validation score}.
     n_triples_, n_passes_ : triples in the final fit, streamed passes over them.
-    diagnostics_ : ``{"C": C_}``.
+    result_ : the final fit's :func:`~rankbench.utils.optim.solver_result`.
+    diagnostics_ : ``{"C": C_, "n_iter": Newton steps, "status": ...}``.
     """
 
     def __init__(self, C: PositiveFloatGrid = list(DEFAULT_C_GRID),
@@ -104,10 +106,11 @@ class PRSVM(PairScorer, BaseEstimator):
             self.C_ = grid_c[0]
         grid = self._grid(X, y, cams)
         sol = solve(self._oracle(grid), self.C_, w0=w0, **self._solver_kw())
-        self.coef_ = sol.w
+        self.coef_ = sol.x
         self.n_triples_ = grid.n_triples()
         self.n_passes_ = sol.passes
-        self.diagnostics_ = {"C": self.C_}
+        self.result_ = sol
+        self.diagnostics_ = {"C": self.C_, **stop_diagnostics(sol)}
         return self
 
     def _solver_kw(self):
@@ -167,7 +170,7 @@ class PRSVM(PairScorer, BaseEstimator):
         for k, C in enumerate(grid_c):
             tick("C", k + 1, None)  # no total: the grid may stop early (cv_patience)
             sol = solve(oracle, C, w0=w, z0=z, **self._solver_kw())
-            w, z = sol.w, sol.z
+            w, z = sol.x, sol.z
             score = validation_cmc(_val_similarity(w, X[val], vc), y[val], vc, self.cv_rank)
             scores.append(score)
             ws.append(w)
