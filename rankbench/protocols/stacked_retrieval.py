@@ -195,7 +195,8 @@ class StackedRetrieval(Protocol):
 
             code = code_fingerprint(rankers.get(bank_name))
             key = digest(bank_name, code, params, concept, views_key, *(rows[p] for p in PARTS))
-            (bank, H, info), hit = cached("base_models", key, build, enabled=self.cache_base_models and code is not None)
+            (bank, H, info), hit = cached("base_models", key, build,
+                                          enabled=self.cache_base_models and code is not None)
             extra["base_models"][concept] = {**info, "n_models": int(bank.n_models_), "from_cache": hit,
                                              **diagnostics(bank)}
             ranker = make_ranker()

@@ -293,7 +293,8 @@ _STOPS = ("max_iter", "tol", "line search", "ftol")
 _STATUS = {"max_iter": (MAX_ITER, "the iteration cap was reached"),
            "tol": (CONVERGED, "the gradient norm fell to tol"),
            "ftol": (CONVERGED, "the relative decrease of f fell below ftol"),
-           "line search": (LINE_SEARCH, "no trial step gave sufficient decrease (gamma too large for the data's scale?)")}
+           "line search": (LINE_SEARCH, "no trial step gave sufficient decrease (gamma too large for the "
+                                        "data's scale?)")}
 
 
 def _descend_compiled(L0, X, Y, pairs, mu, gamma, rho, sigma, r, tol, max_iter, c_step, ftol, checkpoints):

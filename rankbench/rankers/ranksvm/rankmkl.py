@@ -68,9 +68,11 @@ def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: f
         d, T, b = d_new, T_new, b_new
         history.append(T)
         step *= 2.0  # let the step grow back after successful iterations
-        if improved <= tol * max(abs(T), 1e-12) or moved <= 1e-8:
-            status, message = CONVERGED, ("the relative decrease fell below tol" if improved <= tol * max(abs(T), 1e-12)
-                                          else "the kernel weights stopped moving")
+        if improved <= tol * max(abs(T), 1e-12):
+            status, message = CONVERGED, "the relative decrease fell below tol"
+            break
+        if moved <= 1e-8:
+            status, message = CONVERGED, "the kernel weights stopped moving"
             break
     return solver_result(d, T, it + 1, status, message, dual_coef=b, history=history)
 
@@ -196,10 +198,12 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         A = pair_matrix(pairs, sign, n)
         grams(self.gamma_)
         self.kernel_divisors_ = cache[self.gamma_][1]
-        self.result_ = gmkl(grams(self.gamma_), A, sign == 0, self.C_, self.lam, self.max_iter, self.tol, self.inner_tol)
+        self.result_ = gmkl(grams(self.gamma_), A, sign == 0, self.C_, self.lam, self.max_iter, self.tol,
+                            self.inner_tol)
         self.d_, self.dual_coef_, self.objective_history_ = self.result_.x, self.result_.dual_coef, self.result_.history
         self.kernel_weights_ = {v: float(w) for v, w in zip(self.views_, self.d_)}
-        self.diagnostics_ = {"C": self.C_, "kernel_weights": dict(self.kernel_weights_), **stop_diagnostics(self.result_)}
+        self.diagnostics_ = {"C": self.C_, "kernel_weights": dict(self.kernel_weights_),
+                             **stop_diagnostics(self.result_)}
         if any(k == "chi2" for k in self.kinds_.values()):
             self.diagnostics_["gamma"] = self.gamma_
         self.linear_coef_ = {v: self.X_fit_[v].T @ self.dual_coef_ for v, kind in self.kinds_.items()
