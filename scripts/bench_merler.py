@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     print(f"collection: {len(y)} items, {args.types} feature types, generated in {t_gen:.1f} s; concept "
           f"{args.concept}: {y[base].sum()} / {y[boost].sum()} / {y[test].sum()} relevant in base / boost / test")
 
-    bank = rankers.build("svm_bank", {"bags_per_type": 2, "C_grid": [1.0], "gamma_grid": [1.0], "random_state": 0})
+    bank = rankers.build("svm_bank", {"bags_per_type": 2, "C": [1.0], "gamma": [1.0], "random_state": 0})
     _, t_fit, _ = timed(bank.fit, {k: v[base] for k, v in views.items()}, y[base])
     n_sv = np.array([len(s) for s in bank.support_])
     print(f"base models: {bank.n_models_} RBF-SVMs on bags of {bank.diagnostics_['bag_size']}, support vectors "

@@ -16,7 +16,7 @@ One run prints, for one VIPeR p = 316 split (316 training people):
   with n = 5 groups claimed): the configs' design (each group doubled with as many outside
   people, materialised or streaming weak learners) and more groups. Materialised, a doubled group
   holds 2/n of the people, so (2/n)^2 of the triples; streaming, the peak is the boosting stage's
-  (triples x weak rankers) margin matrix, which grows with the groups (n x len(C_grid) weak rankers).
+  (triples x weak rankers) margin matrix, which grows with the groups (n x len(weak_C) weak rankers).
 
 Usage: python scripts/bench_prosser.py --data-root ../shared/datasets [--quick]
 (--quick: 40 training people and a few boosting rounds: checks that it runs.)
@@ -100,8 +100,8 @@ def main():
 
     fit = lambda make: (lambda: make().fit(X[tr], y[tr], cams[tr]))
     grid = PAPER_C_GRID[:4] if quick else PAPER_C_GRID
-    par, ser = side_by_side(fit(lambda: PRSVM(C_grid=grid, random_state=0, n_jobs=2)),
-                            fit(lambda: PRSVM(C_grid=grid, random_state=0, n_jobs=1)), args.repeats)
+    par, ser = side_by_side(fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=2)),
+                            fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=1)), args.repeats)
     prsvm = ser.result
     row(f"PRSVM stream, CV (C={prsvm.C_:g}), folds in turn", ser, cmc(prsvm, X, y, cams, test), PAPER["PRSVM"])
     row(f"PRSVM stream, CV (C={par.result.C_:g}), folds side by side", par, cmc(par.result, X, y, cams, test))
@@ -164,7 +164,7 @@ def main():
                       ("Ensemble, 10 groups, materialised", dict(materialize=True, n_groups=10)),
                       ("Ensemble, 10 groups, streaming", dict(n_groups=10))):
         t0 = time.perf_counter()
-        ens, peak = traced_peak_mb(fit(lambda: EnsembleRankSVM(C_grid=PAPER_C_GRID, random_state=0, **kw)))
+        ens, peak = traced_peak_mb(fit(lambda: EnsembleRankSVM(weak_C=PAPER_C_GRID, random_state=0, **kw)))
         print(f"{label:<40} {time.perf_counter() - t0:8.1f} s (traced) {peak:7.0f} MB   ratio to materialised "
               f"PRSVM {peak / m_mat:.3f} (paper 740 MB / 5.6 GB = 0.13; 1/n^2 = {1 / ens.n_groups ** 2:.3f})   "
               f"CMC r1 {cmc(ens, X, y, cams, test)[0]:.1f}")

@@ -22,7 +22,7 @@ from rankbench import app
 from rankbench.errors import ConfigError
 from rankbench.registry import rankers
 
-BANK = {"ranker": "svm_bank", "C_grid": [1.0], "gamma_grid": [1.0], "max_bag": 60}
+BANK = {"ranker": "svm_bank", "C": [1.0], "gamma": [1.0], "max_bag": 60}
 COLLECTION = {"name": "synthetic_collection", "n_items": 1200, "feature_types": [[8, 0.5], [8, 1.0]],
               "shots_per_video": 50}
 #: one small config per protocol (video_classification: on a table, below), and a

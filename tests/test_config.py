@@ -98,7 +98,7 @@ def test_sweep_settings_keep_order_and_types(tmp_path):
     (BASE.replace("bins: 8", "spaces: [rgb, xyz]"), "features.colour.spaces: expected a list (each one of 'rgb', 'hsv', 'ycrcb') with at least 1 item(s), got ['rgb', 'xyz']"),
     (BASE.replace("ranks: [1, 5]", "ranks: [0, 5]"), "protocol.ranks: expected a list"),
     (BASE.replace("{name: L1, ranker: l1}", "{name: L1, ranker: l1, C: 1}"), "rankers.L1: unknown parameter 'C'; allowed: (none"),
-    (BASE.replace("{name: L1, ranker: l1}", "{name: P, ranker: prsvm, C: -1}"), "rankers.P.C: expected a number > 0 or null, got -1"),
+    (BASE.replace("{name: L1, ranker: l1}", "{name: P, ranker: prsvm, C: -1}"), "rankers.P.C: expected a number > 0 or a list (each a number > 0) with at least 1 item(s), got -1"),
     (BASE + "sweep: {protocol.n_test: [5], features.colour.bins: [4], seed: [1]}\n", "at most two"),
     (BASE.replace("ranker: l1}", "ranker: l1, features: nope}"), "unknown feature set 'nope'"),
     (BASE.replace("protocol: {name: reid,", "protocol: {name: reid, trials: 3,"), "protocol.trials: 'trials' is a run parameter now"),

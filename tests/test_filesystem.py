@@ -144,12 +144,12 @@ def test_clearing_a_cache_that_cannot_be_cleared_says_what_is_left(cli, tmp_path
     real = Path.unlink
 
     def read_only(self, missing_ok=False):
-        if self.suffix == ".npy":
+        if self.suffix == ".joblib":
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
         return real(self, missing_ok=missing_ok)
 
     monkeypatch.setattr(Path, "unlink", read_only)
     res = cli("cache", "--clear")
-    line = one_line(res, "could not free", "MB", ".npy: Read-only file system")
+    line = one_line(res, "could not free", "MB", ".joblib: Read-only file system")
     assert "could not free 0.0 MB" not in line
-    assert (tmp_path / "cache" / "features").is_dir() and any((tmp_path / "cache" / "features").glob("*.npy"))
+    assert (tmp_path / "cache" / "features").is_dir() and any((tmp_path / "cache" / "features").glob("*.joblib"))

@@ -35,7 +35,9 @@ def test_import_path_errors_are_one_line(tmp_path):
 
 def test_parameter_table_shows_constraints_and_defaults():
     rows = {name: (want, default) for name, want, default in parameter_table(rankers.get("prsvm"))}
-    assert rows["C"] == ("a number > 0 or null", "None")
+    assert rows["C"] == ("a number > 0 or a list (each a number > 0) with at least 1 item(s)",
+                         "[0.0001, 0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]")
+    assert rows["random_state"] == ("an integer >= 0 or null", "None")
     assert rows["cv"][0] == "an integer >= 2"
 
 

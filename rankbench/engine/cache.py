@@ -1,15 +1,13 @@
-"""On-disk feature cache keyed by dataset content and extractor parameters.
+"""The engine's features, kept in the disk cache (:mod:`rankbench.utils.diskcache`, kind ``features``).
 
-The cache folder is ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``; entries are ``.npy`` files
-named by a digest of (dataset fingerprint, extractor name, version, parameters), so changing any
-parameter computes afresh and a second run with the same ones loads instantly. A corrupt entry is
-recomputed, never trusted; an unwritable cache only costs time.
+An entry is keyed by the dataset's content (its files' fingerprint), the extractor's registry
+name, its parameters (but its ``execution_params``) and its code (:meth:`Extractor.cache_key`), so
+changing any of them computes afresh and a second run with the same ones loads instantly.
+Processes asking for the same features wait for the first to compute them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import time
 
@@ -17,15 +15,19 @@ import numpy as np
 
 from ..datasets.base import Dataset
 from ..features.base import Extractor
-from ..utils.diskcache import cache_dir
-from ..utils.fileio import atomic_save_npy, atomic_write_json
+from ..utils.diskcache import cache_dir, cached, digest
 
 __all__ = ["cache_dir", "feature_key", "get_features"]
 
 
-def feature_key(dataset: Dataset, extractor: Extractor) -> str:
-    blob = json.dumps({"dataset": dataset.fingerprint, **extractor.cache_key()}, sort_keys=True, default=str)
-    return hashlib.sha1(blob.encode()).hexdigest()[:20]
+def feature_key(dataset: Dataset, extractor: Extractor) -> str | None:
+    """The cache key of the extractor's features of the dataset (None: not cacheable, as its
+    code cannot be read)."""
+    key = extractor.cache_key()
+    if key["code"] is None:
+        return None
+    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", str(extractor.registry_name))[-40:]
+    return f"{slug}-{digest(dataset.fingerprint, key)}"
 
 
 def get_features(dataset: Dataset, extractor: Extractor, n_jobs: int = 1, progress: bool = False,
@@ -33,34 +35,17 @@ def get_features(dataset: Dataset, extractor: Extractor, n_jobs: int = 1, progre
     """The extractor's features for every item, from the cache when possible.
 
     ``info``, when given, is filled with ``cached`` (whether they came from the cache) and
-    ``extract_seconds`` (the time the extraction took, this time or when the entry was made; a
-    small ``.json`` beside each cache entry keeps it).
+    ``extract_seconds`` (the time the extraction took, this time or when the entry was made; it
+    is stored with the entry).
     """
     info = {} if info is None else info
-    if not (use_cache and extractor.cacheable and dataset.fingerprint):
+
+    def extract() -> dict:
         t0 = time.perf_counter()
         X = np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
-        info.update(cached=False, extract_seconds=round(time.perf_counter() - t0, 3))
-        return X
-    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", str(extractor.registry_name))[-40:]
-    path = cache_dir() / "features" / f"{slug}-{feature_key(dataset, extractor)}.npy"
-    side = path.with_suffix(".json")
-    if path.is_file():
-        try:
-            X = np.load(path, allow_pickle=False)
-            try:
-                info.update(cached=True, extract_seconds=json.loads(side.read_text()).get("extract_seconds"))
-            except (OSError, ValueError, AttributeError):
-                info.update(cached=True, extract_seconds=None)
-            return X
-        except (ValueError, OSError, EOFError):
-            path.unlink(missing_ok=True)
-    t0 = time.perf_counter()
-    X = np.asarray(extractor.extract(dataset, n_jobs=n_jobs, progress=progress))
-    info.update(cached=False, extract_seconds=round(time.perf_counter() - t0, 3))
-    try:
-        atomic_save_npy(path, X)
-        atomic_write_json(side, {"extract_seconds": info["extract_seconds"], "shape": list(X.shape)})
-    except OSError:
-        pass
-    return X
+        return {"X": X, "extract_seconds": round(time.perf_counter() - t0, 3)}
+
+    key = feature_key(dataset, extractor) if extractor.cacheable and dataset.fingerprint else None
+    entry, hit = cached("features", key or "", extract, enabled=use_cache and key is not None)
+    info.update(cached=hit, extract_seconds=entry["extract_seconds"])
+    return entry["X"]

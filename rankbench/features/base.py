@@ -8,9 +8,10 @@ each, for extractors that share work across images, e.g. FFTs), or :meth:`Extrac
 work on the whole dataset at once (features shipped with the data). The base class feeds the
 images in batches, in parallel worker processes when asked, and reports progress.
 
-Bump ``version`` when an extractor's output changes for the same parameters, so stale cache
-entries are not reused; list parameters that change only how the work is done (batch sizes) in
-``execution_params`` so they do not key the cache.
+The disk cache keys an extractor's features by its parameters and its code
+(:meth:`Extractor.cache_key`), so an edited extractor never reuses old entries; list parameters
+that change only how the work is done (batch sizes) in ``execution_params`` so they do not key
+the cache.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..datasets.base import Dataset
+from ..utils.diskcache import code_fingerprint
 from ..utils.progress import Progress
 
 
 class Extractor(BaseEstimator):
     """Abstract feature extractor (see module docstring)."""
 
-    version = 1
     #: Extractors that read ``dataset.arrays`` rather than images set this False: they are cheap
     #: and are not cached.
     cacheable = True
@@ -67,8 +68,11 @@ class Extractor(BaseEstimator):
         return np.vstack(parts)
 
     def cache_key(self) -> dict:
+        """What keys the features besides the dataset: registry name, parameters (but
+        ``execution_params``) and :func:`rankbench.utils.diskcache.code_fingerprint` (``code``:
+        None when the source cannot be read, and then nothing is cached)."""
         params = {k: v for k, v in self.get_params().items() if k not in self.execution_params}
-        return {"extractor": self.registry_name, "version": self.version, "params": params}
+        return {"extractor": self.registry_name, "code": code_fingerprint(type(self)), "params": params}
 
 
 def _extract_chunk(extractor: Extractor, dataset: Dataset, idx: np.ndarray) -> np.ndarray:

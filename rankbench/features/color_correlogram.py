@@ -89,8 +89,6 @@ class ColorCorrelogram(Extractor):
         Resize to a square first; distances are in pixels of the (resized) image.
     """
 
-    version = 1
-
     def __init__(self, space: Literal["hsv", "rgb"] = "hsv", bins: Bins3 = (8, 2, 2),
                  distances: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (1, 3, 5, 7),
                  grid: Grid = 1, image_size: PositiveInt | None = None):

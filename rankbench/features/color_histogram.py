@@ -36,8 +36,6 @@ class ColorHistogram(Extractor):
     Grey images fall in the zero-saturation bins of hue 0 (HSV) or on the grey diagonal (RGB).
     """
 
-    version = 1
-
     def __init__(self, space: Literal["hsv", "rgb"] = "hsv", bins: Bins3 = (8, 3, 3), grid: Grid = 1,
                  image_size: PositiveInt | None = None):
         self.space = space

@@ -52,8 +52,6 @@ class ColorMoments(Extractor):
     image_size : int, optional
     """
 
-    version = 1
-
     def __init__(self, space: Literal["lab", "luv", "hsv", "rgb", "ycrcb"] = "lab", grid: Grid = 1,
                  image_size: PositiveInt | None = None):
         self.space = space

@@ -25,9 +25,6 @@ from .base import Extractor
 class ColorStrips(Extractor):
     """Per-strip colour histograms (RGB, HSV, YCbCr), each L1-normalised."""
 
-    #: 2: hue bins exact in integers (float32 rounding put some hues one bin off for bins 108, 180, 204, 216)
-    version = 2
-
     def __init__(self, spaces: Annotated[tuple[Literal["rgb", "hsv", "ycrcb"], ...], Field(min_length=1)] = ("rgb", "hsv", "ycrcb"),
                  n_strips: PositiveInt = 6, bins: Annotated[int, Field(ge=2, le=256)] = 16,
                  size: tuple[PositiveInt, PositiveInt] | None = (128, 48)):

@@ -73,8 +73,6 @@ class EdgeHistogram(Extractor):
     image_size : int, optional
     """
 
-    version = 1
-
     def __init__(self, grid: Grid = 4, n_blocks: PositiveInt = 1100, threshold: NonNegativeFloat = 11.0,
                  image_size: PositiveInt | None = None):
         self.grid = grid

@@ -81,7 +81,6 @@ class ELFRegions(Extractor):
     features", ECCV 2008, Sec. 3-4.
     """
 
-    version = 1
     execution_params = ("chunk",)
 
     def __init__(self, n_cells: PositiveInt = 12,

@@ -81,8 +81,6 @@ def _normalise(k):
 class ELFStrips(Extractor):
     """Prosser et al.'s 2784-d strip histograms: 8 colours + 8 Gabor + 13 Schmid, 16 bins, 6 strips."""
 
-    version = 1
-
     def __init__(self, n_strips: PositiveInt = 6, n_bins: Annotated[int, Field(ge=2, le=256)] = 16,
                  colours: tuple[Colour, ...] = COLOURS,
                  gabor_bank: tuple[tuple[PositiveFloat, float, PositiveFloat, PositiveFloat], ...] = DEFAULT_GABOR,

@@ -86,8 +86,6 @@ class Gist(Extractor):
     defaults (``image_size=256, boundary_extension=32``) correlate only 0.85 with that reference.
     """
 
-    version = 1
-
     def __init__(self, image_size: Annotated[int, Field(ge=8)] = 128,
                  orientations_per_scale: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (8, 8, 8, 8),
                  n_blocks: PositiveInt = 4, fc_prefilt: PositiveFloat = 4.0,

@@ -55,8 +55,6 @@ class WaveletTexture(Extractor):
     image_size : int, optional
     """
 
-    version = 1
-
     def __init__(self, levels: Annotated[int, Field(ge=1, le=8)] = 3, grid: Grid = 1,
                  image_size: PositiveInt | None = None):
         self.levels = levels

@@ -13,7 +13,7 @@ Per trial and concept (unjudged items, -1, are left out of every part for that c
    built through the registry) fitted on the base rows and the feature views; with its outputs
    on the boosting rows H (n_boost x n_models). Both are built once per (trial, concept) and
    shared by every compared method: they are kept on disk (:func:`rankbench.utils.diskcache.cached`),
-   keyed by a digest of the rows, the concept, the views and the bank's parameters and seed;
+   keyed by a digest of the rows, the concept, the views and the bank's parameters, seed and code;
 2. each compared method (a :class:`~rankbench.rankers.base.ModelBooster`, or any
    :class:`~rankbench.rankers.base.ItemScorer`) is fitted on (H, labels);
 3. it scores the test rows through a :class:`~rankbench.rankers.base.LazyColumns` that evaluates
@@ -51,7 +51,7 @@ from ..errors import ConfigError, DataError, RankerFault
 from ..params import OpenFraction, PositiveInt, check_params, init_params
 from ..rankers.base import LazyColumns, capabilities, diagnostics
 from ..registry import protocols, rankers
-from ..utils.diskcache import cached, digest
+from ..utils.diskcache import cached, code_fingerprint, digest
 from ..utils.meter import Meter
 from ..utils.progress import tick
 from .base import Protocol, TrialResult, checked_output, take
@@ -193,8 +193,10 @@ class StackedRetrieval(Protocol):
                               for j in range(bank.n_models_)], axis=1)
                 return bank, H, {"fit_s": t1 - t0, "boost_outputs_s": time.perf_counter() - t1}
 
-            key = digest(bank_name, getattr(rankers.get(bank_name), "version", 0), params, concept, views_key, *(rows[p] for p in PARTS))
-            (bank, H, info), hit = cached("base_models", key, build, enabled=self.cache_base_models)
+            code = code_fingerprint(rankers.get(bank_name))
+            key = digest(bank_name, code, params, concept, views_key, *(rows[p] for p in PARTS))
+            (bank, H, info), hit = cached("base_models", key, build,
+                                          enabled=self.cache_base_models and code is not None)
             extra["base_models"][concept] = {**info, "n_models": int(bank.n_models_), "from_cache": hit,
                                              **diagnostics(bank)}
             ranker = make_ranker()

@@ -20,11 +20,6 @@ def check_pairs(pairs, sign, n_items: int) -> tuple[np.ndarray, np.ndarray]:
     return pairs, sign
 
 
-def as_grid(value) -> list:
-    """A parameter given as one value or a list of candidates, as a list."""
-    return list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
-
-
 def check_constraints(constraints, n_rows: int) -> np.ndarray:
     """``constraints`` as an (c, 3) int array (i, j, same) of rows < ``n_rows``, same in {0, 1}."""
     if constraints is None:

@@ -1,19 +1,30 @@
-"""A small on-disk cache of computed objects, keyed by a digest of what they were computed from.
+"""THE on-disk cache of computed objects (features, base models), keyed by what they were computed from.
 
 ``cached(kind, key, compute)`` returns the object stored under ``<cache>/<kind>/<key>.joblib``
 or computes it, stores it atomically and returns it. Concurrent processes asking for the same key
-wait on a lock file, so the object is computed once (two workers of a run share the base models
-of a trial instead of both training them). A corrupt entry is recomputed, never trusted; an
-unwritable cache only costs time. The folder is ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``;
-:func:`usage` and :func:`clear` (``rankbench cache``) show and free it.
+wait on a lock file, so the object is computed once (two workers of a run share the features of
+a dataset and the base models of a trial instead of both computing them). A corrupt entry is
+recomputed, never trusted; an unwritable cache only costs time. The folder is
+``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``; :func:`usage` and :func:`clear` (``rankbench
+cache``) show and free it.
+
+One keying rule: a key is the :func:`digest` of the inputs' content (a dataset's file
+fingerprint, arrays' bytes, the rows used), the component's parameters, and its
+:func:`code_fingerprint` (the code that computes the entry), so that no version number has to be
+remembered: editing the computation makes new keys, editing a comment or a docstring does not.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import hashlib
+import importlib.util
+import inspect
 import json
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +57,81 @@ def _feed(h, p: Any) -> None:
             _feed(h, p[k])
     else:
         h.update(json.dumps(p, sort_keys=True, default=str).encode())
+
+
+def code_fingerprint(cls: type) -> str | None:
+    """A digest of the code that defines ``cls``: its module and the modules of the same family it
+    imports, transitively, each as its syntax tree without docstrings (comments and layout are not
+    in the tree), so a cache entry computed by other code is never reused.
+
+    The family is the first two dotted parts of the module's name (``rankbench.features``,
+    ``rankbench.rankers``; a plug-in module's own package): an extractor's key covers
+    ``features/base.py`` and ``features/_histogram.py``, a bank's ``rankers/_kernels.py``. Code
+    outside the family (datasets' image reading, numpy, scikit-learn) is not covered: after
+    changing it, ``rankbench cache --clear``. None when the source cannot be read (a class made
+    in an interactive session): such a component is not cached.
+    """
+    return _module_fingerprint(cls.__module__)
+
+
+@functools.lru_cache(maxsize=None)
+def _module_fingerprint(module: str) -> str | None:
+    family = ".".join(module.split(".")[:2])
+    h = hashlib.blake2b(digest_size=16)
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = _syntax_tree(name)
+        if tree is None:
+            if name == module:
+                return None
+            continue
+        h.update(f"module:{name}:".encode() + ast.dump(tree).encode())
+        todo += [m for m in _imports(tree, name) if m == family or m.startswith(family + ".")]
+    return h.hexdigest()
+
+
+def _syntax_tree(module: str) -> ast.Module | None:
+    """The module's syntax tree without docstrings, or None without a readable source."""
+    mod = sys.modules.get(module)
+    try:
+        path = inspect.getsourcefile(mod) if mod is not None else importlib.util.find_spec(module).origin
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (TypeError, AttributeError, ValueError, ImportError, OSError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _imports(tree: ast.Module, module: str) -> list[str]:
+    """The modules ``module`` imports (relative imports resolved; ``from p import m`` gives both
+    ``p`` and ``p.m``, as m may be a module)."""
+    package = module if _is_package(module) else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            out += [base] + [f"{base}.{a.name}" for a in node.names]
+    return out
+
+
+def _is_package(module: str) -> bool:
+    mod = sys.modules.get(module)
+    return mod is not None and hasattr(mod, "__path__")
 
 
 @contextlib.contextmanager

@@ -1,11 +1,15 @@
 """The feature cache: reused when nothing changed, recomputed when anything did, never trusted corrupt."""
 
+import sys
+import types
+
 import numpy as np
 import pandas as pd
 
 from rankbench.datasets.base import Dataset
 from rankbench.engine.cache import get_features
 from rankbench.features.base import Extractor
+from rankbench.utils import diskcache
 
 
 class Counting(Extractor):
@@ -48,7 +52,9 @@ def test_corrupt_cache_entry_is_recomputed(tmp_path, monkeypatch):
     monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
     ds = toy("x", 1)
     get_features(ds, Counting())
-    for p in (tmp_path / "features").glob("*.npy"):
+    entries = list((tmp_path / "features").glob("*.joblib"))
+    assert len(entries) == 1
+    for p in entries:
         p.write_bytes(b"garbage")
     Counting.calls = 0
     assert get_features(ds, Counting()).shape == (1, 48) and Counting.calls == 1
@@ -69,3 +75,40 @@ def test_cache_reports_whether_it_was_used_and_the_extraction_time(tmp_path, mon
     assert first["cached"] is False and first["extract_seconds"] >= 0
     assert second == {"cached": True, "extract_seconds": first["extract_seconds"]}   # kept beside the entry
     assert uncached["cached"] is False
+
+
+def test_features_are_keyed_by_the_extractors_code(tmp_path, monkeypatch):
+    """An extractor whose code changed computes afresh (no version to bump); one whose source
+    cannot be read is never cached."""
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    calls = []
+
+    def load(name, body):
+        path = tmp_path / f"{name}.py"
+        path.write_text("from rankbench.features.base import Extractor\n"
+                        "class Scaled(Extractor):\n"
+                        "    def transform_image(self, img):\n"
+                        f"        CALLS.append(1)\n        return {body}\n")
+        module = types.ModuleType(name)
+        module.__file__ = str(path)
+        module.CALLS = calls
+        monkeypatch.setitem(sys.modules, name, module)
+        exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
+        module.Scaled.__module__ = name
+        module.Scaled.registry_name = "scaled"
+        diskcache._module_fingerprint.cache_clear()  # read once per process: here the code changes within one
+        return module.Scaled()
+
+    ds = toy("code", 2)
+    a = get_features(ds, load("plug_a", "img.reshape(-1) * 1.0"))
+    get_features(ds, load("plug_a", "img.reshape(-1) * 1.0  # a comment does not change the code"))
+    assert len(calls) == 2
+    b = get_features(ds, load("plug_a", "img.reshape(-1) * 2.0"))
+    assert len(calls) == 4 and np.array_equal(b, 2 * a)
+    get_features(ds, load("plug_a", "img.reshape(-1) * 2.0"))
+    assert len(calls) == 4
+    unreadable = load("plug_c", "img.reshape(-1) * 3.0")
+    (tmp_path / "plug_c.py").unlink()
+    get_features(ds, unreadable)
+    get_features(ds, unreadable)
+    assert len(calls) == 8

@@ -72,7 +72,7 @@ def test_pytrec_eval_gives_every_trial_the_ap_rankbench_gave(kind, tmp_path):
                 "features": [{"name": f"t{k}", "extractor": "array", "key": f"feat/type0{k}"} for k in (0, 1)],
                 "protocol": {"name": "stacked_retrieval", "depths": [10, 30], "min_positives": 2, "keep_scores": True,
                              "concepts": ["Meeting", "Computer_TV-screen"],
-                             "base_models": {"ranker": "svm_bank", "C_grid": [1.0], "gamma_grid": [1.0], "max_bag": 60}},
+                             "base_models": {"ranker": "svm_bank", "C": [1.0], "gamma": [1.0], "max_bag": 60}},
                 "rankers": [{"name": "RankBoost", "ranker": "bipartite_rankboost", "combine": "views", "n_rounds": 5}]}
     folder = run(tmp_path, kind, data, str(data_root) if data_root else None)
     files = app.export(folder, "trec", tmp_path / "trec", progress=False)

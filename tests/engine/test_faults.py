@@ -55,7 +55,7 @@ SETUPS = {
                           "features: [{name: a, extractor: array, key: feat/type00}, "
                           "{name: b, extractor: array, key: feat/type01}]\n"
                           "protocol: {name: stacked_retrieval, concepts: [Meeting, Computer_TV-screen], base_models: {ranker: svm_bank, "
-                          "bags_per_type: 1, max_bag: 60, C_grid: [1.0], gamma_grid: [1.0]}}\n",
+                          "bags_per_type: 1, max_bag: 60, C: [1.0], gamma: [1.0]}}\n",
                           "FaultyItemScorer", "{name: Good, ranker: bipartite_rankboost, n_rounds: 3, combine: views}"),
     "classification": ("dataset: {name: two_spirals, n_positive: 30, n_negative: 30}\n"
                        "features: [{name: f, extractor: array}]\n"

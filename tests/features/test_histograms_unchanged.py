@@ -5,7 +5,7 @@ The reference was computed once with the extractors as they were before ``featur
 themselves (``data/histograms_reference.npz``, compared to 1e-12), and for the first images of
 each real dataset a SHA-256 digest of the float32 features (``data/histograms_realdata.json``,
 bit-identical; skipped without the datasets). Regenerate only for an intended change of an
-extractor's output (and bump its ``version``)::
+extractor's output (the cache keys features by the extractor's code, so no version to bump)::
 
     PYTHONPATH=$PWD python tests/features/test_histograms_unchanged.py --write
 """

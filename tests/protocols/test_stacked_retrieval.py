@@ -33,7 +33,7 @@ def run(p, X, ds, ranker, params=None, seed=0):
     return sp, p.evaluate(lambda: rankers.build(ranker, params or {}), X, ds, sp, Meter(measure_memory=False))
 
 
-BANK = {"ranker": "svm_bank", "C_grid": [1.0], "gamma_grid": [1.0], "max_bag": 100}
+BANK = {"ranker": "svm_bank", "C": [1.0], "gamma": [1.0], "max_bag": 100}
 
 
 def test_split_has_three_disjoint_parts_and_respects_groups():

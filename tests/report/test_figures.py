@@ -25,7 +25,7 @@ name: {name}
 dataset: {{name: synthetic_collection, n_items: 4000, feature_types: [[8, 0.8], [8, 1.5]]}}
 features: [{{name: a, extractor: array, key: feat/type00}}, {{name: b, extractor: array, key: feat/type01}}]
 protocol: {{name: stacked_retrieval, concepts: [Meeting, Computer_TV-screen],
-           base_models: {{ranker: svm_bank, C_grid: [1.0], gamma_grid: [1.0], max_bag: 100}}}}
+           base_models: {{ranker: svm_bank, C: 1.0, gamma: 1.0, max_bag: 100}}}}
 trials: 1
 rankers:
 {rankers}

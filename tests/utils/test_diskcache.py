@@ -45,3 +45,36 @@ def test_usage_counts_entries_per_kind_and_clear_frees_only_what_is_named(tmp_pa
     assert clear(["features"]).freed == 12 and [c.kind for c in usage()] == ["base_models"]
     done = clear()
     assert done.freed > 16000 and done.kept == 0 and not done.errors and usage() == []
+
+
+def test_code_fingerprint_follows_the_code_and_the_family_modules_it_imports(tmp_path, monkeypatch):
+    """Editing a docstring or a comment keeps the key; editing code, in the module or in a module
+    of its family it imports, changes it; a module outside the family does not count."""
+    import importlib
+    import sys
+
+    from rankbench.utils import diskcache
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "fam").mkdir()
+    (tmp_path / "other.py").write_text("K = 1\n")
+    files = {"fam/__init__.py": "", "fam/feats/__init__.py": "", "fam/feats/_helper.py": "def h(x):\n    return x + 1\n",
+             "fam/feats/plug.py": '"""Doc."""\nimport other\nfrom ._helper import h\n\nclass P:\n    """Doc."""\n'
+                                  "    def f(self, x):\n        return h(x)\n"}
+
+    def fingerprint(**edits):
+        for name, text in {**files, **edits}.items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(text)
+        for m in [m for m in sys.modules if m == "other" or m.startswith("fam")]:
+            monkeypatch.delitem(sys.modules, m)
+        diskcache._module_fingerprint.cache_clear()
+        return diskcache.code_fingerprint(importlib.import_module("fam.feats.plug").P)
+
+    base = fingerprint()
+    plug = files["fam/feats/plug.py"]
+    assert fingerprint(**{"fam/feats/plug.py": plug.replace("Doc.", "Other words.") + "# a comment\n"}) == base
+    assert fingerprint(**{"other.py": "K = 2\n"}) == base
+    assert fingerprint(**{"fam/feats/plug.py": plug.replace("h(x)", "h(x) * 2")}) != base
+    assert fingerprint(**{"fam/feats/_helper.py": "def h(x):\n    return x + 2\n"}) != base
+    assert fingerprint() == base

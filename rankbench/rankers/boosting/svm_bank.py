@@ -18,9 +18,10 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ...errors import InputError
-from ...params import PositiveFloat, PositiveInt, Seed
+from ...params import PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.progress import tick
+from .._search import choose, grid_points
 from ..base import ItemScorer, ModelBank
 
 
@@ -42,9 +43,9 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     For every view (feature type) and each of ``bags_per_type`` bags: ``k = min(#relevant,
     #irrelevant, max_bag / 2)`` relevant and ``k`` irrelevant training rows drawn without
     replacement; C and gamma chosen by ``cv``-fold stratified cross-validation on the bag
-    (mean ROC AUC of the held-out folds, ties to the first grid point) over ``C_grid`` x
-    ``gamma_grid``, where gamma is given as a multiple of scikit-learn's ``"scale"``,
-    1 / (d Var(bag)); then an SVC (libsvm through scikit-learn) on the whole bag. Each model's
+    (mean ROC AUC of the held-out folds, ties to the first grid point; :mod:`rankbench.rankers._search`)
+    over the candidates of ``C`` x ``gamma``, where gamma is given as a multiple of scikit-learn's
+    ``"scale"``, 1 / (d Var(bag)); then an SVC (libsvm through scikit-learn) on the whole bag. Each model's
     output is its decision value divided by the largest absolute decision value on its own bag
     and clipped to [-1, 1] (the paper normalises "to the range [-1, 1]" without saying how).
 
@@ -58,25 +59,22 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     ----------
     bags_per_type : bags (models) per feature type (paper: 2).
     max_bag : largest bag (paper: 800), half relevant, half not.
-    C_grid : candidate SVM costs C.
-    gamma_grid : candidate RBF widths as multiples of 1 / (d Var(bag)).
+    C : SVM cost, or candidates chosen per bag by the cross-validation.
+    gamma : RBF width as a multiple of 1 / (d Var(bag)), or candidates chosen with C.
     cv : folds of the cross-validation (paper: 3; fewer when a bag has fewer relevant rows).
     block : rows per block when evaluating a model.
     random_state : seeds the bags and the folds.
     """
 
     accepts_views = True
-    #: bumped when fitting changes, so that cached banks of older code are not reused
-    version = 3
 
     def __init__(self, bags_per_type: PositiveInt = 2, max_bag: Annotated[int, Field(ge=4)] = 800,
-                 C_grid: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = (1.0, 10.0),
-                 gamma_grid: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = (0.5, 2.0),
+                 C: PositiveFloatGrid = [1.0, 10.0], gamma: PositiveFloatGrid = [0.5, 2.0],
                  cv: Annotated[int, Field(ge=2)] = 3, block: PositiveInt = 4096, random_state: Seed = None):
         self.bags_per_type = bags_per_type
         self.max_bag = max_bag
-        self.C_grid = C_grid
-        self.gamma_grid = gamma_grid
+        self.C = C
+        self.gamma = gamma
         self.cv = cv
         self.block = block
         self.random_state = random_state
@@ -129,13 +127,13 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         D2 = sq_dists(Xb, Xb)
         var = float(Xb.var())
         unit = 1.0 / (Xb.shape[1] * var) if var > 0 else 1.0
-        grid = [(C, g * unit) for g in self.gamma_grid for C in self.C_grid]
+        grid = [(p["C"], p["gamma"] * unit) for p in grid_points(gamma=self.gamma, C=self.C)]
         best = grid[0]
         if len(grid) > 1:
             everything = np.arange(len(yb))
             folds = [(np.setdiff1d(everything, te), te)
                      for te in _stratified_folds(yb, min(int(self.cv), int(yb.sum())), rng)]
-            scores = np.zeros(len(grid))
+            scores = np.zeros((len(folds), len(grid)))
             gammas = sorted({g for _, g in grid})
             for n_g, g in enumerate(gammas):
                 tick("gamma", n_g + 1, len(gammas))
@@ -143,10 +141,10 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
                 for i, (C, gg) in enumerate(grid):
                     if gg != g:
                         continue
-                    for tr, te in folds:
+                    for f, (tr, te) in enumerate(folds):
                         sv, coef, b = fit_svc(K[np.ix_(tr, tr)], yb[tr], C)
-                        scores[i] += auc(K[np.ix_(te, tr[sv])] @ coef + b, yb[te])
-            best = grid[int(np.argmax(scores))]
+                        scores[f, i] = auc(K[np.ix_(te, tr[sv])] @ coef + b, yb[te])
+            best = grid[choose(scores)[0]]
         C, g = best
         K = np.exp(-g * D2)
         sv_idx, coef, b = fit_svc(K, yb, C)

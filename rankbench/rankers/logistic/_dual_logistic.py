@@ -39,8 +39,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import OptimizeResult
 
-from ...utils.optim import backtrack
+from ...utils.optim import CONVERGED, MAX_ITER, backtrack, solver_result
 from ...utils.threads import blas_threads
 from .._kernels import rbf_kernel  # noqa: F401  (the kernel of these models, re-exported)
 
@@ -145,15 +146,17 @@ def hessian(alpha: np.ndarray, b: float, K: np.ndarray, terms: LossTerms, lam: f
 
 # ----------------------------------------------------------------------------- Newton
 def newton(K: np.ndarray, terms: LossTerms, lam: float, fit_intercept: bool = False,
-           max_iter: int = 100, tol: float = 1e-10) -> tuple[np.ndarray, float, int]:
+           max_iter: int = 100, tol: float = 1e-10) -> OptimizeResult:
     """Minimise R(alpha, b) (module docstring) by damped Newton steps in the dual coefficients.
 
     Stops when the Newton decrement g^T d, or the decrease of a step, falls below
-    ``tol * max(1, |R|)``, or after ``max_iter`` steps.
+    ``tol * max(1, |R|)`` (status converged), or after ``max_iter`` steps (status max_iter).
 
     Returns
     -------
-    alpha : (m',) dual coefficients; b : intercept (0 unless ``fit_intercept``); n_iter : steps taken
+    :func:`~rankbench.utils.optim.solver_result`: ``x`` = alpha (m',) dual coefficients, ``fun`` = R,
+    ``nit`` (the iteration that stopped), ``status``, ``message`` and ``intercept`` (b, 0 unless
+    ``fit_intercept``).
     """
     m = K.shape[0]
     D = terms.matrix(m)
@@ -163,6 +166,7 @@ def newton(K: np.ndarray, terms: LossTerms, lam: float, fit_intercept: bool = Fa
     DK = D @ K  # (T, m'): z = DK alpha + b D 1
     d1 = np.asarray(D.sum(axis=1)).ravel()
     it = 0
+    status, message = MAX_ITER, f"max_iter = {max_iter} Newton steps taken"
     for it in range(1, max_iter + 1):
         z = DK @ alpha + b * d1
         p = sigmoid(-z)
@@ -181,21 +185,23 @@ def newton(K: np.ndarray, terms: LossTerms, lam: float, fit_intercept: bool = Fa
         da, db = (d[:m], d[m]) if fit_intercept else (d, 0.0)
         decrement = float(K @ v @ da + g_f.sum() * db)  # g^T d >= 0: the Newton decrement squared
         if decrement <= tol * max(1.0, abs(obj)):
+            status, message = CONVERGED, "the Newton decrement fell below tol"
             break
-        step, new, _ = backtrack(lambda t: (objective(alpha - t * da, b - t * db, K, terms, lam), None),
+        step, new, *_ = backtrack(lambda t: (objective(alpha - t * da, b - t * db, K, terms, lam), None),
                                  lambda value, _, t: value <= obj - 1e-4 * t * decrement)
         alpha, b = alpha - step * da, b - step * db
         converged = obj - new <= tol * max(1.0, abs(obj))
         obj = new
         if converged:
+            status, message = CONVERGED, "the decrease of a step fell below tol"
             break
-    return alpha, float(b), it
+    return solver_result(alpha, obj, it, status, message, intercept=float(b))
 
 
 # ----------------------------------------------------------------------------- classifiers
 def fit_problems(K: np.ndarray, labelled: np.ndarray, codes: np.ndarray, n_classes: int,
                  constraints: np.ndarray | None, lam: float, mu: float, fit_intercept: bool,
-                 max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 max_iter: int, tol: float) -> tuple[np.ndarray, np.ndarray, list[OptimizeResult]]:
     """One Newton fit per binary problem over the basis of Gram matrix ``K``.
 
     ``labelled`` are basis rows with class index ``codes`` (0..n_classes-1); ``constraints`` an
@@ -203,14 +209,14 @@ def fit_problems(K: np.ndarray, labelled: np.ndarray, codes: np.ndarray, n_class
     constraint with the symmetric loss of Eq. 5. More: one problem per class (one-against-all),
     positive constraints as in Eq. 5, negative ones with the "both positive" loss of Eq. 11.
 
-    Returns dual_coef (n_problems, m'), intercept (n_problems,), n_iter (n_problems,).
+    Returns dual_coef (n_problems, m'), intercept (n_problems,) and each problem's :func:`newton` result.
     """
     
 
     targets = [1] if n_classes == 2 else list(range(n_classes))
     C = np.zeros((0, 3), dtype=np.intp) if constraints is None else np.asarray(constraints).reshape(-1, 3)
     pairs = pair_terms(C[:, 0], C[:, 1], C[:, 2], mu, one_vs_all=n_classes > 2)
-    coefs, bias, iters = [], [], []
+    coefs, bias, results = [], [], []
     # solves of a few hundred rows are slower multi-threaded on a shared machine (0.05 s single-
     # threaded, 0.2-1.4 s with two threads for 6 problems of 253 rows)
     with blas_threads(1 if K.shape[0] < 2000 else None):
@@ -218,11 +224,11 @@ def fit_problems(K: np.ndarray, labelled: np.ndarray, codes: np.ndarray, n_class
             terms = label_terms(labelled, np.where(codes == t, 1.0, -1.0))
             if len(C) and mu > 0:
                 terms = terms + pairs
-            a, b, it = newton(K, terms, lam, fit_intercept, max_iter, tol)
-            coefs.append(a)
-            bias.append(b)
-            iters.append(it)
-    return np.array(coefs), np.array(bias), np.array(iters)
+            res = newton(K, terms, lam, fit_intercept, max_iter, tol)
+            coefs.append(res.x)
+            bias.append(res.intercept)
+            results.append(res)
+    return np.array(coefs), np.array(bias), results
 
 
 def ovr_decode(F: np.ndarray) -> np.ndarray:

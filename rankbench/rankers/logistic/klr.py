@@ -18,6 +18,7 @@ of :mod:`rankbench.rankers._dual_logistic`.
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import OptimizeResult
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_X_y
 
@@ -25,6 +26,7 @@ from typing import Literal
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from ..base import Classifier, ItemScorer
 from ._dual_logistic import (RHO_GRID, KernelExpansion, fit_problems, label_terms, newton, objective, rbf_kernel,
                              resolve_rho)
@@ -38,7 +40,7 @@ def klr_objective(alpha: np.ndarray, b: float, K: np.ndarray, y: np.ndarray, lam
 
 
 def klr_newton(K: np.ndarray, y: np.ndarray, lam: float, fit_intercept: bool = False,
-               max_iter: int = 100, tol: float = 1e-10) -> tuple[np.ndarray, float, int]:
+               max_iter: int = 100, tol: float = 1e-10) -> OptimizeResult:
     """Minimise R(alpha, b) by damped Newton steps: PKLR's solver with labelled terms only
     (:func:`rankbench.rankers._dual_logistic.newton`).
 
@@ -51,7 +53,8 @@ def klr_newton(K: np.ndarray, y: np.ndarray, lam: float, fit_intercept: bool = F
 
     Returns
     -------
-    alpha : (n,) representer coefficients; b : intercept (0 unless ``fit_intercept``); n_iter
+    :func:`~rankbench.utils.optim.solver_result`: ``x`` = alpha (n,) representer coefficients,
+    ``intercept`` = b (0 unless ``fit_intercept``), ``nit``, ``status``.
     """
     return newton(K, label_terms(np.arange(len(y)), y), lam, fit_intercept, max_iter, tol)
 
@@ -109,7 +112,9 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
         self.rho_, self.diagnostics_ = resolve_rho(self.rho, self.rho_scale, X, codes, len(self.classes_), groups,
                                                    self.lam, self.fit_intercept, self.max_iter, self.tol)
         self.X_fit_ = X
-        self.dual_coef_, self.intercept_, self.n_iter_ = fit_problems(
+        self.dual_coef_, self.intercept_, self.results_ = fit_problems(
             self._gram(X, X), np.arange(len(y)), codes, len(self.classes_), None, self.lam, 0.0,
             self.fit_intercept, self.max_iter, self.tol)
+        self.n_iter_ = np.array([r.nit for r in self.results_])
+        self.diagnostics_.update(stop_diagnostics(*self.results_))
         return self

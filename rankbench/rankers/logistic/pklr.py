@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_array
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from .._kernels import rbf_kernel
 from .._validation import check_constraints
 from ..base import Classifier, ItemScorer
@@ -142,9 +143,10 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         pos[basis] = np.arange(len(basis))
         Cb = np.column_stack([pos[C[:, 0]], pos[C[:, 1]], C[:, 2]]) if len(C) else C
         self.X_fit_ = X[basis]
-        self.dual_coef_, self.intercept_, self.n_iter_ = fit_problems(
+        self.dual_coef_, self.intercept_, self.results_ = fit_problems(
             self._gram(self.X_fit_, self.X_fit_), pos[labelled], codes, len(self.classes_), Cb,
             self.lam, self.mu, self.fit_intercept, self.max_iter, self.tol)
+        self.n_iter_ = np.array([r.nit for r in self.results_])
         self.n_constraints_ = len(C)
-        self.diagnostics_ = info
+        self.diagnostics_ = {**info, **stop_diagnostics(*self.results_)}
         return self

@@ -30,8 +30,10 @@ from ...metrics import knn_regress, mae
 from ...params import NonNegativeFloat, NonNegativeInt, OpenFraction, PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
 from ...utils import jit
+from ...utils.optim import CONVERGED, LINE_SEARCH, MAX_ITER, backtrack, solver_result, stop_diagnostics
 from ...utils.progress import tick
 from ...utils.threads import blas_threads
+from .._search import as_grid, choose
 from ..base import MetricLearner
 from ._neighbours import target_neighbours
 
@@ -166,16 +168,23 @@ def descend(L0, X, Y, pairs, mu, gamma, rho, sigma, r, tol, max_iter, c_step="gr
     ``checkpoints``: iteration counts at which to record (L, c) as well (a stop before a
     checkpoint records the final iterate there).
 
-    Returns ``(L, c, n_iter, n_trial_steps, ||grad f||^2 at the last gradient, stop reason,
-    {checkpoint: (L, c)})``.
+    Returns a :func:`rankbench.utils.optim.solver_result`: ``x`` = L, ``fun`` = f(L, c), ``nit``,
+    ``status`` (converged on ``tol`` or ``ftol``, ``max_iter``, or ``line_search``), ``message``,
+    and ``c``, ``n_trial_steps``, ``grad_norm`` (||grad f|| at the last gradient) and
+    ``checkpoints`` ({iteration: (L, c)}).
 
     With numba (:mod:`rankbench.utils.jit`) the loop runs compiled (:func:`_descend_compiled`,
     the same iterates up to float rounding); this module's numpy loop is the reference.
     """
     args = (mu, gamma, rho, sigma, r, tol, max_iter, c_step, ftol, checkpoints)
+    V, v2 = pair_differences(X, pairs)
     if jit.enabled():
-        return _descend_compiled(L0, X, Y, np.asarray(pairs), *args)
-    return _descend_numpy(L0, X, Y, *pair_differences(X, pairs), *args)
+        L, c, n_iter, n_bt, g2, stop, recorded = _descend_compiled(L0, X, Y, np.asarray(pairs), *args)
+    else:
+        L, c, n_iter, n_bt, g2, stop, recorded = _descend_numpy(L0, X, Y, V, v2, *args)
+    status, message = _STATUS[stop]
+    return solver_result(L, objective(L, c, X, Y, V, v2, mu), n_iter, status, message, c=c,
+                         n_trial_steps=n_bt, grad_norm=float(np.sqrt(g2)), checkpoints=recorded)
 
 
 def _descend_numpy(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_step, ftol, checkpoints):
@@ -242,11 +251,10 @@ def _descend_numpy(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_s
         E2 = 4.0 * p11 + 2.0 * e2
         E3 = -4.0 * p12
         E4 = p22
-        for m, a in enumerate(steps, start=1):
-            df = a * (-A1 + 0.5 * a * A2) + mu * a * (E1 + a * (E2 + a * (E3 + a * E4)))
-            if df <= -sigma * a * g2:
-                break
-        else:
+        a, _, _, m, accepted = backtrack(
+            lambda a: (a * (-A1 + 0.5 * a * A2) + mu * a * (E1 + a * (E2 + a * (E3 + a * E4))), None),
+            lambda df, _, a: df <= -sigma * a * g2, steps=steps)
+        if not accepted:
             # no sufficient decrease within r trial steps: stop rather than take a step that
             # may increase f (gamma too large for the data's scale)
             stop = "line search"
@@ -281,6 +289,12 @@ def _descend_numpy(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_s
 
 #: stop reasons of the compiled loop, by the code it returns
 _STOPS = ("max_iter", "tol", "line search", "ftol")
+#: each stop reason's solver status and message
+_STATUS = {"max_iter": (MAX_ITER, "the iteration cap was reached"),
+           "tol": (CONVERGED, "the gradient norm fell to tol"),
+           "ftol": (CONVERGED, "the relative decrease of f fell below ftol"),
+           "line search": (LINE_SEARCH, "no trial step gave sufficient decrease (gamma too large for the "
+                                        "data's scale?)")}
 
 
 def _descend_compiled(L0, X, Y, pairs, mu, gamma, rho, sigma, r, tol, max_iter, c_step, ftol, checkpoints):
@@ -331,7 +345,11 @@ def _descend_compiled(L0, X, Y, pairs, mu, gamma, rho, sigma, r, tol, max_iter, 
 def _descend_steps(F, Ft, Yt, pi, pj, v2, mu, steps, sigma, tol2, exact_c, ftol, T, coef, scal, n_max):
     """Up to ``n_max`` iterations of the descent on ``T = (X L^T)^T`` and ``coef`` (updated in
     place) and ``scal = [c, f_prev, g2, trial steps]`` (see :func:`_descend_compiled`).
-    Returns (iterations taken, stop code: an index of ``_STOPS``)."""
+    Returns (iterations taken, stop code: an index of ``_STOPS``).
+
+    Compiled code cannot call :func:`rankbench.utils.optim.backtrack` with a Python closure, so
+    the Armijo rule of the numpy loop is written out here once more (the same trial steps and
+    test; the tests hold the two loops to the same iterates)."""
     def product(A, B, out):  # out = A @ B, a row of B at a time (a loop the compiler vectorises)
         out[:] = 0.0
         for i in range(B.shape[0]):
@@ -482,15 +500,16 @@ class CMDSDML(BaseEstimator, MetricLearner):
     r : int
         At most ``r`` trial steps per iteration (the paper's "maximum number for line search loop").
         ``m`` runs over 1..r (the paper's "smallest positive integer"); if none satisfies the
-        Armijo condition the descent stops (``stop_reason_ == "line search"``).
+        Armijo condition the descent stops (``result_.status`` is ``LINE_SEARCH``).
     tol : float
         Stop when the gradient norm ``||grad f(L, c)||`` (Frobenius, L and c together) is at most
         ``tol`` (S4's epsilon; the paper does not give its value).
     max_iter : int or list of int
-        Iteration cap (not given in the paper). A list is a grid: the cap is chosen by ``cv``-fold
-        cross-validation on the training rows (folds stratified by label; each cap scored by the
-        MAE of k-NN regression with k = K of the held-out rows in the fold's embedding; ties to
-        the smaller cap; see ``_cv_caps`` for how folds see the input), then the model is refitted
+        Iteration cap (not given in the paper). A list is a grid (:mod:`rankbench.rankers._search`):
+        the cap is chosen by ``cv``-fold cross-validation on the training rows (folds stratified
+        by label; each cap scored by the MAE of k-NN regression with k = K of the held-out rows in
+        the fold's embedding; ties to the smaller cap; see ``_cv_caps`` for how folds see the
+        input), then the model is refitted
         on all rows with it. One descent per fold serves every cap (its iterates are recorded).
     cv : int
         Folds of that cross-validation (used only when ``max_iter`` is a list).
@@ -551,27 +570,26 @@ class CMDSDML(BaseEstimator, MetricLearner):
         if self.beta < beta_lower_bound(y) - 1e-12:
             warnings.warn(f"beta={self.beta} is below Theorem 1's bound {beta_lower_bound(y):.4g}: "
                           "D may not be a Euclidean distance matrix", RuntimeWarning, stacklevel=2)
-        caps = sorted(set(self.max_iter)) if isinstance(self.max_iter, list) else [int(self.max_iter)]
+        caps = sorted({int(k) for k in as_grid(self.max_iter)})
         # products of a few hundred rows: threads cost more than they save (and thrash on a busy machine)
         with blas_threads(1):
             self.cv_mae_ = None
             if len(caps) > 1:
-                self.cv_mae_ = self._cv_caps(X, y, caps)
-                cap = caps[int(np.argmin(self.cv_mae_))]  # argmin: the first (smaller) cap on ties
+                best, self.cv_mae_ = choose(self._cv_caps(X, y, caps), minimise=True)  # ties: the smaller cap
+                cap = caps[best]
             else:
                 cap = caps[0]
             self.max_iter_ = cap
             fit = self._descend(X, y, cap)
-        (self.mean_, self.gamma_, Y, V, v2, pairs, (L, c, n_iter, n_bt, g2, self.stop_reason_, _)) = fit
-        Xc = X - self.mean_
-        self.L_, self.c_ = L, c
-        self.n_iter_, self.n_backtracks_ = n_iter, n_bt
-        self.objective_ = objective(L, c, Xc, Y, V, v2, self.mu)
-        self.grad_norm_ = float(np.sqrt(g2))
+        self.mean_, self.gamma_, Y, pairs, res = fit
+        self.result_ = res
+        self.L_, self.c_ = res.x, res.c
+        self.n_iter_, self.n_backtracks_ = res.nit, res.n_trial_steps
+        self.objective_ = res.fun
+        self.grad_norm_ = res.grad_norm
         self.target_pairs_ = pairs
         self.ideal_points_ = Y
-        self.diagnostics_ = {"K": int(self.K), "n_iter": int(n_iter), "stop": self.stop_reason_,
-                             "max_iter": int(cap)}
+        self.diagnostics_ = {"K": int(self.K), **stop_diagnostics(res), "max_iter": int(cap)}
         return self
 
     def _descend(self, X, y, max_iter, checkpoints=()):
@@ -581,14 +599,14 @@ class CMDSDML(BaseEstimator, MetricLearner):
         L0 = np.eye(self.s, X.shape[1])  # L0 = (e_1, ..., e_s)^T
         Y = align_signs(self.ideal_points(y), Xc @ L0.T)
         pairs = target_neighbours(Xc, y, self.K)  # S3
-        V, v2 = pair_differences(Xc, pairs)
         gamma = self._gamma(Xc)
         out = descend(L0, Xc, Y, pairs, self.mu, gamma, self.rho, self.sigma, self.r, self.tol, max_iter,
                       self.c_step, self.ftol, checkpoints)
-        return mean, gamma, Y, V, v2, pairs, out
+        return mean, gamma, Y, pairs, out
 
     def _cv_caps(self, X, y, caps):
-        """Mean held-out MAE (k-NN regression, k = K) of each iteration cap over stratified folds.
+        """Held-out MAE (k-NN regression, k = K) of each iteration cap on each stratified fold,
+        (folds, caps).
 
         The descent only changes L inside the span of the training rows; outside it L keeps L0's
         rows. When the training rows span the whole input space (as after a PCA fitted on them, the
@@ -608,7 +626,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
                              f"label; label {labels[np.argmin(counts)]:g} has {counts.min()}")
         spans = np.linalg.matrix_rank(X - X.mean(axis=0)) == X.shape[1]
         folds = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
-        err = np.zeros(len(caps))
+        err = np.zeros((self.cv, len(caps)))
         for fold, (tr, va) in enumerate(folds.split(X, y)):
             tick("cv fold", fold + 1, self.cv)
             Xtr, Xva = X[tr], X[va]
@@ -621,11 +639,12 @@ class CMDSDML(BaseEstimator, MetricLearner):
                     raise InputError(f"cmds_dml: a cross-validation fold's training rows span only "
                                      f"{B.shape[1]} dimensions, fewer than s={self.s}")
                 Xtr, Xva = (Xtr - mu) @ B, (Xva - mu) @ B
-            mean, *_, (*_, recorded) = self._descend(Xtr, y[tr], caps[-1], checkpoints=caps)
+            mean, *_, res = self._descend(Xtr, y[tr], caps[-1], checkpoints=caps)
+            recorded = res.checkpoints
             for i, cap in enumerate(caps):
                 L = recorded[cap][0]
                 pred = knn_regress((Xtr - mean) @ L.T, y[tr], (Xva - mean) @ L.T, self.K)
-                err[i] += mae(y[va], pred) / self.cv
+                err[fold, i] = mae(y[va], pred)
         return err
 
     def _gamma(self, Xc: np.ndarray) -> float:

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from ...errors import ParameterError
 from ...params import NonNegativeFloat, PositiveFloat, PositiveInt
 from ...registry import rankers
+from ...utils.optim import CONVERGED, MAX_ITER, solver_result, stop_diagnostics
 from ...utils.progress import tick
 from ...utils.threads import blas_threads
 from ..base import MetricLearner
@@ -142,6 +143,7 @@ class LDMLR(BaseEstimator, MetricLearner):
             A = np.eye(X.shape[1]) if self.init == "identity" else np.zeros((X.shape[1],) * 2)
             h_prev = None
             n_iter = 0
+            status, message = MAX_ITER, f"T_max = {self.T_max} iterations taken"
             for t in range(self.T_max):
                 tick("iteration", t + 1, self.T_max)
                 A = psd_project(A - step * h_gradient(A, M, V, v2, self.mu))
@@ -149,13 +151,15 @@ class LDMLR(BaseEstimator, MetricLearner):
                 if self.tol > 0:
                     h = h_objective(A, M, V, v2, self.mu)
                     if h_prev is not None and abs(h - h_prev) < self.tol * abs(h_prev):
+                        status, message = CONVERGED, "the relative change of h fell below tol"
                         break
                     h_prev = h
+        self.result_ = solver_result(A, h_objective(A, M, V, v2, self.mu), n_iter, status, message)
         self.A_ = A
         self.step_ = step
         self.n_iter_ = n_iter
-        self.objective_ = h_objective(A, M, V, v2, self.mu)
-        self.diagnostics_ = {"K": int(self.K), "n_iter": int(n_iter)}
+        self.objective_ = self.result_.fun
+        self.diagnostics_ = {"K": int(self.K), **stop_diagnostics(self.result_)}
         lam, U = np.linalg.eigh(A)
         keep = lam > 1e-12 * max(lam.max(), 1e-300)
         # A = L^T L with L = diag(sqrt(lam)) U^T over the positive eigenvalues

@@ -16,30 +16,20 @@ has ``gram`` and ``d <= direct_max``) or approximately by conjugate gradient wit
 that shrinks with the gradient (truncated Newton, Lin, Weng & Keerthi 2008). The step length is
 the exact minimiser of the convex piecewise-quadratic ``f(w + t s)`` (1-D Newton steps that end
 once the active set stops changing). Stops when ``||grad|| <= tol * ||grad at w = 0||``.
+The result is the house's :func:`rankbench.utils.optim.solver_result`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+from scipy.optimize import OptimizeResult
 
+from ...utils.optim import CONVERGED, MAX_ITER, solver_result
 from ...utils.threads import blas_threads
 
 
-@dataclass
-class Solution:
-    w: np.ndarray
-    z: np.ndarray          # M w
-    residual: np.ndarray   # r_s (0 for satisfied ordered pairs)
-    objective: float
-    newton: int
-    cg: int
-    passes: int
-
-
 def solve(oracle, C: float, w0=None, z0=None, similar=None, max_newton: int = 20, max_cg: int = 30,
-          tol: float = 1e-3, direct_max: int = 2000, blas: int | None = 1) -> Solution:
+          tol: float = 1e-3, direct_max: int = 2000, blas: int | None = 1) -> OptimizeResult:
     """Minimise the module's objective.
 
     Parameters
@@ -52,6 +42,13 @@ def solve(oracle, C: float, w0=None, z0=None, similar=None, max_newton: int = 20
     tol : relative gradient-norm tolerance.
     direct_max : largest ``d`` for which an oracle's explicit ``gram`` is factorised instead of CG.
     blas : BLAS threads during the solve (1: many small products; None: leave as is).
+
+    Returns
+    -------
+    :func:`~rankbench.utils.optim.solver_result`: ``x`` = w, ``fun``, ``nit`` (Newton steps),
+    ``status`` (converged: the gradient tolerance was met; or max_iter) and ``z`` (M w),
+    ``residual`` (r_s, 0 for satisfied ordered pairs), ``cg`` (CG iterations), ``passes``
+    (the oracle's streamed passes).
     """
     with blas_threads(blas):
         return _solve(oracle, float(C), w0, z0, similar, max_newton, max_cg, tol, direct_max)
@@ -76,6 +73,7 @@ def _solve(oracle, C, w0, z0, similar, max_newton, max_cg, tol, direct_max):
     direct = hasattr(oracle, "gram") and d <= direct_max
     g_ref = None
     newton = cg = 0
+    status = MAX_ITER
     for _ in range(max_newton):
         r = _residual(z, offset, hinge)
         g = w + 2 * C * oracle.rmat(r)
@@ -83,6 +81,7 @@ def _solve(oracle, C, w0, z0, similar, max_newton, max_cg, tol, direct_max):
         if g_ref is None:
             g_ref = max(2 * C * _scale(oracle, C, offset, r, g, w), 1e-300)
         if gn <= tol * g_ref:
+            status = CONVERGED
             break
         act = np.where(hinge, r > 0, True).astype(float)
         if direct:
@@ -98,7 +97,10 @@ def _solve(oracle, C, w0, z0, similar, max_newton, max_cg, tol, direct_max):
         z += t * zs
         newton += 1
     r = _residual(z, offset, hinge)
-    return Solution(w, z, r, float(0.5 * w @ w + C * r @ r), newton, cg, getattr(oracle, "n_passes", 0))
+    message = ("the gradient norm fell to tol times its norm at w = 0" if status == CONVERGED
+               else f"max_newton = {max_newton} Newton steps taken")
+    return solver_result(w, 0.5 * w @ w + C * r @ r, newton, status, message, z=z, residual=r, cg=cg,
+                         passes=getattr(oracle, "n_passes", 0))
 
 
 def _scale(oracle, C, offset, r, g, w) -> float:
@@ -168,7 +170,7 @@ def line_search(w, s, z, zs, C, offset, hinge, iters: int = 30) -> float:
 
 
 def solve_gram(K: np.ndarray, A, C: float, similar=None, b0=None, tol: float = 1e-8,
-               max_newton: int = 100) -> tuple[np.ndarray, Solution]:
+               max_newton: int = 100) -> tuple[np.ndarray, OptimizeResult]:
     """Kernel RankSVM (Sharaf et al. eqs. 3-6; Kuo, Lee & Lin 2014) as the same primal over a factor
     ``Phi`` of the kernel (``K = Phi Phi^T``), so ``Q = A K A^T`` is never formed.
 

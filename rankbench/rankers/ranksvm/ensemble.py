@@ -27,8 +27,8 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     1. The L training people are split into ``n_groups`` disjoint groups G_i (eq. 8); the data
        Z_i of each group is augmented with O_i, an equal number of people drawn at random from
        the rest (whole people, so every added image keeps its true match).
-    2. On each Z_i u O_i and for every C of ``C_grid`` a weak primal RankSVM w_k is learned
-       (eq. 4): N = len(C_grid) x n_groups weak rankers, no cross-validation.
+    2. On each Z_i u O_i and for every C of ``weak_C`` a weak primal RankSVM w_k is learned
+       (eq. 4): N = len(weak_C) x n_groups weak rankers, no cross-validation.
     3. Each w_k is normalised by 2 max_s |w_k^T (x-_s - x+_s)| over the whole pair set P, so that
        u_sk = w_k^T (x+_s - x-_s) lies in [-1/2, 1/2] (within [-1, 1] as Freund et al. require).
     4. Boosting over P for T rounds, D_1 = 1 / |P|:
@@ -42,7 +42,8 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     Parameters
     ----------
     n_groups : int, the paper's n (5).
-    C_grid : candidate C values, one weak ranker each per group (the configs give the paper's grid).
+    weak_C : the C values of the weak rankers, one weak ranker each per group (not a search: every
+        value is used; the configs give the paper's grid).
     n_rounds : T, boosting rounds (the paper does not give it).
     materialize : weak rankers build their explicit pair matrices (the paper's memory
         behaviour, about 1/6 of a materialised PRSVM's at VIPeR p = 316) instead of streaming.
@@ -52,12 +53,12 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     """
 
     def __init__(self, n_groups: Annotated[int, Field(ge=2)] = 5,
-                 C_grid: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = DEFAULT_C_GRID,
+                 weak_C: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = DEFAULT_C_GRID,
                  n_rounds: PositiveInt = 100, materialize: bool = False, max_newton: PositiveInt = 6,
                  max_cg: PositiveInt = 10, tol: PositiveFloat = 1e-2, block: PositiveInt = 2,
                  n_jobs: PositiveInt = 1, random_state: Seed = None):
         self.n_groups = n_groups
-        self.C_grid = C_grid
+        self.weak_C = weak_C
         self.n_rounds = n_rounds
         self.materialize = materialize
         self.max_newton = max_newton
@@ -100,10 +101,10 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
                                    block=self.block, n_jobs=self.n_jobs)
             oracle = DenseOracle(grid.materialize()) if self.materialize else TripleStreamOracle(grid)
             w = z = None
-            for C in sorted(float(c) for c in self.C_grid):  # ascending C: warm starts
+            for C in sorted(float(c) for c in self.weak_C):  # ascending C: warm starts
                 sol = solve(oracle, C, w0=w, z0=z, max_newton=self.max_newton, max_cg=self.max_cg,
                             tol=self.tol)
-                w, z = sol.w, sol.z
+                w, z = sol.x, sol.z
                 weak.append(w.copy())
             del oracle, grid
         return np.stack(weak, axis=1)  # (d, N)

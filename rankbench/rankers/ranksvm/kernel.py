@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Annotated, Literal
 
 import numpy as np
@@ -12,11 +11,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
-from .._validation import as_grid, check_pairs
+from .._search import as_grid, cv_pair_accuracy, grid_points
+from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._cv import cv_pair_accuracy
 from ._oracles import pair_matrix
 from ._primal import solve_gram
 
@@ -72,8 +72,7 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
         pairs, sign = check_pairs(pairs, sign, len(X))
         self.X_fit_ = X
         self.scale_ = kernel_scale(self.kernel, X) if (self.normalize or self.kernel == "chi2") else 1.0
-        grid = [{"C": float(c), "gamma": float(g)}
-                for c, g in itertools.product(as_grid(self.C), as_grid(self.gamma))]
+        grid = grid_points(C=[float(c) for c in as_grid(self.C)], gamma=[float(g) for g in as_grid(self.gamma)])
         grams = {}
 
         def gram(g):
@@ -100,9 +99,11 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
         A = pair_matrix(pairs, sign, len(X))
         self.dual_coef_, sol = solve_gram(gram(self.gamma_), A, self.C_, similar=sign == 0, tol=self.tol,
                                           max_newton=self.max_iter)
-        self.n_iter_ = sol.newton
-        self.objective_ = sol.objective
-        self.diagnostics_ = {"C": self.C_, "gamma": self.gamma_} if self.kernel == "chi2" else {"C": self.C_}
+        self.n_iter_ = sol.nit
+        self.objective_ = sol.fun
+        self.result_ = sol
+        self.diagnostics_ = {"C": self.C_, **({"gamma": self.gamma_} if self.kernel == "chi2" else {}),
+                             **stop_diagnostics(sol)}
         return self
 
     def decision_function(self, X):

@@ -9,12 +9,13 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import PositiveFloat, PositiveInt, Seed
+from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from ...utils.threads import one_blas_thread
-from .._validation import as_grid, check_pairs
+from .._search import as_grid, cv_pair_accuracy
+from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._cv import cv_pair_accuracy
 from ._oracles import PairMatrixOracle, pair_matrix
 from ._primal import solve, solve_gram
 
@@ -32,7 +33,7 @@ def fit_linear(X, pairs, sign, C, tol, max_iter):
         b, sol = solve_gram(X @ X.T, A, C, similar=sign == 0, tol=tol, max_newton=max_iter)
         return X.T @ b, sol
     sol = solve(PairMatrixOracle(A, X), C, similar=sign == 0, tol=tol, max_newton=max_iter, max_cg=d)
-    return sol.w, sol
+    return sol.x, sol
 
 
 @rankers.register("ranksvm")
@@ -59,7 +60,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         Folds for choosing C when a list is given.
     cv_unit : {"items", "pairs"}
         What the folds split: training items (no leak, the default) or training pairs (see
-        :func:`rankbench.rankers.ranksvm._cv.cv_pair_accuracy`).
+        :func:`rankbench.rankers._search.cv_pair_accuracy`).
     tol : float
         Relative gradient-norm tolerance of the Newton solver.
     max_iter : int
@@ -77,7 +78,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
 
     accepts_views = True
 
-    def __init__(self, C: PositiveFloat | Annotated[list[PositiveFloat], Field(min_length=1)] = 1.0,
+    def __init__(self, C: PositiveFloatGrid = 1.0,
                  cv: Annotated[int, Field(ge=2)] = 5,
                  cv_unit: Literal["items", "pairs"] = "items", tol: PositiveFloat = 1e-6, max_iter: PositiveInt = 50,
                  random_state: Seed = None):
@@ -120,9 +121,10 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         else:
             self.C_ = float(grid[0])
         self.coef_, sol = fit_linear(X, pairs, sign, self.C_, self.tol, self.max_iter)
-        self.n_iter_ = sol.newton
-        self.objective_ = sol.objective
-        self.diagnostics_ = {"C": self.C_}
+        self.n_iter_ = sol.nit
+        self.objective_ = sol.fun
+        self.result_ = sol
+        self.diagnostics_ = {"C": self.C_, **stop_diagnostics(sol)}
         return self
 
     def decision_function(self, X):

@@ -9,13 +9,14 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import PositiveFloat, PositiveInt, Seed
+from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
+from ...utils.optim import stop_diagnostics
 from ...utils.progress import tick
 from ...utils.threads import one_blas_thread
 from .._pair_grid import build_pair_grid, weighted_l1
+from .._search import as_grid, choose, validation_cmc
 from ..base import PairScorer
-from ._cv import validation_cmc
 from ._oracles import DenseOracle, TripleStreamOracle
 from ._primal import solve
 
@@ -37,11 +38,10 @@ class PRSVM(PairScorer, BaseEstimator):
 
     Parameters
     ----------
-    C : float or None
-        Loss weight of eq. 4. None = choose from ``C_grid`` by cross-validation over training
-        people (the paper's protocol).
-    C_grid : sequence of float
-        Candidates for C, scanned in ascending order so that each warm-starts the next.
+    C : float or list of float
+        Loss weight of eq. 4, or candidates chosen by cross-validation over training people (the
+        paper's protocol; :mod:`rankbench.rankers._search`), scanned in ascending order so that
+        each warm-starts the next.
     cv : int
         Folds over training *people* for choosing C (each fold then costs about a quarter of a
         full fit, as the pair grid shrinks quadratically).
@@ -62,17 +62,16 @@ class PRSVM(PairScorer, BaseEstimator):
     ----------
     coef_ : (d,) the learned w.  C_ : the C used.  cv_scores_ : {C: validation score}.
     n_triples_, n_passes_ : triples in the final fit, streamed passes over them.
-    diagnostics_ : ``{"C": C_}``.
+    result_ : the final fit's :func:`~rankbench.utils.optim.solver_result`.
+    diagnostics_ : ``{"C": C_, "n_iter": Newton steps, "status": ...}``.
     """
 
-    def __init__(self, C: PositiveFloat | None = None,
-                 C_grid: Annotated[tuple[PositiveFloat, ...], Field(min_length=1)] = DEFAULT_C_GRID,
+    def __init__(self, C: PositiveFloatGrid = list(DEFAULT_C_GRID),
                  cv: Annotated[int, Field(ge=2)] = 2, cv_rank: PositiveInt = 20, cv_patience: PositiveInt = 1,
                  materialize: bool = False, max_newton: PositiveInt = 15, max_cg: PositiveInt = 10,
                  tol: PositiveFloat = 1e-2, block: PositiveInt = 2, n_jobs: PositiveInt = 1,
                  random_state: Seed = None):
         self.C = C
-        self.C_grid = C_grid
         self.cv = cv
         self.cv_rank = cv_rank
         self.cv_patience = cv_patience
@@ -100,16 +99,18 @@ class PRSVM(PairScorer, BaseEstimator):
         y = np.asarray(y)
         self.cv_scores_ = {}
         w0 = None
-        if self.C is None:
-            self.C_, w0 = self._choose_C(X, y, cams)
+        grid_c = sorted(float(c) for c in as_grid(self.C))
+        if len(grid_c) > 1:
+            self.C_, w0 = self._choose_C(X, y, cams, grid_c)
         else:
-            self.C_ = float(self.C)
+            self.C_ = grid_c[0]
         grid = self._grid(X, y, cams)
         sol = solve(self._oracle(grid), self.C_, w0=w0, **self._solver_kw())
-        self.coef_ = sol.w
+        self.coef_ = sol.x
         self.n_triples_ = grid.n_triples()
         self.n_passes_ = sol.passes
-        self.diagnostics_ = {"C": self.C_}
+        self.result_ = sol
+        self.diagnostics_ = {"C": self.C_, **stop_diagnostics(sol)}
         return self
 
     def _solver_kw(self):
@@ -121,10 +122,9 @@ class PRSVM(PairScorer, BaseEstimator):
     def _oracle(self, grid):
         return DenseOracle(grid.materialize()) if self.materialize else TripleStreamOracle(grid)
 
-    def _choose_C(self, X, y, cams):
+    def _choose_C(self, X, y, cams, grid_c):
         rng = np.random.default_rng(self.random_state)
         folds = np.array_split(rng.permutation(np.unique(y)), max(2, int(self.cv)))
-        grid_c = sorted(float(c) for c in self.C_grid)
         cams = None if cams is None else np.asarray(cams)
         # folds run side by side on n_jobs threads (numpy's streaming releases the GIL); threads
         # left over stream each fold's blocks. Each fold's numbers do not depend on this.
@@ -145,17 +145,15 @@ class PRSVM(PairScorer, BaseEstimator):
                 for fold, fut in enumerate(futures):
                     results.append(fut.result())
                     tick("cv fold", fold + 1, len(folds))
-        totals, counts = np.zeros(len(grid_c)), np.zeros(len(grid_c))
-        sols = [[] for _ in grid_c]
-        for scores, ws in results:  # in fold order, whatever finished first
-            for k, (score, w) in enumerate(zip(scores, ws)):
-                totals[k] += score
-                counts[k] += 1
-                sols[k].append(w)
         # a C skipped on some fold after its early stop counts with the folds that ran it
-        mean = np.where(counts > 0, totals / np.maximum(counts, 1), -np.inf)
-        self.cv_scores_ = {c: float(s) for c, s, n in zip(grid_c, mean, counts) if n}
-        k = int(np.argmax(mean))
+        scores = np.full((len(folds), len(grid_c)), np.nan)
+        sols = [[] for _ in grid_c]
+        for f, (fold_scores, ws) in enumerate(results):  # in fold order, whatever finished first
+            scores[f, :len(fold_scores)] = fold_scores
+            for k, w in enumerate(ws):
+                sols[k].append(w)
+        k, mean = choose(scores)
+        self.cv_scores_ = {c: float(s) for c, s in zip(grid_c, mean) if not np.isnan(s)}
         # the folds' solutions at the chosen C warm-start the final fit on all training people
         return grid_c[k], np.mean(sols[k], axis=0)
 
@@ -172,7 +170,7 @@ class PRSVM(PairScorer, BaseEstimator):
         for k, C in enumerate(grid_c):
             tick("C", k + 1, None)  # no total: the grid may stop early (cv_patience)
             sol = solve(oracle, C, w0=w, z0=z, **self._solver_kw())
-            w, z = sol.w, sol.z
+            w, z = sol.x, sol.z
             score = validation_cmc(_val_similarity(w, X[val], vc), y[val], vc, self.cv_rank)
             scores.append(score)
             ws.append(w)

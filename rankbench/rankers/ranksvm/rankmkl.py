@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Annotated, Literal
 
 import numpy as np
@@ -12,13 +11,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
-from ...utils.threads import one_blas_thread
-from ...utils.optim import backtrack
+from ...utils.optim import CONVERGED, MAX_ITER, backtrack, solver_result, stop_diagnostics
 from ...utils.progress import tick
+from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
-from .._validation import as_grid, check_pairs
+from .._search import as_grid, cv_pair_accuracy, grid_points
+from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._cv import cv_pair_accuracy
 from ._oracles import pair_matrix
 from ._primal import solve_gram
 
@@ -33,10 +32,14 @@ def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: f
     Danskin's theorem ``dT/dd_k = lam d_k - 0.5 alpha' Q_k alpha = lam d_k - 0.5 b' K_k b`` with
     ``b = A' alpha`` (eq. 9), so every gradient costs t quadratic forms in n, never Q_k. The inner
     RankSVM is solved to ``inner_tol`` and warm-started; steps are Armijo-backtracked.
+
+    Returns a :func:`~rankbench.utils.optim.solver_result`: ``x`` = d, ``fun`` = T(d), ``nit``,
+    ``status`` (converged: the decrease or the move of d fell below its tolerance; or max_iter),
+    ``dual_coef`` (b) and ``history`` (T after each step, from the start).
     """
     def inner(d, b0):
         b, sol = solve_gram(np.tensordot(d, Ks, axes=1), A, C, similar=similar, b0=b0, tol=inner_tol)
-        return sol.objective + 0.5 * lam * (d @ d), b
+        return sol.fun + 0.5 * lam * (d @ d), b
 
     def project(d, grad, t):
         d_new = np.maximum(d - t * grad, 0.0)
@@ -48,6 +51,7 @@ def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: f
     T, b = inner(d, None)
     step = 1.0
     history = [T]
+    status, message, it = MAX_ITER, f"max_iter = {max_iter} steps taken", -1
     for it in range(max_iter):
         tick("mkl step", it + 1, max_iter)
         grad = lam * d - 0.5 * np.einsum("i,kij,j->k", b, Ks, b)
@@ -57,16 +61,20 @@ def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: f
             T_new, b_new = inner(d_new, b)
             return T_new, (d_new, b_new)
 
-        step, T_new, (d_new, b_new) = backtrack(
+        step, T_new, (d_new, b_new), *_ = backtrack(
             trial, lambda T_new, state, t: T_new <= T - 1e-4 * grad @ (d - state[0]), step=step)
         moved = np.abs(d_new - d).max()
         improved = T - T_new
         d, T, b = d_new, T_new, b_new
         history.append(T)
         step *= 2.0  # let the step grow back after successful iterations
-        if improved <= tol * max(abs(T), 1e-12) or moved <= 1e-8:
+        if improved <= tol * max(abs(T), 1e-12):
+            status, message = CONVERGED, "the relative decrease fell below tol"
             break
-    return d, b, history
+        if moved <= 1e-8:
+            status, message = CONVERGED, "the kernel weights stopped moving"
+            break
+    return solver_result(d, T, it + 1, status, message, dual_coef=b, history=history)
 
 
 @rankers.register("rankmkl")
@@ -160,8 +168,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         self.views_ = list(X)
         self.scales_ = {v: kernel_scale(kind, X[v]) for v, kind in self.kinds_.items()}
         self.X_fit_ = X
-        grid = [{"C": float(c), "gamma": float(g)}
-                for c, g in itertools.product(as_grid(self.C), as_grid(self.gamma))]
+        grid = grid_points(C=[float(c) for c in as_grid(self.C)], gamma=[float(g) for g in as_grid(self.gamma)])
         cache = {}
 
         def grams(g):
@@ -180,8 +187,8 @@ class RankMKL(PairwiseRanker, BaseEstimator):
                 if self.cv_weights == "uniform":
                     b, _ = solve_gram(Ks.mean(axis=0), A, params["C"], similar=similar, tol=self.inner_tol)
                     return Ks.mean(axis=0) @ b
-                d, b, _ = gmkl(Ks, A, similar, params["C"], self.lam, self.max_iter, self.tol, self.inner_tol)
-                return np.tensordot(d, Ks, axes=1) @ b
+                res = gmkl(Ks, A, similar, params["C"], self.lam, self.max_iter, self.tol, self.inner_tol)
+                return np.tensordot(res.x, Ks, axes=1) @ res.dual_coef
 
             best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, grid, int(self.cv), rng,
                                                      self.cv_unit)
@@ -191,10 +198,12 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         A = pair_matrix(pairs, sign, n)
         grams(self.gamma_)
         self.kernel_divisors_ = cache[self.gamma_][1]
-        self.d_, self.dual_coef_, self.objective_history_ = gmkl(
-            grams(self.gamma_), A, sign == 0, self.C_, self.lam, self.max_iter, self.tol, self.inner_tol)
+        self.result_ = gmkl(grams(self.gamma_), A, sign == 0, self.C_, self.lam, self.max_iter, self.tol,
+                            self.inner_tol)
+        self.d_, self.dual_coef_, self.objective_history_ = self.result_.x, self.result_.dual_coef, self.result_.history
         self.kernel_weights_ = {v: float(w) for v, w in zip(self.views_, self.d_)}
-        self.diagnostics_ = {"C": self.C_, "kernel_weights": dict(self.kernel_weights_)}
+        self.diagnostics_ = {"C": self.C_, "kernel_weights": dict(self.kernel_weights_),
+                             **stop_diagnostics(self.result_)}
         if any(k == "chi2" for k in self.kinds_.values()):
             self.diagnostics_["gamma"] = self.gamma_
         self.linear_coef_ = {v: self.X_fit_[v].T @ self.dual_coef_ for v, kind in self.kinds_.items()

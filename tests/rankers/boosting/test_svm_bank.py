@@ -28,7 +28,7 @@ def test_bags_are_balanced_per_view_and_capped():
 
 def test_outputs_equal_libsvm_decision_values_normalised():
     X, y = data()
-    bank = SVMBank(random_state=1, C_grid=(0.5, 5.0), gamma_grid=(0.3, 3.0)).fit(X, y)
+    bank = SVMBank(random_state=1, C=[0.5, 5.0], gamma=[0.3, 3.0]).fit(X, y)
     rows = np.arange(0, 600, 7)
     for j in range(bank.n_models_):
         V, bag = X[bank.views_[j]], bank.bags_[j]

@@ -17,7 +17,9 @@ def test_klr_newton_matches_scipy_minimiser(fit_intercept):
     X = rng.normal(size=(25, 2))
     y = np.where(X[:, 0] - X[:, 1] + 0.7 * rng.normal(size=25) > 0, 1.0, -1.0)
     K, lam = rbf_kernel(X, X, 0.5), 0.05
-    alpha, b, _ = klr_newton(K, y, lam, fit_intercept)
+    res = klr_newton(K, y, lam, fit_intercept)
+    alpha, b = res.x, res.intercept
+    assert res.success and res.status == 0 and res.nit >= 1
 
     def obj(z):  # independent of the Newton code: objective only, numerical gradients
         return klr_objective(z[:25], z[25] if fit_intercept else 0.0, K, y, lam)

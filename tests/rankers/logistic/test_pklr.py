@@ -80,7 +80,8 @@ def test_newton_optimum_equals_scipy_trust_region(fit_intercept, one_vs_all):
     K, lam = rbf_kernel(X, X, 0.5), 0.01
     # a tight tolerance: the default (1e-10 of R) stops one quadratic step short, where f may still
     # move by ~1e-4 along directions of curvature ~lambda
-    alpha, b, _ = newton(K, terms, lam, fit_intercept, tol=1e-15)
+    res = newton(K, terms, lam, fit_intercept, tol=1e-15)
+    alpha, b = res.x, res.intercept
     m = len(X)
 
     def split(z):
@@ -211,7 +212,7 @@ def test_multiclass_uses_eq11_for_negative_constraints_and_loss_decoding():
         terms = label_terms(np.arange(15), np.where(y[:15] == s, 1.0, -1.0)) + pair_terms(
             C[:, 0], C[:, 1], C[:, 2], 1.0, one_vs_all=True)
         assert len(terms) == 15 + 2 + 2  # a positive constraint: two terms, a negative one: one
-        a, _, _ = newton(K, terms, 0.01)
+        a = newton(K, terms, 0.01).x
         assert np.allclose(a, m.dual_coef_[s])
     F = m.decision_function(X)
     M = 2 * np.eye(3) - 1

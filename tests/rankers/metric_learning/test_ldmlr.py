@@ -87,7 +87,11 @@ def test_authors_settings_equal_the_published_loop():
     kw = dict(K=2, mu=0.5, p=0.5, T_max=25)
     m = LD.LDMLR(**kw, step=1e-3, step_rule="fixed", init="zero", tol=1e-3, normalize=False).fit(X, y)
     A, n_iter = _naive_authors_ldmlr(X, y, 2, 1e-3, 0.5, 0.5, 25, 1e-3)
-    assert m.n_iter_ == n_iter and m.diagnostics_ == {"K": 2, "n_iter": n_iter}
+    assert m.n_iter_ == n_iter == 25 and m.diagnostics_ == {"K": 2, "n_iter": 25, "status": "max_iter"}
     np.testing.assert_allclose(m.A_, A, rtol=1e-8, atol=1e-12)
+    early = LD.LDMLR(**kw, step=1e-3, step_rule="fixed", init="zero", tol=5e-2, normalize=False).fit(X, y)
+    A, n_iter = _naive_authors_ldmlr(X, y, 2, 1e-3, 0.5, 0.5, 25, 5e-2)
+    assert early.n_iter_ == n_iter < 25 and early.diagnostics_["status"] == "converged" and early.result_.success
+    np.testing.assert_allclose(early.A_, A, rtol=1e-8, atol=1e-12)
     with pytest.raises(ValueError, match="needs a number"):
         LD.LDMLR(step_rule="fixed").fit(X, y)

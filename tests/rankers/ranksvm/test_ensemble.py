@@ -26,7 +26,7 @@ def test_boost_follows_equations_9_to_11():
 
 def test_ensemble_normalises_and_combines_weak_rankers():
     X, y, cams = two_camera_people(25, 6, noise=0.3, seed=5)
-    e = EnsembleRankSVM(n_groups=5, C_grid=(0.01, 1.0), n_rounds=20, random_state=0).fit(X, y, cams)
+    e = EnsembleRankSVM(n_groups=5, weak_C=(0.01, 1.0), n_rounds=20, random_state=0).fit(X, y, cams)
     assert e.weak_.shape == (6, 10)  # N = s x n weak rankers
     U = -e._pair_margins(X, y, cams, e.weak_)
     assert np.abs(U).max() <= 0.5 + 1e-5  # normalised by 2 max |w^T (x- - x+)|
@@ -39,7 +39,7 @@ def test_boosting_over_the_whole_pair_set_equals_a_loop_over_explicit_triples():
     """Eqs. 9-11 run pair by pair over every (query, true match, wrong match) triple, with margins
     u_sk = w_k^T(|x_i - x_p| - |x_i - x_n|) computed triple by triple, give the ensemble's w."""
     X, y, cams = two_camera_people(10, 5, noise=0.4, seed=2)
-    e = EnsembleRankSVM(n_groups=2, C_grid=(0.01, 1.0), n_rounds=8, random_state=1).fit(X, y, cams)
+    e = EnsembleRankSVM(n_groups=2, weak_C=(0.01, 1.0), n_rounds=8, random_state=1).fit(X, y, cams)
     W = e.weak_  # normalised weak rankers (d, N)
     triples = [(i, p, n) for i in range(len(y)) for p in range(len(y)) for n in range(len(y))
                if cams[p] != cams[i] and cams[n] != cams[i] and y[p] == y[i] and y[n] != y[i]]

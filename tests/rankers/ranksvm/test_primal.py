@@ -54,7 +54,7 @@ def test_newton_solution_is_the_optimum_of_eq4(C):
     g = lambda w: w + 2 * C * A.T @ np.maximum(0, 1 + A @ w)
     ref = minimize(f, np.zeros(A.shape[1]), jac=g, method="L-BFGS-B",
                    options=dict(gtol=1e-12, ftol=1e-15, maxiter=20000)).x
-    w = solve(TripleStreamOracle(build_pairs(X, y, cams)), C, tol=1e-7, max_newton=60, max_cg=100).w
+    w = solve(TripleStreamOracle(build_pairs(X, y, cams)), C, tol=1e-7, max_newton=60, max_cg=100).x
     assert np.linalg.norm(g(w)) <= 1e-4 * max(1.0, np.linalg.norm(g(np.zeros_like(w))))
     np.testing.assert_allclose(w, ref, atol=1e-4 * max(1, np.abs(ref).max()))
     assert f(w) <= f(ref) + 1e-6 * abs(f(ref))
@@ -94,8 +94,8 @@ def test_pair_matrix_oracle_with_similar_pairs_is_the_optimum(direct_max):
                    options=dict(gtol=1e-12, ftol=1e-15, maxiter=20000)).x
     oracle = PairMatrixOracle(pair_matrix(P, sign, len(X)), X)
     sol = solve(oracle, 0.7, similar=sign == 0, tol=1e-10, max_newton=50, max_cg=50, direct_max=direct_max)
-    np.testing.assert_allclose(sol.w, ref, atol=1e-6)
-    assert sol.objective == pytest.approx(f(ref), rel=1e-9)
+    np.testing.assert_allclose(sol.x, ref, atol=1e-6)
+    assert sol.fun == pytest.approx(f(ref), rel=1e-9)
 
 
 def test_pair_matrix_oracle_products_equal_the_explicit_matrix():
@@ -110,15 +110,15 @@ def test_pair_matrix_oracle_products_equal_the_explicit_matrix():
     np.testing.assert_allclose(o.hvp(v, act)[0], M.T @ (act * (M @ v)))
     np.testing.assert_allclose(o.gram(act), M.T @ (act[:, None] * M))
     dense = DenseOracle(M)
-    np.testing.assert_allclose(solve(dense, 2.0, tol=1e-10, max_cg=20).w, solve(o, 2.0, tol=1e-10).w, atol=1e-8)
+    np.testing.assert_allclose(solve(dense, 2.0, tol=1e-10, max_cg=20).x, solve(o, 2.0, tol=1e-10).x, atol=1e-8)
 
 
 def test_gram_route_equals_the_primal_with_features():
     """Kernel RankSVM with the linear kernel is linear RankSVM: same scores, same objective."""
     X, P, sign = items_and_pairs(n=30, d=5, seed=3)
     A = pair_matrix(P, sign, len(X))
-    w = solve(PairMatrixOracle(A, X), 1.3, similar=sign == 0, tol=1e-12, max_newton=60).w
+    w = solve(PairMatrixOracle(A, X), 1.3, similar=sign == 0, tol=1e-12, max_newton=60).x
     b, sol = solve_gram(X @ X.T, A, 1.3, similar=sign == 0, tol=1e-12)
     np.testing.assert_allclose(X @ X.T @ b, X @ w, atol=1e-7)
     f, _ = brute_pair_objective(X, P, sign, C=1.3)
-    assert sol.objective == pytest.approx(f(w), rel=1e-9)
+    assert sol.fun == pytest.approx(f(w), rel=1e-9)

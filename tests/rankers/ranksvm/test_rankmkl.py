@@ -20,7 +20,7 @@ def test_mkl_gradient_matches_finite_differences():
 
     def T(d):
         b, sol = solve_gram(np.tensordot(d, Ks, axes=1), A, C, similar=s == 0, tol=1e-14)
-        return sol.objective + 0.5 * lam * d @ d, b
+        return sol.fun + 0.5 * lam * d @ d, b
 
     d = np.array([0.7, 1.3])
     T0, b = T(d)
