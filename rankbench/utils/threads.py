@@ -1,7 +1,9 @@
 """One way to limit BLAS threads: small matrix products (a few hundred rows) run faster on one
 thread than on several, and do not thrash a machine that runs other jobs. The libraries are
 looked up once (threadpoolctl's controller), not at every call: after scipy's linear algebra is
-loaded, so that its own BLAS (numpy and scipy ship one each) is limited too.
+loaded, so that its own BLAS (numpy and scipy ship one each) is limited too, and again whenever
+Python modules were imported since (a package loaded later, e.g. a peer ranker's, may bring a BLAS
+of its own, which would otherwise escape the limit).
 
 Measured on the project's 2-core machine under load (scripts/bench_sharaf.py): a linear RankSVM
 fit on 20,000 PubFig pairs (241 items, 542-d: a Gram matrix and its eigendecomposition) took
@@ -11,19 +13,22 @@ fit on 20,000 PubFig pairs (241 items, 542-d: a Gram matrix and its eigendecompo
 from __future__ import annotations
 
 import functools
+import sys
 
 _CONTROLLER = None
+_SEEN_MODULES = 0
 
 
 def blas_threads(n: int | None = 1):
     """Context manager limiting BLAS to ``n`` threads (None: leave the limit as it is)."""
-    global _CONTROLLER
+    global _CONTROLLER, _SEEN_MODULES
     from threadpoolctl import ThreadpoolController
 
-    if _CONTROLLER is None:
+    if _CONTROLLER is None or len(sys.modules) != _SEEN_MODULES:
         import scipy.linalg  # noqa: F401  (loads scipy's BLAS, which the controller must see)
 
         _CONTROLLER = ThreadpoolController()
+        _SEEN_MODULES = len(sys.modules)
     return _CONTROLLER.limit(limits=n, user_api="blas")
 
 
