@@ -15,8 +15,9 @@ Per trial (seeded by ``rng``):
    drawn at random; all their images are the labelled training images. Every other image is a test
    image. Both counts round half up.
 2. **Constraints** (Section 4.2, Figure 5), among the *test* sequences: a ``selector`` classifier
-   (the paper: KLR, ``kernel_logreg``; any registered classifier with ``decision_function``) is
-   fitted on the training images; each test sequence G gets the best-worst ambiguity of Eq. 12,
+   (the paper: KLR, ``kernel_logreg``; any registered classifier that is a
+   :class:`~rankbench.rankers.base.LossDecoder`) is fitted on the training images; each test
+   sequence G gets the best-worst ambiguity of Eq. 12 from the selector's ``decoding_losses``,
    taken over the sequence as one object (its images share one label):
 
        a(G) = min_r (1 / |G|) sum_{x in G} sum_s L(m_rs f_s(x)),   L(z) = log(1 + e^-z),
@@ -138,26 +139,12 @@ def split_counts(seqs: pd.DataFrame, first_fraction: float, train_fraction: floa
 
 
 # ----------------------------------------------------------------------------- Eq. 12
-def ovr_code(n_classes: int) -> np.ndarray:
-    """The one-against-all coding matrix m_rs (+1 on the diagonal, -1 off it); for two classes the
-    single binary problem (class 1 positive): [[-1], [+1]]."""
-    if n_classes == 2:
-        return np.array([[-1.0], [1.0]])
-    return 2.0 * np.eye(n_classes) - 1.0
-
-
-def class_losses(F: np.ndarray, code: np.ndarray) -> np.ndarray:
-    """(n, n_classes) loss-based decoding losses sum_s L(m_rs f_s(x)), L(z) = log(1 + e^-z)
-    (Allwein et al.; Yan et al. Section 3). ``F`` is (n, S) (or (n,) for one binary problem)."""
-    F = np.asarray(F, dtype=float).reshape(len(F), -1)
-    return np.logaddexp(0.0, -F[:, None, :] * code[None, :, :]).sum(axis=2)
-
-
-def sequence_ambiguity(F: np.ndarray, code: np.ndarray, sequence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eq. 12 per sequence: (sequence ids, a(G) = min_r mean_{x in G} sum_s L(m_rs f_s(x)))."""
+def sequence_ambiguity(losses: np.ndarray, sequence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 12 per sequence: (sequence ids, a(G) = min_r mean_{x in G} loss_r(x)), ``losses`` the
+    (n, n_classes) decoding losses sum_s L(m_rs f_s(x)) of the selector
+    (:meth:`~rankbench.rankers.base.LossDecoder.decoding_losses`) on the rows of ``sequence``."""
     ids, inv = np.unique(sequence, return_inverse=True)
     inv = inv.ravel()
-    losses = class_losses(F, code)
     per = np.zeros((len(ids), losses.shape[1]))
     np.add.at(per, inv, losses)
     per /= np.bincount(inv)[:, None]
@@ -236,9 +223,9 @@ class VideoClassification(Protocol):
         if seed is not None and "random_state" in init_params(cls) and "random_state" not in params:
             params["random_state"] = seed
         est = rankers.build(name, params, "protocol.selector")
-        if "classifier" not in capabilities(est) or not callable(getattr(est, "decision_function", None)):
-            raise ConfigError(f"protocol.selector.ranker: expected a classifier with decision_function "
-                              f"(e.g. kernel_logreg), got {name!r}")
+        if not {"classifier", "loss_decoder"} <= capabilities(est):
+            raise ConfigError(f"protocol.selector.ranker: expected a classifier with decoding_losses (a loss_decoder, "
+                              f"e.g. kernel_logreg), got {name!r}")
         return est
 
     def check_dataset(self, dataset: Dataset) -> None:
@@ -310,9 +297,9 @@ class VideoClassification(Protocol):
         else:
             selector.fit(X[is_train], row_cls[is_train])
         test_rows = np.flatnonzero(~is_train)
-        F = selector.decision_function(X[test_rows])
-        F = checked_output(F, (len(test_rows),) + np.shape(F)[1:], "protocol.selector's decision_function")
-        ids, amb = sequence_ambiguity(F, ovr_code(int(codes.max()) + 1), seq_of[test_rows])
+        losses = checked_output(selector.decoding_losses(X[test_rows]), (len(test_rows), int(codes.max()) + 1),
+                                "protocol.selector's decoding_losses")
+        ids, amb = sequence_ambiguity(losses, seq_of[test_rows])
         selected = most_ambiguous(ids, amb, int(self.n_constraints))
 
         n = len(items)
