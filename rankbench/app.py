@@ -247,7 +247,8 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     import pickle
     import tempfile
 
-    from .engine.estimator import EstimatorSpec
+    from .components import ComponentSpec
+    from .engine.estimator import MethodSpec
     from .registry import protocols
 
     overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
@@ -265,12 +266,10 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
                               f"importable from a module), got {type(exc).__name__}: {exc}; use jobs=1") from None
     consumes = getattr(protocols.get(exp.config.protocol.name), "consumes_views", False)
     sets_used = [features] if isinstance(features, str) else list(features or [])
-    spec = EstimatorSpec(label, estimator, sets_used, combine or ("views" if consumes else "concat"))
+    spec = MethodSpec(label, ComponentSpec.of(estimator), sets_used, combine or ("views" if consumes else "concat"))
     p = plan(exp, data_root, methods=[spec])
     made = p.settings[0].methods[0]
-    cls = type(estimator)
-    entry = {"name": label, "ranker": f"{cls.__module__}:{cls.__qualname__}", "features": made.feature_sets,
-             "combine": made.combine}
+    entry = {"name": label, "ranker": made.ranker.name, "features": made.feature_sets, "combine": made.combine}
     if hasattr(estimator, "get_params"):
         entry.update({k: _plain(v) for k, v in estimator.get_params(deep=False).items() if k not in entry})
     data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}

@@ -61,12 +61,13 @@ from typing import Any, Callable, Literal
 import numpy as np
 import pandas as pd
 
+from ..components import ComponentSpec
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import error_rate, vote_error_rate
-from ..params import NonNegativeInt, OpenFraction, init_params
+from ..params import NonNegativeInt, OpenFraction
 from ..rankers.base import capabilities, diagnostics, fit_accepts
-from ..registry import protocols, rankers
+from ..registry import protocols
 from ..utils.meter import Meter
 from .base import Protocol, TrialResult, checked_output
 from .classification import fit_predict
@@ -208,25 +209,24 @@ class VideoClassification(Protocol):
         self.selector = selector
 
     # ------------------------------------------------------------------ checks
-    def _selector_spec(self) -> tuple[str, dict[str, Any], str | None]:
-        spec = dict(self.selector or {})
-        name = spec.pop("ranker", "kernel_logreg")
-        feats = spec.pop("features", None)
+    def _selector_entry(self) -> tuple[Any, dict[str, Any], str | None]:
+        """The ``selector`` entry as (ranker name, its parameters, feature set), unchecked."""
+        entry = dict(self.selector or {})
+        name = entry.pop("ranker", "kernel_logreg")
+        feats = entry.pop("features", None)
         if feats is not None and not isinstance(feats, str):
             raise ConfigError(f"protocol.selector.features: expected the name of a feature set, got {feats!r}")
-        return name, spec, feats
+        return name, entry, feats
 
-    def make_selector(self, seed: int | None = None):
-        """A fresh selector classifier (checked: registry name, parameters, decision_function)."""
-        name, params, _ = self._selector_spec()
-        cls = rankers.get(name, "protocol.selector.ranker")
-        if seed is not None and "random_state" in init_params(cls) and "random_state" not in params:
-            params["random_state"] = seed
-        est = rankers.build(name, params, "protocol.selector")
-        if not {"classifier", "loss_decoder"} <= capabilities(est):
+    def selector_spec(self) -> ComponentSpec:
+        """The selector classifier, checked: registry name, parameters, and a classifier that
+        gives decoding losses (:class:`~rankbench.rankers.base.LossDecoder`)."""
+        name, params, _ = self._selector_entry()
+        spec = ComponentSpec.checked("rankers", name, params, "protocol.selector", "protocol.selector.ranker")
+        if not {"classifier", "loss_decoder"} <= capabilities(spec.cls):
             raise ConfigError(f"protocol.selector.ranker: expected a classifier with decoding_losses (a loss_decoder, "
                               f"e.g. kernel_logreg), got {name!r}")
-        return est
+        return spec
 
     def check_dataset(self, dataset: Dataset) -> None:
         missing = [c for c in COLUMNS if c not in dataset.items.columns]
@@ -247,7 +247,7 @@ class VideoClassification(Protocol):
             raise ConfigError(f"protocol.n_constraints: expected at most {n_test} (the test sequences of "
                               f"dataset {dataset.name!r}), got {self.n_constraints}")
         if self.n_constraints:
-            self.make_selector()
+            self.selector_spec()
 
     def check_features(self, names: list[str]) -> None:
         if not self.n_constraints:
@@ -255,7 +255,7 @@ class VideoClassification(Protocol):
         self._selector_features(names)
 
     def _selector_features(self, names) -> str:
-        _, _, feats = self._selector_spec()
+        _, _, feats = self._selector_entry()
         if feats is None:
             if len(names) != 1:
                 raise ConfigError(f"protocol.selector.features: expected the feature set the selector uses "
@@ -282,7 +282,7 @@ class VideoClassification(Protocol):
         if self.n_constraints:
             seed = int(rng.integers(2**31 - 1))
             X = np.asarray((features or {})[self._selector_features(list(features or {}))], dtype=float)
-            out.update(self.constraints(X, items, seqs, is_train, train_seq, self.make_selector(seed)))
+            out.update(self.constraints(X, items, seqs, is_train, train_seq, self.selector_spec().build(seed)))
         return out
 
     def constraints(self, X: np.ndarray, items: pd.DataFrame, seqs: pd.DataFrame, is_train: np.ndarray,
