@@ -366,10 +366,9 @@ def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[
     """A document's ``expected`` and ``claims`` lists as dicts the graders take, checked by the one
     check a config's own expected: and claims: get (:func:`rankbench.config.check_published`; a
     ranker ``--methods`` left out is still a ranker of the config: its rows are graded NOT RUN)."""
-    from .config import check_published
+    from .config import check_published, published
 
-    cfg = check_published(run_data.config, doc, str(source))
-    return [e.model_dump() for e in cfg.expected], [c.model_dump() for c in cfg.claims]
+    return published(check_published(run_data.config, doc, str(source)))
 
 
 # ----------------------------------------------------------------------------- features
@@ -608,7 +607,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
     dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
     """
-    from .config import resolve
+    from .config import published, resolve
     from .report.notes import NoteEntry, paper_note
 
     committed = committed_configs(configs, paper)
@@ -636,8 +635,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
             theirs = computes(exp.config)
             differs = [k for k in COMPUTES if ours.get(k) != theirs.get(k)]
         if exp is not None and not differs:
-            expected = [e.model_dump() for e in exp.config.expected]
-            claims = [c.model_dump() for c in exp.config.claims]
+            expected, claims = published(exp.config)
             graded_with = f"with the published numbers and claims of `{config_path.as_posix()}` as committed"
         else:
             expected, claims = _graded_entries(run.config, path / CONFIG, run)
