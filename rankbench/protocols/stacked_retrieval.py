@@ -12,9 +12,10 @@ Per trial and concept (unjudged items, -1, are left out of every part for that c
 1. the base models: the ranker named by ``base_models`` (a :class:`~rankbench.rankers.base.ModelBank`,
    a :class:`~rankbench.components.ComponentSpec` seeded per concept from the split's ``bank_seed``
    by :func:`rankbench.utils.seeds.stream_seed`) fitted on the base rows and the feature views;
-   with its outputs on the boosting rows H (n_boost x n_models). Both are built once per (trial, concept) and
-   shared by every compared method: they are kept on disk (:func:`rankbench.utils.diskcache.cached`),
-   keyed by a digest of the rows, the concept, the views and the bank's parameters and seed;
+   with its outputs on the boosting rows H (n_boost x n_models). Both are built once per (trial,
+   concept) and shared by every compared method: they are kept on disk
+   (:func:`rankbench.utils.diskcache.cached`), keyed by a digest of the rows, the concept, the
+   views and the bank's parameters and seed;
 2. each compared method (a :class:`~rankbench.rankers.base.ModelBooster`, or any
    :class:`~rankbench.rankers.base.ItemScorer`) is fitted on (H, labels);
 3. it scores the test rows through a :class:`~rankbench.rankers.base.LazyColumns` that evaluates
@@ -47,8 +48,8 @@ from typing import Annotated, Any, Callable
 import numpy as np
 from pydantic import Field
 
-from ..datasets.base import Dataset
 from ..components import ComponentSpec
+from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError, RankerFault
 from ..params import OpenFraction, PositiveInt
 from ..rankers.base import LazyColumns, capabilities, diagnostics
