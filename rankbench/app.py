@@ -251,7 +251,8 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     import pickle
     import tempfile
 
-    from .engine.estimator import EstimatorSpec
+    from .components import ComponentSpec
+    from .engine.estimator import MethodSpec
     from .registry import protocols
 
     overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
@@ -269,12 +270,10 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
                               f"importable from a module), got {type(exc).__name__}: {exc}; use jobs=1") from None
     consumes = getattr(protocols.get(exp.config.protocol.name), "consumes_views", False)
     sets_used = [features] if isinstance(features, str) else list(features or [])
-    spec = EstimatorSpec(label, estimator, sets_used, combine or ("views" if consumes else "concat"))
+    spec = MethodSpec(label, ComponentSpec.of(estimator), sets_used, combine or ("views" if consumes else "concat"))
     p = plan(exp, data_root, methods=[spec])
     made = p.settings[0].methods[0]
-    cls = type(estimator)
-    entry = {"name": label, "ranker": f"{cls.__module__}:{cls.__qualname__}", "features": made.feature_sets,
-             "combine": made.combine}
+    entry = {"name": label, "ranker": made.ranker.name, "features": made.feature_sets, "combine": made.combine}
     if hasattr(estimator, "get_params"):
         entry.update({k: _plain(v) for k, v in estimator.get_params(deep=False).items() if k not in entry})
     data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}
@@ -371,10 +370,9 @@ def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[
     """A document's ``expected`` and ``claims`` lists as dicts the graders take, checked by the one
     check a config's own expected: and claims: get (:func:`rankbench.config.check_published`; a
     ranker ``--methods`` left out is still a ranker of the config: its rows are graded NOT RUN)."""
-    from .config import check_published
+    from .config import check_published, published
 
-    cfg = check_published(run_data.config, doc, str(source))
-    return [e.model_dump() for e in cfg.expected], [c.model_dump() for c in cfg.claims]
+    return published(check_published(run_data.config, doc, str(source)))
 
 
 # ----------------------------------------------------------------------------- features
@@ -631,7 +629,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
     dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
     """
-    from .config import resolve
+    from .config import published, resolve
     from .report.notes import NoteEntry, paper_note
 
     committed = committed_configs(configs, paper)
@@ -659,8 +657,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
             theirs = computes(exp.config)
             differs = [k for k in COMPUTES if ours.get(k) != theirs.get(k)]
         if exp is not None and not differs:
-            expected = [e.model_dump() for e in exp.config.expected]
-            claims = [c.model_dump() for c in exp.config.claims]
+            expected, claims = published(exp.config)
             graded_with = f"with the published numbers and claims of `{config_path.as_posix()}` as committed"
         else:
             expected, claims = _graded_entries(run.config, path / CONFIG, run)

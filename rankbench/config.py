@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import ConfigError, ErrorList, did_you_mean
 from .metrics import METRICS, metric_info
-from .params import check_params, init_params
 from .registry import datasets, features, preprocessors, protocols, rankers
 
 
@@ -552,6 +551,12 @@ def check_published(config: dict, doc: dict, origin: str) -> Config:
     return cfg
 
 
+def published(cfg: Config) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A checked config's published numbers (``expected``) and ``claims`` as the graders take them
+    (plain dicts, every field present): the one form ``check`` and ``notes`` grade with."""
+    return [e.model_dump() for e in cfg.expected], [c.model_dump() for c in cfg.claims]
+
+
 def _where(origin: str, path: str) -> str:
     return f"{origin}: {path}"
 
@@ -561,20 +566,19 @@ def check_components(cfg: Config, origin: str) -> None:
     every mistake found (one per component at most) is reported together."""
     errors = ErrorList()
     with errors.check():
-        ds = datasets.get(cfg.dataset.name, _where(origin, "dataset.name"))
-        check_params(ds, dataset_params(cfg), _where(origin, "dataset"))
+        datasets.checked(cfg.dataset.name, dataset_params(cfg), _where(origin, "dataset"), _where(origin, "dataset.name"))
     keys = [f.key for f in cfg.features]
     for f in cfg.features:
         with errors.check():
-            cls = features.get(f.extractor, _where(origin, f"features.{f.key}.extractor"))
-            check_params(cls, f.params(), _where(origin, f"features.{f.key}"))
+            features.checked(f.extractor, f.params(), _where(origin, f"features.{f.key}"),
+                             _where(origin, f"features.{f.key}.extractor"))
     dup = [k for k in keys if keys.count(k) > 1]
     if dup:
         errors.add(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
     pcls = None
     with errors.check():
-        pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))
-        check_params(pcls, cfg.protocol.params(), _where(origin, "protocol"))
+        pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))  # published numbers need it
+        protocols.checked(cfg.protocol.name, cfg.protocol.params(), _where(origin, "protocol"))
     names = [r.name for r in cfg.rankers]
     dup = [n for n in names if names.count(n) > 1]
     if dup:
@@ -590,8 +594,7 @@ def check_components(cfg: Config, origin: str) -> None:
 
 
 def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str) -> None:
-    cls = rankers.get(r.ranker, _where(origin, f"rankers.{r.name}.ranker"))
-    check_params(cls, r.params(), _where(origin, f"rankers.{r.name}"))
+    rankers.checked(r.ranker, r.params(), _where(origin, f"rankers.{r.name}"), _where(origin, f"rankers.{r.name}.ranker"))
     for fname in ranker_feature_names(cfg, r):
         if fname not in keys:
             raise ConfigError(f"{origin}: rankers.{r.name}.features: unknown feature set {fname!r}; "
@@ -605,8 +608,8 @@ def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str) -> No
         if sname is None:
             raise ConfigError(f"{origin}: rankers.{r.name}.preprocess.{i}: missing 'name'; valid: "
                               f"{', '.join(preprocessors.names())}")
-        scls = preprocessors.get(sname, _where(origin, f"rankers.{r.name}.preprocess.{i}"))
-        check_params(scls, step, _where(origin, f"rankers.{r.name}.preprocess.{sname}"))
+        preprocessors.checked(sname, step, _where(origin, f"rankers.{r.name}.preprocess.{sname}"),
+                              _where(origin, f"rankers.{r.name}.preprocess.{i}"))
 
 
 def _check_methods(methods: list[str] | None, names: list[str], where: str) -> None:
@@ -709,16 +712,6 @@ def ranker_feature_names(cfg: Config, r: RankerCfg) -> list[str]:
     if r.features is None:
         return [f.key for f in cfg.features]
     return [r.features] if isinstance(r.features, str) else list(r.features)
-
-
-def ranker_params(cfg: Config, r: RankerCfg, where: str = "") -> tuple[type, dict[str, Any]]:
-    """The ranker class and its checked constructor parameters."""
-    cls = rankers.get(r.ranker, where)
-    return cls, check_params(cls, r.params(), where or f"rankers.{r.name}")
-
-
-def accepts_random_state(cls: type) -> bool:
-    return "random_state" in init_params(cls)
 
 
 # ------------------------------------------------------------------------------------ sweeps

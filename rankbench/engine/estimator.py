@@ -1,10 +1,9 @@
-"""A compared method given as an estimator object a Python user holds (``app.evaluate``), not as a
-ranker entry of a config.
+"""A compared method (:class:`MethodSpec`): a ranker entry of a config, or an estimator object a
+Python user holds (``app.evaluate``); both are a :class:`~rankbench.components.ComponentSpec`.
 
-The engine treats it as it treats a configured ranker (:class:`~rankbench.engine.runner.MethodSpec`):
-every job builds a fresh, unfitted copy (:func:`sklearn.base.clone`; a deep copy for an object
-that is not a scikit-learn estimator), seeded from the trial when its ``random_state`` is None, so
-its numbers depend only on the run seed and the trial.
+Every job builds a fresh, unfitted ranker (for an object, :func:`sklearn.base.clone`; a deep copy
+for an object that is not a scikit-learn estimator), seeded from the trial when its
+``random_state`` is None, so its numbers depend only on the run seed and the trial.
 
 An object that declares a capability (a mixin of :mod:`rankbench.rankers.base`) runs as it is. One
 that declares none, such as a plain scikit-learn classifier, is taken for the capability the
@@ -16,33 +15,44 @@ states the capability and passes everything else to the object.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 
+from ..components import ComponentSpec
 from ..rankers.base import capability_mixins
+from .pipeline import RankerPipeline
 
 
 @dataclass
-class EstimatorSpec:
-    """One compared method built from an object; ``make`` as :class:`~rankbench.engine.runner.MethodSpec`'s.
+class MethodSpec:
+    """Everything needed to build one compared method's fresh estimator, in any process.
 
+    ``ranker`` is kept by name (a registry name or an import path), not as a class, so a worker
+    process resolves it itself (users' classes from a file outside any package work in workers),
+    or as an object. ``steps`` are the preprocessing steps in front of it (:class:`RankerPipeline`).
     ``capability`` is set (by the plan) only for an object that declares none of its own.
     """
 
     name: str
-    estimator: Any
+    ranker: ComponentSpec
     feature_sets: list[str]
     combine: str
+    steps: list[ComponentSpec] = field(default_factory=list)
     capability: str | None = None
+    #: why the ranker cannot be built (its class is abstract, its ``__init__`` raised), found when
+    #: planning: every job of the method then fails with it, the other methods run
+    fault: str | None = None
 
     def make(self, seed: int | None = None):
-        est = clone(self.estimator, safe=False)
-        params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
-        if seed is not None and "random_state" in params and params["random_state"] is None:
-            est.set_params(random_state=seed)
-        return Declared(est, self.capability) if self.capability else est
+        est = self.ranker.build(seed)
+        if self.capability:
+            est = Declared(est, self.capability)
+        if not self.steps:
+            return est
+        steps = [(f"{step.name}_{i}", step.build()) for i, step in enumerate(self.steps)]
+        return RankerPipeline(steps + [("ranker", est)])
 
 
 def _takes_arguments_of(fit, mixin_fit) -> bool:

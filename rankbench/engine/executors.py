@@ -44,7 +44,7 @@ class Work(NamedTuple):
 
     job: Any        # runner.Job: setting, trial, method, seeds
     protocol: Any
-    spec: Any       # runner.MethodSpec
+    spec: Any       # estimator.MethodSpec
     X: Any          # the method's feature matrix, or a dict of views
     dataset: Any    # the dataset without its images
     split: dict

@@ -37,23 +37,21 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import __version__
+from ..components import ComponentSpec
 from ..config import (
     Config,
     Experiment,
     RankerCfg,
-    accepts_random_state,
     dataset_params,
     first_difference,
     ranker_feature_names,
-    ranker_params,
     value_at,
 )
 from ..datasets.base import Dataset
 from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
-from ..params import check_params
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views, capabilities
-from ..registry import datasets, features, preprocessors, protocols, rankers
+from ..registry import datasets, features, protocols
 from ..runfolder import (
     CONFIG,
     MANIFEST,
@@ -71,9 +69,8 @@ from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
-from .estimator import EstimatorSpec, duck_capability
+from .estimator import MethodSpec, duck_capability
 from .executors import Work, make_executor
-from .pipeline import RankerPipeline
 
 
 log = logging.getLogger("rankbench.engine")
@@ -109,36 +106,6 @@ class EngineOptions:
     progress: bool = True
     #: what the caller wants recorded about how the run was started (command, overrides)
     invocation: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class MethodSpec:
-    """Everything needed to build one compared method's fresh estimator, in any process.
-
-    The ranker is kept by name (a registry name or an import path), not as a class, so a worker
-    process resolves it itself; users' classes from a file outside any package work in workers.
-    """
-
-    name: str
-    ranker: str
-    params: dict[str, Any]
-    steps: list[tuple[str, dict[str, Any]]]
-    feature_sets: list[str]
-    combine: str
-    seeded: bool
-    #: why the ranker cannot be built (its class is abstract, its ``__init__`` raised), found when
-    #: planning: every job of the method then fails with it, the other methods run
-    fault: str | None = None
-
-    def make(self, seed: int | None = None):
-        params = dict(self.params)
-        if self.seeded and "random_state" not in params and seed is not None:
-            params["random_state"] = seed
-        est = rankers.get(self.ranker)(**params)
-        if not self.steps:
-            return est
-        steps = [(f"{name}_{i}", preprocessors.get(name)(**p)) for i, (name, p) in enumerate(self.steps)]
-        return RankerPipeline(steps + [("ranker", est)])
 
 
 @dataclass
@@ -192,15 +159,11 @@ class Outcome:
 
 # ----------------------------------------------------------------------------- planning
 def _method(rcfg: RankerCfg, cfg: Config, origin: str) -> MethodSpec:
-    cls, params = ranker_params(cfg, rcfg, f"{origin}: rankers.{rcfg.name}")
-    steps = []
-    for i, raw in enumerate(rcfg.preprocess):
-        raw = dict(raw)
-        name = raw.pop("name")
-        scls = preprocessors.get(name)
-        steps.append((name, check_params(scls, raw, f"{origin}: rankers.{rcfg.name}.preprocess.{i}")))
-    return MethodSpec(rcfg.name, rcfg.ranker, params, steps, ranker_feature_names(cfg, rcfg), rcfg.combine,
-                      accepts_random_state(cls))
+    where = f"{origin}: rankers.{rcfg.name}"
+    steps = [ComponentSpec.checked("preprocessors", step["name"], {k: v for k, v in step.items() if k != "name"},
+                                   f"{where}.preprocess.{i}") for i, step in enumerate(rcfg.preprocess)]
+    return MethodSpec(rcfg.name, ComponentSpec.checked("rankers", rcfg.ranker, rcfg.params(), where),
+                      ranker_feature_names(cfg, rcfg), rcfg.combine, steps)
 
 
 def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Dataset:
@@ -209,10 +172,11 @@ def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Datase
     return loader.load(data_root)
 
 
-def plan(experiment: Experiment, data_root: str | None = None, methods: list[EstimatorSpec] | None = None) -> Plan:
+def plan(experiment: Experiment, data_root: str | None = None, methods: list[MethodSpec] | None = None) -> Plan:
     """Load datasets, build protocols and check datasets and rankers against them; write nothing.
 
-    ``methods`` (``app.evaluate``): compare these estimator objects instead of the config's rankers.
+    ``methods`` (``app.evaluate``): compare these methods built from estimator objects
+    (:meth:`ComponentSpec.of <rankbench.components.ComponentSpec.of>`) instead of the config's rankers.
     """
     loaded: dict[str, Dataset] = {}
     out = []
@@ -270,18 +234,20 @@ def _check_method(spec, probe, protocol: Protocol, where: str, what: str) -> Non
         raise ConfigError(f"{where}.combine: ranker {what!r} takes one feature matrix; use combine: concat")
 
 
-def _checked_object(given: EstimatorSpec, cfg: Config, protocol: Protocol, origin: str) -> EstimatorSpec:
-    """An estimator object as a method of this setting: the capability the protocol asks for taken
-    from its methods when it declares none, its feature sets checked against the config's."""
+def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
+    """A method built from an estimator object, as a method of this setting: the capability the
+    protocol asks for taken from its methods when it declares none, its feature sets checked
+    against the config's."""
     where = f"{origin}: estimator {given.name!r}"
     keys = [f.key for f in cfg.features]
     unknown = [n for n in given.feature_sets if n not in keys]
     if unknown:
         raise ConfigError(f"{where}: features: unknown feature set {unknown[0]!r}; defined: {', '.join(keys) or '(none)'}")
     spec = replace(given, feature_sets=given.feature_sets or keys)
-    if not capabilities(given.estimator):
-        spec = replace(spec, capability=duck_capability(given.estimator, protocol.capability))
-    _check_method(spec, spec.make(0), protocol, where, type(given.estimator).__name__)
+    estimator = given.ranker.estimator
+    if not capabilities(estimator):
+        spec = replace(spec, capability=duck_capability(estimator, protocol.capability))
+    _check_method(spec, spec.make(0), protocol, where, type(estimator).__name__)
     return spec
 
 

@@ -10,10 +10,12 @@ base-model evaluations, which Imbalanced RankBoost saves on low-ranked items.
 Per trial and concept (unjudged items, -1, are left out of every part for that concept):
 
 1. the base models: the ranker named by ``base_models`` (a :class:`~rankbench.rankers.base.ModelBank`,
-   built through the registry) fitted on the base rows and the feature views; with its outputs
-   on the boosting rows H (n_boost x n_models). Both are built once per (trial, concept) and
-   shared by every compared method: they are kept on disk (:func:`rankbench.utils.diskcache.cached`),
-   keyed by a digest of the rows, the concept, the views and the bank's parameters, seed and code;
+   a :class:`~rankbench.components.ComponentSpec` seeded per concept from the split's ``bank_seed``
+   by :func:`rankbench.utils.seeds.stream_seed`) fitted on the base rows and the feature views;
+   with its outputs on the boosting rows H (n_boost x n_models). Both are built once per (trial,
+   concept) and shared by every compared method: they are kept on disk
+   (:func:`rankbench.utils.diskcache.cached`), keyed by a digest of the rows, the concept, the
+   views and the bank's parameters, seed and code;
 2. each compared method (a :class:`~rankbench.rankers.base.ModelBooster`, or any
    :class:`~rankbench.rankers.base.ItemScorer`) is fitted on (H, labels);
 3. it scores the test rows through a :class:`~rankbench.rankers.base.LazyColumns` that evaluates
@@ -46,14 +48,16 @@ from typing import Annotated, Any, Callable
 import numpy as np
 from pydantic import Field
 
+from ..components import ComponentSpec
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError, RankerFault
-from ..params import OpenFraction, PositiveInt, check_params, init_params
+from ..params import OpenFraction, PositiveInt
 from ..rankers.base import LazyColumns, capabilities, diagnostics
-from ..registry import protocols, rankers
+from ..registry import protocols
 from ..utils.diskcache import cached, code_fingerprint, digest
 from ..utils.meter import Meter
 from ..utils.progress import tick
+from ..utils.seeds import stream_seed
 from .base import Protocol, TrialResult, checked_output, take
 from .retrieval import ap_metrics, check_collection, concept_relevance, map_metrics
 
@@ -111,23 +115,24 @@ class StackedRetrieval(Protocol):
         self.keep_scores = keep_scores
 
     # ------------------------------------------------------------------ checks
-    def _bank_spec(self) -> tuple[str, dict[str, Any]]:
-        spec = dict(self.base_models or {"ranker": "svm_bank"})
-        name = spec.pop("ranker", None)
+    def _bank(self) -> ComponentSpec:
+        """The model bank named by ``base_models``, looked up and its parameters checked."""
+        entry = dict(self.base_models or {"ranker": "svm_bank"})
+        name = entry.pop("ranker", None)
         if not isinstance(name, str):
             raise ConfigError(f"protocol.base_models.ranker: expected a model-bank ranker name (e.g. svm_bank), "
                               f"got {name!r}")
-        cls = rankers.get(name, "protocol.base_models.ranker")
-        if "model_bank" not in capabilities(cls):
+        spec = ComponentSpec.checked("rankers", name, entry, "protocol.base_models", "protocol.base_models.ranker")
+        if "model_bank" not in capabilities(spec.cls):
             raise ConfigError(f"protocol.base_models.ranker: {name!r} is not a model bank (it offers: "
-                              f"{', '.join(sorted(capabilities(cls))) or 'nothing'}); e.g. svm_bank")
-        return name, check_params(cls, spec, "protocol.base_models")
+                              f"{', '.join(sorted(capabilities(spec.cls))) or 'nothing'}); e.g. svm_bank")
+        return spec
 
     def check_dataset(self, dataset: Dataset) -> None:
         if self.base_fraction + self.boost_fraction >= 1:
             raise ConfigError(f"protocol.boost_fraction: expected base_fraction + boost_fraction < 1 (the rest "
                               f"is ranked), got {self.base_fraction} + {self.boost_fraction}")
-        self._bank_spec()
+        self._bank()
         if self.group_column is not None:
             dataset.column(self.group_column)
         check_collection(dataset, self.concepts, self.registry_name)
@@ -166,7 +171,7 @@ class StackedRetrieval(Protocol):
         names = list(dataset.info["concepts"])
         R = np.asarray(dataset.arrays["relevance"])
         depths = [int(d) for d in self.depths]
-        bank_name, bank_params = self._bank_spec()
+        bank_spec = self._bank()
         views_key = digest(X) if self.cache_base_models else ""
         metrics: dict[str, float] = {}
         curves: dict[str, Any] = {}
@@ -177,14 +182,11 @@ class StackedRetrieval(Protocol):
             c = names.index(concept)
             rows = {p: np.asarray(split[p], dtype=int) for p in PARTS}
             rows = {p: r[R[r, c] >= 0] for p, r in rows.items()}  # unjudged: left out (trec_eval -J)
-            seed = int(np.random.SeedSequence([int(split["bank_seed"]), ci]).generate_state(1)[0] & 0x7FFFFFFF)
-
-            params = dict(bank_params)
-            if "random_state" in init_params(rankers.get(bank_name)) and params.get("random_state") is None:
-                params["random_state"] = seed  # one stream per (trial, concept), recorded via bank_seed
+            # one stream per (trial, concept), recorded via bank_seed
+            spec = bank_spec.with_seed(stream_seed(int(split["bank_seed"]), ci))
 
             def build():
-                bank = rankers.build(bank_name, params, "protocol.base_models")
+                bank = spec.build()
                 t0 = time.perf_counter()
                 bank.fit(take(X, rows["base"]), (R[rows["base"], c] > 0).astype(int))
                 t1 = time.perf_counter()
@@ -193,10 +195,9 @@ class StackedRetrieval(Protocol):
                               for j in range(bank.n_models_)], axis=1)
                 return bank, H, {"fit_s": t1 - t0, "boost_outputs_s": time.perf_counter() - t1}
 
-            code = code_fingerprint(rankers.get(bank_name))
-            key = digest(bank_name, code, params, concept, views_key, *(rows[p] for p in PARTS))
-            (bank, H, info), hit = cached("base_models", key, build,
-                                          enabled=self.cache_base_models and code is not None)
+            code = code_fingerprint(spec.cls)
+            key = digest(spec.name, code, spec.params, concept, views_key, *(rows[p] for p in PARTS))
+            (bank, H, info), hit = cached("base_models", key, build, enabled=self.cache_base_models and code is not None)
             extra["base_models"][concept] = {**info, "n_models": int(bank.n_models_), "from_cache": hit,
                                              **diagnostics(bank)}
             ranker = make_ranker()

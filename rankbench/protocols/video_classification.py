@@ -15,8 +15,9 @@ Per trial (seeded by ``rng``):
    drawn at random; all their images are the labelled training images. Every other image is a test
    image. Both counts round half up.
 2. **Constraints** (Section 4.2, Figure 5), among the *test* sequences: a ``selector`` classifier
-   (the paper: KLR, ``kernel_logreg``; any registered classifier with ``decision_function``) is
-   fitted on the training images; each test sequence G gets the best-worst ambiguity of Eq. 12,
+   (the paper: KLR, ``kernel_logreg``; any registered classifier that is a
+   :class:`~rankbench.rankers.base.LossDecoder`) is fitted on the training images; each test
+   sequence G gets the best-worst ambiguity of Eq. 12 from the selector's ``decoding_losses``,
    taken over the sequence as one object (its images share one label):
 
        a(G) = min_r (1 / |G|) sum_{x in G} sum_s L(m_rs f_s(x)),   L(z) = log(1 + e^-z),
@@ -60,12 +61,13 @@ from typing import Any, Callable, Literal
 import numpy as np
 import pandas as pd
 
+from ..components import ComponentSpec
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import error_rate, vote_error_rate
-from ..params import NonNegativeInt, OpenFraction, init_params
+from ..params import NonNegativeInt, OpenFraction
 from ..rankers.base import capabilities, diagnostics, fit_accepts
-from ..registry import protocols, rankers
+from ..registry import protocols
 from ..utils.meter import Meter
 from .base import Protocol, TrialResult, checked_output
 from .classification import fit_predict
@@ -138,26 +140,12 @@ def split_counts(seqs: pd.DataFrame, first_fraction: float, train_fraction: floa
 
 
 # ----------------------------------------------------------------------------- Eq. 12
-def ovr_code(n_classes: int) -> np.ndarray:
-    """The one-against-all coding matrix m_rs (+1 on the diagonal, -1 off it); for two classes the
-    single binary problem (class 1 positive): [[-1], [+1]]."""
-    if n_classes == 2:
-        return np.array([[-1.0], [1.0]])
-    return 2.0 * np.eye(n_classes) - 1.0
-
-
-def class_losses(F: np.ndarray, code: np.ndarray) -> np.ndarray:
-    """(n, n_classes) loss-based decoding losses sum_s L(m_rs f_s(x)), L(z) = log(1 + e^-z)
-    (Allwein et al.; Yan et al. Section 3). ``F`` is (n, S) (or (n,) for one binary problem)."""
-    F = np.asarray(F, dtype=float).reshape(len(F), -1)
-    return np.logaddexp(0.0, -F[:, None, :] * code[None, :, :]).sum(axis=2)
-
-
-def sequence_ambiguity(F: np.ndarray, code: np.ndarray, sequence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eq. 12 per sequence: (sequence ids, a(G) = min_r mean_{x in G} sum_s L(m_rs f_s(x)))."""
+def sequence_ambiguity(losses: np.ndarray, sequence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 12 per sequence: (sequence ids, a(G) = min_r mean_{x in G} loss_r(x)), ``losses`` the
+    (n, n_classes) decoding losses sum_s L(m_rs f_s(x)) of the selector
+    (:meth:`~rankbench.rankers.base.LossDecoder.decoding_losses`) on the rows of ``sequence``."""
     ids, inv = np.unique(sequence, return_inverse=True)
     inv = inv.ravel()
-    losses = class_losses(F, code)
     per = np.zeros((len(ids), losses.shape[1]))
     np.add.at(per, inv, losses)
     per /= np.bincount(inv)[:, None]
@@ -221,25 +209,24 @@ class VideoClassification(Protocol):
         self.selector = selector
 
     # ------------------------------------------------------------------ checks
-    def _selector_spec(self) -> tuple[str, dict[str, Any], str | None]:
-        spec = dict(self.selector or {})
-        name = spec.pop("ranker", "kernel_logreg")
-        feats = spec.pop("features", None)
+    def _selector_entry(self) -> tuple[Any, dict[str, Any], str | None]:
+        """The ``selector`` entry as (ranker name, its parameters, feature set), unchecked."""
+        entry = dict(self.selector or {})
+        name = entry.pop("ranker", "kernel_logreg")
+        feats = entry.pop("features", None)
         if feats is not None and not isinstance(feats, str):
             raise ConfigError(f"protocol.selector.features: expected the name of a feature set, got {feats!r}")
-        return name, spec, feats
+        return name, entry, feats
 
-    def make_selector(self, seed: int | None = None):
-        """A fresh selector classifier (checked: registry name, parameters, decision_function)."""
-        name, params, _ = self._selector_spec()
-        cls = rankers.get(name, "protocol.selector.ranker")
-        if seed is not None and "random_state" in init_params(cls) and "random_state" not in params:
-            params["random_state"] = seed
-        est = rankers.build(name, params, "protocol.selector")
-        if "classifier" not in capabilities(est) or not callable(getattr(est, "decision_function", None)):
-            raise ConfigError(f"protocol.selector.ranker: expected a classifier with decision_function "
-                              f"(e.g. kernel_logreg), got {name!r}")
-        return est
+    def selector_spec(self) -> ComponentSpec:
+        """The selector classifier, checked: registry name, parameters, and a classifier that
+        gives decoding losses (:class:`~rankbench.rankers.base.LossDecoder`)."""
+        name, params, _ = self._selector_entry()
+        spec = ComponentSpec.checked("rankers", name, params, "protocol.selector", "protocol.selector.ranker")
+        if not {"classifier", "loss_decoder"} <= capabilities(spec.cls):
+            raise ConfigError(f"protocol.selector.ranker: expected a classifier with decoding_losses (a loss_decoder, "
+                              f"e.g. kernel_logreg), got {name!r}")
+        return spec
 
     def check_dataset(self, dataset: Dataset) -> None:
         missing = [c for c in COLUMNS if c not in dataset.items.columns]
@@ -260,7 +247,7 @@ class VideoClassification(Protocol):
             raise ConfigError(f"protocol.n_constraints: expected at most {n_test} (the test sequences of "
                               f"dataset {dataset.name!r}), got {self.n_constraints}")
         if self.n_constraints:
-            self.make_selector()
+            self.selector_spec()
 
     def check_features(self, names: list[str]) -> None:
         if not self.n_constraints:
@@ -268,7 +255,7 @@ class VideoClassification(Protocol):
         self._selector_features(names)
 
     def _selector_features(self, names) -> str:
-        _, _, feats = self._selector_spec()
+        _, _, feats = self._selector_entry()
         if feats is None:
             if len(names) != 1:
                 raise ConfigError(f"protocol.selector.features: expected the feature set the selector uses "
@@ -295,7 +282,7 @@ class VideoClassification(Protocol):
         if self.n_constraints:
             seed = int(rng.integers(2**31 - 1))
             X = np.asarray((features or {})[self._selector_features(list(features or {}))], dtype=float)
-            out.update(self.constraints(X, items, seqs, is_train, train_seq, self.make_selector(seed)))
+            out.update(self.constraints(X, items, seqs, is_train, train_seq, self.selector_spec().build(seed)))
         return out
 
     def constraints(self, X: np.ndarray, items: pd.DataFrame, seqs: pd.DataFrame, is_train: np.ndarray,
@@ -310,9 +297,9 @@ class VideoClassification(Protocol):
         else:
             selector.fit(X[is_train], row_cls[is_train])
         test_rows = np.flatnonzero(~is_train)
-        F = selector.decision_function(X[test_rows])
-        F = checked_output(F, (len(test_rows),) + np.shape(F)[1:], "protocol.selector's decision_function")
-        ids, amb = sequence_ambiguity(F, ovr_code(int(codes.max()) + 1), seq_of[test_rows])
+        losses = checked_output(selector.decoding_losses(X[test_rows]), (len(test_rows), int(codes.max()) + 1),
+                                "protocol.selector's decoding_losses")
+        ids, amb = sequence_ambiguity(losses, seq_of[test_rows])
         selected = most_ambiguous(ids, amb, int(self.n_constraints))
 
         n = len(items)

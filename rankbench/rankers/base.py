@@ -16,6 +16,8 @@ capability (mixin)        methods                                               
                           (the base models a stacked protocol builds and shares)
 :class:`ModelBooster`     ``fit(H, y)``; ``decision_function(H) -> (n,)``, ``H`` the   stacked_retrieval
                           base models' outputs in [-1, 1] (a matrix or LazyColumns)
+:class:`LossDecoder`      ``decision_function(X)`` of one-against-all margins;        video_classification
+                          ``decoding_losses(X) -> (n, n_classes)`` (given)            (its selector)
 ========================  ==========================================================  =============
 
 * In ``PairScorer.fit``, ``y`` are identities and ``cams`` the camera/view of each row; a larger
@@ -38,6 +40,13 @@ capability (mixin)        methods                                               
   ``np.asarray(lazy)`` evaluates everything for rankers that want a plain matrix. A ranker that
   defines ``staged_decision_function(X)`` (a generator of the scores after each round, as in
   scikit-learn's gradient boosting) gets its staged curve measured.
+* A :class:`LossDecoder` is a classifier whose ``decision_function`` gives the margins f_s of
+  binary problems, one per class (one-against-all, shape (n, n_classes)) or one for two classes
+  (shape (n,), class 1 positive). Its ``decoding_losses(X)`` are the losses of loss-based decoding
+  (Allwein, Schapire & Singer 2000; Yan et al. 2004, Sec. 3): sum_s L(m_rs f_s(x)) per class r,
+  L(z) = log(1 + e^-z), m_rs = +1 if r = s else -1 (:func:`ovr_decoding_losses`); the class of
+  least loss is the decoded class, and a large least loss marks an ambiguous item (what
+  ``video_classification`` selects constraints by, Yan et al. Eq. 12).
 * A fitted ranker may report about itself in ``diagnostics_``, a dict of scalars (a chosen ``C``)
   or of per-view numbers (learned kernel weights); protocols store it with the trial, and
   reports tabulate the scalars and plot the per-view numbers. Nothing else of a ranker's
@@ -150,6 +159,35 @@ class Classifier(_Capability):
 
     @abstractmethod
     def predict(self, X): ...
+
+
+class LossDecoder(_Capability):
+    """Capability: the losses of loss-based decoding of one-against-all margins (module docstring);
+    used by ``video_classification`` to select the most ambiguous sequences (Yan et al. Eq. 12)."""
+
+    _capability = "loss_decoder"
+
+    @abstractmethod
+    def decision_function(self, X): ...
+
+    def decoding_losses(self, X) -> np.ndarray:
+        """(n, n_classes): sum_s L(m_rs f_s(x)) for every class r (:func:`ovr_decoding_losses`)."""
+        return ovr_decoding_losses(self.decision_function(X))
+
+
+def ovr_decoding_losses(F) -> np.ndarray:
+    """(n, n_classes) losses of loss-based decoding of one-against-all margins ``F``: for class r,
+    sum_s L(m_rs f_s) with L(z) = log(1 + e^-z), m_rs = +1 if r = s else -1 (Allwein et al. 2000).
+
+    ``F`` is (n, S), one binary problem per class, or (n,) for two classes: one problem with class 1
+    positive (the code [[-1], [+1]]: class 0 loses L(-f), class 1 L(f)). Computed as
+    sum_s L(-f_s) - L(-f_r) + L(f_r), in O(n S) and without overflow.
+    """
+    F = np.asarray(F, dtype=float)
+    if F.ndim == 1:
+        return np.column_stack([np.logaddexp(0.0, F), np.logaddexp(0.0, -F)])
+    neg = np.logaddexp(0.0, F)  # L(-f) = log(1 + e^f)
+    return neg.sum(1, keepdims=True) - neg + np.logaddexp(0.0, -F)
 
 
 class ModelBank(_Capability):
@@ -268,7 +306,7 @@ def capabilities(est) -> frozenset[str]:
 def capability_mixins() -> dict[str, type]:
     """Every capability mixin of this module by the name protocols ask for (``"pair_scorer"`` ...)."""
     return {k._capability: k for k in (PairScorer, MetricLearner, ItemScorer, ModelBooster, PairwiseRanker,
-                                       Classifier, ModelBank)}
+                                       Classifier, ModelBank, LossDecoder)}
 
 
 def accepts_views(est) -> bool:

@@ -13,8 +13,15 @@ import numpy as np
 _MASK = 0x7FFFFFFF
 
 
+def stream_seed(seed: int, index: int) -> int:
+    """The seed of stream ``index`` derived from ``seed``: the first word of
+    ``SeedSequence([seed, index])`` (a trial's split seed from the run seed; a protocol's models,
+    one per concept, from a seed its split records)."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0] & _MASK)
+
+
 def split_seed(run_seed: int, trial: int) -> int:
-    return int(np.random.SeedSequence([run_seed, trial]).generate_state(1)[0] & _MASK)
+    return stream_seed(run_seed, trial)
 
 
 def ranker_seed(run_seed: int, trial: int) -> int:

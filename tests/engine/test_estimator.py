@@ -10,7 +10,8 @@ from sklearn.decomposition import PCA
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
-from rankbench.engine.estimator import Declared, EstimatorSpec, duck_capability
+from rankbench.components import ComponentSpec
+from rankbench.engine.estimator import Declared, MethodSpec, duck_capability
 from rankbench.rankers.base import capabilities, fit_accepts
 
 
@@ -66,9 +67,10 @@ def test_the_wrapper_states_the_capability_and_passes_every_call_on():
 
 
 def test_each_copy_is_fresh_and_seeded_only_where_the_user_left_random_state_none():
-    spec = EstimatorSpec("GB", GradientBoostingClassifier(n_estimators=3), ["f"], "concat", "model_booster")
+    spec = MethodSpec("GB", ComponentSpec.of(GradientBoostingClassifier(n_estimators=3)), ["f"], "concat",
+                      capability="model_booster")
     a, b = spec.make(11), spec.make(12)
     assert a.estimator.random_state == 11 and b.estimator.random_state == 12 and a.estimator is not b.estimator
-    assert spec.estimator.random_state is None
-    kept = EstimatorSpec("GB", GradientBoostingClassifier(random_state=5), ["f"], "concat").make(11)
+    assert spec.ranker.estimator.random_state is None
+    kept = MethodSpec("GB", ComponentSpec.of(GradientBoostingClassifier(random_state=5)), ["f"], "concat").make(11)
     assert kept.random_state == 5 and not isinstance(kept, Declared)

@@ -18,7 +18,7 @@ from rankbench.protocols.video_classification import (
     sequence_table,
     split_counts,
 )
-from rankbench.rankers.base import Classifier
+from rankbench.rankers.base import Classifier, LossDecoder
 from rankbench.rankers.logistic.klr import KernelLogisticRegression
 from rankbench.registry import datasets, features, protocols, rankers
 from rankbench.utils.meter import Meter
@@ -120,7 +120,7 @@ def test_global_cuts_at_one_moment_and_the_covering_cut_waits_for_every_class():
 
 
 # ------------------------------------------------------------------------------ Eq. 12
-class LinearScores(Classifier):
+class LinearScores(Classifier, LossDecoder):
     """A stand-in selector: decision_function(X) = X @ W, fixed (fit ignores the data)."""
 
     W = np.array([[1.0, -2.0, 0.5], [0.3, 1.0, -1.5]])
@@ -154,16 +154,30 @@ def hand_ambiguity(F, seq):
 
 
 def test_sequence_ambiguity_is_eq12_by_hand():
+    """a(G) = min_r mean_{x in G} loss_r(x), checked by loops over sequences and classes."""
     rng = np.random.default_rng(0)
-    F = rng.normal(0, 2, (17, 3))
+    losses = rng.exponential(size=(17, 3))
     seq = rng.integers(0, 5, 17)
-    ids, a = sequence_ambiguity(F, 2 * np.eye(3) - 1, seq)
-    hand = hand_ambiguity(F, seq)
+    ids, a = sequence_ambiguity(losses, seq)
+    hand = {int(s): min(sum(losses[i, r] for i in range(17) if seq[i] == s) / np.sum(seq == s) for r in range(3))
+            for s in np.unique(seq)}
     assert ids.tolist() == sorted(hand) and a == pytest.approx([hand[i] for i in ids.tolist()], rel=1e-12)
+    # over a selector's own decoding losses (LossDecoder): eq. 12 by hand over its outputs
+    F = rng.normal(0, 2, (17, 3))
+    ids, a = sequence_ambiguity(Margins().decoding_losses(F), seq)
+    hand = hand_ambiguity(F, seq)
+    assert a == pytest.approx([hand[i] for i in ids.tolist()], rel=1e-12)
     # two classes: one output, class 1 positive; the loss of class r is log(1 + exp(-(+-1) f))
     f = rng.normal(size=6)
-    _, a2 = sequence_ambiguity(f, np.array([[-1.0], [1.0]]), np.zeros(6, int))
+    _, a2 = sequence_ambiguity(Margins().decoding_losses(f), np.zeros(6, int))
     assert a2[0] == pytest.approx(min(np.mean(np.log1p(np.exp(f))), np.mean(np.log1p(np.exp(-f)))))
+
+
+class Margins(LossDecoder):
+    """Decoding losses of given margins: decision_function(F) = F."""
+
+    def decision_function(self, X):
+        return X
 
 
 def constrained(strategy, k, seed=1, selector=None):
@@ -341,7 +355,7 @@ def test_mistakes_are_one_line_errors():
     X, ds = tiny()
     with pytest.raises(ConfigError, match=r"protocol.n_constraints: expected at most 9 .*got 10"):
         build(n_constraints=10).check_dataset(ds)
-    with pytest.raises(ConfigError, match=r"protocol.selector.ranker: expected a classifier with decision_function"):
+    with pytest.raises(ConfigError, match=r"protocol.selector.ranker: expected a classifier with decoding_losses"):
         build(n_constraints=2, selector={"ranker": "l1"}).check_dataset(ds)
     with pytest.raises(ConfigError, match=r"protocol.selector.rho: expected a number > 0"):
         build(n_constraints=2, selector={"rho": -1.0}).check_dataset(ds)

@@ -2,7 +2,9 @@
 
 A thin wrapper of :class:`sklearn.linear_model.LogisticRegression` so that it carries rankbench's
 capabilities: as an :class:`ItemScorer` it ranks items by the log-odds w^T x + b of the positive
-class (retrieval), as a :class:`Classifier` it predicts labels. ``class_weight="balanced"``
+class (retrieval), as a :class:`Classifier` it predicts labels, and as a :class:`LossDecoder` it gives
+the decoding losses of its per-class scores (for three or more classes those are the multinomial
+model's logits, decoded as if they were one-against-all margins). ``class_weight="balanced"``
 reweights classes by inverse frequency, the usual remedy for the rare positives of concept
 retrieval (Merler et al. instead balance the bags of their base SVMs).
 """
@@ -17,11 +19,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt
 from ...registry import rankers
-from ..base import Classifier, ItemScorer
+from ..base import Classifier, ItemScorer, LossDecoder
 
 
 @rankers.register("logistic")
-class Logistic(Classifier, ItemScorer, BaseEstimator):
+class Logistic(Classifier, ItemScorer, LossDecoder, BaseEstimator):
     """Linear logistic regression (scikit-learn), scores items by log-odds.
 
     Parameters

@@ -42,6 +42,7 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 from ...utils.optim import CONVERGED, MAX_ITER, backtrack, solver_result
+from ..base import LossDecoder, ovr_decoding_losses
 from ...utils.threads import blas_threads
 from .._kernels import rbf_kernel  # noqa: F401  (the kernel of these models, re-exported)
 
@@ -233,19 +234,15 @@ def fit_problems(K: np.ndarray, labelled: np.ndarray, codes: np.ndarray, n_class
 
 def ovr_decode(F: np.ndarray) -> np.ndarray:
     """Loss-based decoding of one-against-all outputs (Section 3, Allwein et al.): the index
-    argmin_r sum_s L(m_rs f_s) with L(z) = log(1 + e^-z), m_rs = +1 if r = s else -1.
-
-    sum_s L(m_rs f_s) = sum_s L(-f_s) - L(-f_r) + L(f_r), computed without overflow. Since
-    L(f) - L(-f) = -f, this is sum_s L(-f_s) - f_r: for the one-against-all code and the logistic
-    loss, the decoding picks argmax_r f_r.
+    argmin_r sum_s L(m_rs f_s) of :func:`~rankbench.rankers.base.ovr_decoding_losses`. Since
+    L(f) - L(-f) = -f, for the one-against-all code and the logistic loss this is argmax_r f_r.
     """
-    neg = np.logaddexp(0.0, F)  # L(-f) = log(1 + e^f)
-    loss = neg.sum(1, keepdims=True) - neg + np.logaddexp(0.0, -F)
-    return np.argmin(loss, axis=1)
+    return np.argmin(ovr_decoding_losses(F), axis=1)
 
 
-class KernelExpansion:
-    """``decision_function`` and ``predict`` of a fitted expansion f_s(x) = sum_j alpha_sj K(x, xbar_j) + b_s.
+class KernelExpansion(LossDecoder):
+    """``decision_function``, ``predict`` and ``decoding_losses`` of a fitted expansion
+    f_s(x) = sum_j alpha_sj K(x, xbar_j) + b_s.
 
     Needs ``classes_``, ``X_fit_`` (the basis xbar), ``dual_coef_`` (n_problems, m'),
     ``intercept_`` and a ``_gram(A, B)`` method. Two classes: one problem, classes_[1] positive,
@@ -329,7 +326,6 @@ def choose_rho(X: np.ndarray, codes: np.ndarray, n_classes: int, groups: np.ndar
     if fold.max() < 1:
         near = np.argmin(np.abs(np.log(np.asarray(candidates, float)) - np.log(median_rho(X))))
         return float(candidates[int(near)]), []
-    targets = [1] if n_classes == 2 else list(range(n_classes))
     scores = []
     sq = (X * X).sum(1)
     D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
@@ -341,14 +337,9 @@ def choose_rho(X: np.ndarray, codes: np.ndarray, n_classes: int, groups: np.ndar
             coef, bias, _ = fit_problems(K[np.ix_(tr, tr)], np.arange(len(tr)), codes[tr], n_classes, None, lam,
                                          0.0, fit_intercept, max_iter, tol)
             F = K[np.ix_(te, tr)] @ coef.T + bias
-            if n_classes == 2:
-                pred = (F[:, 0] > 0).astype(int)
-                margin = np.where(codes[te] == 1, F[:, 0], -F[:, 0])
-                lossv = np.logaddexp(0.0, -margin)
-            else:
-                pred = ovr_decode(F)
-                code = 2.0 * np.eye(n_classes)[:, targets] - 1.0
-                lossv = np.logaddexp(0.0, -F * code[codes[te]]).sum(1)
+            losses = ovr_decoding_losses(F[:, 0] if n_classes == 2 else F)
+            pred = (F[:, 0] > 0).astype(int) if n_classes == 2 else losses.argmin(1)
+            lossv = losses[np.arange(len(te)), codes[te]]
             acc.append(float(np.mean(pred == codes[te])))
             loss.append(float(np.mean(lossv)))
         scores.append((float(np.mean(acc)), float(np.mean(loss))))

@@ -52,6 +52,25 @@ def test_klr_multiclass_decoding_and_shapes():
     assert set(binary.predict(X)) <= {5, 15}
 
 
+def test_decoding_losses_are_the_loss_of_every_class_by_brute_force():
+    """The capability the video protocol's selector uses (Yan et al. Eq. 12): per class r,
+    sum_s log(1 + exp(-m_rs f_s(x))), by loops; two classes: one output, code [[-1], [+1]]."""
+    X, ds = labelled_blobs()
+    y = ds.items.label.to_numpy()
+    for rows, n_classes in ((slice(None), 3), (slice(0, 60), 2)):
+        for name in ("kernel_logreg", "pklr"):
+            m = rankers.build(name, {"rho": 0.5, "rho_scale": "absolute", "lam": 0.01}).fit(X[rows], y[rows])
+            F = m.decision_function(X).reshape(len(X), -1)
+            code = np.array([[-1.0], [1.0]]) if n_classes == 2 else 2 * np.eye(3) - 1
+            hand = np.array([[sum(np.log(1 + np.exp(-code[r, s] * F[i, s])) for s in range(code.shape[1]))
+                              for r in range(n_classes)] for i in range(len(X))])
+            losses = m.decoding_losses(X)
+            assert losses.shape == (90, n_classes)
+            assert np.allclose(losses, hand, rtol=1e-12, atol=1e-12)
+            if n_classes > 2:  # the decoded class is the class of least loss
+                assert (m.predict(X) == m.classes_[hand.argmin(1)]).all()
+
+
 def test_klr_bends_round_the_spirals_where_a_line_cannot():
     ds = datasets.build("two_spirals", {}).load()
     X = ds.arrays["points"]

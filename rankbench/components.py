@@ -1,0 +1,81 @@
+"""One way to name, check and build a component: :class:`ComponentSpec`.
+
+A component (a compared ranker, a preprocessing step, the model bank or the selector a protocol
+trains for itself) is a registry name or an import path with parameters, or an object a Python
+user holds (``app.evaluate``). :meth:`ComponentSpec.checked` looks the name up and checks the
+parameters against the component's declared constraints, through :meth:`Registry.checked
+<rankbench.registry.Registry.checked>`, the one check a config, the engine and the protocols share
+(one line naming the key path on a mistake). :meth:`ComponentSpec.build` makes a fresh instance
+wherever it is called (a worker process resolves the name itself), and gives it ``seed`` as its
+``random_state`` where it takes one and none was set; seeds come from :mod:`rankbench.utils.seeds`
+(a trial's ranker stream, or a stream a protocol records in its split).
+
+The engine's compared methods (:class:`rankbench.engine.estimator.MethodSpec`) hold one for their
+ranker and one per preprocessing step; ``stacked_retrieval`` holds one for its base-model bank and
+``video_classification`` one for its selector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .params import init_params
+from .registry import ALL
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """A component to build: ``name`` in the registry ``kind`` (a key of
+    :data:`rankbench.registry.ALL`: ``"rankers"``, ``"preprocessors"``...) with checked ``params``,
+    or a prototype ``estimator`` object whose fresh copies are built (``name`` is then its class).
+    """
+
+    kind: str
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+    estimator: Any = None
+
+    @classmethod
+    def checked(cls, kind: str, name: Any, params: dict[str, Any], where: str,
+                name_where: str | None = None) -> "ComponentSpec":
+        """``name`` looked up (a mistake named at ``name_where``, default ``where``) and ``params``
+        checked (named at ``where``): :meth:`rankbench.registry.Registry.checked`."""
+        _, checked = ALL[kind].checked(name, params, where, name_where)
+        return cls(kind, name, checked)
+
+    @classmethod
+    def of(cls, estimator: Any, kind: str = "rankers") -> "ComponentSpec":
+        """An object as a component: every build is a fresh, unfitted copy of it."""
+        klass = type(estimator)
+        return cls(kind, f"{klass.__module__}:{klass.__qualname__}", {}, estimator)
+
+    @property
+    def cls(self) -> type:
+        return type(self.estimator) if self.estimator is not None else ALL[self.kind].get(self.name)
+
+    @property
+    def seeded(self) -> bool:
+        """Whether the component takes a ``random_state`` and leaves it to the caller (None)."""
+        if self.estimator is not None:
+            params = self.estimator.get_params(deep=False) if hasattr(self.estimator, "get_params") else {}
+            return "random_state" in params and params["random_state"] is None
+        return "random_state" in init_params(self.cls) and self.params.get("random_state") is None
+
+    def build(self, seed: int | None = None) -> Any:
+        """A fresh instance; ``seed`` becomes its ``random_state`` when :attr:`seeded`."""
+        seed_it = seed is not None and self.seeded
+        if self.estimator is not None:
+            from sklearn.base import clone
+
+            est = clone(self.estimator, safe=False)  # a deep copy of an object that is no estimator
+            return est.set_params(random_state=seed) if seed_it else est
+        params = {**self.params, "random_state": seed} if seed_it else self.params
+        return self.cls(**params)
+
+    def with_seed(self, seed: int | None) -> "ComponentSpec":
+        """The same component with ``seed`` as its ``random_state`` when :attr:`seeded` (so that the
+        parameters alone say what is built, e.g. to key a cache)."""
+        if seed is None or self.estimator is not None or not self.seeded:
+            return self
+        return ComponentSpec(self.kind, self.name, {**self.params, "random_state": seed})
