@@ -25,16 +25,12 @@ types, 5 rounds, one fit per figure.
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
-from benchtools import REPO, arguments, timed
-
-sys.path.insert(0, str(REPO))
-
-from rankbench.datasets.synthetic_collection import SyntheticCollection  # noqa: E402
-from rankbench.rankers.base import LazyColumns  # noqa: E402
-from rankbench.registry import rankers  # noqa: E402
+from benchtools import arguments, timed
+from rankbench.datasets.synthetic_collection import SyntheticCollection
+from rankbench.rankers.base import LazyColumns
+from rankbench.registry import rankers
 
 
 def best_of(n, make, *args):

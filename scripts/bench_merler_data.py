@@ -19,19 +19,15 @@ Usage: python scripts/bench_merler_data.py --data-root ../shared/datasets [--n-i
 from __future__ import annotations
 
 import resource
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from benchtools import arguments
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from rankbench.datasets.base import read_image  # noqa: E402
-from rankbench.datasets.synthetic_collection import SyntheticCollection  # noqa: E402
-from rankbench.metrics import average_precision  # noqa: E402
-from rankbench.registry import features  # noqa: E402
+from rankbench.datasets.base import read_image
+from rankbench.datasets.synthetic_collection import SyntheticCollection
+from rankbench.metrics import average_precision
+from rankbench.registry import features
 
 EXTRACTORS = ["color_histogram", "color_correlogram", "color_moments", "wavelet_texture", "edge_histogram"]
 

@@ -25,19 +25,14 @@ Memory is the peak of Python-traced allocations (numpy included), measured in se
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from benchtools import arguments, have_data, ratio, side_by_side, timed, traced_peak_mb
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from rankbench.datasets.viper import VIPeR  # noqa: E402
-from rankbench.features.elf_strips import ELFStrips  # noqa: E402
-from rankbench.metrics import cmc_curve  # noqa: E402
-from rankbench.utils import jit  # noqa: E402
+from rankbench.datasets.viper import VIPeR
+from rankbench.features.elf_strips import ELFStrips
+from rankbench.metrics import cmc_curve
+from rankbench.utils import jit
 
 #: Prosser et al.'s grid for C (Sec. 3), as the viper configs give it
 PAPER_C_GRID = (0.0001, 0.001, 0.005, 0.05, 0.1, 0.5, 1.0, 10.0, 100.0, 1000.0)

@@ -15,13 +15,11 @@ Usage: python scripts/bench_sharaf.py --data-root ../shared/datasets [--attribut
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 import numpy as np
-from benchtools import REPO, arguments, busy_cores, have_data, ratio, side_by_side, timed
+from benchtools import arguments, busy_cores, have_data, ratio, side_by_side, timed
 
-sys.path.insert(0, str(REPO))
 
 
 def strengths(ds, attr):

@@ -23,16 +23,12 @@ Times are the median over ``--repeats`` fits, wall clock and process CPU, one BL
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
-from benchtools import REPO, arguments, have_data, timed
-
-sys.path.insert(0, str(REPO))
-
-from rankbench.protocols.classification import extended_rows  # noqa: E402
-from rankbench.registry import datasets, features, protocols, rankers  # noqa: E402
-from rankbench.utils.threads import blas_threads  # noqa: E402
+from benchtools import arguments, have_data, timed
+from rankbench.protocols.classification import extended_rows
+from rankbench.registry import datasets, features, protocols, rankers
+from rankbench.utils.threads import blas_threads
 
 PAPER = {6: (63, 363, 20), 5: (156, 1118, 40)}  # people: (sequences, images, largest K), Section 4.1 / Fig. 6
 

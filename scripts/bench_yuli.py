@@ -12,13 +12,11 @@ Usage: python scripts/bench_yuli.py --data-root ../shared/datasets [--repeats 5]
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import yaml
 from benchtools import REPO, arguments, have_data, ratio, side_by_side, timed
 
-sys.path.insert(0, str(REPO))
 
 
 def ranker_params(base: str) -> dict[str, dict]:

@@ -1,0 +1,75 @@
+"""report/build.py: a run's derived files rebuilt from its trial records, checked against the
+records read independently (plain JSON and numpy), and what a reader is told before the tables."""
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankbench.report.build import build_report, load_run, run_description, run_facts, status_lines
+
+
+@pytest.fixture
+def run_a(runs, tmp_path):
+    """A private copy of the 3-trial run (build_report rewrites its derived files)."""
+    return shutil.copytree(runs["a"], tmp_path / "a")
+
+
+def _records_by_hand(folder):
+    rows = []
+    for f in sorted((folder / "trials").glob("*.json")):
+        rec = json.loads(f.read_text())
+        rows += [(rec["method"], rec["trial"], k, v) for k, v in rec["metrics"].items()]
+    return pd.DataFrame(rows, columns=["method", "trial", "metric", "value"])
+
+
+def test_the_summary_is_the_mean_and_sample_std_of_the_trial_files(run_a):
+    built = build_report(run_a, plots=False)
+    summary = pd.read_csv(run_a / "summary.csv")
+    by_hand = _records_by_hand(run_a)
+    assert set(summary["method"]) == {"L1", "Euclidean", "Bhattacharyya"}
+    for (method, metric), g in by_hand.groupby(["method", "metric"]):
+        row = summary[(summary["method"] == method) & (summary["metric"] == metric)]
+        assert len(row) == 1, (method, metric)
+        assert row["mean"].iloc[0] == pytest.approx(np.mean(g["value"]), rel=1e-12, abs=1e-15)
+        assert row["std"].iloc[0] == pytest.approx(np.std(g["value"], ddof=1), rel=1e-9, abs=1e-12)
+        assert row["n_trials"].iloc[0] == 3
+    assert "## Published numbers" in built["markdown"] and "## Claims" in built["markdown"]
+    doc = json.loads((run_a / "results.json").read_text())
+    assert {(r["method"], r["metric"]) for r in doc["summary"]} == set(map(tuple, summary[["method", "metric"]].values))
+
+
+def test_a_missing_and_an_unreadable_result_are_said_before_the_tables(run_a):
+    files = sorted((run_a / "trials").glob("*.json"))
+    files[0].unlink()
+    files[1].write_text("{not json")
+    run = load_run(run_a)
+    lines = status_lines(run)
+    assert lines[0].startswith("**Incomplete run:** 7 of 9 results")
+    assert any(line.startswith("**Unusable result file**") and files[1].name in line for line in lines)
+    built = build_report(run_a, plots=False)
+    assert "**Incomplete run:** 7 of 9" in built["markdown"]
+
+
+def test_a_complete_run_has_nothing_to_say_first(runs):
+    assert status_lines(load_run(runs["a"])) == []
+
+
+def test_the_description_keeps_the_protocols_trials_and_marks_this_runs(runs):
+    run = load_run(runs["a"])
+    run.config = {**run.config, "description": "VIPeR, 10 trials as the paper; 3 trials in CI."}
+    assert run_description(run) == "VIPeR, 10 trials [this run: 3] as the paper; 3 trials in CI."
+    facts = run_facts(run)
+    assert facts.startswith("This run: 3 trials (run seed 0)") and "methods: L1, Euclidean, Bhattacharyya." in facts
+
+
+def test_a_run_without_results_is_one_line(tmp_path, runs):
+    empty = shutil.copytree(runs["one"], tmp_path / "empty")
+    for f in (empty / "trials").glob("*.json"):
+        f.unlink()
+    from rankbench.errors import RankbenchError
+
+    with pytest.raises(RankbenchError, match="no trial results yet"):
+        load_run(empty)

@@ -1,0 +1,41 @@
+"""report/collect.py: REPORT.md across runs, checked against each run graded on its own."""
+
+import shutil
+from pathlib import Path
+
+from rankbench import app
+from rankbench.report.build import load_run
+from rankbench.report.check import FAILING
+from rankbench.report.collect import paper_of, write_collected
+
+
+def test_the_collected_report_holds_each_run_its_links_and_the_totals_of_its_grades(runs, tmp_path):
+    folders = [shutil.copytree(runs[k], tmp_path / "results" / k) for k in ("a", "one")]
+    out = tmp_path / "site" / "REPORT.md"
+    out.parent.mkdir()
+    got = write_collected(folders, out)
+    md = out.read_text()
+
+    checked = [app.check(f) for f in folders]
+    rows = [r for c in checked for r in c.rows + c.claims]
+    assert got.n_runs == 2 and got.html == out.with_suffix(".html") and got.html.is_file()
+    assert got.n_fail == sum(r["grade"] in FAILING for r in rows)
+    counts = {}
+    for r in rows:
+        counts[r["grade"]] = counts.get(r["grade"], 0) + 1
+    assert {k: v for k, v in got.counts.items() if v} == counts
+
+    assert md.count("\n## papera\n") == 1                       # one section per paper
+    for name, folder in (("reid_a", folders[0]), ("reid_one", folders[1])):
+        assert f"\n### {name}\n" in md
+        assert f"run: `../results/{folder.name}`" in md
+        assert f"rerun exactly: `rankbench run {folder}/config.yaml" in md
+    for link in (line.split("](", 1)[1].split(")", 1)[0] for line in md.splitlines() if "](../results/" in line):
+        assert (out.parent / link).is_file(), link                 # every figure link resolves from REPORT.md
+
+
+def test_a_runs_paper_is_its_configs_folder(runs, tmp_path):
+    run = load_run(runs["a"])
+    assert paper_of(run) == "papera"
+    run.manifest = run.manifest.model_copy(update={"config_path": str(Path("elsewhere.yaml"))})
+    assert paper_of(run) == "other"
