@@ -212,8 +212,7 @@ def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: st
     to build is contained (:attr:`MethodSpec.fault`), not fatal."""
     where = f"{origin}: rankers.{rcfg.name}"
     spec = _method(rcfg, cfg, origin)
-    if not spec.feature_sets:
-        raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
+    _require_features(spec, where)
     try:
         probe = spec.make(0)
     except RankbenchError:
@@ -225,11 +224,14 @@ def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: st
     return spec
 
 
+def _require_features(spec, where: str) -> None:
+    if not spec.feature_sets:
+        raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
+
+
 def _check_method(spec, probe, protocol: Protocol, where: str, what: str) -> None:
     """A method (its spec and a fresh instance) checked against the protocol."""
     protocol.check_ranker(probe, where)
-    if not spec.feature_sets:
-        raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
     if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
         raise ConfigError(f"{where}.combine: ranker {what!r} takes one feature matrix; use combine: concat")
 
@@ -247,6 +249,7 @@ def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: 
     estimator = given.ranker.estimator
     if not capabilities(estimator):
         spec = replace(spec, capability=duck_capability(estimator, protocol.capability))
+    _require_features(spec, where)
     _check_method(spec, spec.make(0), protocol, where, type(estimator).__name__)
     return spec
 

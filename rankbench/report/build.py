@@ -283,6 +283,14 @@ def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]
     return "\n".join(lines)
 
 
+def graded_rows(run: RunData, summary: pd.DataFrame, expected: list[dict],
+                claims: list[dict]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The run's graded published numbers and claims (``expected`` and ``claims`` as validated
+    dicts, claims with ``from_``)."""
+    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
+    return grades, grade_run_claims(run, claims) if claims else []
+
+
 def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[dict], claims: list[dict],
                     diag: pd.DataFrame | None = None) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
     """A run graded against published numbers ``expected`` and ``claims`` (as validated dicts,
@@ -292,11 +300,10 @@ def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[dict], c
     ``diag`` is the run's diagnostics frame in its order (default: read from its records).
     """
     md = ""
-    grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
+    grades, claim_rows = graded_rows(run, summary, expected, claims)
     if grades:
         md += ("\n## Published numbers\n\n" + counts_line(grades, "published number") + ".\n\n"
                + check_markdown(grades) + "\n")
-    claim_rows = grade_run_claims(run, claims) if claims else []
     if claim_rows:
         md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
     if run.failed:
@@ -311,8 +318,8 @@ def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[dict], c
 def results_of(run: RunData) -> dict[str, Any]:
     """The run's ``results.json`` document (:mod:`rankbench.report.results`), computed afresh."""
     summary = summary_of(run)
-    _, grades, claim_rows = graded_sections(run, summary, run.config.get("expected") or [],
-                                            _claim_dicts(run.config.get("claims") or []))
+    grades, claim_rows = graded_rows(run, summary, run.config.get("expected") or [],
+                                     _claim_dicts(run.config.get("claims") or []))
     return results_document(run, summary, headline_of(run, summary), grades, claim_rows)
 
 

@@ -69,11 +69,23 @@ def _client(store: Path):
     return MlflowClient(tracking_uri=store.resolve().as_uri())
 
 
+def _log(client, run_id: str, params: dict[str, str], metrics: list) -> None:
+    """``params`` and ``metrics`` logged in the batches MLflow takes (at most 100 params and 1,000
+    metrics per call)."""
+    from mlflow.entities import Param
+
+    items = [Param(k, v) for k, v in params.items()]
+    for i in range(0, len(items), 100):
+        client.log_batch(run_id, params=items[i:i + 100])
+    for i in range(0, len(metrics), 1000):
+        client.log_batch(run_id, metrics=metrics[i:i + 1000])
+
+
 def log_run(doc: dict[str, Any], config: dict[str, Any], folder: Path, store: Path) -> str:
     """Log a run (its results document ``doc``, resolved ``config`` and run ``folder``) into the
     MLflow store at ``store``; the parent run's id."""
     client = _client(store)
-    from mlflow.entities import Metric, Param, RunTag
+    from mlflow.entities import Metric
 
     run = doc["run"]
     name = f"rankbench/{run['name']}"
@@ -88,9 +100,7 @@ def log_run(doc: dict[str, Any], config: dict[str, Any], folder: Path, store: Pa
     pid = parent.info.run_id
     top = {k: v for k, v in config.items() if k not in ("rankers", "expected", "claims", "known_gaps", "sweep",
                                                       "features", "description", "regress")}
-    params = [Param(k, v) for k, v in flat_params(top).items()]
-    for i in range(0, len(params), 100):                  # MLflow takes at most 100 params per batch
-        client.log_batch(pid, params=params[i:i + 100])
+    _log(client, pid, flat_params(top), [])
     for fname in ARTIFACT_FILES:
         if (folder / fname).is_file():
             client.log_artifact(pid, str(folder / fname))
@@ -108,25 +118,17 @@ def log_run(doc: dict[str, Any], config: dict[str, Any], folder: Path, store: Pa
     for (setting, method), rows in children.items():
         child_params = {**flat_params({k: v for k, v in rankers.get(method, {}).items() if k != "name"}, "ranker."),
                         **flat_params(values.get(setting, {}), "setting.")}
+        done = trials.get((setting, method), [])
         child = client.create_run(exp_id, run_name=f"{method}" + (f" [{setting}]" if setting else ""),
                                   tags={"mlflow.parentRunId": pid, "rankbench.method": method,
-                                        "rankbench.setting": setting})
+                                        "rankbench.setting": setting, "rankbench.trials": str(len({t["trial"] for t in done}))})
         cid = child.info.run_id
-        metrics, now = [], int(time.time() * 1000)
-        for r in rows:
-            key = mlflow_name(r["metric"])
-            if r.get("mean") is not None:
-                metrics.append(Metric(key, float(r["mean"]), now, 0))
-            if r.get("std") is not None:
-                metrics.append(Metric(f"{key}.std", float(r["std"]), now, 0))
-        for t in trials.get((setting, method), []):
-            if t.get("value") is not None:
-                metrics.append(Metric(f"{mlflow_name(t['metric'])}.trial", float(t["value"]), now, int(t["trial"])))
-        for i in range(0, len(metrics), 1000):           # MLflow takes at most 1,000 metrics per batch
-            client.log_batch(cid, metrics=metrics[i:i + 1000],
-                             params=[Param(k, v) for k, v in child_params.items()][:100] if i == 0 else [],
-                             tags=[RunTag("rankbench.trials", str(len(trials.get((setting, method), []))))]
-                             if i == 0 else [])
+        now = int(time.time() * 1000)
+        metrics = [Metric(mlflow_name(r["metric"]) + suffix, float(r[field]), now, 0)
+                   for r in rows for field, suffix in (("mean", ""), ("std", ".std")) if r.get(field) is not None]
+        metrics += [Metric(f"{mlflow_name(t['metric'])}.trial", float(t["value"]), now, int(t["trial"]))
+                    for t in done if t.get("value") is not None]
+        _log(client, cid, child_params, metrics)
         client.set_terminated(cid)
     client.set_terminated(pid)
     return pid
