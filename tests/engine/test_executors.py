@@ -354,7 +354,8 @@ def test_scheduler_without_rankbench_is_one_line(tmp_path, env):
                              str(blocker)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while not sfile.is_file() and time.monotonic() < deadline:
+        # the scheduler creates the file before it writes it: wait for its content
+        while not (sfile.is_file() and sfile.stat().st_size) and time.monotonic() < deadline:
             assert proc.poll() is None
             time.sleep(0.1)
         address = json.loads(sfile.read_text())["address"]
