@@ -15,7 +15,7 @@ from ...registry import rankers
 from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
-from ._histograms import threshold_codes, weighted_cum_hist
+from ._histograms import in_threads, quantiles, threshold_codes, weighted_cum_hist
 
 
 #: pairs per block of distances: blocks of a few MB are reused by the allocator, while larger ones
@@ -58,6 +58,9 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         them by ``exp(F)`` (F = current boosted score), ``"hard"`` draws them with probability
         proportional to ``exp(F)`` (hard-negative mining) and weights them equally.
     resample : with ``neg_per_pos``: draw new negatives every round (True) or once (False).
+    n_jobs : threads sharing each round's histograms, the coding of the distances and the threshold
+        quantiles of the full-grid fit (the fitted model does not depend on it; 1 when trials
+        already run side by side on every core).
     score : ``"vote"`` (default): ``sum_t alpha_t h_t``; ``"margin"``: the real-valued
         ``sum_t alpha_t (theta_t - d_t) / s_t`` with ``s_t`` the training spread (std) of the
         chosen unit's distances; ``"tanh"``: the same margin squashed, ``sum_t alpha_t
@@ -80,7 +83,8 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
                  block: PositiveInt = 4, units: Literal["hist", "bin", "both"] = "hist",
                  neg_per_pos: Annotated[float, Field(gt=0)] | None = None,
                  neg_sampling: Literal["uniform", "hard"] = "uniform", resample: bool = True,
-                 score: Literal["vote", "margin", "tanh", "distance"] = "vote", random_state: Seed = None):
+                 score: Literal["vote", "margin", "tanh", "distance"] = "vote", n_jobs: PositiveInt = 1,
+                 random_state: Seed = None):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.n_bins = n_bins
@@ -92,6 +96,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         self.neg_sampling = neg_sampling
         self.resample = resample
         self.score = score
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def fit(self, X, y, cams=None):
@@ -109,23 +114,28 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         n = len(r)
         A, B = P.X[P.rows], P.X[P.cols]
 
-        def dist_of(idx):  # unit distances of pairs idx, in blocks: no (pairs x d) copy of X
-            return np.concatenate([self._pair_distances(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]])
-                                   .astype(np.float32) for s0 in range(0, len(idx), _CHUNK)])
+        def dist_of(idx, n_jobs=self.n_jobs):  # unit distances of pairs idx, in blocks: no (pairs x d) copy of X
+            def part(a, b):  # blocks a..b-1
+                return [self._pair_distances(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]]).astype(np.float32)
+                        for s0 in range(a * _CHUNK, min(len(idx), b * _CHUNK), _CHUNK)]
+            return np.concatenate(sum(in_threads(part, -(-len(idx) // _CHUNK), n_jobs, grain=1), []))
 
         w = np.where(label > 0, 0.5 / max((label > 0).sum(), 1), 0.5 / max((label < 0).sum(), 1)) \
             if self.balance else np.full(n, 1.0 / n)
         # candidate thresholds from every same-person pair and a sample of the others
         step = max(1, n // 20000)
         thr = _thresholds(dist_of(np.flatnonzero(label > 0)), dist_of(np.flatnonzero(label < 0)[::step]),
-                          self.n_thresholds, overwrite=True).astype(np.float32)
+                          self.n_thresholds, self.n_jobs).astype(np.float32)
         spread = np.maximum(dist_of(np.arange(0, n, step)).std(axis=0), 1e-12)
         H = thr.shape[0]
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
-        for s0 in range(0, n, _CHUNK):
-            codes[:, s0:s0 + _CHUNK] = threshold_codes(dist_of(np.arange(s0, min(n, s0 + _CHUNK))), thr).T
+
+        def code(a, b):  # chunks a..b-1 of _CHUNK pairs
+            for s0 in range(a * _CHUNK, min(n, b * _CHUNK), _CHUNK):
+                codes[:, s0:s0 + _CHUNK] = threshold_codes(dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 1), thr).T
+        in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
         w_pos = lambda w: w[label > 0].sum()
@@ -133,7 +143,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         for t in range(int(self.n_rounds)):
             tick("round", t + 1, int(self.n_rounds))
             # error of "+1 iff code <= j" = positives above the cut + negatives at or below it
-            err = w_pos(w) - weighted_cum_hist(codes, w * label, self.n_thresholds)
+            err = w_pos(w) - weighted_cum_hist(codes, w * label, self.n_thresholds, self.n_jobs)
             k, j = np.unravel_index(np.argmin(err), err.shape)
             e = float(np.clip(err[k, j] / w.sum(), 1e-12, 1 - 1e-12))
             if e >= 0.5:
@@ -291,12 +301,11 @@ def _pair_grid(P, y):
     return same, (P.row_side.neg | same) & ~np.eye(*P.shape, dtype=bool)
 
 
-def _thresholds(Dpos, Dneg, q, overwrite=False):
+def _thresholds(Dpos, Dneg, q, n_jobs=1):
     """Candidate thresholds (U, q - 1), ascending per unit: q // 2 quantiles of the same-person
-    distances (they are ~1/m of the pairs and lie low) and the rest from different-person ones.
-    ``overwrite``: the quantiles may reorder the rows of Dpos and Dneg (no copies)."""
+    distances (they are ~1/m of the pairs and lie low) and the rest from different-person ones
+    (Dpos, Dneg: (pairs, U); ``n_jobs`` threads share the units)."""
     n_pos = q // 2
     at = lambda m: np.linspace(0, 1, m + 1)[1:]
-    quantiles = lambda D, m: np.quantile(D, at(m), axis=0, overwrite_input=overwrite)
-    return np.sort(np.concatenate([quantiles(Dpos, n_pos), quantiles(Dneg, q - n_pos - 1)]), axis=0).T
-
+    return np.sort(np.concatenate([quantiles(Dpos, at(n_pos), axis=0, n_jobs=n_jobs),
+                                   quantiles(Dneg, at(q - n_pos - 1), axis=0, n_jobs=n_jobs)], axis=1), axis=1)

@@ -14,7 +14,7 @@ from ...registry import rankers
 from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
-from ._histograms import threshold_codes, weighted_cum_hist
+from ._histograms import grid_codes, quantiles, weighted_cum_hist
 
 
 @rankers.register("rankboost")
@@ -43,15 +43,20 @@ class RankBoost(PairScorer, BaseEstimator):
     block : rows of the pair grid per block when coding the differences.
     threshold_sample : grid entries (a random sample when there are more) whose differences give
         the threshold quantiles.
+    n_jobs : threads sharing each round's histograms, the coding of the differences and the
+        threshold quantiles (the fitted model does not depend on it; 1 when trials already run side
+        by side on every core).
     random_state : seeds that sample.
     """
 
     def __init__(self, n_rounds: PositiveInt = 100, n_thresholds: Annotated[int, Field(ge=2, le=255)] = 16,
-                 block: PositiveInt = 4, threshold_sample: PositiveInt = 20000, random_state: Seed = None):
+                 block: PositiveInt = 4, threshold_sample: PositiveInt = 20000, n_jobs: PositiveInt = 1,
+                 random_state: Seed = None):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.block = block
         self.threshold_sample = threshold_sample
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def fit(self, X, y, cams=None):
@@ -83,7 +88,7 @@ class RankBoost(PairScorer, BaseEstimator):
                 s_pos = (vv * pos).sum(ax, keepdims=True)   # per query: sum v over its true matches
                 s_neg = (vv * neg).sum(ax, keepdims=True)
                 pi += np.where(pos, vv * s_neg, 0.0) - np.where(neg, vv * s_pos, 0.0)
-            r_all = weighted_cum_hist(codes, pi.ravel(), nq)  # (d, q): sum pi [x_f <= thr_fj]
+            r_all = weighted_cum_hist(codes, pi.ravel(), nq, self.n_jobs)  # (d, q): sum pi [x_f <= thr_fj]
             f, j = np.unravel_index(np.argmax(np.abs(r_all)), r_all.shape)
             r = float(np.clip(r_all[f, j], -1 + 1e-12, 1 - 1e-12))
             if abs(r) < 1e-12:
@@ -116,18 +121,14 @@ class RankBoost(PairScorer, BaseEstimator):
         D = np.empty((P.d, k), dtype=P.X.dtype)
         for s in range(0, k, 512):
             D[:, s:s + 512] = np.abs(P.X[rows[s:s + 512]] - P.X[cols[s:s + 512]]).T
-        qs = np.quantile(D, np.linspace(0, 1, self.n_thresholds + 1)[1:], axis=1, overwrite_input=True).T
+        levels = np.linspace(0, 1, self.n_thresholds + 1)[1:]
+        qs = quantiles(D, levels, axis=1, n_jobs=self.n_jobs)
         qs[:, -1] = np.inf  # every value falls under the last threshold
         return qs.astype(np.float32)
 
     def _codes(self, P, thr):
-        nr, nc = P.shape
-        codes = np.empty((P.d, nr * nc), dtype=np.uint8)
-        Xc = P.X[P.cols]
-        for sl in P.blocks():
-            D = np.abs(P.X[P.rows[sl]][:, None, :] - Xc[None, :, :]).reshape(-1, P.d)
-            codes[:, sl.start * nc:sl.stop * nc] = threshold_codes(D, thr[:, :-1]).T  # the last is inf
-        return codes
+        """(d, nr*nc) uint8: the first threshold >= each grid difference (the last threshold is inf)."""
+        return grid_codes(P.X[P.rows], P.X[P.cols], thr[:, :-1], self.n_jobs, self.block)
 
     def decision(self, D: np.ndarray) -> np.ndarray:
         """H of difference vectors D (..., d)."""

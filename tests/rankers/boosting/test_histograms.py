@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rankbench.rankers.boosting._histograms import threshold_codes, weighted_cum_hist
+from rankbench.rankers.boosting._histograms import grid_codes, in_threads, quantiles, threshold_codes, weighted_cum_hist
 from rankbench.rankers.boosting.elf import ELFAdaBoost
 from rankbench.rankers.boosting.rankboost import RankBoost
 from rankbench.utils import jit
@@ -77,3 +77,51 @@ def test_compiled_and_numpy_boosters_fit_the_same_model(make):
         if hasattr(a, attr):
             np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
     assert len(a.alphas_) == 25
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+def test_grid_codes_are_the_threshold_codes_of_every_difference(compiled):
+    rng = np.random.default_rng(7)
+    R, C = rng.random((5, 6)).astype(np.float32), rng.random((4, 6)).astype(np.float32)
+    thr = np.sort(rng.random((6, 9)), axis=1).astype(np.float32)
+    thr[:, 4] = np.abs(R[2] - C[1])
+    thr = np.sort(thr, axis=1)  # some differences exactly at a threshold
+    with jit.use_compiled(compiled):
+        got = grid_codes(R, C, thr, n_jobs=2, block=2)
+    D = np.abs(R[:, None, :] - C[None, :, :]).reshape(-1, 6)  # (r, c) row-major
+    want = np.stack([np.searchsorted(thr[u], D[:, u], side="left") for u in range(6)])
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("n_jobs", [1, 3])
+def test_quantiles_equal_numpys_quantile(axis, n_jobs):
+    rng = np.random.default_rng(axis)
+    D = (rng.standard_normal((300, 601)) ** 3).astype(np.float32)
+    D[:, 5] = 1.0  # a constant unit
+    D = D if axis == 1 else np.ascontiguousarray(D.T)
+    levels = np.linspace(0, 1, 17)[1:]
+    want = np.quantile(D, levels, axis=axis).T
+    got = quantiles(D.copy(), levels, axis=axis, n_jobs=n_jobs)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 100])
+@pytest.mark.parametrize("n_jobs", [1, 2, 5])
+def test_in_threads_covers_the_range_in_order(n, n_jobs):
+    parts = in_threads(lambda a, b: list(range(a, b)), n, n_jobs, grain=8)
+    assert sum(parts, []) == list(range(n))
+    assert all(parts)  # no empty range
+
+
+@needs_numba
+@pytest.mark.parametrize("make", [
+    lambda j: RankBoost(n_rounds=20, n_thresholds=16, random_state=0, n_jobs=j),
+    lambda j: ELFAdaBoost(n_rounds=20, n_bins=3, units="both", n_thresholds=16, n_jobs=j),
+], ids=["rankboost", "elf"])
+def test_threads_do_not_change_the_fitted_model(make):
+    X, y, cams = _reid_problem(n=40, d=30)
+    a, b = make(1).fit(X, y, cams), make(3).fit(X, y, cams)
+    for attr in ("features_", "hists_", "thresholds_", "alphas_", "scales_"):
+        if hasattr(a, attr):
+            np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
