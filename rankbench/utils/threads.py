@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 _CONTROLLER = None
 _SEEN_MODULES = 0
@@ -41,3 +42,20 @@ def one_blas_thread(fit):
             return fit(*args, **kwargs)
 
     return pinned
+
+
+def in_threads(work, n: int, n_jobs: int, grain: int = 8) -> list:
+    """``[work(a, b), ...]`` over ``n_jobs`` contiguous ranges [a, b) covering range(n), in order.
+
+    For compiled loops that release the GIL (``nogil``) and numpy's large elementwise work: the
+    ranges run in threads. Boundaries are multiples of ``grain`` (e.g. a compiled loop's unit
+    groups); with one range, ``work`` runs in the caller.
+    """
+    n_jobs = max(1, min(int(n_jobs), -(-n // grain)))
+    if n_jobs == 1:
+        return [work(0, n)]
+    cuts = sorted({min(n, grain * round(k * n / (n_jobs * grain))) for k in range(n_jobs)} | {n})
+    if len(cuts) <= 2:
+        return [work(0, n)]
+    with ThreadPoolExecutor(len(cuts) - 1) as pool:
+        return list(pool.map(work, cuts[:-1], cuts[1:]))

@@ -19,11 +19,10 @@ threads; the loop is bound by its scattered stores (one per code), not by readin
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from ...utils import jit
+from ...utils.threads import in_threads
 
 
 def threshold_codes(D: np.ndarray, thr: np.ndarray) -> np.ndarray:
@@ -108,21 +107,6 @@ def weighted_cum_hist(codes: np.ndarray, weights: np.ndarray, n_bins: int, n_job
     else:
         hist = _hist_numpy(codes, weights, n_bins)
     return np.cumsum(hist, axis=1)
-
-
-def in_threads(work, n: int, n_jobs: int, grain: int = 8) -> list:
-    """``[work(a, b), ...]`` over ``n_jobs`` contiguous ranges [a, b) covering range(n), in order.
-
-    For compiled loops that release the GIL (``nogil``): the ranges run in threads. Boundaries
-    are multiples of ``grain`` (the compiled loops' unit groups); one range runs in the caller.
-    """
-    n_jobs = max(1, min(int(n_jobs), -(-n // grain)))
-    if n_jobs == 1:
-        return [work(0, n)]
-    cuts = [min(n, grain * round(k * n / (n_jobs * grain))) for k in range(n_jobs + 1)]
-    cuts[-1] = n
-    with ThreadPoolExecutor(n_jobs) as pool:
-        return list(pool.map(work, cuts[:-1], cuts[1:]))
 
 
 def quantiles(D: np.ndarray, levels: np.ndarray, axis: int = 1, n_jobs: int = 1) -> np.ndarray:

@@ -13,9 +13,10 @@ from ...errors import InputError
 from ...params import PositiveInt, Seed
 from ...registry import rankers
 from ...utils.progress import tick
+from ...utils.threads import in_threads
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
-from ._histograms import in_threads, quantiles, threshold_codes, weighted_cum_hist
+from ._histograms import quantiles, threshold_codes, weighted_cum_hist
 
 
 #: pairs per block of distances: blocks of a few MB are reused by the allocator, while larger ones

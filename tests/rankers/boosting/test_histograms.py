@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from rankbench.rankers.boosting._histograms import grid_codes, in_threads, quantiles, threshold_codes, weighted_cum_hist
+from rankbench.rankers.boosting._histograms import grid_codes, quantiles, threshold_codes, weighted_cum_hist
 from rankbench.rankers.boosting.elf import ELFAdaBoost
 from rankbench.rankers.boosting.rankboost import RankBoost
 from rankbench.utils import jit
+from rankbench.utils.threads import in_threads
 
 needs_numba = pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
 
@@ -106,7 +107,7 @@ def test_quantiles_equal_numpys_quantile(axis, n_jobs):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("n", [1, 7, 8, 9, 100])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 17, 100])
 @pytest.mark.parametrize("n_jobs", [1, 2, 5])
 def test_in_threads_covers_the_range_in_order(n, n_jobs):
     parts = in_threads(lambda a, b: list(range(a, b)), n, n_jobs, grain=8)

@@ -9,6 +9,9 @@ from toydata import two_camera_people
 from rankbench.rankers._pair_grid import build_pair_grid as build_pairs
 from rankbench.rankers.ranksvm._oracles import DenseOracle, PairMatrixOracle, TripleStreamOracle, pair_matrix
 from rankbench.rankers.ranksvm._primal import solve, solve_gram
+from rankbench.utils import jit
+
+needs_numba = pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
 
 
 def brute_triples(X, y, cams):
@@ -22,15 +25,17 @@ def brute_triples(X, y, cams):
     return np.array(rows)
 
 
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("n_jobs", [1, 3])
 @pytest.mark.parametrize("multi", [False, True])
-def test_stream_products_match_explicit_triples(multi):
+def test_stream_products_match_explicit_triples(multi, n_jobs, compiled):
     rng = np.random.default_rng(1)
     if multi:  # no cameras, three images per person: several true matches per query
         y = np.repeat(np.arange(5), 3)
         X, cams = rng.random((15, 6)), None
     else:
         X, y, cams = two_camera_people(8, 6)
-    P = build_pairs(X, y, cams, block=3)
+    P = build_pairs(X, y, cams, block=3, n_jobs=n_jobs)
     A = P.materialize(np.float64)
     B = brute_triples(X, y, cams)
     assert A.shape == B.shape == (P.n_triples(), 6)
@@ -39,9 +44,10 @@ def test_stream_products_match_explicit_triples(multi):
     o = TripleStreamOracle(P)
     v, t = rng.standard_normal(6), rng.standard_normal(len(A))
     act = (rng.random(len(A)) > 0.4).astype(float)
-    np.testing.assert_allclose(o.z(v), A @ v, atol=1e-5)
-    np.testing.assert_allclose(o.rmat(t), A.T @ t, atol=1e-4)
-    h, z = o.hvp(v, act)
+    with jit.use_compiled(compiled):
+        zv, rt, (h, z) = o.z(v), o.rmat(t), o.hvp(v, act)
+    np.testing.assert_allclose(zv, A @ v, atol=1e-5)
+    np.testing.assert_allclose(rt, A.T @ t, atol=1e-4)
     np.testing.assert_allclose(h, A.T @ (act * (A @ v)), atol=1e-4)
     np.testing.assert_allclose(z, A @ v, atol=1e-5)
 

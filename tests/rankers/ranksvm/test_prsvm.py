@@ -2,10 +2,13 @@
 
 
 import numpy as np
+import pytest
 from toydata import two_camera_people
 
 from rankbench.metrics import cmc_curve
+from rankbench.rankers._pair_grid import weighted_l1
 from rankbench.rankers.ranksvm.prsvm import PRSVM
+from rankbench.utils import jit
 
 
 def test_prsvm_streaming_equals_materialised_and_sign():
@@ -89,3 +92,28 @@ def test_the_chosen_C_is_the_one_separate_fits_on_the_same_folds_choose():
         mean.append(np.mean(per_fold))
     np.testing.assert_allclose([r.cv_scores_[C] for C in grid], mean, atol=1e-9)
     assert r.C_ == grid[int(np.argmax(mean))] == 1.0  # not the first: the choice is tested
+
+
+@pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+def test_compiled_passes_fit_the_numpy_model():
+    """The compiled passes sum in another order than BLAS: the same C and the same w to float32 rounding."""
+    X, y, cams = two_camera_people(30, 40, noise=0.5, seed=2)
+    kw = dict(C=[0.001, 0.01, 0.1, 10.0], cv=2, random_state=0)
+    with jit.use_compiled(True):
+        a = PRSVM(**kw).fit(X, y, cams)
+    with jit.use_compiled(False):
+        b = PRSVM(**kw).fit(X, y, cams)
+    assert a.C_ == b.C_
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-4, atol=1e-6 * np.abs(b.coef_).max())
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.skipif(not jit.AVAILABLE, reason="numba"))])
+@pytest.mark.parametrize("k", [None, 1, 2, 5])
+def test_weighted_l1_is_the_weighted_sum_of_absolute_differences(compiled, k):
+    rng = np.random.default_rng(3)
+    Q, G = rng.random((7, 100)), rng.random((130, 100))  # more columns than one tile
+    w = rng.standard_normal(100) if k is None else rng.standard_normal((100, k))
+    with jit.use_compiled(compiled):
+        got = weighted_l1(Q, G, w)
+    want = np.einsum("qgd,d...->qg...", np.abs(Q[:, None] - G[None]), w)  # by definition, float64
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
