@@ -38,6 +38,9 @@ from rankbench.utils import jit
 #: Prosser et al.'s grid for C (Sec. 3), as the viper configs give it
 PAPER_C_GRID = (0.0001, 0.001, 0.005, 0.05, 0.1, 0.5, 1.0, 10.0, 100.0, 1000.0)
 
+#: the benchmark's sections, in order
+PARTS = ("prsvm", "boosters", "svc", "memory")
+
 PAPER = {  # Prosser et al. Sec. 3 "Computation time": Matlab, one fold, VIPeR, 316 training
     "PRSVM": "11 min, 5.6 GB", "Ensemble-RankSVM": "13 min, 740 MB",
     "ELF": "> 5 h", "RankBoost": "10 days",
@@ -65,6 +68,8 @@ def main():
     ap = arguments(__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--svc-people", type=int, default=100)
+    ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
+                    help="the sections to run (default all); without prsvm, C = 0.005 (the C its CV chose on seed 0)")
     args = ap.parse_args()
 
     from sklearn.base import clone
@@ -96,23 +101,26 @@ def main():
 
     fit = lambda make: (lambda: make().fit(X[tr], y[tr], cams[tr]))
     grid = PAPER_C_GRID[:4] if quick else PAPER_C_GRID
-    par, ser = side_by_side(fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=2)),
-                            fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=1)), args.repeats, warmup=True)
-    prsvm = ser.result
-    row(f"PRSVM stream, CV (C={prsvm.C_:g}), folds in turn", ser, cmc(prsvm, X, y, cams, test), PAPER["PRSVM"])
-    row(f"PRSVM stream, CV (C={par.result.C_:g}), folds side by side", par, cmc(par.result, X, y, cams, test))
-    print(f"   folds side by side (n_jobs=2) vs in turn: {ratio(ser, par)}; same C: {par.result.C_ == prsvm.C_}")
+    C = 0.005
+    if "prsvm" in args.parts:
+        par, ser = side_by_side(fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=2)),
+                                fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=1)), args.repeats, warmup=True)
+        prsvm = ser.result
+        C = prsvm.C_
+        row(f"PRSVM stream, CV (C={prsvm.C_:g}), folds in turn", ser, cmc(prsvm, X, y, cams, test), PAPER["PRSVM"])
+        row(f"PRSVM stream, CV (C={par.result.C_:g}), folds side by side", par, cmc(par.result, X, y, cams, test))
+        print(f"   folds side by side (n_jobs=2) vs in turn: {ratio(ser, par)}; same C: {par.result.C_ == prsvm.C_}")
 
-    def numpy_prsvm():
-        with jit.use_compiled(False):
-            return fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=1))()
-    ref = timed(numpy_prsvm, repeats=args.repeats)
-    row(f"PRSVM stream, CV (C={ref.result.C_:g}), numpy passes", ref, cmc(ref.result, X, y, cams, test))
-    print(f"   numpy passes / compiled: {ratio(ref, ser)} in turn, {ratio(ref, par)} side by side "
-          f"(target: <= 2.5 s on 2 cores, wall {par.wall:.1f} s); same C: {ref.result.C_ == prsvm.C_}")
-    fixed = timed(fit(lambda: PRSVM(C=prsvm.C_)))
-    row(f"PRSVM stream, fixed C={prsvm.C_:g}", fixed, cmc(fixed.result, X, y, cams, test))
-    print(f"   {fixed.result.n_triples_} triples, {fixed.result.n_passes_} passes over them")
+        def numpy_prsvm():
+            with jit.use_compiled(False):
+                return fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=1))()
+        ref = timed(numpy_prsvm, repeats=args.repeats)
+        row(f"PRSVM stream, CV (C={ref.result.C_:g}), numpy passes", ref, cmc(ref.result, X, y, cams, test))
+        print(f"   numpy passes / compiled: {ratio(ref, ser)} in turn, {ratio(ref, par)} side by side "
+              f"(target: <= 2.5 s on 2 cores, wall {par.wall:.1f} s); same C: {ref.result.C_ == prsvm.C_}")
+        fixed = timed(fit(lambda: PRSVM(C=prsvm.C_)))
+        row(f"PRSVM stream, fixed C={prsvm.C_:g}", fixed, cmc(fixed.result, X, y, cams, test))
+        print(f"   {fixed.result.n_triples_} triples, {fixed.result.n_passes_} passes over them")
 
     # ---- the boosting baselines, compiled (two threads, one thread) beside their numpy reference
     boosters = [("RankBoost", PAPER["RankBoost"], lambda **kw: RankBoost(n_rounds=5 if quick else 100, random_state=0, **kw),
@@ -121,9 +129,9 @@ def main():
                 ("ELF AdaBoost", PAPER["ELF"],
                  lambda **kw: ELFAdaBoost(units="both", n_thresholds=32, score="distance", n_rounds=5 if quick else 200, **kw),
                  ("hists_", "thresholds_", "alphas_"), 20)]
-    if jit.enabled():
+    if jit.enabled() and "boosters" in args.parts:
         fit(boosters[0][2])()  # compile the kernels once (cached on disk afterwards)
-    for name, paper, make, attrs, target in boosters:
+    for name, paper, make, attrs, target in (boosters if "boosters" in args.parts else []):
         def numpy_fit(make=make):
             with jit.use_compiled(False):
                 return fit(make)()
@@ -140,32 +148,40 @@ def main():
               f"1 thread vs numpy: {same_model(one.result, old.result, attrs)}")
 
     # ---- LinearSVC on the explicit pairwise transform of the same triples, smaller training set
-    from sklearn.svm import LinearSVC
+    if "svc" in args.parts:
+        from sklearn.svm import LinearSVC
 
-    from rankbench.rankers._pair_grid import build_pair_grid
+        from rankbench.rankers._pair_grid import build_pair_grid
 
-    small = np.isin(y, people[n_train:n_train + min(args.svc_people, n_train)])
-    C = prsvm.C_
-    ours = timed(lambda: PRSVM(C=C).fit(X[small], y[small], cams[small]))
-    A = build_pair_grid(X[small], y[small], cams[small]).materialize(np.float64)  # rows x- - x+
-    sign = np.where(np.random.default_rng(0).random(len(A)) < 0.5, 1.0, -1.0)
-    # label +1 for x+ - x-; flipping half the rows keeps eq. 4 unchanged and gives two classes
-    svc = timed(LinearSVC(C=C, loss="squared_hinge", fit_intercept=False, tol=1e-4, max_iter=5000).fit,
-                -A * sign[:, None], sign)
-    del A
-    as_prsvm = clone(ours.result)  # LinearSVC's w, scored exactly as PRSVM scores
-    as_prsvm.coef_ = svc.result.coef_.ravel()
-    print(f"\nSame {len(sign)} triples ({small.sum() // 2} training people), C = {C:g}, tested on the {n_train}:")
-    c_o, c_s = cmc(ours.result, X, y, cams, test), cmc(as_prsvm, X, y, cams, test)
-    row("PRSVM (streaming Newton-CG)", ours, c_o)
-    row("sklearn LinearSVC, explicit pairs", svc, c_s)
-    print(f"   LinearSVC / PRSVM, same triples: {ratio(svc, ours)} (target >= 10x; CMC r1 {c_o[0]:.1f} vs "
-          f"{c_s[0]:.1f}, r20 {c_o[2]:.1f} vs {c_s[2]:.1f})")
+        small = np.isin(y, people[n_train:n_train + min(args.svc_people, n_train)])
+        ours = timed(lambda: PRSVM(C=C).fit(X[small], y[small], cams[small]))
+        A = build_pair_grid(X[small], y[small], cams[small]).materialize(np.float64)  # rows x- - x+
+        sign = np.where(np.random.default_rng(0).random(len(A)) < 0.5, 1.0, -1.0)
+        # label +1 for x+ - x-; flipping half the rows keeps eq. 4 unchanged and gives two classes
+        svc = timed(LinearSVC(C=C, loss="squared_hinge", fit_intercept=False, tol=1e-4, max_iter=5000).fit,
+                    -A * sign[:, None], sign)
+        del A
+        as_prsvm = clone(ours.result)  # LinearSVC's w, scored exactly as PRSVM scores
+        as_prsvm.coef_ = svc.result.coef_.ravel()
+        print(f"\nSame {len(sign)} triples ({small.sum() // 2} training people), C = {C:g}, tested on the {n_train}:")
+        c_o, c_s = cmc(ours.result, X, y, cams, test), cmc(as_prsvm, X, y, cams, test)
+        row("PRSVM (streaming Newton-CG)", ours, c_o)
+        row("sklearn LinearSVC, explicit pairs", svc, c_s)
+        print(f"   LinearSVC / PRSVM, same triples: {ratio(svc, ours)} (target >= 10x; CMC r1 {c_o[0]:.1f} vs "
+              f"{c_s[0]:.1f}, r20 {c_o[2]:.1f} vs {c_s[2]:.1f})")
 
     # ---- memory: materialised PRSVM (eq. 5) against Ensemble RankSVM's designs
+    if "memory" in args.parts:
+        bench_memory(fit, C, X, y, cams, test)
+
+
+def bench_memory(fit, C, X, y, cams, test):
+    from rankbench.rankers.ranksvm.ensemble import EnsembleRankSVM
+    from rankbench.rankers.ranksvm.prsvm import PRSVM
+
     print(f"\n{'memory (traced peak, separate runs)':<40} {'':>10} {'':>10} {'peak mem':>10}")
-    mat, m_mat = traced_peak_mb(fit(lambda: PRSVM(C=prsvm.C_, materialize=True)))
-    _, m_fx = traced_peak_mb(fit(lambda: PRSVM(C=prsvm.C_)))
+    mat, m_mat = traced_peak_mb(fit(lambda: PRSVM(C=C, materialize=True)))
+    _, m_fx = traced_peak_mb(fit(lambda: PRSVM(C=C)))
     row("PRSVM materialised (eq. 5)", None, cmc(mat, X, y, cams, test), PAPER["PRSVM"], peak=m_mat)
     row("PRSVM streaming", None, peak=m_fx)
     for label, kw in (("Ensemble, 5 groups, materialised", dict(materialize=True)),
