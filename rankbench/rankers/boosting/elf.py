@@ -16,7 +16,7 @@ from ...utils.progress import tick
 from ...utils.threads import in_threads
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
-from ._histograms import quantiles, threshold_codes, weighted_cum_hist
+from ._histograms import grid_codes, quantiles, threshold_codes, weighted_cum_hist
 
 
 #: pairs per block of distances: blocks of a few MB are reused by the allocator, while larger ones
@@ -115,9 +115,11 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         n = len(r)
         A, B = P.X[P.rows], P.X[P.cols]
 
-        def dist_of(idx, n_jobs=self.n_jobs):  # unit distances of pairs idx, in blocks: no (pairs x d) copy of X
+        def dist_of(idx, n_jobs=self.n_jobs, hist_only=False):  # unit distances of pairs idx, in blocks
+            dist = self._hist_distances if hist_only else self._pair_distances  # no (pairs x d) copy of X
+
             def part(a, b):  # blocks a..b-1
-                return [self._pair_distances(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]]).astype(np.float32)
+                return [dist(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]]).astype(np.float32)
                         for s0 in range(a * _CHUNK, min(len(idx), b * _CHUNK), _CHUNK)]
             return np.concatenate(sum(in_threads(part, -(-len(idx) // _CHUNK), n_jobs, grain=1), []))
 
@@ -132,11 +134,20 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
+        n_hist = X.shape[1] // self.n_bins if self.units in ("hist", "both") else 0
+        coded = 0
+        if P.col_side is not None and self.units != "hist":
+            # two cameras: the pairs are the whole grid, row by row, and the single-dimension units'
+            # distances are its differences |x_r - x_c|, coded where each is computed
+            codes[n_hist:] = grid_codes(A, B, thr[n_hist:], self.n_jobs, self.block)
+            coded = H - n_hist
 
-        def code(a, b):  # chunks a..b-1 of _CHUNK pairs
+        def code(a, b):  # chunks a..b-1 of _CHUNK pairs: the units not coded above
             for s0 in range(a * _CHUNK, min(n, b * _CHUNK), _CHUNK):
-                codes[:, s0:s0 + _CHUNK] = threshold_codes(dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 1), thr).T
-        in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
+                D = dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 1, hist_only=coded > 0)
+                codes[:H - coded, s0:s0 + _CHUNK] = threshold_codes(D, thr[:H - coded]).T
+        if coded < H:
+            in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
         w_pos = lambda w: w[label > 0].sum()
@@ -229,6 +240,12 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     def _pair_distances(self, A, B):
         """Unit distances of matching rows of A and B (n, d): (n, U)."""
         return self._unit_dist(A[:, None], B[:, None])[:, 0]
+
+    def _hist_distances(self, A, B):
+        """Histogram-unit distances of matching rows of A and B (n, d): (n, d // n_bins), the first
+        units of :meth:`_pair_distances` (same arithmetic)."""
+        nb = self.n_bins
+        return self._hist_dist(A.reshape(len(A), -1, nb), B.reshape(len(B), -1, nb))
 
     def _one_unit(self, X, a, b, u):
         """Distance of unit ``u`` between rows ``a`` and ``b`` of X (only that unit's columns copied)."""
