@@ -9,7 +9,8 @@
    a loaded machine. The same fit's BLAS work (a Gram matrix and its eigendecomposition when the
    features outnumber the items) on one thread (as the rankers pin it) and on two, side by side.
 
-Usage: python scripts/bench_sharaf.py --data-root ../shared/datasets [--attributes 11] [--quick]
+Usage: python scripts/bench_sharaf.py --data-root ../shared/datasets [--attributes 11] [--busy 1] [--quick]
+(--busy 1: the PubFig comparison with one other core kept busy, the loaded machine of the target.)
 (--quick: 20 OSR images per category, one PubFig attribute; exits 0 whatever the targets.)
 """
 
@@ -120,7 +121,8 @@ def bench_pubfig_training(data_root, n_attributes, repeats):
     mo, ms = float(np.mean(acc_ours)), float(np.mean(acc_sk))
     print(f"{'total / mean':<16} {'':>6} {t_ours:>8.3f} {t_sk:>10.3f} {speedup:>8.1f}x {mo:>9.4f} {ms:>7.4f}")
     ok = speedup >= 10 and mo >= ms - 1e-3
-    print(f"target >= 10x at equal or better accuracy: {'MET' if ok else 'NOT MET'}")
+    print(f"target >= 10x at equal or better accuracy: {'MET' if ok else 'NOT MET'}; "
+          f">= 100x on a loaded machine (run with --busy 1): {'MET' if speedup >= 100 and ok else 'NOT MET'}")
 
     def solve_on(n_threads):
         with blas_threads(n_threads):
@@ -137,12 +139,17 @@ def bench_pubfig_training(data_root, n_attributes, repeats):
 def main():
     ap = arguments(__doc__.splitlines()[0])
     ap.add_argument("--attributes", type=int, default=11, help="PubFig attributes to time (default all 11)")
+    ap.add_argument("--busy", type=int, default=0,
+                    help="other cores kept busy during the PubFig comparison (a loaded machine; default 0)")
     args = ap.parse_args()
     ok1 = ok2 = True
     if have_data(args.data_root, "osr", "bench_sharaf (OSR scoring)"):
         ok1 = bench_osr_scoring(args.data_root, args.quick, args.repeats)
     if have_data(args.data_root, "pubfig", "bench_sharaf (PubFig training)"):
-        ok2 = bench_pubfig_training(args.data_root, 1 if args.quick else args.attributes, args.repeats)
+        with busy_cores(args.busy):
+            if args.busy:
+                print(f"\n(PubFig comparison with {args.busy} other core(s) kept busy)")
+            ok2 = bench_pubfig_training(args.data_root, 1 if args.quick else args.attributes, args.repeats)
     raise SystemExit(0 if args.quick or (ok1 and ok2) else 1)
 
 
