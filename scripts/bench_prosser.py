@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from benchtools import arguments, have_data, ratio, side_by_side, timed, traced_peak_mb
+from benchtools import arguments, have_data, numpy_version, ratio, side_by_side, timed, traced_peak_mb
 from rankbench.datasets.viper import VIPeR
 from rankbench.features.elf_strips import ELFStrips
 from rankbench.metrics import cmc_curve
@@ -110,11 +110,7 @@ def main():
         row(f"PRSVM stream, CV (C={prsvm.C_:g}), folds in turn", ser, cmc(prsvm, X, y, cams, test), PAPER["PRSVM"])
         row(f"PRSVM stream, CV (C={par.result.C_:g}), folds side by side", par, cmc(par.result, X, y, cams, test))
         print(f"   folds side by side (n_jobs=2) vs in turn: {ratio(ser, par)}; same C: {par.result.C_ == prsvm.C_}")
-
-        def numpy_prsvm():
-            with jit.use_compiled(False):
-                return fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=1))()
-        ref = timed(numpy_prsvm, repeats=args.repeats)
+        ref = timed(numpy_version(fit(lambda: PRSVM(C=list(grid), random_state=0, n_jobs=1))), repeats=args.repeats)
         row(f"PRSVM stream, CV (C={ref.result.C_:g}), numpy passes", ref, cmc(ref.result, X, y, cams, test))
         print(f"   numpy passes / compiled: {ratio(ref, ser)} in turn, {ratio(ref, par)} side by side "
               f"(target: <= 2.5 s on 2 cores, wall {par.wall:.1f} s); same C: {ref.result.C_ == prsvm.C_}")
@@ -132,11 +128,8 @@ def main():
     if jit.enabled() and "boosters" in args.parts:
         fit(boosters[0][2])()  # compile the kernels once (cached on disk afterwards)
     for name, paper, make, attrs, target in (boosters if "boosters" in args.parts else []):
-        def numpy_fit(make=make):
-            with jit.use_compiled(False):
-                return fit(make)()
         two, one = side_by_side(fit(lambda make=make: make(n_jobs=2)), fit(make), args.repeats)
-        old = timed(numpy_fit, repeats=args.repeats)
+        old = timed(numpy_version(fit(make)), repeats=args.repeats)
         rounds = len(one.result.alphas_)
         label = "compiled" if jit.enabled() else "numba absent"
         row(f"{name} ({rounds} rounds), {label}, 2 threads", two, cmc(two.result, X, y, cams, test), paper)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import yaml
-from benchtools import REPO, arguments, have_data, ratio, side_by_side, timed
+from benchtools import REPO, arguments, have_data, numpy_version, ratio, side_by_side, timed
 
 
 
@@ -33,7 +33,6 @@ def setting(name, X, y, n_per_label, d, params, paper, repeats):
     from rankbench.preprocess.pca import PCA
     from rankbench.rankers.metric_learning.cmds_dml import CMDSDML
     from rankbench.rankers.metric_learning.ldmlr import LDMLR
-    from rankbench.utils import jit
 
     rng = np.random.default_rng(0)
     tr = np.concatenate([rng.choice(np.flatnonzero(y == v), n_per_label, replace=False) for v in np.unique(y)])
@@ -42,12 +41,8 @@ def setting(name, X, y, n_per_label, d, params, paper, repeats):
     Xtr, Xte = pca.transform(X[tr]), pca.transform(X[te])
     err = lambda m: mae(y[te], knn_regress(m.transform(Xtr), y[tr], m.transform(Xte), params["cmds_dml"]["K"]))
 
-    def numpy_fit():
-        with jit.use_compiled(False):
-            return CMDSDML(**params["cmds_dml"]).fit(Xtr, y[tr])
-
-    new, old = side_by_side(lambda: CMDSDML(**params["cmds_dml"]).fit(Xtr, y[tr]), numpy_fit, repeats,
-                            warmup=True)
+    fit = lambda: CMDSDML(**params["cmds_dml"]).fit(Xtr, y[tr])
+    new, old = side_by_side(fit, numpy_version(fit), repeats, warmup=True)
     ld = timed(lambda: LDMLR(**params["ldmlr"]).fit(Xtr, y[tr]), repeats=repeats)
     rows = [("cmds_dml", new, paper["cmds_dml"]), ("ldmlr", ld, paper["ldmlr"])]
     print(f"\n{name}: n = {len(tr)}, d = {Xtr.shape[1]} (PCA to {d} on the training rows)")

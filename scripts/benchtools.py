@@ -64,6 +64,17 @@ def side_by_side(new: Callable, old: Callable, repeats: int = 1, warmup: bool = 
     return pick(runs["new"]), pick(runs["old"])
 
 
+def numpy_version(fn: Callable) -> Callable:
+    """``fn`` with rankbench's compiled loops switched off: the numpy code they replace, the old
+    version a benchmark times the compiled one against."""
+    from rankbench.utils import jit
+
+    def run():
+        with jit.use_compiled(False):
+            return fn()
+    return run
+
+
 def ratio(old: Timing, new: Timing) -> str:
     """``old / new`` of the median CPU and wall times, as printed beside each comparison."""
     return f"{old.cpu / max(new.cpu, 1e-12):.1f}x CPU, {old.wall / max(new.wall, 1e-12):.1f}x wall"

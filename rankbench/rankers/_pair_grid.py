@@ -126,7 +126,6 @@ class PairGrid:
         S = None if V is None else np.empty((nr, nc, V.shape[1]), dtype=np.float64)
         Vf = None if V is None else np.asarray(V, dtype=self.X.dtype)
         blocks = list(self.blocks())
-        n_jobs = max(1, min(int(self.n_jobs), len(blocks)))
 
         def work(part):
             acc = None if coef is None else np.zeros(self.d, dtype=np.float64)
@@ -149,13 +148,7 @@ class PairGrid:
         # many small matrix products: BLAS threading only adds overhead; numpy's elementwise
         # work releases the GIL, so n_jobs threads share the blocks instead
         with blas_threads(1):
-            if n_jobs == 1:
-                accs = [work(blocks)]
-            else:
-                from concurrent.futures import ThreadPoolExecutor
-
-                with ThreadPoolExecutor(n_jobs) as ex:
-                    accs = list(ex.map(work, [blocks[i::n_jobs] for i in range(n_jobs)]))
+            accs = in_threads(lambda a, b: work(blocks[a:b]), len(blocks), self.n_jobs, grain=1)
         acc = None if coef is None else np.sum(accs, axis=0)
         return S, acc
 

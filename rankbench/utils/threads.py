@@ -52,8 +52,6 @@ def in_threads(work, n: int, n_jobs: int, grain: int = 8) -> list:
     groups); with one range, ``work`` runs in the caller.
     """
     n_jobs = max(1, min(int(n_jobs), -(-n // grain)))
-    if n_jobs == 1:
-        return [work(0, n)]
     cuts = sorted({min(n, grain * round(k * n / (n_jobs * grain))) for k in range(n_jobs)} | {n})
     if len(cuts) <= 2:
         return [work(0, n)]

@@ -196,7 +196,8 @@ class PairMatrixOracle:
         else:
             (i, j), (a, b) = self._pairs
             idx = np.concatenate([i * n + i, j * n + j, i * n + j, j * n + i])
-            val = np.concatenate([act * a * a, act * b * b, act * a * b, act * a * b])
+            off = act * a * b
+            val = np.concatenate([act * a * a, act * b * b, off, off])
             L = np.bincount(idx, weights=val, minlength=n * n).reshape(n, n)
         return self.X.T @ (L @ self.X)
 
