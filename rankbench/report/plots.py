@@ -23,6 +23,13 @@ top of it. Every figure is laid out to fit its canvas (constrained layout), and
 or titles running into each other, a legend over the plot): ``make_plots`` logs a warning for any,
 and the tests draw every kind of figure through it.
 
+Drawing is the slow part of a report (three formats per figure), so ``make_plots`` keeps an index
+of what it drew (``plots/.index.json``: the figures, their captions and layout warnings) under a
+digest of everything a figure is drawn from: the run's config and trial records, the options
+(``max_rank``, ``--style``), the style files, matplotlib's version and the code of this package
+and of :mod:`rankbench.metrics`. A report asked for again from the same inputs (``rankbench
+collect`` after ``rankbench run``) reuses the figures on disk; any change draws them again.
+
 What is drawn is decided by the run, not by the paper: the metrics' declarations
 (:mod:`rankbench.metrics`), the protocol's headline metric and the curves the trials stored
 (``curves["cmc"]`` as a list, any other curve as a mapping of series, drawn as each declared
@@ -34,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import json
 import logging
 import re
 from dataclasses import dataclass
@@ -47,6 +55,8 @@ from ..errors import ConfigError
 from ..metrics import is_rate, metric_info, metric_label
 from ..registry import protocols
 from ..runfolder import TrialRecord
+from ..utils.diskcache import digest, module_fingerprint
+from ..utils.fileio import atomic_write_text
 from .claims import mean_curve, trial_curves
 from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
 
@@ -62,6 +72,8 @@ STYLE_FILE = Path(__file__).with_name("rankbench.mplstyle")
 _USER_STYLE: contextvars.ContextVar[str | None] = contextvars.ContextVar("rankbench_user_style", default=None)
 #: every figure is written in each of these formats
 FORMATS = ("png", "svg", "pdf")
+#: in ``plots/``: what the last report drew and from what (:func:`make_plots`)
+PLOTS_INDEX = ".index.json"
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">")
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (3, 1)))
 #: every figure is FIG_H inches high and FIG_W wide; figures of many categories (methods, tasks)
@@ -750,9 +762,52 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     (``cmc_rank20.png``) beside the standard ones, which it leaves as they are; such figures of
     earlier reports are kept (each was asked for by name). ``style``: a matplotlib style file
     applied on top of the house style. A figure with :func:`layout_problems` is written and
-    named in a warning."""
+    named in a warning.
+
+    When ``plots/.index.json`` says the figures on disk were drawn from the same inputs (see the
+    module's docstring) and every one of them is still there, they are returned as they are
+    (their layout warnings logged again) instead of being drawn again.
+    """
+    out = run.folder.plots_dir
+    key = _plots_key(run, summary, max_rank, style)
+    files = _reusable_plots(out, key)
+    if files is not None:
+        return files
+    warnings: list[str] = []
     with user_style(style):
-        return _make_plots(run, summary, max_rank)
+        files = _make_plots(run, summary, max_rank, warnings)
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / PLOTS_INDEX, json.dumps(
+        {"key": key, "files": [{"name": f.name, "caption": f.caption} for f in files], "warnings": warnings},
+        indent=1) + "\n")
+    return files
+
+
+def _plots_key(run, summary: pd.DataFrame, max_rank: int | None, style: str | Path | None) -> str:
+    """A digest of everything ``make_plots`` draws from."""
+    import matplotlib
+
+    styles = [STYLE_FILE] + ([style_file(style)] if style else [])
+    code = [module_fingerprint(__name__), module_fingerprint("rankbench.metrics")]
+    return digest(run.config, [r.to_json() for r in run.records + run.failed], summary.to_csv(index=False),
+                  max_rank, [p.read_text(encoding="utf-8") for p in styles], matplotlib.__version__, code)
+
+
+def _reusable_plots(out: Path, key: str) -> list[PlotFile] | None:
+    """The figures ``out`` holds when its index was written under ``key`` and each is still there."""
+    try:
+        index = json.loads((out / PLOTS_INDEX).read_text(encoding="utf-8"))
+        if index["key"] != key:
+            return None
+        files = [PlotFile(out / f["name"], f["caption"]) for f in index["files"]]
+        warnings = list(index["warnings"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not all(f.path.is_file() for f in files):
+        return None
+    for w in warnings:
+        log.warning("%s", w)
+    return files
 
 
 def _in_sentence(label: str) -> str:
@@ -760,7 +815,7 @@ def _in_sentence(label: str) -> str:
     return label[:1].lower() + label[1:] if len(label) > 1 and label[1].islower() else label
 
 
-def _make_plots(run, summary: pd.DataFrame, max_rank: int | None) -> list[PlotFile]:
+def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, warnings: list[str]) -> list[PlotFile]:
     records, methods, cfg = run.records, run.methods, run.config
     expected: list[dict[str, Any]] = cfg.get("expected") or []
     values = run.setting_values()
@@ -782,7 +837,8 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None) -> list[PlotFi
             return
         with _style():
             for problem in layout_problems(fig):
-                log.warning("plots/%s: %s", stem, problem)
+                warnings.append(f"plots/{stem}: {problem}")
+                log.warning("%s", warnings[-1])
         files.extend(save(fig, out, stem, caption))
 
     def name(metric: str) -> str:

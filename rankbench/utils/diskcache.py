@@ -74,6 +74,12 @@ def code_fingerprint(cls: type) -> str | None:
     return _module_fingerprint(cls.__module__)
 
 
+def module_fingerprint(module: str) -> str | None:
+    """The :func:`code_fingerprint` of a module by name (``"rankbench.report.plots"``): it and
+    the modules of its family it imports, transitively."""
+    return _module_fingerprint(module)
+
+
 @functools.lru_cache(maxsize=None)
 def _module_fingerprint(module: str) -> str | None:
     family = ".".join(module.split(".")[:2])

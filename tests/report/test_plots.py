@@ -11,6 +11,7 @@ import pytest
 from toydata import record
 
 from rankbench.report.plots import (
+    PLOTS_INDEX,
     bar_figure,
     cmc_figure,
     context,
@@ -149,7 +150,7 @@ def test_files_png_300_dpi_and_svg_with_editable_text(tmp_path):
 
 
 def test_run_folder_figures_have_readable_names(runs):
-    names = sorted(p.name for p in (runs["a"] / "plots").iterdir())
+    names = sorted(p.name for p in (runs["a"] / "plots").iterdir() if p.name != PLOTS_INDEX)
     assert names == ["cmc.pdf", "cmc.png", "cmc.svg"]
     names = sorted(p.name for p in (runs["sweep"] / "plots").iterdir())
     assert "cmc1_vs_n_test.png" in names and "cmc_n_test-10.png" in names
@@ -331,3 +332,39 @@ def test_a_reports_figures_pass_the_layout_check(runs, caplog):
             built = app.report(runs[key])
             assert built["plots"]
     assert not [r for r in caplog.records if r.name == "rankbench.report"]
+
+
+def test_a_report_from_the_same_trials_reuses_its_figures_and_redraws_after_any_change(runs, tmp_path, monkeypatch):
+    import json
+    import shutil
+
+    from rankbench import app
+    from rankbench.report import plots as plots_module
+
+    run = tmp_path / "one"
+    shutil.copytree(runs["one"], run)
+    first = app.report(run)["plots"]
+    drawn = []
+    real_save = plots_module.save
+    monkeypatch.setattr(plots_module, "save", lambda *a, **k: drawn.append(a[2]) or real_save(*a, **k))
+
+    again = app.report(run)["plots"]          # same records, config, options and code: nothing drawn
+    assert drawn == [] and [(p.name, p.caption) for p in again] == [(p.name, p.caption) for p in first]
+
+    (run / "plots" / "cmc.pdf").unlink()      # a figure gone: drawn again
+    app.report(run)
+    assert drawn == ["cmc"] and (run / "plots" / "cmc.pdf").is_file()
+
+    trial = sorted((run / "trials").glob("*.json"))[0]  # a trial's numbers changed: drawn again
+    rec = json.loads(trial.read_text())
+    rec["metrics"] = {k: v * 0.5 if k.startswith("cmc@") else v for k, v in rec["metrics"].items()}
+    trial.write_text(json.dumps(rec))
+    app.report(run)
+    assert drawn == ["cmc", "cmc"]
+    app.report(run, max_rank=5)               # other options: drawn again
+    assert drawn.count("cmc") == 3 and "cmc_rank5" in drawn
+
+    (run / "plots" / PLOTS_INDEX).write_text("{not json")   # an unreadable index is never trusted
+    n = len(drawn)
+    app.report(run)
+    assert len(drawn) > n
