@@ -166,18 +166,35 @@ def _styled(fn):
     return wrapper
 
 
-def save(fig, out: Path, stem: str, caption: str = "") -> list[PlotFile]:
+def save(fig, out: Path, stem: str, caption: str = "", laid_out: bool = False) -> list[PlotFile]:
     """Write ``fig`` as ``<stem>.png`` (300 dpi), ``<stem>.svg`` (editable text) and ``<stem>.pdf``
-    and close it. No creation date is written, so the same figure is the same file."""
+    and close it. No creation date is written, so the same figure is the same file.
+
+    The figure is laid out once (its constrained layout and, with ``savefig.bbox: tight``, the
+    tight box, both in inches) and every format is written from that layout, instead of each
+    format laying the figure out again (two draws per format otherwise). ``laid_out``: the figure
+    was drawn since it last changed (by :func:`layout_problems`), so its layout stands."""
+    import matplotlib
+
     plt = pyplot()
     out.mkdir(parents=True, exist_ok=True)
     files = []
     undated = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}
     with _style():
-        for ext in FORMATS:
-            p = out / f"{stem}.{ext}"
-            fig.savefig(p, metadata=undated.get(ext))
-            files.append(PlotFile(p, caption))
+        if not laid_out:
+            fig.canvas.draw()
+        bbox = None
+        if matplotlib.rcParams["savefig.bbox"] == "tight":
+            pad = matplotlib.rcParams["savefig.pad_inches"]
+            bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad, pad)
+        # keep the layout made above: with no layout engine (and none made again from the
+        # style's rc while saving), savefig neither lays out nor draws a second time per format
+        with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+            fig.set_layout_engine(None)
+            for ext in FORMATS:
+                p = out / f"{stem}.{ext}"
+                fig.savefig(p, metadata=undated.get(ext), bbox_inches=bbox)
+                files.append(PlotFile(p, caption))
     plt.close(fig)
     return files
 
@@ -656,19 +673,60 @@ def stored_curves(records: list[TrialRecord], setting: str) -> dict[str, tuple[s
     return out
 
 
+def drawn_curves(records: list[TrialRecord], setting: str) -> dict[str, tuple[list[str], str, list[str]]]:
+    """The stored curves a report draws: ``{label: (curves, x, ys)}``. A curve on its own is drawn
+    as it is; a family of curves named ``<family>/<member>`` (e.g. ``staged/<concept>``) is drawn
+    once, as the curve ``<family>`` itself when the trials stored it (the protocol's own
+    aggregate), else as the mean over its members (:func:`curve_figure`); the members' own points
+    stay in ``curves.csv``."""
+    stored = stored_curves(records, setting)
+    out: dict[str, tuple[list[str], str, list[str]]] = {}
+    for name, (x, ys) in stored.items():
+        family = name.split("/", 1)[0] if "/" in name else None
+        if family is None:
+            out[name] = ([name], x, ys)
+        elif family not in stored:
+            out.setdefault(family, ([], x, ys))[0].append(name)
+    return out
+
+
+#: a curve averaged over a family's members is drawn at most at this many x points per trial
+MEMBER_MEAN_POINTS = 500
+
+
+def _trial_series(records: list[TrialRecord], method: str, curves: list[str], x: str, y: str,
+                  setting: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each trial's ``(x, y)`` of one stored curve, or of the mean over several (a family's
+    members, each on the union of their x points and held at its end values outside its own,
+    at most :data:`MEMBER_MEAN_POINTS` of them)."""
+    per_curve = [trial_curves(records, method, c, x, y, setting) for c in curves]
+    out = []
+    for t in sorted(set().union(*per_curve)):
+        series = [p[t] for p in per_curve if t in p]
+        if len(curves) == 1:
+            out.append(series[0])
+            continue
+        grid = np.unique(np.concatenate([sx for sx, _ in series]))
+        if len(grid) > MEMBER_MEAN_POINTS:
+            grid = grid[np.unique(np.linspace(0, len(grid) - 1, MEMBER_MEAN_POINTS).round().astype(int))]
+        out.append((grid, np.mean([np.interp(grid, sx, sy) for sx, sy in series], axis=0)))
+    return out
+
+
 @_styled
-def curve_figure(records: list[TrialRecord], methods: list[str], curve: str, x: str, y: str, setting: str, title: str,
-                 styles: dict[str, dict] | None = None):
+def curve_figure(records: list[TrialRecord], methods: list[str], curve: str | list[str], x: str, y: str, setting: str,
+                 title: str, styles: dict[str, dict] | None = None):
     """Mean of a stored curve's ``y`` series against its ``x`` series per method, with a ± 1 std
     band over trials (trials on a common grid of ``x``, each held at its last value after it ends,
-    as claims grade them)."""
+    as claims grade them). ``curve`` as a list of curves (a family's members): per trial, their
+    mean (:func:`drawn_curves`)."""
     plt = pyplot()
     styles = styles or method_styles(methods)
     k = _scale(y)
     fig, ax = plt.subplots(figsize=figsize())
     all_x, all_y = [], []
     for m in methods:
-        series = list(trial_curves(records, m, curve, x, y, setting).values())
+        series = _trial_series(records, m, [curve] if isinstance(curve, str) else list(curve), x, y, setting)
         if not series:
             continue
         xs = np.unique(np.concatenate([sx for sx, _ in series]))
@@ -839,7 +897,7 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, warnings: list
             for problem in layout_problems(fig):
                 warnings.append(f"plots/{stem}: {problem}")
                 log.warning("%s", warnings[-1])
-        files.extend(save(fig, out, stem, caption))
+        files.extend(save(fig, out, stem, caption, laid_out=True))
 
     def name(metric: str) -> str:
         return metric_label(metric, unit=False)
@@ -860,11 +918,14 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, warnings: list
         if headline == "map":  # retrieval: MAP against the time it took to rank (Merler et al.)
             emit(time_figure(summary, methods, "map", s, f"{name('map')} against scoring time: {where}", styles),
                  _stem("map_vs_test_s", tag), f"Mean average precision against scoring (ranking) time; {where}.")
-        for curve, (x, ys) in stored_curves(records, s).items():
+        for label, (curves, x, ys) in drawn_curves(records, s).items():
+            family = curves != [label]
+            what = f"{label}, mean over {len(curves)}" if family else label
+            members = f" (mean over {', '.join(c.split('/', 1)[1] for c in curves)})" if family else ""
             for y in ys:
-                emit(curve_figure(records, methods, curve, x, y, s, f"{name(y)} against {_in_sentence(name(x))} ({curve}): "
+                emit(curve_figure(records, methods, curves, x, y, s, f"{name(y)} against {_in_sentence(name(x))} ({what}): "
                                   f"{where}", styles),
-                     _stem(slug(curve), slug(y), "vs", slug(x), tag), f"{y} against {x}, curve {curve!r}; {where}.")
+                     _stem(slug(label), slug(y), "vs", slug(x), tag), f"{y} against {x}, curve {label!r}{members}; {where}.")
         for m in methods:
             plain = context(cfg, s, values.get(s), int(n_of.get(s, 1)), spread=False)
             emit(kernel_weight_figure(records, m, s, f"{m}'s learned weights: {plain}"),

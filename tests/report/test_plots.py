@@ -16,6 +16,7 @@ from rankbench.report.plots import (
     cmc_figure,
     context,
     curve_figure,
+    drawn_curves,
     save,
     setting_slug,
     sweep_figure,
@@ -110,6 +111,32 @@ def test_two_key_sweep_gives_a_figure_per_value_of_the_other_key():
     assert {(key, tuple(rest.items())) for key, rest, _ in groups} == {
         ("protocol.n", (("rankers.*.K", 4),)), ("protocol.n", (("rankers.*.K", 5),)),
         ("rankers.*.K", (("protocol.n", 10),)), ("rankers.*.K", (("protocol.n", 20),))}
+
+
+def test_a_family_of_curves_is_drawn_once_as_its_aggregate_or_else_its_members_mean():
+    # two members on different x points: per trial, each interpolated on the union, then averaged
+    a = {"rank_s": [1.0, 3.0], "ap": [0.2, 0.6], "evals": [1.0, 2.0]}
+    b = {"rank_s": [2.0, 4.0], "ap": [0.4, 0.8], "evals": [1.0, 3.0]}
+    recs = [record("", t, "IRB", curves={"staged/a": a, "staged/b": b}) for t in range(2)]
+    assert drawn_curves(recs, "") == {"staged": (["staged/a", "staged/b"], "rank_s", ["ap"])}  # evals: a cost
+    line = curve_figure(recs, ["IRB"], ["staged/a", "staged/b"], "rank_s", "ap", "", "t").axes[0].get_lines()[0]
+    oracle = [np.mean([np.interp(x, a["rank_s"], a["ap"]), np.interp(x, b["rank_s"], b["ap"])]) * 100
+              for x in (1.0, 2.0, 3.0, 4.0)]
+    assert list(line.get_xdata()) == [1.0, 2.0, 3.0, 4.0] and np.allclose(line.get_ydata(), oracle)
+    aggregate = {"rank_s": [1.0, 4.0], "map": [0.3, 0.7]}   # the protocol's own aggregate stands for them
+    recs = [record("", 0, "IRB", curves={"staged/a": a, "staged/b": b, "staged": aggregate, "loss": aggregate})]
+    assert drawn_curves(recs, "") == {"staged": (["staged"], "rank_s", ["map"]), "loss": (["loss"], "rank_s", ["map"])}
+
+
+def test_a_members_mean_is_drawn_at_a_bounded_number_of_points():
+    from rankbench.report.plots import MEMBER_MEAN_POINTS
+
+    rng = np.random.default_rng(0)
+    curves = {f"staged/{k}": {"rank_s": np.sort(rng.random(400)).tolist(), "ap": rng.random(400).tolist()}
+              for k in range(5)}
+    line = curve_figure([record("", 0, "IRB", curves=curves)], ["IRB"], list(curves), "rank_s", "ap", "", "t") \
+        .axes[0].get_lines()[0]
+    assert len(line.get_xdata()) <= MEMBER_MEAN_POINTS
 
 
 def test_stored_curve_mapping_drawn_as_metric_against_cost():
