@@ -214,21 +214,50 @@ def average_precision(scores: np.ndarray, relevant: np.ndarray, depth: int | Non
 
 def average_precisions(scores: np.ndarray, relevant: np.ndarray, depths=(None,),
                        n_relevant: int | None = None) -> list[float]:
-    """:func:`average_precision` at several depths (``None`` = full depth) from one sort."""
+    """:func:`average_precision` at several depths (``None`` = full depth) from one sort.
+
+    Only the ranks of the relevant items are needed (:func:`_relevant_ranks`); the terms TP_k / k
+    are the same numbers summed in the same order as over the whole ranked list, so the result
+    is the same to the last bit.
+    """
     scores = finite(scores)
     rel = np.asarray(relevant).astype(bool)
     tp = int(rel.sum()) if n_relevant is None else int(n_relevant)
     if tp == 0:
         return [0.0 for _ in depths]
-    order = np.lexsort((-np.arange(len(scores)), -scores))
-    hits = rel[order]
-    contrib = np.cumsum(hits) / np.arange(1, len(hits) + 1) * hits
-    csum = np.cumsum(contrib)
+    rank = _relevant_ranks(scores, rel)
+    csum = np.cumsum(np.arange(1, len(rank) + 1) / rank)
     out = []
     for d in depths:
-        k = len(hits) if d is None else min(int(d), len(hits))
-        out.append(float(csum[k - 1] / tp) if k > 0 else 0.0)
+        k = len(scores) if d is None else min(int(d), len(scores))
+        within = int(np.searchsorted(rank, k, side="right"))  # relevant items among the top k
+        out.append(float(csum[within - 1] / tp) if within > 0 else 0.0)
     return out
+
+
+def _relevant_ranks(scores: np.ndarray, rel: np.ndarray) -> np.ndarray:
+    """The 1-based ranks of the relevant items when all items are ranked by score, descending,
+    ties ordered by item index, higher index first; in ranking order.
+
+    The rank of item i is 1 + the items with a higher score + the items with the same score and
+    a higher index: the first from one sort of the scores (values only, so any sort will do), the
+    second, for relevant items that share their score, by ordering just the items of those
+    scores by (score, index).
+    """
+    i_rel = np.flatnonzero(rel)
+    s_rel = scores[i_rel]
+    ordered = np.sort(scores)
+    lo, hi = np.searchsorted(ordered, s_rel, side="left"), np.searchsorted(ordered, s_rel, side="right")
+    rank = len(scores) - hi + 1
+    tied = hi - lo > 1
+    if tied.any():
+        group = np.flatnonzero(np.isin(scores, s_rel[tied]))   # every item of a tied relevant score
+        order = group[np.lexsort((group, scores[group]))]       # by (score, index)
+        place = np.empty(len(scores), dtype=np.intp)
+        place[order] = np.arange(len(order))
+        end = np.searchsorted(scores[order], s_rel[tied], side="right")
+        rank[tied] += end - place[i_rel[tied]] - 1              # same score, higher index
+    return np.sort(rank)
 
 
 # --------------------------------------------------------------------------- ordinal

@@ -71,3 +71,24 @@ def test_ap_by_hand():
     assert average_precision(scores, rel) == pytest.approx((1 + 2 / 3 + 0.5) / 3)
     assert average_precision(scores, rel, depth=3) == pytest.approx((1 + 2 / 3) / 3)
     assert average_precision(scores, rel, depth=100) == pytest.approx(average_precision(scores, rel))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ap_is_the_whole_ranked_list_sum_to_the_last_bit(seed):
+    # only the relevant items are ranked (average_precisions); the definition walks the whole
+    # list, ordered here by Python's sort on (score, index) descending, and sums TP_k / k at each
+    # relevant k in that order: the same float operations, so the same bits, ties or none
+    rng = np.random.default_rng(200 + seed)
+    n = int(rng.integers(1, 3000))
+    scores = rng.standard_normal(n) if seed % 2 else rng.integers(0, int(rng.integers(1, 9)), n).astype(float)
+    scores[rng.random(n) < 0.3] = 1.0                      # saturated outputs tie
+    rel = rng.random(n) < rng.uniform(0.005, 0.6)
+    order = sorted(range(n), key=lambda i: (scores[i], i), reverse=True)
+    tp = int(rel.sum())
+    for depth in (1, 10, 100, 500, None):
+        total, hits = 0.0, 0
+        for k, i in enumerate(order[:depth], start=1):
+            if rel[i]:
+                hits += 1
+                total += hits / k
+        assert average_precision(scores, rel, depth=depth) == (total / tp if tp else 0.0)

@@ -226,8 +226,9 @@ class LazyColumns:
     def __init__(self, evaluate, shape: tuple[int, int]):
         self._evaluate = evaluate
         self.shape = (int(shape[0]), int(shape[1]))
-        self._values = np.zeros(self.shape)
-        self._known = np.zeros(self.shape, dtype=bool)
+        # column-major: a column (one base model's outputs) is contiguous, so reading it is a copy
+        self._values = np.zeros(self.shape, order="F")
+        self._known = np.zeros(self.shape, dtype=bool, order="F")
         self.n_evals = 0
 
     @classmethod
@@ -250,17 +251,20 @@ class LazyColumns:
         j = int(j)
         if not 0 <= j < self.shape[1]:
             raise IndexError(f"column {j} out of range for {self.shape[1]} columns")
-        rows = np.arange(self.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
-        missing = rows[~self._known[rows, j]]
+        if rows is None:
+            missing = np.flatnonzero(~self._known[:, j])    # ascending, each row once
+        else:
+            rows = np.asarray(rows, dtype=np.intp)
+            missing = rows[~self._known[rows, j]]
+            missing = np.unique(missing) if len(missing) else missing
         if len(missing):
-            missing = np.unique(missing)
             vals = np.asarray(self._evaluate(j, missing), dtype=float).reshape(-1)
             if vals.shape != missing.shape:
                 raise ValueError(f"evaluate({j}, rows) returned {vals.shape[0]} values for {len(missing)} rows")
             self._values[missing, j] = vals
             self._known[missing, j] = True
             self.n_evals += len(missing)
-        return self._values[rows, j]
+        return self._values[:, j].copy() if rows is None else self._values[rows, j]
 
     def evals_per_row(self) -> np.ndarray:
         """How many columns (base models) have been computed for each row so far."""
