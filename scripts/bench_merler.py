@@ -15,7 +15,11 @@ models up to 800 support vectors:
    the items still above the threshold, plus O(M log M + M K) for the M rows its pruned threshold
    search cannot rule out; RankBoost's round is one N x K product), over a range of lambda;
 4. the peers (LightGBM lambdarank, xgboost rank:pairwise, stumps) on the same outputs: training
-   and ranking time (lazy, from their trees) beside RankBoost's.
+   and ranking time (lazy, from their trees) beside RankBoost's;
+5. the staged evaluation (AP at depths 100, 500 and full after every RankBoost round, as the
+   stacked protocol computes it): ``metrics.average_precisions``, which ranks only the relevant
+   items, against the whole ranked list sorted by (score, index) (its earlier form), alternating,
+   with the values compared; and against trec_eval (pytrec_eval) on the final scores.
 
 The SVMs here skip cross-validation (one C, gamma point): this measures evaluation and boosting,
 not model selection. Usage: python scripts/bench_merler.py [--types 100] [--rounds 100] [--quick]
@@ -27,7 +31,8 @@ from __future__ import annotations
 
 
 import numpy as np
-from benchtools import arguments, timed
+from benchtools import arguments, side_by_side, timed
+from rankbench.metrics import average_precisions
 from rankbench.datasets.synthetic_collection import SyntheticCollection
 from rankbench.rankers.base import LazyColumns
 from rankbench.registry import rankers
@@ -131,7 +136,40 @@ def main(argv=None) -> int:
             continue
         r, e = ranking(m)
         print(f"   {name:22s} {t:7.2f} s / {r:6.1f} s  {e:6.1f}   (training {t / t_rb:.1f}x RankBoost's)")
-    return 0
+
+    # 5. staged AP: one call per round of a RankBoost ranking
+    rel = y[test] > 0
+    stages = list(rb.staged_decision_function(H_test))
+    depths = [100, 500, None]
+    new, old = side_by_side(lambda: [average_precisions(s, rel, depths) for s in stages],
+                            lambda: [_whole_list_aps(s, rel, depths) for s in stages], repeats=n)
+    same = new.result == old.result
+    print(f"\n5. staged AP over {len(stages)} rounds x {len(test)} test items ({rel.sum()} relevant), depths 100 / 500 / "
+          f"full: {new.wall / len(stages) * 1e3:.2f} ms per round against {old.wall / len(stages) * 1e3:.2f} ms sorting "
+          f"the whole list ({old.wall / new.wall:.1f}x); identical values: {same}")
+    try:
+        import pytrec_eval
+    except ImportError:
+        print("   trec_eval: not run (pip install pytrec_eval-terrier)")
+    else:
+        docs = [f"d{i:06d}" for i in range(len(test))]
+        ev = pytrec_eval.RelevanceEvaluator({"q": {d: int(r) for d, r in zip(docs, rel)}}, {"map", "map_cut"})
+        ref, t_trec, _ = timed(ev.evaluate, {"q": {d: float(v) for d, v in zip(docs, stages[-1])}})
+        ours, t_ours, _ = timed(average_precisions, stages[-1], rel, depths)
+        agree = np.allclose(ours, [ref["q"]["map_cut_100"], ref["q"]["map_cut_500"], ref["q"]["map"]], atol=1e-4)
+        print(f"   trec_eval on the final scores: {t_trec * 1e3:.1f} ms against {t_ours * 1e3:.2f} ms "
+              f"({t_trec / t_ours:.0f}x; trec_eval's 4 decimals agree: {agree})")
+    return 0 if same else 1
+
+
+def _whole_list_aps(scores, rel, depths):
+    """AP at ``depths`` by sorting every item by (score, index) descending and summing TP_k / k
+    down the whole list (how ``average_precisions`` computed it before it ranked only the relevant)."""
+    order = np.lexsort((-np.arange(len(scores)), -scores))
+    hits = rel[order]
+    csum = np.cumsum(np.cumsum(hits) / np.arange(1, len(hits) + 1) * hits)
+    tp = int(rel.sum())
+    return [float(csum[(len(hits) if d is None else min(d, len(hits))) - 1] / tp) for d in depths]
 
 
 if __name__ == "__main__":

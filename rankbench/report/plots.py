@@ -569,7 +569,8 @@ def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: st
                  styles: dict[str, dict] | None = None, protocol: str | None = None):
     """``metric`` against one swept value (typed, in value order): ± 1 std error bars (the methods'
     dodged apart at each x), published values dotted in the method's colour; integer ticks at the
-    swept values when they are integers; the x axis named by :func:`parameter_label`."""
+    swept values when they are integers; the x axis named by :func:`parameter_label`, on a log
+    scale when the values are positive and span two decades or more (a geometric sweep)."""
     plt = pyplot()
     styles = styles or method_styles(methods)
     k = _scale(metric)
@@ -577,15 +578,22 @@ def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: st
     sub = summary[summary["metric"] == metric].set_index(["setting", "method"])
     fig, ax = plt.subplots(figsize=figsize())
     present = [m for m in methods if any((s, m) in sub.index for s, _ in points)]
-    shift = dict(zip(present, dodge(len(present), [v for _, v in points])))
+    values = np.asarray([v for _, v in points], dtype=float)
+    log = bool(values.min() > 0 and values.max() >= 100 * values.min())
+    # dodged in the axis' own units: added to x, or to log10 x on a log axis
+    shift = dict(zip(present, dodge(len(present), np.log10(values) if log else values)))
+
+    def moved(x, m):
+        return np.asarray(x, float) * 10 ** shift[m] if log else np.asarray(x, float) + shift[m]
+
     for m in present:
         pts = [(v, sub.loc[(s, m), "mean"] * k, sub.loc[(s, m), "std"] * k) for s, v in points if (s, m) in sub.index]
         xs, ys, es = zip(*pts)
         st = styles[m]
-        ax.errorbar(np.asarray(xs, float) + shift[m], ys, yerr=_errors(es), marker=st["marker"], color=st["color"],
+        ax.errorbar(moved(xs, m), ys, yerr=_errors(es), marker=st["marker"], color=st["color"],
                     linestyle=st["linestyle"], capsize=3, markersize=5, clip_on=False, label=m)
         pub = [(v, _published(expected, s, metric, [m]).get(m)) for s, v in points]
-        pub = [(v + shift[m], p * k) for v, p in pub if p is not None]
+        pub = [(float(moved([v], m)[0]), p * k) for v, p in pub if p is not None]
         if pub:
             ax.plot(*zip(*pub), linestyle=":", marker="D", markersize=5, color=st["color"], markerfacecolor="white",
                     clip_on=False, label=f"{m}, published")
@@ -593,7 +601,9 @@ def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: st
         plt.close(fig)
         return None
     xs = [v for _, v in points]
-    if all(isinstance(v, (int, np.integer)) for v in xs):
+    if log:
+        ax.set_xscale("log")
+    elif all(isinstance(v, (int, np.integer)) for v in xs):
         ax.set_xticks(sorted(set(xs)))
     ax.set_xlabel(parameter_label(key, protocol))
     ax.set_ylabel(axis_label(metric))

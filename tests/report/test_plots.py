@@ -104,6 +104,19 @@ def test_integer_sweep_has_integer_ticks_at_the_swept_values_in_value_order():
     assert list(line.get_xdata()) == [4, 5, 6] and np.allclose(line.get_ydata(), [0.34, 0.35, 0.36])
 
 
+def test_a_sweep_over_decades_is_drawn_on_a_log_axis_with_methods_dodged_by_a_factor():
+    lams = [1e3, 1e4, 1e5, 1e6, 1e7]
+    rows = [(f"lam={v:g}", m, "map", 0.9 - i / 100, 0.01, 3) for i, v in enumerate(lams) for m in ("A", "B")]
+    points = [(f"lam={v:g}", v) for v in lams]
+    ax = sweep_figure(summary(rows), ["A", "B"], "map", "rankers.*.lam", points, "t", []).axes[0]
+    assert ax.get_xscale() == "log"
+    a, b = (np.asarray(c.lines[0].get_xdata(), float) for c in ax.containers[:2])
+    assert np.allclose(b / a, b[0] / a[0]) and 1 < b[0] / a[0] < 1.2      # the same small factor at every x
+    assert np.allclose(np.sqrt(a * b), lams)                              # centred on the swept values
+    ax = sweep_figure(summary(rows[:4]), ["A", "B"], "map", "rankers.*.lam", points[:2], "t", []).axes[0]
+    assert ax.get_xscale() == "linear"                                    # one decade: linear
+
+
 def test_two_key_sweep_gives_a_figure_per_value_of_the_other_key():
     values = {f"n={n},K={k}": {"protocol.n": n, "rankers.*.K": k} for n in (10, 20) for k in (4, 5)}
     s = summary([(lab, "A", "mae", 0.3, 0.0, 1) for lab in values])
