@@ -76,7 +76,7 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 	$(BIN)/rankbench figures yan $(call runs_of,yan) --data-root $(DATA) --out results/yan/figures
 
 reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md and REPORT.html
-	$(BIN)/rankbench collect $$(ls -d $(foreach p,$(PAPERS),results/$(p)/*/) 2>/dev/null) --out results/REPORT.md
+	$(BIN)/rankbench collect $(foreach p,$(PAPERS),$(call runs_of,$(p))) --out results/REPORT.md
 
 bench: install  ## speed/memory benchmarks, each side by side with a peer or the old code (ARGS=--quick: CI's check)
 	@fails=""; for s in scripts/bench_*.py; do echo "== $$s $(ARGS)"; \
