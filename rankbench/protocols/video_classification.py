@@ -68,6 +68,7 @@ from ..metrics import error_rate, vote_error_rate
 from ..params import NonNegativeInt, OpenFraction
 from ..rankers.base import capabilities, diagnostics, fit_accepts
 from ..registry import protocols
+from ..utils.diskcache import cached, code_fingerprint, digest
 from ..utils.meter import Meter
 from .base import Protocol, TrialResult, checked_output
 from .classification import fit_predict
@@ -292,13 +293,9 @@ class VideoClassification(Protocol):
         codes = seqs["cls"].to_numpy()
         seq_of = items["sequence"].to_numpy()
         row_cls = codes[np.searchsorted(seqs.index.to_numpy(), seq_of)]
-        if fit_accepts(selector, "groups"):  # a selector choosing its own rho holds out whole sequences
-            selector.fit(X[is_train], row_cls[is_train], groups=seq_of[is_train])
-        else:
-            selector.fit(X[is_train], row_cls[is_train])
         test_rows = np.flatnonzero(~is_train)
-        losses = checked_output(selector.decoding_losses(X[test_rows]), (len(test_rows), int(codes.max()) + 1),
-                                "protocol.selector's decoding_losses")
+        losses = checked_output(selector_losses(selector, X, row_cls, seq_of, is_train),
+                                (len(test_rows), int(codes.max()) + 1), "protocol.selector's decoding_losses")
         ids, amb = sequence_ambiguity(losses, seq_of[test_rows])
         selected = most_ambiguous(ids, amb, int(self.n_constraints))
 
@@ -376,3 +373,28 @@ def _position(selected: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Rank of each id of ``s`` in ``selected`` (ids not selected rank last)."""
     where = {int(v): k for k, v in enumerate(selected)}
     return np.array([where.get(int(v), len(selected)) for v in s], dtype=int)
+
+
+def selector_losses(selector, X: np.ndarray, row_cls: np.ndarray, seq_of: np.ndarray,
+                    is_train: np.ndarray) -> np.ndarray:
+    """The selector's decoding losses on the test rows, fitted on the training rows (a selector
+    choosing its own rho holds out whole sequences: ``groups``).
+
+    Kept in the cache (kind ``selectors``) under a digest of the selector's class, code and
+    parameters (its seed among them) and of the rows it sees: the settings of a sweep share each
+    trial's split seed, so every setting with constraints would fit the same selector on the
+    same training rows again (Yan et al. Fig. 6: 24 of 27 settings).
+    """
+    test_rows = np.flatnonzero(~is_train)
+    code = code_fingerprint(type(selector))
+    params = selector.get_params(deep=False) if hasattr(selector, "get_params") else None
+    key = digest(type(selector).__qualname__, code, params, X, row_cls, seq_of, is_train)
+
+    def compute() -> np.ndarray:
+        if fit_accepts(selector, "groups"):
+            selector.fit(X[is_train], row_cls[is_train], groups=seq_of[is_train])
+        else:
+            selector.fit(X[is_train], row_cls[is_train])
+        return np.asarray(selector.decoding_losses(X[test_rows]))
+
+    return cached("selectors", key, compute, enabled=code is not None and params is not None)[0]

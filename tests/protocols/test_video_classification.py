@@ -293,6 +293,25 @@ def test_both_is_temporal_and_negative_plus_active_and_selection_is_nested():
     assert small["selected"] == b["selected"][:2] and small["train"] == b["train"]
 
 
+def test_settings_sharing_a_trials_training_rows_fit_the_selector_once(tmp_path, monkeypatch):
+    X, ds = tiny()
+    calls = []
+    real = KernelLogisticRegression.decoding_losses
+    monkeypatch.setattr(KernelLogisticRegression, "decoding_losses", lambda self, Z: calls.append(1) or real(self, Z))
+
+    def splits(cache, seed=1):
+        monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / cache))
+        return [build(strategy=s, n_constraints=k).split(ds, np.random.default_rng(seed), features={"f": X})
+                for s, k in (("temporal", 2), ("active", 3), ("both", 4))]
+
+    shared = splits("shared")
+    assert len(calls) == 1                                   # one fit for the three settings of the trial
+    fresh = [splits(f"fresh{i}")[i] for i in range(3)]        # each setting in an empty cache
+    assert fresh == shared and len(calls) == 4
+    splits("shared", seed=2)                                 # another trial's training rows: fitted again
+    assert len(calls) == 5
+
+
 # ------------------------------------------------------------------------------ evaluate
 def test_centroids_reach_the_ranker_as_mean_rows_and_vote_error_is_reported():
     X, ds, sp = constrained("both", 3)
