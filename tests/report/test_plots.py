@@ -27,6 +27,15 @@ from rankbench.report.plots import (
 matplotlib.use("Agg")
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Figures a test draws without saving are closed after it (pyplot keeps them otherwise)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def summary(rows):
     return pd.DataFrame(rows, columns=["setting", "method", "metric", "mean", "std", "n_trials"])
 
