@@ -165,7 +165,8 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             if new:
                 folder.remove_if_empty_of_results()
             raise
-        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style)
+        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style,
+                             n_jobs=options.jobs if options.executor == "local" else 1)
     return RunResult(folder, outcome, built)
 
 

@@ -222,7 +222,7 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
 
 
 def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None,
-                 style: str | None = None) -> dict:
+                 style: str | None = None, n_jobs: int = 1) -> dict:
     """Rebuild a run's derived files from its per-trial results.
 
     Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
@@ -236,6 +236,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     plots : draw the figures (PNG at 300 dpi, SVG and PDF).
     max_rank : last rank of CMC figures (default: the largest rank the run reports).
     style : a matplotlib style file applied on top of rankbench's own (``--style``).
+    n_jobs : processes drawing the figures of a large report (:func:`~rankbench.report.plots.make_plots`).
 
     Returns
     -------
@@ -262,7 +263,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     run.folder.write_text(SUMMARY_TEX, latex)
     plot_paths = []
     if plots:
-        plot_paths = make_plots(run, summary, max_rank=max_rank, style=style)
+        plot_paths = make_plots(run, summary, max_rank=max_rank, style=style, n_jobs=n_jobs)
         pngs = [p for p in plot_paths if p.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"

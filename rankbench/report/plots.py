@@ -46,7 +46,7 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -821,8 +821,8 @@ def default_max_rank(metrics: set[str]) -> int:
     return max(ranks) if ranks else 50
 
 
-def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: str | Path | None = None
-               ) -> list[PlotFile]:
+def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: str | Path | None = None,
+               n_jobs: int = 1) -> list[PlotFile]:
     """Every figure a run supports, into ``<run>/plots`` (PNG, SVG and PDF each; figures of an
     earlier report there are removed first, so the folder holds exactly this report's figures).
 
@@ -835,20 +835,55 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     When ``plots/.index.json`` says the figures on disk were drawn from the same inputs (see the
     module's docstring) and every one of them is still there, they are returned as they are
     (their layout warnings logged again) instead of being drawn again.
+
+    ``n_jobs`` > 1 draws a report of at least :data:`PARALLEL_FIGURES` figures in that many
+    processes (each reads the run folder and draws every n-th figure): the same files, as each
+    figure is drawn alone.
     """
     out = run.folder.plots_dir
     key = _plots_key(run, summary, max_rank, style)
     files = _reusable_plots(out, key)
     if files is not None:
         return files
-    warnings: list[str] = []
-    with user_style(style):
-        files = _make_plots(run, summary, max_rank, warnings)
+    for old in (p for ext in FORMATS for p in out.glob(f"*.{ext}")):
+        if not re.search(r"_rank\d+$", old.stem):
+            old.unlink(missing_ok=True)
+    n = max(1, int(n_jobs))
+    if n > 1 and len(_make_plots(run, summary, max_rank, None)) < PARALLEL_FIGURES:
+        n = 1
+    if n == 1:
+        with user_style(style):
+            drawn = _make_plots(run, summary, max_rank, (0, 1))
+    else:
+        from joblib import Parallel, delayed
+
+        parts = Parallel(n_jobs=n, backend="loky")(
+            delayed(_draw_part)(str(run.folder.path), summary, max_rank, None if style is None else str(style), (k, n))
+            for k in range(n))
+        drawn = sorted((d for part in parts for d in part), key=lambda d: d[0])
+    files = [f for _, fs, _ in drawn for f in fs]
+    warnings = [w for _, _, ws in drawn for w in ws]
+    for w in warnings:
+        log.warning("%s", w)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / PLOTS_INDEX, json.dumps(
         {"key": key, "files": [{"name": f.name, "caption": f.caption} for f in files], "warnings": warnings},
         indent=1) + "\n")
     return files
+
+
+#: the fewest figures drawn in several processes (``make_plots(n_jobs=...)``): below it, starting
+#: the processes and reading the run again costs more than it saves
+PARALLEL_FIGURES = 24
+
+
+def _draw_part(folder: str, summary: pd.DataFrame, max_rank: int | None, style: str | None,
+               part: tuple[int, int]) -> list[tuple[int, list[PlotFile], list[str]]]:
+    """One process's share of a report's figures (:func:`make_plots` with ``n_jobs``)."""
+    from .build import load_run
+
+    with user_style(style):
+        return _make_plots(load_run(folder), summary, max_rank, part)
 
 
 def _plots_key(run, summary: pd.DataFrame, max_rank: int | None, style: str | Path | None) -> str:
@@ -883,31 +918,39 @@ def _in_sentence(label: str) -> str:
     return label[:1].lower() + label[1:] if len(label) > 1 and label[1].islower() else label
 
 
-def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, warnings: list[str]) -> list[PlotFile]:
+def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, part: tuple[int, int] | None
+                ) -> list[tuple[int, list[PlotFile], list[str]]]:
+    """The report's figures in a fixed order, as (place, files, layout warnings): those whose place
+    is ``k`` modulo ``n`` for ``part`` = (k, n); with ``part`` None none is drawn (one entry per
+    figure the run supports, to count them)."""
     records, methods, cfg = run.records, run.methods, run.config
     expected: list[dict[str, Any]] = cfg.get("expected") or []
     values = run.setting_values()
     out = run.folder.plots_dir
-    for old in (p for ext in FORMATS for p in out.glob(f"*.{ext}")):
-        if not re.search(r"_rank\d+$", old.stem):
-            old.unlink(missing_ok=True)
     styles = method_styles(methods + [m for m in dict.fromkeys(summary["method"]) if m not in methods])
     methods = list(styles)
-    files: list[PlotFile] = []
+    drawn: list[tuple[int, list[PlotFile], list[str]]] = []
     settings = list(dict.fromkeys(summary["setting"]))
     metrics = set(summary["metric"])
     headline = headline_metric(run.protocol_name, metrics)
     rank_metrics = sorted(int(m[4:]) for m in metrics if m.startswith("cmc@") and m[4:].isdigit())
     n_of = summary.groupby("setting", sort=False)["n_trials"].max().to_dict()
 
-    def emit(fig, stem: str, caption: str) -> None:
+    place = iter(range(10**9))
+
+    def emit(build: Callable[[], Any], stem: str, caption: str) -> None:
+        i = next(place)
+        if part is None:
+            drawn.append((i, [], []))
+            return
+        if i % part[1] != part[0]:
+            return
+        fig = build()
         if fig is None:
             return
         with _style():
-            for problem in layout_problems(fig):
-                warnings.append(f"plots/{stem}: {problem}")
-                log.warning("%s", warnings[-1])
-        files.extend(save(fig, out, stem, caption, laid_out=True))
+            warnings = [f"plots/{stem}: {problem}" for problem in layout_problems(fig)]
+        drawn.append((i, save(fig, out, stem, caption, laid_out=True), warnings))
 
     def name(metric: str) -> str:
         return metric_label(metric, unit=False)
@@ -917,36 +960,36 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, warnings: list
         tag = setting_slug(s, values.get(s))
         if any("cmc" in r.curves for r in records if r.setting == s):
             for mr, suffix in [(default_max_rank(metrics), "")] + ([(max_rank, f"rank{max_rank}")] if max_rank else []):
-                emit(cmc_figure(records, methods, s, f"CMC: {where}", mr, rank_metrics, expected, styles),
+                emit(lambda: cmc_figure(records, methods, s, f"CMC: {where}", mr, rank_metrics, expected, styles),
                      _stem("cmc", tag, suffix), f"Cumulative matching characteristic up to rank {mr}; {where}.")
         if headline and not headline.startswith("cmc"):
-            emit(bar_figure(summary, methods, headline, s, f"{name(headline)}: {where}", expected, styles),
+            emit(lambda: bar_figure(summary, methods, headline, s, f"{name(headline)}: {where}", expected, styles),
                  _stem(slug(headline), tag), f"{name(headline)} per method; {where}.")
         for fam in dict.fromkeys(m.split("/")[0] for m in ordered_metrics(list(metrics)) if "/" in m):
-            emit(task_figure(summary, methods, fam, s, f"{name(fam)} per task: {where}", expected, styles),
+            emit(lambda: task_figure(summary, methods, fam, s, f"{name(fam)} per task: {where}", expected, styles),
                  _stem(slug(fam), "per_task", tag), f"{name(fam)} per task and method; {where}.")
         if headline == "map":  # retrieval: MAP against the time it took to rank (Merler et al.)
-            emit(time_figure(summary, methods, "map", s, f"{name('map')} against scoring time: {where}", styles),
+            emit(lambda: time_figure(summary, methods, "map", s, f"{name('map')} against scoring time: {where}", styles),
                  _stem("map_vs_test_s", tag), f"Mean average precision against scoring (ranking) time; {where}.")
         for label, (curves, x, ys) in drawn_curves(records, s).items():
             family = curves != [label]
             what = f"{label}, mean over {len(curves)}" if family else label
             members = f" (mean over {', '.join(c.split('/', 1)[1] for c in curves)})" if family else ""
             for y in ys:
-                emit(curve_figure(records, methods, curves, x, y, s, f"{name(y)} against {_in_sentence(name(x))} ({what}): "
+                emit(lambda: curve_figure(records, methods, curves, x, y, s, f"{name(y)} against {_in_sentence(name(x))} ({what}): "
                                   f"{where}", styles),
                      _stem(slug(label), slug(y), "vs", slug(x), tag), f"{y} against {x}, curve {label!r}{members}; {where}.")
         for m in methods:
             plain = context(cfg, s, values.get(s), int(n_of.get(s, 1)), spread=False)
-            emit(kernel_weight_figure(records, m, s, f"{m}'s learned weights: {plain}"),
+            emit(lambda: kernel_weight_figure(records, m, s, f"{m}'s learned weights: {plain}"),
                  _stem("weights", slug(m), tag), f"Share of each view in {m}'s learned weights; {plain}.")
     if headline:
         for key, rest, points in sweep_groups(summary, values):
             n = int(max(n_of.get(p[0], 1) for p in points))
             where = context(cfg, "", rest, n, varied=key)
             swept = parameter_label(key, run.protocol_name)
-            emit(sweep_figure(summary, methods, headline, key, points, f"{name(headline)} against "
+            emit(lambda: sweep_figure(summary, methods, headline, key, points, f"{name(headline)} against "
                               f"{_in_sentence(swept)}: {where}", expected, styles, run.protocol_name),
                  _stem(slug(headline), "vs", slug(key.split(".")[-1]), setting_slug("", rest)),
                  f"{name(headline)} against the swept {key}; {where}.")
-    return files
+    return drawn

@@ -417,3 +417,20 @@ def test_a_report_from_the_same_trials_reuses_its_figures_and_redraws_after_any_
     n = len(drawn)
     app.report(run)
     assert len(drawn) > n
+
+
+def test_figures_drawn_in_two_processes_are_the_files_one_process_draws(runs, tmp_path, monkeypatch):
+    import shutil
+
+    from rankbench.report import plots as plots_module
+    from rankbench.report.build import build_report
+
+    monkeypatch.setattr(plots_module, "PARALLEL_FIGURES", 1)   # a small run, drawn in parallel all the same
+    one, two = tmp_path / "one", tmp_path / "two"
+    shutil.copytree(runs["sweep"], one)
+    shutil.copytree(runs["sweep"], two)
+    a = build_report(one, n_jobs=1)["plots"]
+    b = build_report(two, n_jobs=2)["plots"]
+    assert len(a) > 3 and [(p.name, p.caption) for p in a] == [(p.name, p.caption) for p in b]
+    assert all((one / "plots" / p.name).read_bytes() == (two / "plots" / p.name).read_bytes() for p in a)
+    assert (one / "plots" / PLOTS_INDEX).read_text() == (two / "plots" / PLOTS_INDEX).read_text()
