@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import itertools
 import json
 import logging
 import re
@@ -842,8 +843,11 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     """
     out = run.folder.plots_dir
     key = _plots_key(run, summary, max_rank, style)
-    files = _reusable_plots(out, key)
-    if files is not None:
+    reused = _reusable_plots(out, key)
+    if reused is not None:
+        files, warnings = reused
+        for w in warnings:
+            log.warning("%s", w)
         return files
     for old in (p for ext in FORMATS for p in out.glob(f"*.{ext}")):
         if not re.search(r"_rank\d+$", old.stem):
@@ -896,8 +900,9 @@ def _plots_key(run, summary: pd.DataFrame, max_rank: int | None, style: str | Pa
                   max_rank, [p.read_text(encoding="utf-8") for p in styles], matplotlib.__version__, code)
 
 
-def _reusable_plots(out: Path, key: str) -> list[PlotFile] | None:
-    """The figures ``out`` holds when its index was written under ``key`` and each is still there."""
+def _reusable_plots(out: Path, key: str) -> tuple[list[PlotFile], list[str]] | None:
+    """(figures, layout warnings) of ``out`` when its index was written under ``key`` and each
+    figure is still there."""
     try:
         index = json.loads((out / PLOTS_INDEX).read_text(encoding="utf-8"))
         if index["key"] != key:
@@ -908,9 +913,7 @@ def _reusable_plots(out: Path, key: str) -> list[PlotFile] | None:
         return None
     if not all(f.path.is_file() for f in files):
         return None
-    for w in warnings:
-        log.warning("%s", w)
-    return files
+    return files, warnings
 
 
 def _in_sentence(label: str) -> str:
@@ -936,7 +939,7 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, part: tuple[in
     rank_metrics = sorted(int(m[4:]) for m in metrics if m.startswith("cmc@") and m[4:].isdigit())
     n_of = summary.groupby("setting", sort=False)["n_trials"].max().to_dict()
 
-    place = iter(range(10**9))
+    place = itertools.count()
 
     def emit(build: Callable[[], Any], stem: str, caption: str) -> None:
         i = next(place)

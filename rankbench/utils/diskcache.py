@@ -71,7 +71,7 @@ def code_fingerprint(cls: type) -> str | None:
     changing it, ``rankbench cache --clear``. None when the source cannot be read (a class made
     in an interactive session): such a component is not cached.
     """
-    return _module_fingerprint(cls.__module__)
+    return module_fingerprint(cls.__module__)
 
 
 def module_fingerprint(module: str) -> str | None:
