@@ -12,6 +12,12 @@ once for all eight. Each histogram still adds its instances in order, as ``np.bi
 both versions give the same sums to the last bit, and so does any split of the units among
 threads (``n_jobs``): a unit's histogram is the same whichever thread computes it.
 
+:func:`reweighted_hist` updates the histograms after a round that multiplies each instance's weight
+by one of two factors (AdaBoost's re-weighting, as ELF does) by reading only the smaller group of
+instances (:func:`weighted_hist` over ``rows``): about a quarter of the pairs on average over ELF's
+rounds on VIPeR, 78 instead of 115-160 ms per round (reading the codes of the chosen rows is then
+the cost, not the additions).
+
 Measured on VIPeR p = 316's RankBoost codes (2784 units x 99,856 instances, 2-core Xeon): one
 round 117 ms with four units side by side, 104 ms with eight, about 58 ms with eight on two
 threads; the loop is bound by its scattered stores (one per code), not by reading the codes.
@@ -99,14 +105,45 @@ def weighted_cum_hist(codes: np.ndarray, weights: np.ndarray, n_bins: int, n_job
     threads share the units of the compiled loop (the numpy reference runs on one); the sums do
     not depend on it.
     """
+    return np.cumsum(weighted_hist(codes, weights, n_bins, n_jobs), axis=1)
+
+
+def weighted_hist(codes: np.ndarray, weights: np.ndarray, n_bins: int, n_jobs: int = 1,
+                  rows: np.ndarray | None = None) -> np.ndarray:
+    """(U, n_bins) array: the sum of ``weights`` over the instances whose code in unit u is j,
+    over every instance or only the instances ``rows`` (ascending indices). Each histogram adds
+    its instances in order, so the sums are the same, to the last bit, compiled or not and for
+    any ``n_jobs``."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if rows is not None:
+        rows = np.ascontiguousarray(rows, dtype=np.intp)
     if jit.enabled():
         codes = np.ascontiguousarray(codes)
-        hist = np.concatenate(in_threads(lambda a, b: _hist_compiled(codes[a:b], weights, int(n_bins)),
-                                         codes.shape[0], n_jobs))
-    else:
-        hist = _hist_numpy(codes, weights, n_bins)
-    return np.cumsum(hist, axis=1)
+        if rows is None:
+            part = lambda a, b: _hist_compiled(codes[a:b], weights, int(n_bins))
+        else:
+            part = lambda a, b: _hist_rows_compiled(codes[a:b], weights, rows, int(n_bins))
+        return np.concatenate(in_threads(part, codes.shape[0], n_jobs))
+    if rows is None:
+        return _hist_numpy(codes, weights, n_bins)
+    return _hist_numpy(codes[:, rows], weights[rows], n_bins)
+
+
+def reweighted_hist(hist: np.ndarray, codes: np.ndarray, weights: np.ndarray, moved: np.ndarray,
+                    kept_by: float, moved_by: float, n_jobs: int = 1) -> np.ndarray:
+    """``weighted_hist(codes, w')`` for the weights ``w' = weights * kept_by`` but ``weights *
+    moved_by`` on the instances ``moved`` (bool), from ``hist = weighted_hist(codes, weights)``:
+    a boosting round's re-weighting, over the smaller of the two groups of instances only.
+
+    The sums agree with a fresh histogram up to rounding (not to the bit): a booster that uses it
+    re-checks any choice its rounding could decide against a fresh histogram.
+    """
+    n_moved = int(moved.sum())
+    if 2 * n_moved <= moved.size:
+        part = weighted_hist(codes, weights, hist.shape[1], n_jobs, rows=np.flatnonzero(moved))
+        return kept_by * hist + (moved_by - kept_by) * part
+    part = weighted_hist(codes, weights, hist.shape[1], n_jobs, rows=np.flatnonzero(~moved))
+    return moved_by * hist + (kept_by - moved_by) * part
 
 
 def quantiles(D: np.ndarray, levels: np.ndarray, axis: int = 1, n_jobs: int = 1) -> np.ndarray:
@@ -169,4 +206,38 @@ def _hist_compiled(codes, weights, n_bins):
         h, c = out[v], codes[v]
         for i in range(n):
             h[c[i]] += weights[i]
+    return out
+
+
+@jit.njit
+def _hist_rows_compiled(codes, weights, rows, n_bins):
+    """:func:`_hist_compiled` over the instances ``rows`` only (eight units side by side)."""
+    U = codes.shape[0]
+    m = rows.shape[0]
+    out = np.zeros((U, n_bins))
+    w_rows = np.empty(m)
+    for t in range(m):
+        w_rows[t] = weights[rows[t]]
+    u = 0
+    while u + 8 <= U:
+        c0, c1, c2, c3 = codes[u], codes[u + 1], codes[u + 2], codes[u + 3]
+        c4, c5, c6, c7 = codes[u + 4], codes[u + 5], codes[u + 6], codes[u + 7]
+        h0, h1, h2, h3 = out[u], out[u + 1], out[u + 2], out[u + 3]
+        h4, h5, h6, h7 = out[u + 4], out[u + 5], out[u + 6], out[u + 7]
+        for t in range(m):
+            i = rows[t]
+            w = w_rows[t]
+            h0[c0[i]] += w
+            h1[c1[i]] += w
+            h2[c2[i]] += w
+            h3[c3[i]] += w
+            h4[c4[i]] += w
+            h5[c5[i]] += w
+            h6[c6[i]] += w
+            h7[c7[i]] += w
+        u += 8
+    for v in range(u, U):
+        h, c = out[v], codes[v]
+        for t in range(m):
+            h[c[rows[t]]] += w_rows[t]
     return out

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from rankbench.rankers.boosting._histograms import grid_codes, quantiles, threshold_codes, weighted_cum_hist
+from rankbench.rankers.boosting import elf
+from rankbench.rankers.boosting._histograms import (
+    grid_codes,
+    quantiles,
+    reweighted_hist,
+    threshold_codes,
+    weighted_cum_hist,
+    weighted_hist,
+)
 from rankbench.rankers.boosting.elf import ELFAdaBoost
 from rankbench.rankers.boosting.rankboost import RankBoost
 from rankbench.utils import jit
@@ -51,6 +59,54 @@ def test_compiled_histogram_equals_bincount_to_the_last_bit():
     with jit.use_compiled(False):
         b = weighted_cum_hist(codes, w, 32)
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("U", [3, 8, 13])
+def test_histogram_of_some_rows_is_bincount_over_those_rows_to_the_last_bit(compiled, U):
+    rng = np.random.default_rng(U)
+    codes = rng.integers(0, 12, (U, 700)).astype(np.uint8)
+    w = rng.standard_normal(700) * np.exp(rng.standard_normal(700) * 4)
+    rows = np.flatnonzero(rng.random(700) < 0.3)
+    with jit.use_compiled(compiled):
+        got = weighted_hist(codes, w, 12, n_jobs=2, rows=rows)
+    want = np.stack([np.bincount(codes[u, rows], weights=w[rows], minlength=12) for u in range(U)])
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("share", [0.1, 0.9])
+def test_reweighted_histograms_equal_the_histograms_of_the_reweighted_weights(share):
+    """Either group re-read (the smaller one), up to rounding."""
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 10, (9, 500)).astype(np.uint8)
+    w = rng.standard_normal(500)
+    moved = rng.random(500) < share
+    got = reweighted_hist(weighted_hist(codes, w, 10), codes, w, moved, 0.7, 2.5)
+    want = weighted_hist(codes, w * np.where(moved, 2.5, 0.7), 10)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+def test_elf_on_reweighted_histograms_fits_the_model_of_fresh_histograms_every_round(compiled, monkeypatch):
+    """ELF re-weights its histograms between fresh ones (_REFRESH rounds apart) and decides near
+    ties afresh: the same rounds, thresholds and weights, to the bit, as histograms computed
+    afresh every round. Duplicated units and empty bins make exact ties."""
+    X, y, cams = _reid_problem(n=30, d=12)
+    X[:, 10] = X[:, 2]                       # a unit equal to another: tied in every round
+    X[:, 11] = np.round(X[:, 11], 1)         # few distinct values: empty bins
+    make = lambda: ELFAdaBoost(n_rounds=60, n_bins=3, units="both", n_thresholds=16, score="distance")
+    with jit.use_compiled(compiled):
+        monkeypatch.setattr(elf, "_REFRESH", 1)
+        fresh = make().fit(X, y, cams)
+        monkeypatch.setattr(elf, "_REFRESH", 25)
+        reweighted = make().fit(X, y, cams)
+        near = []
+        monkeypatch.setattr(elf, "_clear_minimum", lambda *a: near.append(1) or False)
+        always_afresh = make().fit(X, y, cams)   # every re-weighted choice re-decided: the fresh path
+    for attr in ("hists_", "thresholds_", "alphas_", "scales_"):
+        np.testing.assert_array_equal(getattr(reweighted, attr), getattr(fresh, attr))
+        np.testing.assert_array_equal(getattr(always_afresh, attr), getattr(fresh, attr))
+    assert len(fresh.alphas_) == 60 and near
 
 
 def _reid_problem(n=25, d=9, seed=5):
