@@ -213,7 +213,8 @@ def main():
 @_methods
 @click.option("--regress", is_flag=True, help="Apply the config's regress: block (CI's reduced run).")
 @_max_settings
-@click.option("--no-cache", is_flag=True, help="Recompute features instead of using the cache.")
+@click.option("--no-cache", is_flag=True, help="Compute everything afresh: features, and results that identical jobs "
+              "computed before (by default taken from the cache, with their times as measured then).")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
 @click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
               help="A matplotlib style file for the figures, applied on top of rankbench's own.")

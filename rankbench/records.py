@@ -28,8 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .metrics import metric_info
 
-#: the version this rankbench writes (and the newest it reads)
-SCHEMA_VERSION = 1
+#: the version this rankbench writes (and the newest it reads); version 2 added
+#: :attr:`TrialRecord.reused`
+SCHEMA_VERSION = 2
 #: the split keys that hold a split's rows (dataset row positions); anything else a split records
 #: (constraints drawn, seeds, concepts kept) is the protocol's own
 ROW_KEYS = ("train", "test", "probe", "gallery", "base", "boost")
@@ -53,6 +54,9 @@ class _File(_Strict):
 
     #: the keys a file of version 0 (before versions) could hold
     LEGACY: ClassVar[frozenset[str]] = frozenset()
+    #: fields added after version 1, with the version that added them: a file of an older version
+    #: may lack them (they take their defaults)
+    SINCE: ClassVar[dict[str, int]] = {}
 
     schema_version: NonNegativeInt = 0
 
@@ -64,7 +68,7 @@ class _File(_Strict):
             if newer:
                 raise ValueError(f"{newer[0]}: a field of a newer schema in a file without schema_version")
         else:
-            missing = _missing(self)
+            missing = _missing(self, skip={f for f, v in self.SINCE.items() if v > self.schema_version})
             if missing:
                 raise ValueError(f"{missing}: missing field")
         return self
@@ -99,10 +103,11 @@ class _File(_Strict):
         return self.model_dump_json(indent=1)
 
 
-def _missing(model: BaseModel, where: str = "") -> str | None:
-    """The key path of the first field ``model`` (or a model inside it) was not given."""
+def _missing(model: BaseModel, where: str = "", skip: set[str] = frozenset()) -> str | None:
+    """The key path of the first field ``model`` (or a model inside it) was not given (but the
+    fields ``skip`` of ``model``)."""
     for name in type(model).model_fields:
-        if name not in model.model_fields_set:
+        if name not in model.model_fields_set and name not in skip:
             return f"{where}{name}"
         value = getattr(model, name)
         for i, item in enumerate(value if isinstance(value, list) else [value]):
@@ -138,12 +143,26 @@ class WarningCount(_Strict):
 Curve = list[FiniteFloat] | dict[str, list[FiniteFloat]]
 
 
+class Reuse(_Strict):
+    """Where a reused result was computed: an identical job (the same data, split, method and
+    code; :mod:`rankbench.engine.runner`) of ``run``, at ``at``. Its clock metrics and ``wall_s``
+    are the ones measured then."""
+
+    run: str | None
+    setting: str
+    trial: NonNegativeInt
+    method: Annotated[str, Field(min_length=1)]
+    at: str
+
+
 class TrialRecord(_File):
     """One (setting, trial, method) job's result: ``status`` ``ok`` with its metrics, or
-    ``failed`` with the error's last line, the phase it stopped in and its traceback."""
+    ``failed`` with the error's last line, the phase it stopped in and its traceback.
+    ``reused``: the result was not computed by this job but taken from an identical one."""
 
     LEGACY = frozenset({"setting", "trial", "seed", "ranker_seed", "method", "metrics", "curves", "extra", "wall_s",
                         "warnings"})
+    SINCE = {"reused": 2}
 
     setting: str
     trial: NonNegativeInt
@@ -161,12 +180,15 @@ class TrialRecord(_File):
     error: str | None = None
     phase: Literal[PHASES] | None = None
     traceback: str | None = None
+    reused: Reuse | None = None
 
     @model_validator(mode="after")
     def _consistent(self):
         if self.status == "failed":
             if not self.error:
                 raise ValueError("a failed trial names its error")
+            if self.reused is not None:
+                raise ValueError("reused: a failed trial is never reused")
             if self.metrics:
                 raise ValueError("a failed trial holds no metrics")
             return self

@@ -8,6 +8,14 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("RANKBENCH_SHARED_DATA", REPO.parent / "shared" / "datasets"))
 
 
+@pytest.fixture(autouse=True)
+def _no_reuse(monkeypatch):
+    """Every test computes its results: a result reused from another test's identical job (or an
+    earlier session's, through the shared cache) would hide what the test exercises. The tests of
+    reuse itself (tests/engine/test_reuse.py) switch it back on."""
+    monkeypatch.setenv("RANKBENCH_REUSE", "0")
+
+
 @pytest.fixture
 def shared_data() -> Path:
     """The real datasets folder, or a skip with the reason when it is absent."""

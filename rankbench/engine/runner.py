@@ -68,6 +68,7 @@ from ..runfolder import (
 from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
+from ..utils.diskcache import cached, code_fingerprint, digest, source_fingerprint
 from .cache import get_features
 from .estimator import MethodSpec, duck_capability
 from .executors import Work, make_executor
@@ -143,6 +144,8 @@ class Job:
     ranker_seed: int | None
     #: the run's config fingerprint, stamped on the record (None for a run made before fingerprints)
     fingerprint: str | None = None
+    #: the key of the job's result in the cache (:class:`TrialKeys`), None: computed, not reused
+    reuse_key: str | None = None
 
 
 @dataclass
@@ -348,6 +351,83 @@ def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
     return {s.label: s.trials for s in data.settings}
 
 
+# ----------------------------------------------------------------------------- reuse
+#: what a trial's result does not depend on: how results are reported and the command line
+_NOT_IN_TRIALS = ("rankbench.report", "rankbench.cli", "rankbench.app", "rankbench.__main__")
+
+
+def reuse_enabled(opts: EngineOptions) -> bool:
+    """Whether finished results are reused: the cache is on (no ``--no-cache``) and
+    ``$RANKBENCH_REUSE`` is not ``0``."""
+    return opts.use_cache and os.environ.get("RANKBENCH_REUSE", "1") != "0"
+
+
+class TrialKeys:
+    """The key of a job's result in the one cache (kind ``trials``): a digest of everything the
+    result is computed from, so that an identical job, in this run (a sweep's setting that does
+    not change the method) or in another (a config that repeats another's trials), takes the
+    result instead of computing it again.
+
+    The key holds the dataset (its loader's parameters and its files' fingerprint), the protocol
+    and its parameters, the method's feature matrix (its bytes), the split (rows and seeds), the
+    method (its ranker's and preprocessing steps' names and parameters, its feature sets), the
+    source of every rankbench module but the report and the command line (any edit, comments
+    included, makes new keys), a plug-in's own code (:func:`code_fingerprint`), and the versions of
+    Python, rankbench and the libraries. No key (computed every time): an object method
+    (``app.evaluate``), a dataset without a fingerprint, code whose source cannot be read. Code a
+    plug-in imports from other packages is not covered: after changing it, ``rankbench cache
+    --clear trials``.
+    """
+
+    def __init__(self, enabled: bool):
+        code = source_fingerprint("rankbench", _NOT_IN_TRIALS) if enabled else None
+        self.base = digest(code, __version__, sys.version, _versions()) if code else None
+        self._matrices: dict[tuple, str] = {}
+
+    def setting(self, sp: SettingPlan) -> str | None:
+        if self.base is None or not sp.dataset.fingerprint:
+            return None
+        data = {k: v for k, v in dataset_params(sp.config).items() if k != "root"}
+        plugin = _plugin_code(type(sp.protocol))
+        if plugin is False:
+            return None
+        return digest(self.base, sp.config.dataset.name, data, sp.dataset.fingerprint, len(sp.dataset),
+                      sp.config.protocol.model_dump(), plugin)
+
+    def matrix(self, mkey: tuple, X) -> str:
+        if mkey not in self._matrices:
+            self._matrices[mkey] = digest(X)
+        return self._matrices[mkey]
+
+    @staticmethod
+    def method(spec: MethodSpec) -> str | None:
+        parts = [spec.ranker, *spec.steps]
+        if spec.fault or any(c.estimator is not None for c in parts):
+            return None
+        code = [_plugin_code(c.cls) for c in parts]
+        if False in code:
+            return None
+        return digest([[c.kind, c.name, c.params] for c in parts], spec.feature_sets, spec.combine,
+                      spec.capability, code)
+
+    @staticmethod
+    def job(setting: str | None, matrix: str, method: str | None, split: dict) -> str | None:
+        return None if setting is None or method is None else digest(setting, matrix, method, split)
+
+
+def _plugin_code(cls: type) -> str | None | bool:
+    """None for rankbench's own code (in the key's source digest), a plug-in's code fingerprint,
+    or False when that cannot be read."""
+    if cls.__module__ == "rankbench" or cls.__module__.startswith("rankbench."):
+        return None
+    return code_fingerprint(cls) or False
+
+
+def _reused(entry: dict, base: dict) -> TrialRecord:
+    """A stored result as this job's record: its own labels, the stored result, where it came from."""
+    return TrialRecord.build({**entry["record"], **base, "reused": entry["origin"]})
+
+
 # ----------------------------------------------------------------------------- jobs
 def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
             folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> TrialRecord:
@@ -364,12 +444,38 @@ def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset,
     the ranker's code, gives a *failed* record (``status: failed``: the exception's last line, the
     phase it stopped in, its traceback) instead of ending the run. Ctrl-C and SIGTERM are not
     caught.
+
+    With a ``reuse_key``, the result of an identical job is taken from the cache (the record
+    says so in ``reused``), and a finished result is stored there; a job waits for an identical
+    one in progress elsewhere instead of computing it too. Failed results are not stored.
     """
+    base = {"setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
+            "method": job.method, "config_fingerprint": job.fingerprint}
+    if job.reuse_key is None:
+        record = _computed(job, protocol, spec, X, dataset, split, base, folder, progress_to)
+    else:
+        made: list[TrialRecord] = []
+
+        def compute() -> dict:
+            made.append(_computed(job, protocol, spec, X, dataset, split, base, folder, progress_to))
+            origin = {"run": str(folder.path) if folder is not None else None, "setting": job.setting,
+                      "trial": job.trial, "method": job.method,
+                      "at": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
+            return {"record": made[0].model_dump(mode="json"), "origin": origin}
+
+        entry, hit = cached("trials", job.reuse_key, compute, keep=lambda e: e["record"]["status"] == "ok")
+        record = _reused(entry, base) if hit else made[0]
+    if folder is not None:
+        folder.write_trial(record)
+    return record
+
+
+def _computed(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict, base: dict,
+              folder: RunFolder | None, progress_to: Callable[[dict], None] | None) -> TrialRecord:
+    """The job's record, computed (see :func:`run_job`)."""
     jid = job_id(job.setting, job.trial, job.method)
     sink = progress_to or (partial(folder.write_heartbeat, jid) if folder is not None else None)
     meter = Meter()
-    base = {"setting": job.setting, "trial": job.trial, "seed": job.seed, "ranker_seed": job.ranker_seed,
-            "method": job.method, "config_fingerprint": job.fingerprint}
 
     def make():
         meter.phase = "build"
@@ -395,8 +501,6 @@ def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset,
             **base, "status": "failed", "error": fault_line(exc), "phase": meter.phase or "evaluate",
             "traceback": "".join(traceback.format_exception(exc))[-20000:],
             "wall_s": time.perf_counter() - t0, "warnings": _said(caught)})
-    if folder is not None:
-        folder.write_trial(record)
     return record
 
 
@@ -438,21 +542,27 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
         settings_out, work, n_total = [], [], 0
         slim: dict[int, Dataset] = {}
         matrices: dict[tuple, Any] = {}  # one object per distinct matrix: shipped to workers once
+        keys = TrialKeys(reuse_enabled(opts))
         for sp in p.settings:
             feats = setting_features(sp, fcache, opts, timing)
             splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
             settings_out.append({"label": sp.label, "values": sp.values, "n_items": len(sp.dataset),
                                  "dataset_fingerprint": sp.dataset.fingerprint or None, "trials": splits})
             ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
+            skey = keys.setting(sp)
             for spec in sp.methods:
                 mkey = (spec.combine, *(id(feats[n]) for n in spec.feature_sets))
                 if mkey not in matrices:
                     matrices[mkey] = method_matrix(spec, feats)
+                xkey = keys.matrix(mkey, matrices[mkey]) if skey else ""
+                method_key = keys.method(spec) if skey else None
                 for s in splits:
                     n_total += 1
-                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]), fingerprint)
-                    if (sp.label, s["trial"], spec.name) not in done:
-                        work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
+                    if (sp.label, s["trial"], spec.name) in done:
+                        continue
+                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]), fingerprint,
+                              keys.job(skey, xkey, method_key, s))
+                    work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
         if not recorded:  # a new run, or one killed before its splits were written
             folder.write_splits(Splits.build({"settings": settings_out}))
         # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root

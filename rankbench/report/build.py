@@ -214,7 +214,13 @@ def run_facts(run: RunData) -> str:
     else:
         some = (f" ({len(run.methods)} of the config's {len(configured)} rankers (--methods))"
                 if len(run.methods) < len(configured) else "")
-    return facts + f"; methods: {', '.join(run.methods)}{some}."
+    facts += f"; methods: {', '.join(run.methods)}{some}."
+    reused = sum(r.reused is not None for r in run.records)
+    if reused:
+        facts += (f" {reused} of its {len(run.records)} results were taken from identical jobs computed before "
+                  "(the same data, split, method and code; their times are the ones measured then; "
+                  "`rankbench run --no-cache` computes every one).")
+    return facts
 
 
 def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:

@@ -51,12 +51,22 @@ def _feed(h, p: Any) -> None:
         a = np.ascontiguousarray(p)
         h.update(f"array:{a.dtype.str}:{a.shape}".encode())
         h.update(a.view(np.uint8).reshape(-1) if a.size else b"")
-    elif isinstance(p, dict) and any(isinstance(v, np.ndarray) for v in p.values()):
+    elif isinstance(p, dict) and _holds_array(p):
         for k in sorted(p):
             h.update(f"key:{k}".encode())
             _feed(h, p[k])
+    elif isinstance(p, (list, tuple)) and _holds_array(p):
+        h.update(f"list:{len(p)}".encode())
+        for v in p:
+            _feed(h, v)
     else:
         h.update(json.dumps(p, sort_keys=True, default=str).encode())
+
+
+def _holds_array(p: Any) -> bool:
+    """Whether a dict / list / tuple holds an array at any depth (JSON would print it shortened)."""
+    values = p.values() if isinstance(p, dict) else p if isinstance(p, (list, tuple)) else ()
+    return any(isinstance(v, np.ndarray) or _holds_array(v) for v in values)
 
 
 def code_fingerprint(cls: type) -> str | None:
@@ -78,6 +88,26 @@ def module_fingerprint(module: str) -> str | None:
     """The :func:`code_fingerprint` of a module by name (``"rankbench.report.plots"``): it and
     the modules of its family it imports, transitively."""
     return _module_fingerprint(module)
+
+
+@functools.lru_cache(maxsize=None)
+def source_fingerprint(package: str, exclude: tuple[str, ...] = ()) -> str | None:
+    """A digest of every source file of ``package`` but the sub-modules and sub-packages named in
+    ``exclude`` (dotted names): the bytes of the files, so that any edit, a comment's included,
+    makes new keys. For entries that depend on more code than one family (a whole trial: loader,
+    protocol, ranker, metrics); None when the package has no source folder."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    h = hashlib.blake2b(digest_size=16)
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).with_suffix("")
+        name = ".".join([package, *rel.parts])
+        if any(name == e or name.startswith(e + ".") for e in exclude):
+            continue
+        h.update(f"file:{rel.as_posix()}:".encode() + path.read_bytes())
+    return h.hexdigest()
 
 
 @functools.lru_cache(maxsize=None)
@@ -156,8 +186,10 @@ def _locked(path: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True) -> tuple[Any, bool]:
-    """(object, True if it came from the cache) for ``key`` in the cache folder ``kind``."""
+def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True,
+           keep: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
+    """(object, True if it came from the cache) for ``key`` in the cache folder ``kind``; a computed
+    object for which ``keep`` says False (a failed result) is returned without being stored."""
     import joblib
 
     if not enabled:
@@ -176,6 +208,8 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
             except Exception:  # a corrupt or foreign entry: recompute it
                 path.unlink(missing_ok=True)
         obj = compute()
+        if keep is not None and not keep(obj):
+            return obj, False
         tmp = None
         try:
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")

@@ -197,7 +197,8 @@ def _value_corruptions(rec: dict) -> dict[str, object]:
             "seed": rec["seed"] + 1, "ranker_seed": rec["ranker_seed"] + 1, "status": "maybe",
             "metrics": {}, "curves": {"cmc": [float("nan")]}, "wall_s": -1.0,
             "warnings": [{"text": "x", "count": 0}], "config_fingerprint": "0" * 32, "error": "boom",
-            "phase": "fit", "traceback": "Traceback: boom"}
+            "phase": "fit", "traceback": "Traceback: boom",
+            "reused": {"run": None, "setting": "", "trial": -1, "method": rec["method"], "at": "2026-01-01"}}
 
 
 def _corruptions() -> list[tuple[str, object]]:

@@ -1,0 +1,143 @@
+"""Results of identical jobs are reused (the cache's ``trials``): within a run (a sweep setting
+that leaves a method unchanged) and across runs (a config that repeats another's trials); any
+change to what a result is computed from computes it again, and failed results are never kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from toydata import record, synthetic_reid_config
+
+from rankbench.runfolder import TrialRecord
+from rankbench.utils.diskcache import digest
+
+COUNTING = '''
+from pathlib import Path
+import numpy as np
+from sklearn.base import BaseEstimator
+from rankbench.rankers.base import PairScorer
+
+class Counting(PairScorer, BaseEstimator):
+    """L1 distance; every fit adds a line to the file ``log``."""
+    def __init__(self, log="", fail=False):
+        self.log = log
+        self.fail = fail
+
+    def fit(self, X, y, cams=None):
+        with open(self.log, "a") as fh:
+            fh.write("fit\\n")
+        if self.fail:
+            raise ValueError("broken on purpose")
+        self.fitted_ = True
+        return self
+
+    def similarity(self, Q, G):
+        return -np.abs(np.asarray(Q)[:, None] - np.asarray(G)[None]).sum(-1)
+'''
+
+
+@pytest.fixture
+def reuse(monkeypatch, tmp_path):
+    """Reuse on (the suite turns it off), with this test's own cache."""
+    monkeypatch.setenv("RANKBENCH_REUSE", "1")
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+
+
+def _config(tmp_path: Path, trials: int = 2, fail: bool = False, extra: str = "") -> tuple[Path, Path]:
+    plugin, log = tmp_path / "counting.py", tmp_path / "fits.log"
+    plugin.write_text(COUNTING)
+    path = tmp_path / f"c{len(list(tmp_path.glob('c*.yaml')))}.yaml"
+    path.write_text(synthetic_reid_config(n_people=14, n_test=6, ranks=[1, 5], trials=trials)
+                    + "rankers:\n  - {name: L1, ranker: l1}\n"
+                    + f"  - {{name: Count, ranker: '{plugin}:Counting', log: '{log}', fail: {str(fail).lower()}}}\n"
+                    + extra)
+    return path, log
+
+
+def _fits(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def _records(out: Path) -> dict[tuple, dict]:
+    return {(r["setting"], r["trial"], r["method"]): r
+            for r in (json.loads(p.read_text()) for p in (out / "trials").glob("*.json"))}
+
+
+def test_a_repeated_run_takes_every_result_and_a_longer_one_computes_only_the_new_trials(cli, reuse, tmp_path):
+    path, log = _config(tmp_path, trials=2)
+    assert cli("run", path, "--out", tmp_path / "a", "-q", "--no-plots").exit_code == 0
+    assert _fits(log) == 2
+    assert cli("run", path, "--out", tmp_path / "b", "-q", "--no-plots", "--trials", "3").exit_code == 0
+    assert _fits(log) == 3                                      # trials 0 and 1 were reused
+    a, b = _records(tmp_path / "a"), _records(tmp_path / "b")
+    for key, rec in a.items():
+        assert b[key]["reused"]["run"] == str(tmp_path / "a") and b[key]["reused"]["trial"] == key[1]
+        assert b[key]["metrics"] == rec["metrics"] and b[key]["wall_s"] == rec["wall_s"]
+        assert b[key]["config_fingerprint"] != rec["config_fingerprint"]   # stamped by the run that took it
+    assert all(b[k]["reused"] is None for k in b if k[1] == 2)
+    summary = (tmp_path / "b" / "summary.md").read_text()
+    assert "4 of its 6 results were taken from identical jobs computed before" in summary
+
+
+def test_a_sweep_setting_that_leaves_a_method_unchanged_reuses_its_results(cli, reuse, tmp_path):
+    path, log = _config(tmp_path, trials=2, extra="  - {name: P, ranker: prsvm, C: 1.0}\n"
+                                                  "sweep:\n  rankers.P.C: [1.0, 10.0]\n")
+    assert cli("run", path, "--out", tmp_path / "a", "-q", "--no-plots").exit_code == 0
+    assert _fits(log) == 2                                      # Count: the same jobs in both settings
+    recs = _records(tmp_path / "a")
+    for method in ("Count", "L1"):
+        later = [r for k, r in recs.items() if k[2] == method and r["reused"] is not None]
+        assert len(later) == 2 and all(r["reused"]["setting"] != r["setting"] for r in later)
+    assert not any(r["reused"] for k, r in recs.items() if k[2] == "P")     # C changed: computed
+
+
+@pytest.mark.parametrize("how", ["--no-cache", "RANKBENCH_REUSE=0", "another seed", "another parameter"])
+def test_anything_that_changes_the_job_or_switches_reuse_off_computes_again(cli, reuse, tmp_path, monkeypatch, how):
+    path, log = _config(tmp_path, trials=2)
+    assert cli("run", path, "--out", tmp_path / "a", "-q", "--no-plots").exit_code == 0
+    args = ["run", path, "--out", tmp_path / "b", "-q", "--no-plots"]
+    if how == "--no-cache":
+        args.append("--no-cache")
+    elif how == "another seed":
+        args += ["--seed", "5"]
+    elif how == "another parameter":
+        args += ["--set", "features.colour.bins=6"]
+    else:
+        monkeypatch.setenv("RANKBENCH_REUSE", "0")
+    assert cli(*args).exit_code == 0
+    assert _fits(log) == 4 and not any(r["reused"] for r in _records(tmp_path / "b").values())
+
+
+def test_a_failed_result_is_not_kept_for_reuse(cli, reuse, tmp_path):
+    path, log = _config(tmp_path, trials=1, fail=True)
+    assert cli("run", path, "--out", tmp_path / "a", "-q", "--no-plots").exit_code == 1
+    assert cli("run", path, "--out", tmp_path / "b", "-q", "--no-plots").exit_code == 1
+    assert _fits(log) == 2
+    failed = _records(tmp_path / "b")[("", 0, "Count")]
+    assert failed["status"] == "failed" and failed["reused"] is None
+    assert _records(tmp_path / "b")[("", 0, "L1")]["reused"] is not None     # the good method's was kept
+
+
+def test_a_record_of_schema_1_reads_without_reused_and_a_failed_one_cannot_claim_it():
+    data = json.loads(record().to_json())
+    assert data["schema_version"] == 2 and data["reused"] is None
+    del data["reused"]
+    assert TrialRecord.parse(json.dumps({**data, "schema_version": 1})).reused is None
+    with pytest.raises(ValueError, match="reused: missing field"):
+        TrialRecord.parse(json.dumps(data))
+    failed = {**data, "status": "failed", "metrics": {}, "error": "boom", "phase": "fit", "traceback": "",
+              "reused": {"run": None, "setting": "", "trial": 0, "method": "A", "at": "2026-01-01T00:00:00"}}
+    with pytest.raises(ValueError, match="never reused"):
+        TrialRecord.parse(json.dumps(failed))
+
+
+def test_digest_reads_arrays_inside_lists_and_nested_mappings_whole():
+    """Arrays are fed by their bytes at any depth (JSON would shorten a long one to '...')."""
+    a = np.zeros(2000)
+    b = a.copy()
+    b[1000] = 1.0
+    assert digest([a]) != digest([b]) and digest({"s": {"rows": a}}) != digest({"s": {"rows": b}})
+    assert digest({"x": a, "n": [1, 2]}) == digest({"x": a.copy(), "n": [1, 2]})
