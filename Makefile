@@ -51,19 +51,24 @@ regress: install
 	[ -z "$$runs" ] || $(BIN)/rankbench collect $$runs --out results/regress/REPORT.md; \
 	echo "regress: $$fails config(s) failed"; [ $$fails -eq 0 ]
 
+# one config (reproduce/<paper>/<name>): its earlier run folder kept in results/<paper>/.previous,
+# the run (its log beside it), then its graded table; a config that cannot run (its data absent)
+# says why in one line and the others go on
+reproduce/%: install
+	@cfg=configs/$*.yaml; out=results/$*; dir=$$(dirname $$out); mkdir -p $$dir; \
+	if [ -e $$out ]; then mkdir -p $$dir/.previous; mv $$out $$dir/.previous/$$(basename $$out)-$$(date +%Y%m%d-%H%M%S); fi; \
+	if $(BIN)/rankbench run $$cfg --data-root $(DATA) --jobs $(JOBS) --out $$out --quiet > $$out.log 2>&1; then \
+	  echo "== $$cfg"; $(BIN)/rankbench check $$out || true; \
+	else echo "== $$cfg"; echo "   not run: $$(tail -1 $$out.log)"; fi
+
+# a paper's configs, then its report, its note and (AFTER_<paper>) its figures from the runs made
 define reproduce
-reproduce-$(1): install
-	@set -e; runs=""; mkdir -p results/$(1); for cfg in configs/$(1)/*.yaml; do \
-	  out=results/$(1)/$$$$(basename $$$$cfg .yaml); \
-	  if [ -e $$$$out ]; then mkdir -p results/$(1)/.previous; \
-	    mv $$$$out results/$(1)/.previous/$$$$(basename $$$$out)-$$$$(date +%Y%m%d-%H%M%S); fi; echo "== $$$$cfg"; \
-	  if ! $(BIN)/rankbench run $$$$cfg --data-root $(DATA) --jobs $(JOBS) --out $$$$out --quiet > $$$$out.log 2>&1; then \
-	    echo "   not run: $$$$(tail -1 $$$$out.log)"; continue; fi; \
-	  $(BIN)/rankbench check $$$$out || true; runs="$$$$runs $$$$out"; done; \
+reproduce-$(1): $(patsubst configs/%.yaml,reproduce/%,$(wildcard configs/$(1)/*.yaml))
+	@runs=$$$$(for c in configs/$(1)/*.yaml; do d=results/$(1)/$$$$(basename $$$$c .yaml); \
+	  [ -f $$$$d/config.yaml ] && echo $$$$d; done); \
 	[ -z "$$$$runs" ] || { $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md; \
 	  $(BIN)/rankbench notes $(1) $$$$runs --out docs/$(1).md; $$(if $$(AFTER_$(1)),$$(AFTER_$(1));) }
 endef
-# each paper's configs, then its report, its note and (AFTER_<paper>) its figures from those runs
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 
 yuli-figures: install  ## Figures 2-4 and 6 of Yu & Li (distances, 3-D embeddings) from the runs of make reproduce-yuli
@@ -75,7 +80,18 @@ merler-figures: install  ## Figures 6, 7 and 9 and the lambda trade-off of Merle
 yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of make reproduce-yan
 	$(BIN)/rankbench figures yan $(call runs_of,yan) --data-root $(DATA) --out results/yan/figures
 
-reproduce-all: install $(addprefix reproduce-,$(PAPERS))  ## every paper's configs, then results/REPORT.md and REPORT.html
+# reproduce-all runs the configs JOBS at a time, each in one process on one core (BLAS pinned to one
+# thread, as a worker of --jobs is): a run's serial work (features, its report, its check) overlaps
+# another's fits. The longest first (their time on one core in make reproduce-all, 2026-11-26:
+# 720, 500, 300, 250, 225, 225, 220, 210, 210, 155, 155, 150 s), so that the last to finish are short;
+# viper_p316_10trials, whose first five trials are viper_p316's (taken from the cache), well after it.
+# Each config's output is printed whole when it is done.
+REPRODUCE_FIRST := merler/synthetic_trecvid prosser/viper_p316 merler/synthetic_fig9_regularizers \
+  prosser/viper_p432 prosser/viper_p532 yan/towncentre5_methods merler/synthetic_trecvid2006 sharaf/osr \
+  sharaf/pubfig prosser/viper_p474 yan/towncentre6_methods merler/corel16k
+reproduce-all: install  ## every paper's configs, then results/REPORT.md and REPORT.html
+	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(MAKE) --no-print-directory -j$(JOBS) \
+	  --output-sync=target JOBS=1 $(addprefix reproduce/,$(REPRODUCE_FIRST)) $(addprefix reproduce-,$(PAPERS))
 	$(BIN)/rankbench collect $(foreach p,$(PAPERS),$(call runs_of,$(p))) --out results/REPORT.md
 
 bench: install  ## speed/memory benchmarks, each side by side with a peer or the old code (ARGS=--quick: CI's check)

@@ -139,6 +139,19 @@ def main():
               f"(target: <= {target} s per trial on 2 cores, wall {two.wall:.1f} s); "
               f"2 threads vs numpy: {same_model(two.result, old.result, attrs)}; "
               f"1 thread vs numpy: {same_model(one.result, old.result, attrs)}")
+        if name.startswith("ELF"):  # re-weighted histograms against fresh ones every round (before)
+            from rankbench.rankers.boosting import elf
+
+            def fresh_every_round(make=make):
+                kept, elf._REFRESH = elf._REFRESH, 1
+                try:
+                    return fit(make)()
+                finally:
+                    elf._REFRESH = kept
+            fresh, reweighted = side_by_side(fresh_every_round, fit(make), args.repeats)
+            row(f"{name} ({rounds} rounds), fresh histograms every round", fresh, cmc(fresh.result, X, y, cams, test))
+            print(f"   fresh every round / re-weighted, 1 thread: {ratio(fresh, reweighted)}; "
+                  f"same model: {same_model(fresh.result, reweighted.result, attrs)}")
 
     # ---- LinearSVC on the explicit pairwise transform of the same triples, smaller training set
     if "svc" in args.parts:
