@@ -650,8 +650,8 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     """
     records, _ = folder.read_trials()
     wall: dict[str, float] = {}
-    for r in records:
-        wall[r.method] = wall.get(r.method, 0.0) + r.wall_s
+    for r in records:  # the time this run spent: a reused result's was spent by the run that computed it
+        wall[r.method] = wall.get(r.method, 0.0) + (r.wall_s if r.reused is None else 0.0)
     prev = folder.read_manifest()
     executor = executor or {"kind": "local", "workers": opts.jobs}
     commit = _git("rev-parse", "HEAD")

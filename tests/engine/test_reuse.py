@@ -80,6 +80,8 @@ def test_a_repeated_run_takes_every_result_and_a_longer_one_computes_only_the_ne
     assert all(b[k]["reused"] is None for k in b if k[1] == 2)
     summary = (tmp_path / "b" / "summary.md").read_text()
     assert "4 of its 6 results were taken from identical jobs computed before" in summary
+    spent = json.loads((tmp_path / "b" / "manifest.json").read_text())["wall_s_per_method"]
+    assert spent["Count"] == pytest.approx(b[("", 2, "Count")]["wall_s"], abs=1e-3)   # the new trial's only
 
 
 def test_a_sweep_setting_that_leaves_a_method_unchanged_reuses_its_results(cli, reuse, tmp_path):
