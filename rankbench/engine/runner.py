@@ -65,10 +65,10 @@ from ..runfolder import (
     config_fingerprint,
     job_id,
 )
+from ..utils.diskcache import cached, code_fingerprint, digest, source_fingerprint
 from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
-from ..utils.diskcache import cached, code_fingerprint, digest, source_fingerprint
 from .cache import get_features
 from .estimator import MethodSpec, duck_capability
 from .executors import Work, make_executor

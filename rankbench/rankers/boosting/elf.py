@@ -168,18 +168,15 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         hists, cuts, alphas = [], [], []
         for t in range(n_rounds):
             tick("round", t + 1, n_rounds)
-            v = w * label
+            v, wp = w * label, w_pos(w)
             if hist is None or stale >= _REFRESH:
                 hist, stale = weighted_hist(codes, v, nq, self.n_jobs), 0
-            # error of "+1 iff code <= j" = positives above the cut + negatives at or below it
-            err = w_pos(w) - np.cumsum(hist, axis=1)
-            k, j = np.unravel_index(np.argmin(err), err.shape)
+            err, k, j = _least_error(wp, hist)
             if stale and not _clear_minimum(err, k, j, occupied):
                 hist, stale = weighted_hist(codes, v, nq, self.n_jobs), 0   # a near tie: decided afresh
-                err = w_pos(w) - np.cumsum(hist, axis=1)
-                k, j = np.unravel_index(np.argmin(err), err.shape)
+                err, k, j = _least_error(wp, hist)
             # the chosen learner's error as a fresh histogram gives it (bit for bit)
-            err_kj = err[k, j] if not stale else w_pos(w) - np.cumsum(weighted_hist(codes[k:k + 1], v, nq))[j]
+            err_kj = err[k, j] if not stale else wp - np.cumsum(weighted_hist(codes[k:k + 1], v, nq))[j]
             e = float(np.clip(err_kj / w.sum(), 1e-12, 1 - 1e-12))
             if e >= 0.5:
                 break
@@ -340,6 +337,13 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 def _occupied(codes, n_bins, n_jobs=1):
     """(U, n_bins) bool: which codes occur in each unit (an empty bin adds exactly 0 to a sum)."""
     return weighted_hist(codes, np.ones(codes.shape[1]), n_bins, n_jobs) > 0
+
+
+def _least_error(w_pos, hist):
+    """(errors, k, j): the weighted error of "+1 iff code <= j" for every unit k and cut j (the
+    positives above the cut and the negatives at or below it), and the first least one."""
+    err = w_pos - np.cumsum(hist, axis=1)
+    return (err, *np.unravel_index(np.argmin(err), err.shape))
 
 
 def _clear_minimum(err, k, j, occupied):
