@@ -405,6 +405,20 @@ class RunFolder:
                 problems.append(Problem(p, _reason(exc)))
         return records, problems
 
+    def inputs_digest(self) -> str:
+        """A digest of the files everything derived is read from (config, splits, manifest and each
+        trial file: names and bytes; a missing one counts as missing), so that a report built from
+        them can be known to be current without reading them."""
+        h = hashlib.blake2b(digest_size=16)
+        for p in [self.path / CONFIG, self.path / SPLITS, self.path / MANIFEST, *sorted(self.trials_dir.glob("*.json"))]:
+            try:
+                data = p.read_bytes()
+            except OSError:
+                data = None
+            h.update(f"{p.relative_to(self.path).as_posix()}:{-1 if data is None else len(data)}:".encode())
+            h.update(data or b"")
+        return h.hexdigest()
+
     def done_jobs(self) -> set[tuple[str, int, str]]:
         """(setting, trial, method) of every finished job: a usable record with status ``ok``
         (a failed job, like a missing or unusable one, is computed again by ``--resume``)."""

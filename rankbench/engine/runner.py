@@ -65,7 +65,7 @@ from ..runfolder import (
     config_fingerprint,
     job_id,
 )
-from ..utils.diskcache import cached, code_fingerprint, digest, source_fingerprint
+from ..utils.diskcache import cached, code_fingerprint, digest, reuse_allowed, source_fingerprint
 from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
@@ -359,7 +359,7 @@ _NOT_IN_TRIALS = ("rankbench.report", "rankbench.cli", "rankbench.app", "rankben
 def reuse_enabled(opts: EngineOptions) -> bool:
     """Whether finished results are reused: the cache is on (no ``--no-cache``) and
     ``$RANKBENCH_REUSE`` is not ``0``."""
-    return opts.use_cache and os.environ.get("RANKBENCH_REUSE", "1") != "0"
+    return opts.use_cache and reuse_allowed()
 
 
 class TrialKeys:

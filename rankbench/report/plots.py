@@ -916,6 +916,14 @@ def _reusable_plots(out: Path, key: str) -> tuple[list[PlotFile], list[str]] | N
     return files, warnings
 
 
+def plot_warnings(out: Path) -> list[str]:
+    """The layout warnings ``plots/.index.json`` records for the figures in ``out`` (none without one)."""
+    try:
+        return list(json.loads((out / PLOTS_INDEX).read_text(encoding="utf-8"))["warnings"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
 def _in_sentence(label: str) -> str:
     """A label inside a sentence: "Test people" -> "test people"; "K", "MAP" stay as they are."""
     return label[:1].lower() + label[1:] if len(label) > 1 and label[1].islower() else label

@@ -186,10 +186,19 @@ def _locked(path: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def reuse_allowed() -> bool:
+    """Whether finished work (a job's result, a run's report) may be taken from the cache:
+    ``$RANKBENCH_REUSE`` is not ``0``. Features and base models are cached whatever it says."""
+    return os.environ.get("RANKBENCH_REUSE", "1") != "0"
+
+
 def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True,
-           keep: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
+           keep: Callable[[Any], bool] | None = None,
+           valid: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
     """(object, True if it came from the cache) for ``key`` in the cache folder ``kind``; a computed
-    object for which ``keep`` says False (a failed result) is returned without being stored."""
+    object for which ``keep`` says False (a failed result) is returned without being stored; a
+    stored one for which ``valid`` says False (what it describes has changed since) is computed
+    again and replaced."""
     import joblib
 
     if not enabled:
@@ -204,9 +213,12 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
     try:
         if path.is_file():
             try:
-                return joblib.load(path), True
+                obj = joblib.load(path)
             except Exception:  # a corrupt or foreign entry: recompute it
                 path.unlink(missing_ok=True)
+            else:
+                if valid is None or valid(obj):
+                    return obj, True
         obj = compute()
         if keep is not None and not keep(obj):
             return obj, False
