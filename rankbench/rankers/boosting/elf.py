@@ -300,13 +300,29 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             return np.sqrt(np.maximum(1 - bc, 0))
         raise AssertionError(self.distance)  # declared as l1 | bhattacharyya
 
+    def _some_units_dist(self, A, B, units):
+        """Distances of the units ``units`` only between A (..., d) and B (..., d): (..., len(units)),
+        each computed as :meth:`_unit_dist` computes it (the same numbers, without the others)."""
+        units = np.asarray(units, dtype=np.intp)
+        nb = self.n_bins
+        n_hist = A.shape[-1] // nb if self.units in ("hist", "both") else 0
+        out = np.empty(np.broadcast_shapes(A.shape[:-1], B.shape[:-1]) + (len(units),))
+        hist = units < n_hist
+        if hist.any():
+            h = units[hist]
+            out[..., hist] = self._hist_dist(A.reshape(*A.shape[:-1], -1, nb)[..., h, :],
+                                             B.reshape(*B.shape[:-1], -1, nb)[..., h, :])
+        if not hist.all():
+            c = units[~hist] - n_hist
+            out[..., ~hist] = np.abs(A[..., c] - B[..., c])
+        return out
+
     def _grid_distances(self, R, Cm, hists=None):
         """Unit distances (or only the units ``hists``) of every (row of R, row of Cm): (nr, nc, U)."""
         out = None
         for s in range(0, len(R), self.block):
-            D = self._unit_dist(R[s:s + self.block, None], Cm[None])
-            if hists is not None:
-                D = D[..., hists]
+            A = R[s:s + self.block, None]
+            D = self._unit_dist(A, Cm[None]) if hists is None else self._some_units_dist(A, Cm[None], hists)
             if out is None:
                 out = np.empty((len(R), len(Cm), D.shape[2]), dtype=np.float32)
             out[s:s + self.block] = D

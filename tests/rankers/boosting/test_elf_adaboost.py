@@ -197,3 +197,20 @@ def test_distance_score_is_the_weighted_sum_of_chosen_distances():
                 expect[i, j] -= a * d
     np.testing.assert_allclose(e.similarity(A, B), expect, rtol=1e-5, atol=1e-6)
     assert rank5(e, X, y, cams) >= 0.9
+
+
+@pytest.mark.parametrize("units", ["hist", "bin", "both"])
+@pytest.mark.parametrize("distance", ["l1", "bhattacharyya"])
+def test_scoring_reads_only_the_chosen_units_with_the_same_numbers(units, distance):
+    """The scores are computed from the chosen units' distances alone: the same bits as every unit's
+    distances computed (the oracle: ``_unit_dist`` over each pair) and the chosen ones read."""
+    X, y, cams = toy(n=12, nb=4, H=5, seed=3)
+    e = ELFAdaBoost(n_rounds=12, n_bins=4, units=units, distance=distance, block=5).fit(X, y, cams)
+    Q, G = X[cams == "a"], X[cams == "b"]
+    used = np.unique(e.hists_)
+    every = np.stack([[e._unit_dist(q, g) for g in G] for q in Q]).astype(np.float32)
+    assert np.array_equal(e._grid_distances(Q, G, hists=used), every[..., used])
+    assert np.array_equal(e._grid_distances(Q, G), every)
+    units_all = np.arange(every.shape[-1])[::-1]      # any order, repeats
+    some = e._some_units_dist(Q[:, None], G[None], np.r_[units_all, units_all[:3]])
+    assert np.array_equal(some.astype(np.float32), every[..., np.r_[units_all, units_all[:3]]])
