@@ -82,13 +82,13 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 
 # reproduce-all runs the configs JOBS at a time, each in one process on one core (BLAS pinned to one
 # thread, as a worker of --jobs is): a run's serial work (features, its report, its check) overlaps
-# another's fits. The longest first (their time on one core in make reproduce-all, 2026-11-26:
-# 720, 500, 300, 250, 225, 225, 220, 210, 210, 155, 155, 150 s), so that the last to finish are short;
-# viper_p316_10trials, whose first five trials are viper_p316's (taken from the cache), well after it.
-# Each config's output is printed whole when it is done.
-REPRODUCE_FIRST := merler/synthetic_trecvid prosser/viper_p316 merler/synthetic_fig9_regularizers \
-  prosser/viper_p432 prosser/viper_p532 yan/towncentre5_methods merler/synthetic_trecvid2006 sharaf/osr \
-  sharaf/pubfig prosser/viper_p474 yan/towncentre6_methods merler/corel16k
+# another's fits. The longest first (their expected time on one core, from make reproduce-all on
+# 2026-11-26 and the later speed-ups: about 460, 350, 270, 225, 225, 220, 210, 250, 170, 155, 150,
+# 110, 90 s), so that the last to finish are short; viper_p316_10trials, whose first five trials are
+# viper_p316's (taken from the cache), well after it. Each config's output is printed whole when done.
+REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers prosser/viper_p316 \
+  yan/towncentre5_methods merler/synthetic_trecvid2006 sharaf/osr sharaf/pubfig prosser/viper_p316_10trials \
+  prosser/viper_p432 yan/towncentre6_methods merler/corel16k prosser/viper_p474 prosser/viper_p532
 reproduce-all: install  ## every paper's configs, then results/REPORT.md and REPORT.html
 	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(MAKE) --no-print-directory -j$(JOBS) \
 	  --output-sync=target JOBS=1 $(addprefix reproduce/,$(REPRODUCE_FIRST)) $(addprefix reproduce-,$(PAPERS))
