@@ -82,16 +82,19 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 
 # reproduce-all runs the configs JOBS at a time, each in one process on one core (BLAS pinned to one
 # thread, as a worker of --jobs is): a run's serial work (features, its report, its check) overlaps
-# another's fits. The longest first (their expected time on one core, from make reproduce-all on
-# 2026-11-26 and the later speed-ups: about 460, 350, 270, 225, 225, 220, 210, 250, 170, 155, 150,
-# 110, 90 s), so that the last to finish are short; viper_p316_10trials, whose first five trials are
-# viper_p316's (taken from the cache), well after it. Each config's output is printed whole when done.
+# another's fits. The longest first (their time on one core in make reproduce-all on 2026-11-26:
+# 471, 316, 296, 205, 195, 235, 178, 135, 134, 122, 95, 90, 73 s), so that the last to finish are
+# short; viper_p316_10trials, whose first five trials are viper_p316's (taken from the cache), well
+# after it. Then the papers' other configs, prosser's last: its report, note and figures take 5 s
+# (merler's 50 s, yuli's 30 s), so the other papers' are made while its configs still run.
+# Each config's output is printed whole when it is done.
 REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers prosser/viper_p316 \
-  yan/towncentre5_methods merler/synthetic_trecvid2006 sharaf/osr sharaf/pubfig prosser/viper_p316_10trials \
-  prosser/viper_p432 yan/towncentre6_methods merler/corel16k prosser/viper_p474 prosser/viper_p532
+  sharaf/osr sharaf/pubfig prosser/viper_p316_10trials yan/towncentre5_methods prosser/viper_p432 \
+  merler/synthetic_trecvid2006 yan/towncentre6_methods merler/corel16k yan/towncentre5_types yan/towncentre6_types
+REPRODUCE_PAPERS := yuli sharaf merler yan prosser
 reproduce-all: install  ## every paper's configs, then results/REPORT.md and REPORT.html
 	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(MAKE) --no-print-directory -j$(JOBS) \
-	  --output-sync=target JOBS=1 $(addprefix reproduce/,$(REPRODUCE_FIRST)) $(addprefix reproduce-,$(PAPERS))
+	  --output-sync=target JOBS=1 $(addprefix reproduce/,$(REPRODUCE_FIRST)) $(addprefix reproduce-,$(REPRODUCE_PAPERS))
 	$(BIN)/rankbench collect $(foreach p,$(PAPERS),$(call runs_of,$(p))) --out results/REPORT.md
 
 bench: install  ## speed/memory benchmarks, each side by side with a peer or the old code (ARGS=--quick: CI's check)
