@@ -1,6 +1,8 @@
 """Wall time and peak memory of one ranker's training and scoring, measured from outside.
 
-Memory is the growth of the process's resident set above its level when the step began. On
+Memory is the growth of the process's resident set above its level when the step began, after
+the C allocator has handed back what it holds free (glibc's ``malloc_trim``), so that a step
+counts the memory it uses and not only what it needs beyond blocks an earlier step freed. On
 Linux the kernel keeps the exact high-water mark of the resident set (``VmHWM``) and lets a
 process reset it (writing ``5`` to ``/proc/self/clear_refs``): the meter resets it when a step
 begins and reads it when the step ends, so the peak is exact and costs the measured code nothing.
@@ -19,6 +21,9 @@ Dask cluster whose workers have several threads, peak_mb is the worker's, not th
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import os
 import re
 import threading
@@ -39,6 +44,28 @@ def _rss_bytes() -> int:
             return int(fh.read().split()[1]) * _PAGE
     except (OSError, ValueError, IndexError):
         return 0
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None (another C library, or none loadable)."""
+    try:
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+def _release_free_memory() -> None:
+    """Hand the memory the C allocator holds free back to the OS (glibc's ``malloc_trim``), so a
+    step's growth counts all the memory it uses: after large blocks are freed, glibc keeps the
+    next ones of that size in its heap, and a step that reuses them grows the resident set by
+    nothing (PRSVM on VIPeR read 1.4 MB in a long-lived process, 16.3 MB in a fresh one). A no-op
+    without glibc."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def _reset_high_water_mark() -> bool:
@@ -85,6 +112,7 @@ class _PeakProbe:
     sampled."""
 
     def __init__(self):
+        _release_free_memory()
         self.base = _rss_bytes()
         self._sampler = None
         if not _reset_high_water_mark():

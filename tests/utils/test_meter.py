@@ -82,3 +82,27 @@ def test_the_sampling_fallback_sees_a_block_held_for_a_while(monkeypatch):
         time.sleep(0.2)
         block.close()
     assert meter.metrics()["peak_mb"] >= 48
+
+
+def _kept_by_malloc(mb: int) -> None:
+    """Leave ``mb`` MB freed but held by glibc: freeing a large mmapped block raises glibc's mmap
+    threshold, so the next block of that size comes from its heap and stays there when freed."""
+    for _ in range(3):
+        block = np.ones(mb * 2**20 // 8)
+        del block
+
+
+def test_a_step_counts_memory_an_earlier_step_freed():
+    """A step reusing blocks the allocator kept from earlier work counts them (the meter hands free
+    memory back first): without it, the same step read nearly nothing in a long-lived process."""
+    if meter_module._malloc_trim() is None or not meter_module._reset_high_water_mark():
+        pytest.skip("needs glibc's malloc_trim and a resettable VmHWM")
+
+    def step(meter):
+        _kept_by_malloc(24)
+        with meter.train():
+            block = np.ones(24 * 2**20 // 8)
+            del block
+        return meter.metrics()["peak_mb"]
+
+    assert step(Meter()) >= 20   # without the hand-back, 0.0 MB on this machine's glibc
