@@ -55,7 +55,9 @@ class PRSVM(PairScorer, BaseEstimator):
         explicit (n_triples, d) matrix of eq. 5, as the paper's Matlab code did.
     max_newton, max_cg, tol : solver caps and relative gradient tolerance.
     block : rows of the pair grid streamed at once.
-    n_jobs : threads: the cross-validation folds run side by side, and each streamed pass is shared.
+    n_jobs : threads: the cross-validation folds run side by side, as many at a time as there are
+        threads, and the folds left over (5 folds on 2 threads: the fifth) and the final fit share
+        each streamed pass between the threads.
     random_state : seeds the assignment of people to CV folds.
 
     Attributes
@@ -126,25 +128,25 @@ class PRSVM(PairScorer, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         folds = np.array_split(rng.permutation(np.unique(y)), max(2, int(self.cv)))
         cams = None if cams is None else np.asarray(cams)
-        # folds run side by side on n_jobs threads (numpy's streaming releases the GIL); threads
-        # left over stream each fold's blocks. Each fold's numbers do not depend on this.
-        workers = max(1, min(int(self.n_jobs), len(folds)))
-        fold_jobs = max(1, int(self.n_jobs) // workers)
-        run = lambda held: self._fold_scores(X, y, cams, np.isin(y, held), grid_c, fold_jobs)
-        if workers == 1:
-            results = []
-            for fold, held in enumerate(folds):
-                tick("cv fold", fold + 1, len(folds))
-                results.append(run(held))
-        else:
+        # folds run side by side on the n_jobs threads, as many at a time as there are threads
+        # (the compiled passes release the GIL); the folds left over when fewer remain than
+        # threads (5 folds on 2) run one at a time, each pass shared by every thread, so no thread
+        # idles while the last fold runs alone. Each fold's numbers do not depend on this.
+        n_jobs = max(1, int(self.n_jobs))
+        side_by_side = len(folds) - len(folds) % n_jobs if n_jobs > 1 else 0
+        run = lambda held, jobs: self._fold_scores(X, y, cams, np.isin(y, held), grid_c, jobs)
+        results = []
+        if side_by_side:
             from concurrent.futures import ThreadPoolExecutor
 
-            with ThreadPoolExecutor(workers) as ex:
-                futures = [ex.submit(run, held) for held in folds]
-                results = []
+            with ThreadPoolExecutor(n_jobs) as ex:
+                futures = [ex.submit(run, held, 1) for held in folds[:side_by_side]]
                 for fold, fut in enumerate(futures):
                     results.append(fut.result())
                     tick("cv fold", fold + 1, len(folds))
+        for fold, held in enumerate(folds[side_by_side:], start=side_by_side):
+            tick("cv fold", fold + 1, len(folds))
+            results.append(run(held, n_jobs))
         # a C skipped on some fold after its early stop counts with the folds that ran it
         scores = np.full((len(folds), len(grid_c)), np.nan)
         sols = [[] for _ in grid_c]

@@ -64,7 +64,7 @@ def test_folds_side_by_side_choose_the_same_C_and_model():
     par = PRSVM(n_jobs=3, **kw).fit(X, y, cams)  # three folds on three threads
     assert one.C_ == par.C_ and one.cv_scores_ == par.cv_scores_
     np.testing.assert_allclose(one.coef_, par.coef_, rtol=1e-6)  # the final fit's pass, shared by 3 threads
-    two = PRSVM(n_jobs=2, **kw).fit(X, y, cams)  # two threads for three folds
+    two = PRSVM(n_jobs=2, **kw).fit(X, y, cams)  # two folds side by side, then the third on both threads
     assert two.cv_scores_ == one.cv_scores_
 
 
