@@ -86,9 +86,10 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 # 471, 316, 296, 205, 195, 235, 178, 135, 134, 122, 95, 90, 73 s), so that the last to finish are
 # short; viper_p316_10trials, whose first five trials are viper_p316's (taken from the cache), well
 # after it. Then each paper's other configs, papers in the order of REPRODUCE_PAPERS (prosser's
-# two short VIPeR configs last), and each paper's report, note and figures: make starts those only
-# once every config has started (measured: merler's 50 s, yuli's 30 s, yan's 17 s, prosser's and
-# sharaf's 5 s, two at a time). Each config's output is printed whole when it is done.
+# two short VIPeR configs last), and each paper's report, note and figures: make starts one when it
+# reaches the paper with its configs done (sharaf's), else once every config has started (measured:
+# merler's 50 s, yuli's 30 s, yan's 17 s, prosser's and sharaf's 5 s, two at a time). Each config's
+# output is printed whole when it is done.
 REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers prosser/viper_p316 \
   sharaf/osr sharaf/pubfig prosser/viper_p316_10trials yan/towncentre5_methods prosser/viper_p432 \
   merler/synthetic_trecvid2006 yan/towncentre6_methods merler/corel16k yan/towncentre5_types yan/towncentre6_types
