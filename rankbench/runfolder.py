@@ -58,6 +58,7 @@ from .records import (
     TrialRecord,
     config_fingerprint,
 )
+from .utils.diskcache import digest, file_digest
 from .utils.fileio import atomic_write_json, atomic_write_text
 
 __all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "config_fingerprint",
@@ -409,15 +410,8 @@ class RunFolder:
         """A digest of the files everything derived is read from (config, splits, manifest and each
         trial file: names and bytes; a missing one counts as missing), so that a report built from
         them can be known to be current without reading them."""
-        h = hashlib.blake2b(digest_size=16)
-        for p in [self.path / CONFIG, self.path / SPLITS, self.path / MANIFEST, *sorted(self.trials_dir.glob("*.json"))]:
-            try:
-                data = p.read_bytes()
-            except OSError:
-                data = None
-            h.update(f"{p.relative_to(self.path).as_posix()}:{-1 if data is None else len(data)}:".encode())
-            h.update(data or b"")
-        return h.hexdigest()
+        files = [self.path / CONFIG, self.path / SPLITS, self.path / MANIFEST, *sorted(self.trials_dir.glob("*.json"))]
+        return digest([[p.relative_to(self.path).as_posix(), file_digest(p)] for p in files])
 
     def done_jobs(self) -> set[tuple[str, int, str]]:
         """(setting, trial, method) of every finished job: a usable record with status ``ok``

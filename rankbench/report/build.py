@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import shlex
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -15,7 +13,7 @@ import pandas as pd
 from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, PLOTS, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
     TRIALS_CSV, Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
-from ..utils.diskcache import cached, digest, reuse_allowed, source_fingerprint
+from ..utils.diskcache import cached, digest, file_digest, reuse_allowed, source_fingerprint
 from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
 from .plots import PLOTS_INDEX, make_plots, plot_warnings, style_file
@@ -286,16 +284,9 @@ def _report_key(run: RunData, plots: bool, max_rank: int | None, style: str | No
                   source_fingerprint("rankbench"), [pd.__version__, np.__version__, matplotlib.__version__])
 
 
-def _file_digest(path: Path) -> str | None:
-    try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
-    except OSError:
-        return None
-
-
 def _still_written(run: RunData, built: dict) -> bool:
     """Whether the run folder still holds every file the report ``built`` wrote, as it wrote them."""
-    return all(_file_digest(run.folder.path / name) == d for name, d in built["files"].items()) and \
+    return all(file_digest(run.folder.path / name) == d for name, d in built["files"].items()) and \
         all(p.path.is_file() for p in built["plots"])
 
 
@@ -328,7 +319,7 @@ def _written_report(run: RunData, plots: bool, max_rank: int | None, style: str 
     run.folder.write_text(SUMMARY_MD, md)
     written = list(WRITTEN) + ([f"{PLOTS}/{PLOTS_INDEX}"] if plots else [])
     return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "grades": grades,
-            "claims": claim_rows, "files": {name: _file_digest(run.folder.path / name) for name in written},
+            "claims": claim_rows, "files": {name: file_digest(run.folder.path / name) for name in written},
             "warnings": plot_warnings(run.folder.plots_dir) if plots else []}
 
 

@@ -900,28 +900,29 @@ def _plots_key(run, summary: pd.DataFrame, max_rank: int | None, style: str | Pa
                   max_rank, [p.read_text(encoding="utf-8") for p in styles], matplotlib.__version__, code)
 
 
+def _read_index(out: Path) -> tuple[str, list[PlotFile], list[str]] | None:
+    """(key, figures, layout warnings) that ``plots/.index.json`` records in ``out``, or None."""
+    try:
+        index = json.loads((out / PLOTS_INDEX).read_text(encoding="utf-8"))
+        return (index["key"], [PlotFile(out / f["name"], f["caption"]) for f in index["files"]],
+                list(index["warnings"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _reusable_plots(out: Path, key: str) -> tuple[list[PlotFile], list[str]] | None:
     """(figures, layout warnings) of ``out`` when its index was written under ``key`` and each
     figure is still there."""
-    try:
-        index = json.loads((out / PLOTS_INDEX).read_text(encoding="utf-8"))
-        if index["key"] != key:
-            return None
-        files = [PlotFile(out / f["name"], f["caption"]) for f in index["files"]]
-        warnings = list(index["warnings"])
-    except (OSError, ValueError, KeyError, TypeError):
+    index = _read_index(out)
+    if index is None or index[0] != key or not all(f.path.is_file() for f in index[1]):
         return None
-    if not all(f.path.is_file() for f in files):
-        return None
-    return files, warnings
+    return index[1], index[2]
 
 
 def plot_warnings(out: Path) -> list[str]:
     """The layout warnings ``plots/.index.json`` records for the figures in ``out`` (none without one)."""
-    try:
-        return list(json.loads((out / PLOTS_INDEX).read_text(encoding="utf-8"))["warnings"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
+    index = _read_index(out)
+    return index[2] if index is not None else []
 
 
 def _in_sentence(label: str) -> str:

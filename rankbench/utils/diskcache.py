@@ -46,6 +46,14 @@ def digest(*parts: Any) -> str:
     return h.hexdigest()
 
 
+def file_digest(path: str | os.PathLike) -> str | None:
+    """A hex digest of a file's bytes (BLAKE2b), or None when it cannot be read."""
+    try:
+        return hashlib.blake2b(Path(path).read_bytes(), digest_size=16).hexdigest()
+    except OSError:
+        return None
+
+
 def _feed(h, p: Any) -> None:
     if isinstance(p, np.ndarray):
         a = np.ascontiguousarray(p)
