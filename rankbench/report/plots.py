@@ -725,23 +725,42 @@ def _trial_series(records: list[TrialRecord], method: str, curves: list[str], x:
 
 
 @_styled
-def curve_figure(records: list[TrialRecord], methods: list[str], curve: str | list[str], x: str, y: str, setting: str,
-                 title: str, styles: dict[str, dict] | None = None):
+def curve_figure(records: list[TrialRecord], methods: list[str], curve: str | list[str], x: str, y: str | list[str],
+                 setting: str, title: str, styles: dict[str, dict] | None = None):
     """Mean of a stored curve's ``y`` series against its ``x`` series per method, with a ± 1 std
     band over trials (trials on a common grid of ``x``, each held at its last value after it ends,
     as claims grade them). ``curve`` as a list of curves (a family's members): per trial, their
-    mean (:func:`drawn_curves`)."""
+    mean (:func:`drawn_curves`). ``y`` as a list: one panel per series, side by side on the same
+    ``x`` (e.g. MAP at depths 100, 500 and all against ranking time), the title over the first and
+    the legend beside the last."""
     plt = pyplot()
     styles = styles or method_styles(methods)
+    ys = [y] if isinstance(y, str) else list(y)
+    w, h = figsize()
+    fig, axes = plt.subplots(1, len(ys), figsize=(w * (1 + 0.62 * (len(ys) - 1)), h), squeeze=False)
+    axes = list(axes[0])
+    members = [curve] if isinstance(curve, str) else list(curve)
+    series = {m: {v: _trial_series(records, m, members, x, v, setting) for v in ys} for m in methods}
+    if not any(any(per.values()) for per in series.values()):
+        plt.close(fig)
+        return None
+    for ax, v in zip(axes, ys):
+        _curve_panel(ax, methods, {m: series[m][v] for m in methods}, x, v, styles)
+    set_title(axes[0], title)
+    _legend(axes[-1])
+    return fig
+
+
+def _curve_panel(ax, methods: list[str], series: dict[str, list[tuple[np.ndarray, np.ndarray]]], x: str, y: str,
+                 styles: dict[str, dict]) -> None:
+    """One panel of :func:`curve_figure`: each method's mean of its trials' ``(x, y)`` series."""
     k = _scale(y)
-    fig, ax = plt.subplots(figsize=figsize())
     all_x, all_y = [], []
     for m in methods:
-        series = _trial_series(records, m, [curve] if isinstance(curve, str) else list(curve), x, y, setting)
-        if not series:
+        if not series.get(m):
             continue
-        xs = np.unique(np.concatenate([sx for sx, _ in series]))
-        per_trial = np.array([np.interp(xs, sx, sy) for sx, sy in series]) * k
+        xs = np.unique(np.concatenate([sx for sx, _ in series[m]]))
+        per_trial = np.array([np.interp(xs, sx, sy) for sx, sy in series[m]]) * k
         mean = per_trial.mean(axis=0)
         st = styles[m]
         ax.plot(xs, mean, color=st["color"], linewidth=1.5, linestyle=st["linestyle"],
@@ -754,15 +773,10 @@ def curve_figure(records: list[TrialRecord], methods: list[str], curve: str | li
                             color=st["color"], alpha=0.15, linewidth=0)
         all_x.append(np.max(xs))
         all_y.append(np.max(top))
-    if not all_x:
-        plt.close(fig)
-        return None
-    _room(ax, all_x if is_cost(x) else None, all_y, k == 100)
+    if all_x:
+        _room(ax, all_x if is_cost(x) else None, all_y, k == 100)
     ax.set_xlabel(axis_label(x))
     ax.set_ylabel(axis_label(y))
-    set_title(ax, title)
-    _legend(ax)
-    return fig
 
 
 def view_weights(records: list[TrialRecord], method: str, setting: str) -> tuple[str, list[dict[str, dict[str, float]]]] | None:
@@ -930,6 +944,21 @@ def _in_sentence(label: str) -> str:
     return label[:1].lower() + label[1:] if len(label) > 1 and label[1].islower() else label
 
 
+def _shared_words(names: list[str]) -> str:
+    """What several panels' quantities have in common, for one title: the words they all begin
+    with ("Mean average precision" for MAP at depth 100, at depth 500 and MAP), else all of them
+    joined by "and"."""
+    words = [n.split() for n in names]
+    common = []
+    for group in zip(*words):
+        if len(set(group)) > 1:
+            break
+        common.append(group[0])
+    while common and common[-1] in ("at", "of", "in", "on", "by"):
+        common.pop()
+    return " ".join(common) if common and len(names) > 1 else " and ".join(names[:1] + [_in_sentence(n) for n in names[1:]])
+
+
 def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, part: tuple[int, int] | None
                 ) -> list[tuple[int, list[PlotFile], list[str]]]:
     """The report's figures in a fixed order, as (place, files, layout warnings): those whose place
@@ -987,10 +1016,12 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, part: tuple[in
             family = curves != [label]
             what = f"{label}, mean over {len(curves)}" if family else label
             members = f" (mean over {', '.join(c.split('/', 1)[1] for c in curves)})" if family else ""
-            for y in ys:
-                emit(lambda: curve_figure(records, methods, curves, x, y, s, f"{name(y)} against {_in_sentence(name(x))} ({what}): "
-                                  f"{where}", styles),
-                     _stem(slug(label), slug(y), "vs", slug(x), tag), f"{y} against {x}, curve {label!r}{members}; {where}.")
+            shown = _shared_words([name(y) for y in ys])
+            emit(lambda: curve_figure(records, methods, curves, x, ys, s, f"{shown} against {_in_sentence(name(x))} "
+                              f"({what}): {where}", styles),
+                 _stem(slug(label), *([slug(ys[0])] if len(ys) == 1 else []), "vs", slug(x), tag),
+                 f"{', '.join(ys)} against {x} (a panel each), curve {label!r}{members}; {where}." if len(ys) > 1
+                 else f"{ys[0]} against {x}, curve {label!r}{members}; {where}.")
         for m in methods:
             plain = context(cfg, s, values.get(s), int(n_of.get(s, 1)), spread=False)
             emit(lambda: kernel_weight_figure(records, m, s, f"{m}'s learned weights: {plain}"),

@@ -171,6 +171,26 @@ def test_stored_curve_mapping_drawn_as_metric_against_cost():
     assert ax.get_ylim() == (0, pytest.approx(44.0)) and ax.get_xlim() == (0, pytest.approx(2.2))   # room at the top
 
 
+def test_a_curves_several_series_are_panels_of_one_figure():
+    # MAP at three depths against the same cost: one figure, a panel per series, each the same line
+    # as the one-series figure draws, the shared words in the title and the legend beside the last
+    staged = {"evals": [0.0, 1.0, 2.0], "map": [0.2, 0.5, 0.6], "map@100": [0.1, 0.3, 0.4], "map@500": [0.1, 0.4, 0.5]}
+    recs = [record("", t, "IRB", curves={"staged": staged}) for t in range(2)]
+    ys = ["map@100", "map@500", "map"]
+    fig = curve_figure(recs, ["IRB"], "staged", "evals", ys, "", "t")
+    assert len(fig.axes) == 3 and fig.axes[-1].get_legend() is not None and fig.axes[0].get_legend() is None
+    for ax, y in zip(fig.axes, ys):
+        alone = curve_figure(recs, ["IRB"], "staged", "evals", y, "", "t").axes[0]
+        assert ax.get_ylabel() == alone.get_ylabel() and ax.get_xlabel() == alone.get_xlabel()
+        assert np.array_equal(ax.get_lines()[0].get_ydata(), alone.get_lines()[0].get_ydata())
+    from rankbench.report.plots import _shared_words, layout_problems
+
+    assert layout_problems(fig) == []
+
+    assert _shared_words(["Mean average precision at depth 100", "Mean average precision"]) == "Mean average precision"
+    assert _shared_words(["Loss", "Error rate"]) == "Loss and error rate"
+
+
 def test_titles_and_file_names_say_what_and_on_what():
     cfg = {"dataset": {"name": "viper"}, "protocol": {"name": "reid", "n_test": 316, "gallery": "cam", "seed": 3}}
     assert context(cfg, "", None, 5) == "viper, Test people = 316, 5 trials, mean ± 1 std"
