@@ -12,7 +12,7 @@ AFTER_yuli = $(BIN)/rankbench figures yuli $$runs --out results/yuli/figures
 # every run folder of a paper already under results/ (for its figures alone)
 runs_of = $$(for d in results/$(1)/*/; do [ -f $$d/config.yaml ] && echo $$d; done)
 
-.PHONY: install quickstart run test regress reproduce-all yuli-figures yan-figures merler-figures $(addprefix reproduce-,$(PAPERS)) bench bench-quick demo-dask clean
+.PHONY: install quickstart run test regress reproduce-all yuli-figures yan-figures merler-figures $(addprefix reproduce-,$(PAPERS)) $(addprefix report-,$(PAPERS)) bench bench-quick demo-dask clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,22 +52,26 @@ regress: install
 	echo "regress: $$fails config(s) failed"; [ $$fails -eq 0 ]
 
 # one config (reproduce/<paper>/<name>): its earlier run folder kept in results/<paper>/.previous,
-# the run (its log beside it), then its graded table; a config that cannot run (its data absent)
+# the run (its log beside it), then its graded tables (the run's own report's "Published numbers"
+# and "Claims", as `rankbench check` prints them); a config that cannot run (its data absent)
 # says why in one line and the others go on
 reproduce/%: install
 	@cfg=configs/$*.yaml; out=results/$*; dir=$$(dirname $$out); mkdir -p $$dir; \
 	if [ -e $$out ]; then mkdir -p $$dir/.previous; mv $$out $$dir/.previous/$$(basename $$out)-$$(date +%Y%m%d-%H%M%S); fi; \
 	if $(BIN)/rankbench run $$cfg --data-root $(DATA) --jobs $(JOBS) --out $$out --quiet > $$out.log 2>&1; then \
-	  echo "== $$cfg"; $(BIN)/rankbench check $$out || true; \
+	  echo "== $$cfg"; awk '/^## (Published numbers|Claims)$$/ {p = 1; n++; next} /^## / {p = 0} \
+	    p && (NF || last) {print} p {last = NF} END {if (!n) print "nothing to grade: no published numbers or claims"}' $$out.log; \
 	else echo "== $$cfg"; echo "   not run: $$(tail -1 $$out.log)"; fi
 
-# a paper's configs, then its report, its note and (AFTER_<paper>) its figures from the runs made
+# a paper's report (report-<paper>): after its configs, its report, its note and (AFTER_<paper>)
+# its figures from the runs made; reproduce-<paper>: its configs and then that
 define reproduce
-reproduce-$(1): $(patsubst configs/%.yaml,reproduce/%,$(wildcard configs/$(1)/*.yaml))
+report-$(1): $(patsubst configs/%.yaml,reproduce/%,$(wildcard configs/$(1)/*.yaml))
 	@runs=$$$$(for c in configs/$(1)/*.yaml; do d=results/$(1)/$$$$(basename $$$$c .yaml); \
 	  [ -f $$$$d/config.yaml ] && echo $$$$d; done); \
 	[ -z "$$$$runs" ] || { $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md; \
 	  $(BIN)/rankbench notes $(1) $$$$runs --out docs/$(1).md; $$(if $$(AFTER_$(1)),$$(AFTER_$(1));) }
+reproduce-$(1): report-$(1)
 endef
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))
 
@@ -81,22 +85,32 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 	$(BIN)/rankbench figures yan $(call runs_of,yan) --data-root $(DATA) --out results/yan/figures
 
 # reproduce-all runs the configs JOBS at a time, each in one process on one core (BLAS pinned to one
-# thread, as a worker of --jobs is): a run's serial work (features, its report, its check) overlaps
-# another's fits. The longest first (their time on one core in make reproduce-all on 2026-11-26:
-# 471, 316, 296, 205, 195, 235, 178, 135, 134, 122, 95, 90, 73 s), so that the last to finish are
-# short; viper_p316_10trials, whose first five trials are viper_p316's (taken from the cache), well
-# after it. Then each paper's other configs, papers in the order of REPRODUCE_PAPERS (prosser's
-# two short VIPeR configs last), and each paper's report, note and figures: make starts one when it
-# reaches the paper with its configs done (sharaf's), else once every config has started (measured:
-# merler's 50 s, yuli's 30 s, yan's 17 s, prosser's and sharaf's 5 s, two at a time). Each config's
-# output is printed whole when it is done.
+# thread, as a worker of --jobs is): a run's serial work (features, its report) overlaps another's
+# fits. make walks its goals in the order below, starting each config as a slot frees, and looks
+# at a paper's report (report-<paper>) once when the walk reaches it, then again only after every
+# config has started; so each report is placed after enough other configs that its own are done
+# by then, and runs beside the later configs instead of after the last. The longest first (their
+# time on one core in make reproduce-all on 2026-11-26: 520, 369, 279, 218, 206, 272, 190, 171,
+# 168, 151, 112, 92, 74 s), so that the last to finish are short; viper_p316_10trials, whose first
+# five trials are viper_p316's (taken from the cache), well after it. Then merler's other configs
+# (~50 s each), sharaf's and yan's reports, yuli's configs (8-62 s) with merler's report (~50 s)
+# after its longest eight, prosser's last two (91 and 58 s) with yuli's report (~30 s) after them;
+# a config or report not named here runs at the end (reproduce-<paper>). Each config's output is
+# printed whole when it is done.
 REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers prosser/viper_p316 \
   sharaf/osr sharaf/pubfig prosser/viper_p316_10trials yan/towncentre5_methods prosser/viper_p432 \
   merler/synthetic_trecvid2006 yan/towncentre6_methods merler/corel16k yan/towncentre5_types yan/towncentre6_types
+REPRODUCE_THEN := yan/spirals merler/towncentre_lambda merler/corel16k_lambda merler/towncentre merler/corel5k \
+  merler/osr_scenes_lambda merler/corel5k_lambda merler/osr_scenes report-sharaf report-yan \
+  yuli/umist_table5_n yuli/umist_table2_s yuli/authors_umist_table4_d yuli/umist_table3_K yuli/umist_table4_d \
+  yuli/authors_umist_table5_n yuli/authors_umist_table3_K yuli/authors_fgnet_table7_n report-merler \
+  yuli/authors_fgnet_table6_K yuli/fgnet_table6_K yuli/fgnet_table7_n yuli/authors_umist_table2_s \
+  prosser/viper_p474 prosser/viper_p532 report-yuli
 REPRODUCE_PAPERS := sharaf yan merler yuli prosser
 reproduce-all: install  ## every paper's configs, then results/REPORT.md and REPORT.html
 	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(MAKE) --no-print-directory -j$(JOBS) \
-	  --output-sync=target JOBS=1 $(addprefix reproduce/,$(REPRODUCE_FIRST)) $(addprefix reproduce-,$(REPRODUCE_PAPERS))
+	  --output-sync=target JOBS=1 $(addprefix reproduce/,$(REPRODUCE_FIRST)) \
+	  $(foreach g,$(REPRODUCE_THEN),$(if $(findstring /,$(g)),reproduce/$(g),$(g))) $(addprefix reproduce-,$(REPRODUCE_PAPERS))
 	$(BIN)/rankbench collect $(foreach p,$(PAPERS),$(call runs_of,$(p))) --out results/REPORT.md
 
 bench: install  ## speed/memory benchmarks, each side by side with a peer or the old code (ARGS=--quick: CI's check)
