@@ -522,29 +522,49 @@ def bar_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: 
 
 
 @_styled
-def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting: str, title: str,
+def task_figure(summary: pd.DataFrame, methods: list[str], family: str | list[str], setting: str, title: str,
                 expected: list[dict], styles: dict[str, dict] | None = None):
     """Grouped bars per task (attribute, concept) from zero, one colour per method; none beyond
-    ``MAX_TASKS`` tasks (bars too thin to read; the per-task table and CSV hold every value)."""
+    ``MAX_TASKS`` tasks (bars too thin to read; the per-task table and CSV hold every value).
+    ``family`` as a list: one row per family over the same tasks (e.g. AP at depths 100, 500 and
+    all, ranking time), the task names under the last, the title over the first and the legend
+    beside it."""
     plt = pyplot()
     styles = styles or method_styles(methods)
-    sub = summary[(summary["setting"] == setting) & summary["metric"].str.startswith(family + "/")]
-    tasks = list(dict.fromkeys(sub["metric"]))
-    present = [m for m in methods if m in set(sub["method"])]
+    families = [family] if isinstance(family, str) else list(family)
+    subs = [summary[(summary["setting"] == setting) & summary["metric"].str.startswith(f + "/")] for f in families]
+    tasks = list(dict.fromkeys(t.split("/", 1)[1] for sub in subs for t in sub["metric"]))
+    present = [m for m in methods if any(m in set(sub["method"]) for sub in subs)]
     if not tasks or not present or len(tasks) > MAX_TASKS:
         return None
+    w, h = figsize(len(tasks) * len(present), 0.16, 2.5)
+    fig, axes = plt.subplots(len(families), 1, figsize=(w, h + 2.2 * (len(families) - 1)), sharex=True, squeeze=False)
+    axes = list(axes[:, 0])
+    for ax, f, sub in zip(axes, families, subs):
+        _task_row(ax, sub, present, f, tasks, setting, expected, styles)
+    axes[-1].set_xticks(np.arange(len(tasks)), tasks, rotation=30 if len(tasks) <= 12 else 60,
+                        ha="right", rotation_mode="anchor")
+    set_title(axes[0], title)
+    _legend(axes[0])
+    return fig
+
+
+def _task_row(ax, sub: pd.DataFrame, methods: list[str], family: str, tasks: list[str], setting: str,
+              expected: list[dict], styles: dict[str, dict]) -> None:
+    """One family's bars of :func:`task_figure`: a group per task, a bar per method, published
+    values as open diamonds in the method's colour."""
     k = _scale(family)
-    width = 0.8 / len(present)
-    fig, ax = plt.subplots(figsize=figsize(len(tasks) * len(present), 0.16, 2.5))
+    width = 0.8 / len(methods)
     idx = sub.set_index(["method", "metric"])
+    names = [f"{family}/{t}" for t in tasks]
     any_pub = False
-    for j, m in enumerate(present):
-        vals = np.array([idx.loc[(m, t), "mean"] * k if (m, t) in idx.index else np.nan for t in tasks])
-        errs = _errors([idx.loc[(m, t), "std"] * k if (m, t) in idx.index else np.nan for t in tasks])
-        xs = np.arange(len(tasks)) + (j - (len(present) - 1) / 2) * width
+    for j, m in enumerate(methods):
+        vals = np.array([idx.loc[(m, t), "mean"] * k if (m, t) in idx.index else np.nan for t in names])
+        errs = _errors([idx.loc[(m, t), "std"] * k if (m, t) in idx.index else np.nan for t in names])
+        xs = np.arange(len(tasks)) + (j - (len(methods) - 1) / 2) * width
         ax.bar(xs, vals, width, yerr=errs, capsize=1.5 if errs is not None else 0, color=styles[m]["color"],
                label=m, zorder=2, error_kw={"linewidth": 0.8})
-        pub = [_published(expected, setting, t, [m]).get(m) for t in tasks]
+        pub = [_published(expected, setting, t, [m]).get(m) for t in names]
         pts = [(x, p * k) for x, p in zip(xs, pub) if p is not None]
         if pts:
             any_pub = True
@@ -552,16 +572,11 @@ def task_figure(summary: pd.DataFrame, methods: list[str], family: str, setting:
                        linewidths=1.0, zorder=5, clip_on=False)
     if any_pub:
         ax.scatter([], [], marker="D", s=16, facecolors="white", edgecolors="black", label="published (method's colour)")
-    ax.set_xticks(np.arange(len(tasks)), [t.split("/", 1)[1] for t in tasks], rotation=30 if len(tasks) <= 12 else 60,
-                  ha="right", rotation_mode="anchor")
     ax.grid(axis="x", visible=False)
     ax.set_ylim(bottom=0)
     if k == 100:
         ax.set_ylim(0, 100)
     ax.set_ylabel(axis_label(family))
-    set_title(ax, title)
-    _legend(ax)
-    return fig
 
 
 @_styled
@@ -1006,9 +1021,12 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, part: tuple[in
         if headline and not headline.startswith("cmc"):
             emit(lambda: bar_figure(summary, methods, headline, s, f"{name(headline)}: {where}", expected, styles),
                  _stem(slug(headline), tag), f"{name(headline)} per method; {where}.")
-        for fam in dict.fromkeys(m.split("/")[0] for m in ordered_metrics(list(metrics)) if "/" in m):
-            emit(lambda: task_figure(summary, methods, fam, s, f"{name(fam)} per task: {where}", expected, styles),
-                 _stem(slug(fam), "per_task", tag), f"{name(fam)} per task and method; {where}.")
+        families = list(dict.fromkeys(m.split("/")[0] for m in ordered_metrics(list(metrics)) if "/" in m))
+        if families:
+            shown = f"{name(families[0])} per task" if len(families) == 1 else "Per task, a row per metric"
+            emit(lambda: task_figure(summary, methods, families, s, f"{shown}: {where}", expected, styles),
+                 _stem(*([slug(families[0])] if len(families) == 1 else []), "per_task", tag),
+                 f"{', '.join(families)} per task and method{' (a row each)' if len(families) > 1 else ''}; {where}.")
         if headline == "map":  # retrieval: MAP against the time it took to rank (Merler et al.)
             emit(lambda: time_figure(summary, methods, "map", s, f"{name('map')} against scoring time: {where}", styles),
                  _stem("map_vs_test_s", tag), f"Mean average precision against scoring (ranking) time; {where}.")

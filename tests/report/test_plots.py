@@ -101,6 +101,25 @@ def test_task_bars_from_zero_even_when_every_value_is_high():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["Male", "Young"]
 
 
+def test_several_task_families_are_rows_of_one_figure_over_the_same_tasks():
+    # AP at two depths and ranking time per concept: a row each, every row's bars those of the
+    # figure of its family alone, the task names under the last row only
+    rows = [("", m, f"{f}/{t}", v + (0.1 if m == "B" else 0.0), 0.01, 2) for m in ("A", "B")
+            for f, scale in (("ap@100", 0.5), ("ap", 0.7), ("rank_s", 0.02)) for t, v in (("sky", scale), ("car", scale / 2))]
+    s = summary(rows)
+    fig = task_figure(s, ["A", "B"], ["ap@100", "ap", "rank_s"], "", "t", [])
+    assert len(fig.axes) == 3 and fig.axes[0].get_legend() is not None
+    for ax, fam in zip(fig.axes, ["ap@100", "ap", "rank_s"]):
+        alone = task_figure(s, ["A", "B"], fam, "", "t", []).axes[0]
+        assert ax.get_ylabel() == alone.get_ylabel() and ax.get_ylim() == alone.get_ylim()
+        assert [b.get_height() for b in ax.patches] == [b.get_height() for b in alone.patches]
+    assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == ["sky", "car"]
+    assert not any(t.get_visible() and t.get_text() for t in fig.axes[0].get_xticklabels())
+    from rankbench.report.plots import layout_problems
+
+    assert layout_problems(fig) == []
+
+
 def test_integer_sweep_has_integer_ticks_at_the_swept_values_in_value_order():
     values = {"K=6": {"rankers.*.K": 6}, "K=4": {"rankers.*.K": 4}, "K=5": {"rankers.*.K": 5}}
     s = summary([(lab, "A", "mae", 0.3 + v["rankers.*.K"] / 100, 0.01, 3) for lab, v in values.items()])
