@@ -93,7 +93,7 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 # time on one core in make reproduce-all on 2026-11-26: 520, 369, 279, 218, 206, 272, 190, 171,
 # 168, 151, 112, 92, 74 s), so that the last to finish are short; viper_p316_10trials, whose first
 # five trials are viper_p316's (taken from the cache), well after it. Then merler's other configs
-# (~50 s each), sharaf's and yan's reports, yuli's configs (8-62 s) with merler's report (~50 s)
+# (~50 s each), i-LIDS's (a few seconds each when its data is absent), sharaf's and yan's reports, yuli's configs (8-62 s) with merler's report (~50 s)
 # after its longest eight, prosser's last two (91 and 58 s) with yuli's report (~30 s) after them;
 # a config or report not named here runs at the end (reproduce-<paper>). Each config's output is
 # printed whole when it is done.
@@ -101,7 +101,8 @@ REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers p
   sharaf/osr sharaf/pubfig prosser/viper_p316_10trials yan/towncentre5_methods prosser/viper_p432 \
   merler/synthetic_trecvid2006 yan/towncentre6_methods merler/corel16k yan/towncentre5_types yan/towncentre6_types
 REPRODUCE_THEN := yan/spirals merler/towncentre_lambda merler/corel16k_lambda merler/towncentre merler/corel5k \
-  merler/osr_scenes_lambda merler/corel5k_lambda merler/osr_scenes report-sharaf report-yan \
+  merler/osr_scenes_lambda merler/corel5k_lambda merler/osr_scenes $(patsubst configs/%.yaml,%,$(wildcard configs/prosser/ilids_*.yaml)) \
+  report-sharaf report-yan \
   yuli/umist_table5_n yuli/umist_table2_s yuli/authors_umist_table4_d yuli/umist_table3_K yuli/umist_table4_d \
   yuli/authors_umist_table5_n yuli/authors_umist_table3_K yuli/authors_fgnet_table7_n report-merler \
   yuli/authors_fgnet_table6_K yuli/fgnet_table6_K yuli/fgnet_table7_n yuli/authors_umist_table2_s \
