@@ -751,14 +751,13 @@ def curve_figure(records: list[TrialRecord], methods: list[str], curve: str | li
     plt = pyplot()
     styles = styles or method_styles(methods)
     ys = [y] if isinstance(y, str) else list(y)
-    w, h = figsize()
-    fig, axes = plt.subplots(1, len(ys), figsize=(w * (1 + 0.62 * (len(ys) - 1)), h), squeeze=False)
-    axes = list(axes[0])
     members = [curve] if isinstance(curve, str) else list(curve)
     series = {m: {v: _trial_series(records, m, members, x, v, setting) for v in ys} for m in methods}
     if not any(any(per.values()) for per in series.values()):
-        plt.close(fig)
         return None
+    w, h = figsize()
+    fig, axes = plt.subplots(1, len(ys), figsize=(w * (1 + 0.62 * (len(ys) - 1)), h), squeeze=False)
+    axes = list(axes[0])
     for ax, v in zip(axes, ys):
         _curve_panel(ax, methods, {m: series[m][v] for m in methods}, x, v, styles)
     set_title(axes[0], title)
@@ -1038,8 +1037,8 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, part: tuple[in
             emit(lambda: curve_figure(records, methods, curves, x, ys, s, f"{shown} against {_in_sentence(name(x))} "
                               f"({what}): {where}", styles),
                  _stem(slug(label), *([slug(ys[0])] if len(ys) == 1 else []), "vs", slug(x), tag),
-                 f"{', '.join(ys)} against {x} (a panel each), curve {label!r}{members}; {where}." if len(ys) > 1
-                 else f"{ys[0]} against {x}, curve {label!r}{members}; {where}.")
+                 f"{', '.join(ys)} against {x}{' (a panel each)' if len(ys) > 1 else ''}, curve {label!r}{members}; "
+                 f"{where}.")
         for m in methods:
             plain = context(cfg, s, values.get(s), int(n_of.get(s, 1)), spread=False)
             emit(lambda: kernel_weight_figure(records, m, s, f"{m}'s learned weights: {plain}"),
