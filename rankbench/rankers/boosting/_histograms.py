@@ -1,29 +1,37 @@
 """Threshold codes and their weighted cumulative histograms: the per-round work of the threshold boosters.
 
 RankBoost and ELF keep, for every unit (a dimension, or a histogram distance) and training
-instance, a uint8 *code*: how many of the unit's ascending thresholds lie below the value, so
-that "value <= threshold j" is "code <= j". Every boosting round then needs, per unit, the sum of
-the instances' weights at or below each code: a weighted cumulative histogram over all
-(units x instances) codes, about 3e8 of them per round on VIPeR p = 316.
+instance, a *code*: how many of the unit's ascending thresholds lie below the value, so that
+"value <= threshold j" is "code <= j". Every boosting round then needs, per unit, the sum of the
+instances' weights at or below each code: a weighted cumulative histogram over all (units x
+instances) codes, about 3e8 of them per round on VIPeR p = 316.
 
-The compiled loop visits the codes of eight units side by side: the eight histograms are separate
-chains of additions (one histogram alone waits on its own last addition), and each weight is read
-once for all eight. Each histogram still adds its instances in order, as ``np.bincount`` does, so
-both versions give the same sums to the last bit, and so does any split of the units among
-threads (``n_jobs``): a unit's histogram is the same whichever thread computes it.
+That loop is bound by its scattered additions, one per code. So the codes are kept two units to
+an element (:class:`PairedCodes`): one addition per instance goes to the pair's joint histogram
+(n_codes^2 bins), and each unit's histogram is that table's row or column sums. Half the
+additions, and for RankBoost's 16 codes (one byte per pair) half the bytes read. The compiled loop
+fills four pairs' tables side by side, so the four are separate chains of additions and each
+weight is read once for them. Every bin adds its instances in order, as ``np.bincount`` does,
+and the row and column sums are added in a fixed order (:func:`_marginals`). So the compiled and
+numpy versions give the same sums to the last bit, and so does any split of the pairs among
+threads (``n_jobs``).
+
+A unit's sums now depend on the unit it is paired with, in the last bits. Two candidates that tie
+in exact arithmetic can then differ by rounding, and the boosters choose the first of any
+candidates within :data:`TIE` of the best (:func:`first_least`).
 
 :func:`reweighted_hist` updates the histograms after a round that multiplies each instance's weight
 by one of two factors (AdaBoost's re-weighting, as ELF does) by reading only the smaller group of
-instances (:func:`weighted_hist` over ``rows``): about a quarter of the pairs on average over ELF's
-rounds on VIPeR, 78 instead of 115-160 ms per round (reading the codes of the chosen rows is then
-the cost, not the additions).
+instances (:func:`weighted_hist` over ``rows``).
 
-Measured on VIPeR p = 316's RankBoost codes (2784 units x 99,856 instances, 2-core Xeon): one
-round 117 ms with four units side by side, 104 ms with eight, about 58 ms with eight on two
-threads; the loop is bound by its scattered stores (one per code), not by reading the codes.
+Measured on VIPeR p = 316 (2784 units x 99,856 instances, 2-core Xeon, one thread): RankBoost's
+round 125 -> 68 ms with paired codes, and ELF's re-weighted round 66 -> 44 ms. The same rankers and
+thresholds are chosen on three splits, with alphas equal to 1e-14.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -98,36 +106,86 @@ def _grid_codes_compiled(R, CT, thr, out, first_row):
             out[u, base:base + nc] = count
 
 
-def weighted_cum_hist(codes: np.ndarray, weights: np.ndarray, n_bins: int, n_jobs: int = 1) -> np.ndarray:
-    """(U, n_bins) array: the sum of ``weights`` over the instances whose code in unit u is <= j.
+@dataclass(frozen=True)
+class PairedCodes:
+    """The threshold codes of ``n_units`` units over n instances, two units to an element.
 
-    ``codes`` is (U, n) uint8 (each unit's codes contiguous), ``weights`` (n,) float. ``n_jobs``
-    threads share the units of the compiled loop (the numpy reference runs on one); the sums do
-    not depend on it.
+    ``data[p]`` holds ``code(2p) * n_codes + code(2p + 1)`` (uint8 when ``n_codes <= 16``, else
+    uint16; an odd last unit is paired with code 0, whose histogram is never returned). Made by
+    :meth:`of`; read by :func:`weighted_hist` and :meth:`unit`.
     """
-    return np.cumsum(weighted_hist(codes, weights, n_bins, n_jobs), axis=1)
+
+    data: np.ndarray
+    n_units: int
+    n_codes: int
+
+    @classmethod
+    def of(cls, codes: np.ndarray, n_codes: int, n_jobs: int = 1) -> "PairedCodes":
+        """Pair the units of ``codes`` (U, n) uint8, every code below ``n_codes`` (<= 256)."""
+        U, n = codes.shape
+        if not 1 <= n_codes <= 256:
+            raise ValueError(f"n_codes must be in 1..256, got {n_codes}")
+        if U and n and int(codes.max()) >= n_codes:
+            raise ValueError(f"a code {int(codes.max())} is not below n_codes={n_codes}")
+        dtype = np.uint8 if n_codes <= 16 else np.uint16
+        data = np.empty(((U + 1) // 2, n), dtype=dtype)
+        if jit.enabled():
+            codes = np.ascontiguousarray(codes)
+            in_threads(lambda a, b: _pair_compiled(codes, int(n_codes), data, a, b), len(data), n_jobs, grain=1)
+        else:
+            for p in range(len(data)):
+                data[p] = codes[2 * p].astype(dtype) * dtype(n_codes)
+                if 2 * p + 1 < U:
+                    data[p] += codes[2 * p + 1]
+        return cls(data, int(U), int(n_codes))
+
+    def unit(self, u: int) -> np.ndarray:
+        """The uint8 codes of unit ``u`` over every instance."""
+        if not 0 <= u < self.n_units:
+            raise IndexError(f"unit {u} of {self.n_units}")
+        both = self.data[u // 2]
+        return (both % self.n_codes if u % 2 else both // self.n_codes).astype(np.uint8)
+
+    def around(self, u: int) -> "PairedCodes":
+        """The codes of the pair that holds unit ``u`` (its units 2 (u // 2) and the next)."""
+        p = u // 2
+        return PairedCodes(self.data[p:p + 1], min(2, self.n_units - 2 * p), self.n_codes)
 
 
-def weighted_hist(codes: np.ndarray, weights: np.ndarray, n_bins: int, n_jobs: int = 1,
+def weighted_cum_hist(codes: PairedCodes, weights: np.ndarray, n_jobs: int = 1) -> np.ndarray:
+    """(U, n_codes) array: the sum of ``weights`` over the instances whose code in unit u is <= j.
+
+    ``weights`` (n,) float. ``n_jobs`` threads share the pairs of units of the compiled loop (the
+    numpy reference runs on one); the sums do not depend on it.
+    """
+    return np.cumsum(weighted_hist(codes, weights, n_jobs), axis=1)
+
+
+def weighted_hist(codes: PairedCodes, weights: np.ndarray, n_jobs: int = 1,
                   rows: np.ndarray | None = None) -> np.ndarray:
-    """(U, n_bins) array: the sum of ``weights`` over the instances whose code in unit u is j,
-    over every instance or only the instances ``rows`` (ascending indices). Each histogram adds
-    its instances in order, so the sums are the same, to the last bit, compiled or not and for
-    any ``n_jobs``."""
+    """(U, n_codes) array: the sum of ``weights`` over the instances whose code in unit u is j,
+    over every instance or only the instances ``rows`` (ascending indices).
+
+    Each pair of units has a joint histogram (n_codes^2 bins, each adding its instances in order,
+    as ``np.bincount`` does); a unit's histogram is its row or column sums, added in a fixed order
+    (:func:`_marginals`). The sums are the same, to the last bit, compiled or not and for any ``n_jobs``.
+    """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
+    data, nc = codes.data, codes.n_codes
     if rows is not None:
         rows = np.ascontiguousarray(rows, dtype=np.intp)
     if jit.enabled():
-        codes = np.ascontiguousarray(codes)
         if rows is None:
-            part = lambda a, b: _hist_compiled(codes[a:b], weights, int(n_bins))
+            part = lambda a, b: _pair_hist_compiled(data[a:b], weights, nc)
         else:
-            part = lambda a, b: _hist_rows_compiled(codes[a:b], weights, rows, int(n_bins))
-        return np.concatenate(in_threads(part, codes.shape[0], n_jobs))
-    return _hist_numpy(codes, weights, n_bins, rows)
+            part = lambda a, b: _pair_hist_rows_compiled(data[a:b], weights, rows, nc)
+        hist = np.concatenate(in_threads(part, len(data), n_jobs, grain=4))
+    else:
+        hist = _marginals(_joint_numpy(data, weights, nc, rows), nc)
+    return hist[:codes.n_units]
 
 
-def reweighted_hist(hist: np.ndarray, codes: np.ndarray, weights: np.ndarray, moved: np.ndarray,
+def reweighted_hist(hist: np.ndarray, codes: PairedCodes, weights: np.ndarray, moved: np.ndarray,
                     kept_by: float, moved_by: float, n_jobs: int = 1) -> np.ndarray:
     """``weighted_hist(codes, w')`` for the weights ``w' = weights * kept_by`` but ``weights *
     moved_by`` on the instances ``moved`` (bool), from ``hist = weighted_hist(codes, weights)``:
@@ -138,10 +196,24 @@ def reweighted_hist(hist: np.ndarray, codes: np.ndarray, weights: np.ndarray, mo
     """
     n_moved = int(moved.sum())
     if 2 * n_moved <= moved.size:
-        part = weighted_hist(codes, weights, hist.shape[1], n_jobs, rows=np.flatnonzero(moved))
+        part = weighted_hist(codes, weights, n_jobs, rows=np.flatnonzero(moved))
         return kept_by * hist + (moved_by - kept_by) * part
-    part = weighted_hist(codes, weights, hist.shape[1], n_jobs, rows=np.flatnonzero(~moved))
+    part = weighted_hist(codes, weights, n_jobs, rows=np.flatnonzero(~moved))
     return moved_by * hist + (kept_by - moved_by) * part
+
+
+#: two candidates whose losses (on weights that sum to 1) differ by less than this are tied: the
+#: first in (unit, code) order is chosen. Their sums are added in an order that depends on the
+#: pairing of units, so a tie in exact arithmetic can differ here by a few units of rounding
+#: (~1e-16 per addition); the rule keeps such a choice independent of that order.
+TIE = 1e-12
+
+
+def first_least(loss: np.ndarray, tie: float = TIE) -> tuple[int, int]:
+    """(unit, code): the first entry of ``loss`` (U, n_codes) within ``tie`` of its least value."""
+    flat = loss.ravel()
+    first = int(np.argmax(flat <= flat.min() + tie))
+    return tuple(int(i) for i in np.unravel_index(first, loss.shape))
 
 
 def quantiles(D: np.ndarray, levels: np.ndarray, axis: int = 1, n_jobs: int = 1) -> np.ndarray:
@@ -170,77 +242,119 @@ def quantiles(D: np.ndarray, levels: np.ndarray, axis: int = 1, n_jobs: int = 1)
     return np.concatenate(in_threads(columns, D.shape[1], n_jobs))
 
 
-def _hist_numpy(codes, weights, n_bins, rows=None):
-    """The reference: one bincount per unit (its uint8 -> intp copy stays in cache, about 5x faster
-    than one bincount over a large chunk of units), over the instances ``rows`` when given (each
-    unit's gathered in turn: no copy of every unit's codes at once)."""
+def _marginals(joint, nc):
+    """(2P, nc) unit histograms of P joint histograms (P, nc * nc): unit 2p's bin a is the sum of
+    row a of pair p's joint histogram over b = 0, 1, ..., unit 2p + 1's bin b the sum of column b
+    over a = 0, 1, ... (each added in that order, as the compiled loops add them)."""
+    T = joint.reshape(len(joint), nc, nc)
+    out = np.zeros((len(joint), 2, nc))
+    for b in range(nc):
+        out[:, 0] += T[:, :, b]
+    for a in range(nc):
+        out[:, 1] += T[:, a, :]
+    return out.reshape(-1, nc)
+
+
+def _joint_numpy(data, weights, nc, rows=None):
+    """The reference: one bincount per pair of units (its copy to intp stays in cache), over the
+    instances ``rows`` when given (each pair's gathered in turn: no copy of every pair at once)."""
     if rows is not None:
         weights = weights[rows]
-    out = np.empty((codes.shape[0], n_bins))
-    for u in range(codes.shape[0]):
-        out[u] = np.bincount(codes[u] if rows is None else codes[u, rows], weights=weights, minlength=n_bins)
+    out = np.empty((len(data), nc * nc))
+    for p in range(len(data)):
+        out[p] = np.bincount(data[p] if rows is None else data[p, rows], weights=weights, minlength=nc * nc)
     return out
 
 
 @jit.njit
-def _hist_compiled(codes, weights, n_bins):
+def _pair_compiled(codes, nc, out, first, last):
+    """:meth:`PairedCodes.of` for the pairs first..last-1, written into ``out``."""
     U, n = codes.shape
-    out = np.zeros((U, n_bins))
-    u = 0
-    while u + 8 <= U:
-        c0, c1, c2, c3 = codes[u], codes[u + 1], codes[u + 2], codes[u + 3]
-        c4, c5, c6, c7 = codes[u + 4], codes[u + 5], codes[u + 6], codes[u + 7]
-        h0, h1, h2, h3 = out[u], out[u + 1], out[u + 2], out[u + 3]
-        h4, h5, h6, h7 = out[u + 4], out[u + 5], out[u + 6], out[u + 7]
-        for i in range(n):
-            w = weights[i]
-            h0[c0[i]] += w
-            h1[c1[i]] += w
-            h2[c2[i]] += w
-            h3[c3[i]] += w
-            h4[c4[i]] += w
-            h5[c5[i]] += w
-            h6[c6[i]] += w
-            h7[c7[i]] += w
-        u += 8
-    for v in range(u, U):
-        h, c = out[v], codes[v]
-        for i in range(n):
-            h[c[i]] += weights[i]
+    for p in range(first, last):
+        a, o = codes[2 * p], out[p]
+        if 2 * p + 1 < U:
+            b = codes[2 * p + 1]
+            for i in range(n):
+                o[i] = a[i] * nc + b[i]
+        else:
+            for i in range(n):
+                o[i] = a[i] * nc
+
+
+@jit.njit
+def _pair_hist_compiled(data, weights, nc):
+    """Unit histograms (2P, nc) of the pairs ``data`` (P, n): four pairs' joint histograms side by
+    side (four separate chains of additions, each weight read once for the four; each bin adds
+    its instances in order), then their row and column sums in :func:`_marginals`' order while
+    the joint histograms are in cache."""
+    P, n = data.shape
+    out = np.zeros((2 * P, nc))
+    joint = np.empty((4, nc * nc))
+    p = 0
+    while p < P:
+        m = min(4, P - p)
+        joint[:] = 0.0
+        if m == 4:
+            c0, c1, c2, c3 = data[p], data[p + 1], data[p + 2], data[p + 3]
+            h0, h1, h2, h3 = joint[0], joint[1], joint[2], joint[3]
+            for i in range(n):
+                w = weights[i]
+                h0[c0[i]] += w
+                h1[c1[i]] += w
+                h2[c2[i]] += w
+                h3[c3[i]] += w
+        else:
+            for k in range(m):
+                h, c = joint[k], data[p + k]
+                for i in range(n):
+                    h[c[i]] += weights[i]
+        for k in range(m):
+            t, row, col = joint[k], out[2 * (p + k)], out[2 * (p + k) + 1]
+            for a in range(nc):
+                for b in range(nc):
+                    x = t[a * nc + b]
+                    row[a] += x
+                    col[b] += x
+        p += m
     return out
 
 
 @jit.njit
-def _hist_rows_compiled(codes, weights, rows, n_bins):
-    """:func:`_hist_compiled` over the instances ``rows`` only (eight units side by side). Kept
-    apart from it: given every row, this loop's indirection made a whole histogram 1.5-1.8x slower
-    on VIPeR's ELF codes."""
-    U = codes.shape[0]
-    m = rows.shape[0]
-    out = np.zeros((U, n_bins))
-    w_rows = np.empty(m)
-    for t in range(m):
+def _pair_hist_rows_compiled(data, weights, rows, nc):
+    """:func:`_pair_hist_compiled` over the instances ``rows`` only. Kept apart from it: given
+    every row, this loop's indirection made a whole histogram 1.5-1.8x slower on VIPeR's ELF codes."""
+    P = data.shape[0]
+    m_rows = rows.shape[0]
+    out = np.zeros((2 * P, nc))
+    joint = np.empty((4, nc * nc))
+    w_rows = np.empty(m_rows)
+    for t in range(m_rows):
         w_rows[t] = weights[rows[t]]
-    u = 0
-    while u + 8 <= U:
-        c0, c1, c2, c3 = codes[u], codes[u + 1], codes[u + 2], codes[u + 3]
-        c4, c5, c6, c7 = codes[u + 4], codes[u + 5], codes[u + 6], codes[u + 7]
-        h0, h1, h2, h3 = out[u], out[u + 1], out[u + 2], out[u + 3]
-        h4, h5, h6, h7 = out[u + 4], out[u + 5], out[u + 6], out[u + 7]
-        for t in range(m):
-            i = rows[t]
-            w = w_rows[t]
-            h0[c0[i]] += w
-            h1[c1[i]] += w
-            h2[c2[i]] += w
-            h3[c3[i]] += w
-            h4[c4[i]] += w
-            h5[c5[i]] += w
-            h6[c6[i]] += w
-            h7[c7[i]] += w
-        u += 8
-    for v in range(u, U):
-        h, c = out[v], codes[v]
-        for t in range(m):
-            h[c[rows[t]]] += w_rows[t]
+    p = 0
+    while p < P:
+        m = min(4, P - p)
+        joint[:] = 0.0
+        if m == 4:
+            c0, c1, c2, c3 = data[p], data[p + 1], data[p + 2], data[p + 3]
+            h0, h1, h2, h3 = joint[0], joint[1], joint[2], joint[3]
+            for t in range(m_rows):
+                i = rows[t]
+                w = w_rows[t]
+                h0[c0[i]] += w
+                h1[c1[i]] += w
+                h2[c2[i]] += w
+                h3[c3[i]] += w
+        else:
+            for k in range(m):
+                h, c = joint[k], data[p + k]
+                for t in range(m_rows):
+                    h[c[rows[t]]] += w_rows[t]
+        for k in range(m):
+            jt, row, col = joint[k], out[2 * (p + k)], out[2 * (p + k) + 1]
+            for a in range(nc):
+                for b in range(nc):
+                    x = jt[a * nc + b]
+                    row[a] += x
+                    col[b] += x
+        p += m
     return out

@@ -16,7 +16,8 @@ from ...utils.progress import tick
 from ...utils.threads import in_threads
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
-from ._histograms import grid_codes, quantiles, reweighted_hist, threshold_codes, weighted_hist
+from ._histograms import (PairedCodes, first_least, grid_codes, quantiles, reweighted_hist, threshold_codes,
+                          weighted_hist)
 
 
 #: rounds between fresh histograms (between them, each round's histograms are re-weighted from the
@@ -49,13 +50,14 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     n_bins : dims per histogram (16 in the paper's feature).
     distance : ``"l1"`` or ``"bhattacharyya"`` (sqrt(1 - BC)) between two histograms.
     n_thresholds : candidate thresholds per histogram (at most 255): half quantiles of its
-        same-person training distances, half of its different-person ones; each round then costs one weighted bincount per histogram.
+        same-person training distances, half of its different-person ones; each round then
+        costs one weighted histogram per unit (two units' at once: :class:`~._histograms.PairedCodes`).
     balance : start with half the weight on same-person pairs (there are ~m times fewer).
     block : rows of the pair grid per block when computing distances.
     units : ``"hist"`` (default), ``"bin"`` or ``"both"``: the weak learners' inputs are
         whole-histogram distances, single-dimension differences ``|x_k - y_k|`` (one per feature
         dimension, Prosser et al.'s "single feature channels" read literally), or both pools.
-        The full grid (``neg_per_pos=None``) keeps one uint8 threshold code per (unit, pair),
+        The full grid (``neg_per_pos=None``) keeps one threshold code per (unit, pair),
         never the distances: with ``"both"`` at VIPeR p = 316, 2958 units x 99,540 pairs = 0.3 GB.
         A round's weighted histograms are the last round's re-weighted: AdaBoost multiplies the
         weights of the pairs the chosen learner got right by one factor and the others by another,
@@ -159,29 +161,30 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
                 codes[:H - coded, s0:s0 + _CHUNK] = threshold_codes(D, thr[:H - coded]).T
         if coded < H:
             in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
+        codes = PairedCodes.of(codes, self.n_thresholds, self.n_jobs)   # codes 0 .. n_thresholds - 1
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
         w_pos = lambda w: w[label > 0].sum()
-        nq, n_rounds = self.n_thresholds, int(self.n_rounds)
-        occupied = _occupied(codes, nq, self.n_jobs)
+        n_rounds = int(self.n_rounds)
+        occupied = _occupied(codes, self.n_jobs)
         hist, stale = None, 0   # hist: weighted histograms of w * label; stale: rounds since computed afresh
         hists, cuts, alphas = [], [], []
         for t in range(n_rounds):
             tick("round", t + 1, n_rounds)
             v, wp = w * label, w_pos(w)
             if hist is None or stale >= _REFRESH:
-                hist, stale = weighted_hist(codes, v, nq, self.n_jobs), 0
+                hist, stale = weighted_hist(codes, v, self.n_jobs), 0
             err, k, j = _least_error(wp, hist)
             if stale and not _clear_minimum(err, k, j, occupied):
-                hist, stale = weighted_hist(codes, v, nq, self.n_jobs), 0   # a near tie: decided afresh
+                hist, stale = weighted_hist(codes, v, self.n_jobs), 0   # a near tie: decided afresh
                 err, k, j = _least_error(wp, hist)
             # the chosen learner's error as a fresh histogram gives it (bit for bit)
-            err_kj = err[k, j] if not stale else wp - np.cumsum(weighted_hist(codes[k:k + 1], v, nq))[j]
+            err_kj = err[k, j] if not stale else wp - np.cumsum(weighted_hist(codes.around(k), v)[k % 2])[j]
             e = float(np.clip(err_kj / w.sum(), 1e-12, 1 - 1e-12))
             if e >= 0.5:
                 break
             a = 0.5 * np.log((1 - e) / e)
-            h = np.where(codes[k] <= j, 1.0, -1.0)
+            h = np.where(codes.unit(k) <= j, 1.0, -1.0)
             w = w * np.exp(-a * label * h)
             z = w.sum()
             w /= z
@@ -350,16 +353,17 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         return out
 
 
-def _occupied(codes, n_bins, n_jobs=1):
-    """(U, n_bins) bool: which codes occur in each unit (an empty bin adds exactly 0 to a sum)."""
-    return weighted_hist(codes, np.ones(codes.shape[1]), n_bins, n_jobs) > 0
+def _occupied(codes, n_jobs=1):
+    """(U, n_codes) bool: which codes occur in each unit (an empty bin adds exactly 0 to a sum)."""
+    return weighted_hist(codes, np.ones(codes.data.shape[1]), n_jobs) > 0
 
 
 def _least_error(w_pos, hist):
     """(errors, k, j): the weighted error of "+1 iff code <= j" for every unit k and cut j (the
-    positives above the cut and the negatives at or below it), and the first least one."""
+    positives above the cut and the negatives at or below it), and the first least one (ties
+    within rounding: :func:`~._histograms.first_least`)."""
     err = w_pos - np.cumsum(hist, axis=1)
-    return (err, *np.unravel_index(np.argmin(err), err.shape))
+    return (err, *first_least(err))
 
 
 def _clear_minimum(err, k, j, occupied):

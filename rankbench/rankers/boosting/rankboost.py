@@ -14,7 +14,11 @@ from ...registry import rankers
 from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
 from ..base import PairScorer
-from ._histograms import grid_codes, quantiles, weighted_cum_hist
+from ._histograms import PairedCodes, first_least, grid_codes, quantiles, weighted_cum_hist
+
+
+#: units coded (then paired) at a time: an even number
+_UNITS_PER_BLOCK = 256
 
 
 @rankers.register("rankboost")
@@ -27,8 +31,8 @@ class RankBoost(PairScorer, BaseEstimator):
     (Freund et al., Sec. 3.2, Fig. 4): each round costs O(instances x d), never O(pairs).
 
     Weak rankers (Freund et al., Sec. 4): ``h(x) = [x_f <= theta]`` with theta among
-    ``n_thresholds`` quantiles of dimension f. Each round picks (f, theta) maximising |r|,
-    ``r = sum_x pi(x) h(x)`` with ``pi(x) = s(x) v(x) sum_{x' opposite, same query} v(x')``
+    ``n_thresholds`` quantiles of dimension f. Each round picks the first (f, theta) maximising
+    |r| (ties within rounding), ``r = sum_x pi(x) h(x)`` with ``pi(x) = s(x) v(x) sum_{x' opposite, same query} v(x')``
     (s = +1 for true matches), sets ``alpha = 1/2 ln((1 + r) / (1 - r))`` (negative alpha
     reverses a threshold) and updates v(x0) <- v(x0) exp(alpha h(x0)), v(x1) <- v(x1)
     exp(-alpha h(x1)), normalised so that D sums to 1.
@@ -64,7 +68,7 @@ class RankBoost(PairScorer, BaseEstimator):
         P = build_pair_grid(np.asarray(X, dtype=float), np.asarray(y), cams, block=self.block)
         nr, nc = P.shape
         thr = self._thresholds(P)                      # (d, q) ascending
-        codes = self._codes(P, thr)                    # (d, nr*nc) uint8: first threshold >= value
+        codes = self._codes(P, thr)                    # d units' codes over nr*nc: first threshold >= value
         # roles: each grid entry is an instance of its row query and (two cameras) its column query
         roles = []
         for side, is_row in P.sides():
@@ -79,7 +83,6 @@ class RankBoost(PairScorer, BaseEstimator):
         # D_1 uniform over the crucial pairs: v = 1 / sqrt(number of pairs), so D = v(x0) v(x1) sums to 1
         n_pairs = sum(float((p.sum(ax) * n.sum(ax)).sum()) for p, n, ax in roles)
         v = [np.where(p | n, 1.0, 0.0) / np.sqrt(n_pairs) for p, n, _ in roles]
-        nq = thr.shape[1]
         feats, cuts, alphas = [], [], []
         for t in range(int(self.n_rounds)):
             tick("round", t + 1, int(self.n_rounds))
@@ -88,13 +91,13 @@ class RankBoost(PairScorer, BaseEstimator):
                 s_pos = (vv * pos).sum(ax, keepdims=True)   # per query: sum v over its true matches
                 s_neg = (vv * neg).sum(ax, keepdims=True)
                 pi += np.where(pos, vv * s_neg, 0.0) - np.where(neg, vv * s_pos, 0.0)
-            r_all = weighted_cum_hist(codes, pi.ravel(), nq, self.n_jobs)  # (d, q): sum pi [x_f <= thr_fj]
-            f, j = np.unravel_index(np.argmax(np.abs(r_all)), r_all.shape)
+            r_all = weighted_cum_hist(codes, pi.ravel(), self.n_jobs)  # (d, q): sum pi [x_f <= thr_fj]
+            f, j = first_least(-np.abs(r_all))   # ties within rounding: the first
             r = float(np.clip(r_all[f, j], -1 + 1e-12, 1 - 1e-12))
             if abs(r) < 1e-12:
                 break
             a = 0.5 * np.log((1 + r) / (1 - r))
-            h = (codes[f] <= j).reshape(nr, nc)
+            h = (codes.unit(f) <= j).reshape(nr, nc)
             z = 0.0
             for i, (pos, neg, ax) in enumerate(roles):
                 v[i] = v[i] * np.where(pos, np.exp(-a * h), np.exp(a * h))
@@ -127,8 +130,18 @@ class RankBoost(PairScorer, BaseEstimator):
         return qs.astype(np.float32)
 
     def _codes(self, P, thr):
-        """(d, nr*nc) uint8: the first threshold >= each grid difference (the last threshold is inf)."""
-        return grid_codes(P.X[P.rows], P.X[P.cols], thr[:, :-1], self.n_jobs, self.block)
+        """The first threshold >= each grid difference (the last threshold is inf), d units x nr*nc
+        instances, paired (:class:`~._histograms.PairedCodes`)."""
+        R, C = P.X[P.rows], P.X[P.cols]
+        data = None
+        for s in range(0, P.d, _UNITS_PER_BLOCK):  # a block of units at a time: no unpaired copy of all
+            u = slice(s, s + _UNITS_PER_BLOCK)
+            part = PairedCodes.of(grid_codes(R[:, u], C[:, u], thr[u, :-1], self.n_jobs, self.block),
+                                  thr.shape[1], self.n_jobs)
+            if data is None:
+                data = np.empty(((P.d + 1) // 2, part.data.shape[1]), dtype=part.data.dtype)
+            data[s // 2:s // 2 + len(part.data)] = part.data
+        return PairedCodes(data, P.d, thr.shape[1])
 
     def decision(self, D: np.ndarray) -> np.ndarray:
         """H of difference vectors D (..., d)."""

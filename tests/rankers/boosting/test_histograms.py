@@ -5,6 +5,7 @@ import pytest
 
 from rankbench.rankers.boosting import elf
 from rankbench.rankers.boosting._histograms import (
+    PairedCodes,
     grid_codes,
     quantiles,
     reweighted_hist,
@@ -36,53 +37,86 @@ def test_threshold_codes_match_a_searchsorted_per_unit(compiled, dtype):
 
 
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
-@pytest.mark.parametrize("U", [1, 4, 7])
+@pytest.mark.parametrize("U,n_codes", [(1, 2), (5, 16), (6, 17), (3, 256)])
+def test_paired_codes_give_back_every_unit(compiled, U, n_codes):
+    rng = np.random.default_rng(U)
+    codes = rng.integers(0, n_codes, (U, 400)).astype(np.uint8)
+    codes[:, 0] = n_codes - 1  # the largest code of each unit
+    with jit.use_compiled(compiled):
+        paired = PairedCodes.of(codes, n_codes, n_jobs=2)
+    assert paired.data.shape == ((U + 1) // 2, 400)
+    assert paired.data.dtype == (np.uint8 if n_codes <= 16 else np.uint16)
+    for u in range(U):
+        np.testing.assert_array_equal(paired.unit(u), codes[u])
+        np.testing.assert_array_equal(paired.around(u).unit(u % 2), codes[u])
+    with pytest.raises(IndexError):
+        paired.unit(U)
+
+
+def test_paired_codes_refuse_a_code_beyond_n_codes():
+    with pytest.raises(ValueError, match="not below n_codes=4"):
+        PairedCodes.of(np.array([[0, 4]], dtype=np.uint8), 4)
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("U", [1, 4, 7, 13])
 def test_cumulative_histogram_is_the_sum_of_weights_at_or_below_each_code(compiled, U):
     rng = np.random.default_rng(U)
     n, bins = 301, 9
     codes = rng.integers(0, bins, (U, n)).astype(np.uint8)
     w = rng.standard_normal(n)
     with jit.use_compiled(compiled):
-        got = weighted_cum_hist(codes, w, bins)
+        got = weighted_cum_hist(PairedCodes.of(codes, bins), w)
     want = np.array([[w[codes[u] <= j].sum() for j in range(bins)] for u in range(U)])  # brute force
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
 
 @needs_numba
-def test_compiled_histogram_equals_bincount_to_the_last_bit():
+@pytest.mark.parametrize("n_codes", [16, 32])
+def test_compiled_histogram_equals_the_numpy_reference_to_the_last_bit(n_codes):
+    """The same joint histograms (bincount's order in every bin) and the same marginal sums, for
+    any number of threads."""
     rng = np.random.default_rng(0)
-    codes = rng.integers(0, 32, (11, 5000)).astype(np.uint8)
-    codes[3] = 31  # one unit in a single bin; a code at the last bin
+    codes = rng.integers(0, n_codes, (11, 5000)).astype(np.uint8)
+    codes[3] = n_codes - 1  # one unit in a single bin; a code at the last bin
     w = rng.random(5000) * np.exp(rng.standard_normal(5000) * 5)  # weights of very different sizes
+    paired = PairedCodes.of(codes, n_codes)
     with jit.use_compiled(True):
-        a = weighted_cum_hist(codes, w, 32)
+        a = weighted_cum_hist(paired, w)
+        a3 = weighted_cum_hist(paired, w, n_jobs=3)
     with jit.use_compiled(False):
-        b = weighted_cum_hist(codes, w, 32)
+        b = weighted_cum_hist(paired, w)
     np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a3, b)
+    single = [np.bincount(codes[u], weights=w, minlength=n_codes) for u in range(11)]  # one unit at a time
+    with jit.use_compiled(False):
+        np.testing.assert_allclose(weighted_hist(paired, w), single, rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
 @pytest.mark.parametrize("U", [3, 8, 13])
-def test_histogram_of_some_rows_is_bincount_over_those_rows_to_the_last_bit(compiled, U):
+def test_histogram_of_some_rows_is_the_histogram_over_those_rows_to_the_last_bit(compiled, U):
     rng = np.random.default_rng(U)
     codes = rng.integers(0, 12, (U, 700)).astype(np.uint8)
     w = rng.standard_normal(700) * np.exp(rng.standard_normal(700) * 4)
     rows = np.flatnonzero(rng.random(700) < 0.3)
     with jit.use_compiled(compiled):
-        got = weighted_hist(codes, w, 12, n_jobs=2, rows=rows)
-    want = np.stack([np.bincount(codes[u, rows], weights=w[rows], minlength=12) for u in range(U)])
+        got = weighted_hist(PairedCodes.of(codes, 12), w, n_jobs=2, rows=rows)
+        want = weighted_hist(PairedCodes.of(codes[:, rows], 12), w[rows])
     np.testing.assert_array_equal(got, want)
+    brute = np.stack([np.bincount(codes[u, rows], weights=w[rows], minlength=12) for u in range(U)])
+    np.testing.assert_allclose(got, brute, rtol=1e-12, atol=1e-300)
 
 
 @pytest.mark.parametrize("share", [0.1, 0.9])
 def test_reweighted_histograms_equal_the_histograms_of_the_reweighted_weights(share):
     """Either group re-read (the smaller one), up to rounding."""
     rng = np.random.default_rng(4)
-    codes = rng.integers(0, 10, (9, 500)).astype(np.uint8)
+    codes = PairedCodes.of(rng.integers(0, 10, (9, 500)).astype(np.uint8), 10)
     w = rng.standard_normal(500)
     moved = rng.random(500) < share
-    got = reweighted_hist(weighted_hist(codes, w, 10), codes, w, moved, 0.7, 2.5)
-    want = weighted_hist(codes, w * np.where(moved, 2.5, 0.7), 10)
+    got = reweighted_hist(weighted_hist(codes, w), codes, w, moved, 0.7, 2.5)
+    want = weighted_hist(codes, w * np.where(moved, 2.5, 0.7))
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-13)
 
 
@@ -182,3 +216,20 @@ def test_threads_do_not_change_the_fitted_model(make):
     for attr in ("features_", "hists_", "thresholds_", "alphas_", "scales_"):
         if hasattr(a, attr):
             np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+def test_rankboost_codes_its_units_in_blocks_without_changing_the_model(compiled, monkeypatch):
+    """RankBoost codes and pairs a block of units at a time: blocks of 4 units over 31 (the last
+    block odd, the last unit unpaired) fit the model of one block."""
+    from rankbench.rankers.boosting import rankboost
+
+    X, y, cams = _reid_problem(n=20, d=31)
+    make = lambda: RankBoost(n_rounds=15, n_thresholds=16, random_state=0)
+    with jit.use_compiled(compiled):
+        one = make().fit(X, y, cams)
+        monkeypatch.setattr(rankboost, "_UNITS_PER_BLOCK", 4)
+        blocks = make().fit(X, y, cams)
+    for attr in ("features_", "thresholds_", "alphas_"):
+        np.testing.assert_array_equal(getattr(blocks, attr), getattr(one, attr))
+    assert len(set(one.features_ // 4)) > 1  # units of several blocks chosen
