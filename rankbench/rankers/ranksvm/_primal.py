@@ -170,17 +170,19 @@ def line_search(w, s, z, zs, C, offset, hinge, iters: int = 30) -> float:
 
 
 def solve_gram(K: np.ndarray, A, C: float, similar=None, b0=None, tol: float = 1e-8,
-               max_newton: int = 100) -> tuple[np.ndarray, OptimizeResult]:
+               max_newton: int = 100, Phi: np.ndarray | None = None) -> tuple[np.ndarray, OptimizeResult]:
     """Kernel RankSVM (Sharaf et al. eqs. 3-6; Kuo, Lee & Lin 2014) as the same primal over a factor
     ``Phi`` of the kernel (``K = Phi Phi^T``), so ``Q = A K A^T`` is never formed.
 
     Returns ``b`` (n,) with training scores ``f = K b`` and scores of new items ``k(x, X) b``
     (``b = 2C A^T r``, the dual expansion ``A^T alpha``), and the solver's solution. ``b0`` (a
-    previous ``b``) warm-starts the solve at ``w0 = Phi^T b0``.
+    previous ``b``) warm-starts the solve at ``w0 = Phi^T b0``. ``Phi``: the factor
+    ``kernel_factor(K)`` when the caller already has it (a cross-validation solves many pair
+    sets over one kernel); computed here otherwise.
     """
     from ._oracles import PairMatrixOracle, kernel_factor
 
-    Phi = kernel_factor(K)
+    Phi = kernel_factor(K) if Phi is None else Phi
     oracle = PairMatrixOracle(A, Phi)
     w0 = None if b0 is None else Phi.T @ b0
     sol = solve(oracle, C, w0=w0, similar=similar, tol=tol, max_newton=max_newton, max_cg=Phi.shape[1])

@@ -17,7 +17,7 @@ from .._kernels import base_kernel, kernel_scale
 from .._search import as_grid, cv_pair_accuracy, grid_points
 from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._oracles import pair_matrix
+from ._oracles import kernel_factor, pair_matrix
 from ._primal import solve_gram
 
 Grid = PositiveFloatGrid
@@ -75,9 +75,10 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
         grid = grid_points(C=[float(c) for c in as_grid(self.C)], gamma=[float(g) for g in as_grid(self.gamma)])
         grams = {}
 
-        def gram(g):
+        def gram(g):  # (K, its factor) of each gamma, computed once for every fold and C
             if g not in grams:
-                grams[g] = self._gram(X, X, g)
+                K = self._gram(X, X, g)
+                grams[g] = K, kernel_factor(K)
             return grams[g]
 
         self.cv_scores_ = None
@@ -85,10 +86,10 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
             rng = np.random.default_rng(self.random_state)
 
             def fit_score(params, mask):
-                K = gram(params["gamma"])
+                K, Phi = gram(params["gamma"])
                 A = pair_matrix(pairs[mask], sign[mask], len(X))
                 b, _ = solve_gram(K, A, params["C"], similar=sign[mask] == 0, tol=self.tol,
-                                  max_newton=self.max_iter)
+                                  max_newton=self.max_iter, Phi=Phi)
                 return K @ b
 
             best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, grid, int(self.cv), rng,
@@ -97,8 +98,9 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
             best = grid[0]
         self.C_, self.gamma_ = best["C"], best["gamma"]
         A = pair_matrix(pairs, sign, len(X))
-        self.dual_coef_, sol = solve_gram(gram(self.gamma_), A, self.C_, similar=sign == 0, tol=self.tol,
-                                          max_newton=self.max_iter)
+        K, Phi = gram(self.gamma_)
+        self.dual_coef_, sol = solve_gram(K, A, self.C_, similar=sign == 0, tol=self.tol,
+                                          max_newton=self.max_iter, Phi=Phi)
         self.n_iter_ = sol.nit
         self.objective_ = sol.fun
         self.result_ = sol

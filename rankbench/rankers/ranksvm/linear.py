@@ -16,21 +16,32 @@ from ...utils.threads import one_blas_thread
 from .._search import as_grid, cv_pair_accuracy
 from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._oracles import PairMatrixOracle, pair_matrix
+from ._oracles import PairMatrixOracle, kernel_factor, pair_matrix
 from ._primal import solve, solve_gram
 
 
-def fit_linear(X, pairs, sign, C, tol, max_iter):
+def row_space(X) -> tuple[np.ndarray, np.ndarray] | None:
+    """(X X', its factor) when X has more dimensions than items (:func:`fit_linear` then solves
+    there), else None: computed once for the many pair sets of a cross-validation."""
+    if X.shape[1] <= X.shape[0]:
+        return None
+    K = X @ X.T
+    return K, kernel_factor(K)
+
+
+def fit_linear(X, pairs, sign, C, tol, max_iter, gram=None):
     """Solve the primal for w; with more dimensions than items, in the row space of X.
 
     The optimal w lies in the row space of X (the gradient w + X'(...) never leaves it), so with
     d > n the same primal is solved over a factor of the Gram matrix X X' (kernel RankSVM with the
-    linear kernel) and w = X' b: identical optimum at n instead of d dimensions.
+    linear kernel) and w = X' b: identical optimum at n instead of d dimensions. ``gram``: X's
+    :func:`row_space` when the caller has it.
     """
     A = pair_matrix(pairs, sign, len(X))
     n, d = X.shape
     if d > n:
-        b, sol = solve_gram(X @ X.T, A, C, similar=sign == 0, tol=tol, max_newton=max_iter)
+        K, Phi = gram if gram is not None else row_space(X)
+        b, sol = solve_gram(K, A, C, similar=sign == 0, tol=tol, max_newton=max_iter, Phi=Phi)
         return X.T @ b, sol
     sol = solve(PairMatrixOracle(A, X), C, similar=sign == 0, tol=tol, max_newton=max_iter, max_cg=d)
     return sol.x, sol
@@ -107,12 +118,13 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         X = self._matrix(X, fitting=True)
         pairs, sign = check_pairs(pairs, sign, len(X))
         grid = as_grid(self.C)
+        gram = row_space(X)
         self.cv_scores_ = None
         if len(grid) > 1:
             rng = np.random.default_rng(self.random_state)
 
             def fit_score(params, mask):
-                w, _ = fit_linear(X, pairs[mask], sign[mask], params["C"], self.tol, self.max_iter)
+                w, _ = fit_linear(X, pairs[mask], sign[mask], params["C"], self.tol, self.max_iter, gram)
                 return X @ w
 
             best, self.cv_scores_ = cv_pair_accuracy(fit_score, pairs, sign, [{"C": c} for c in grid],
@@ -120,7 +132,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
             self.C_ = best["C"]
         else:
             self.C_ = float(grid[0])
-        self.coef_, sol = fit_linear(X, pairs, sign, self.C_, self.tol, self.max_iter)
+        self.coef_, sol = fit_linear(X, pairs, sign, self.C_, self.tol, self.max_iter, gram)
         self.n_iter_ = sol.nit
         self.objective_ = sol.fun
         self.result_ = sol

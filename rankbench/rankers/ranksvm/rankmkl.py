@@ -18,7 +18,7 @@ from .._kernels import base_kernel, kernel_scale
 from .._search import as_grid, cv_pair_accuracy, grid_points
 from .._validation import check_pairs
 from ..base import PairwiseRanker
-from ._oracles import pair_matrix
+from ._oracles import kernel_factor, pair_matrix
 from ._primal import solve_gram
 
 Grid = PositiveFloatGrid
@@ -176,6 +176,14 @@ class RankMKL(PairwiseRanker, BaseEstimator):
                 cache[g] = self._train_grams(X, g)
             return cache[g][0]
 
+        uniform_cache = {}
+
+        def uniform(g):  # the uniform combination of gamma's kernels and its factor, once per gamma
+            if g not in uniform_cache:
+                K = grams(g).mean(axis=0)
+                uniform_cache[g] = K, kernel_factor(K)
+            return uniform_cache[g]
+
         self.cv_scores_ = None
         if len(grid) > 1:
             rng = np.random.default_rng(self.random_state)
@@ -185,8 +193,9 @@ class RankMKL(PairwiseRanker, BaseEstimator):
                 A = pair_matrix(pairs[mask], sign[mask], n)
                 similar = sign[mask] == 0
                 if self.cv_weights == "uniform":
-                    b, _ = solve_gram(Ks.mean(axis=0), A, params["C"], similar=similar, tol=self.inner_tol)
-                    return Ks.mean(axis=0) @ b
+                    K, Phi = uniform(params["gamma"])
+                    b, _ = solve_gram(K, A, params["C"], similar=similar, tol=self.inner_tol, Phi=Phi)
+                    return K @ b
                 res = gmkl(Ks, A, similar, params["C"], self.lam, self.max_iter, self.tol, self.inner_tol)
                 return np.tensordot(res.x, Ks, axes=1) @ res.dual_coef
 
