@@ -25,6 +25,7 @@ from the run seed and the trial.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 import uuid
@@ -211,6 +212,7 @@ class DaskExecutor:
         except ImportError:
             raise ConfigError("--executor dask: expected the dask extra (pip install -e '.[dask]' in the rankbench "
                               "checkout), got no importable 'distributed' module") from None
+        _quiet_interrupted_sync()
         self._cluster = self.client = None
         self.jobs_per_worker: Counter = Counter()
         self.workers_lost: list[str] = []
@@ -453,6 +455,25 @@ class DaskExecutor:
                 "workers_lost": sorted(self.workers_lost), "jobs_submitted_again": self.resubmitted}
 
 
+class _InterruptedSyncNoise(logging.Filter):
+    """Drops the record distributed's ``sync`` leaves when Ctrl-C interrupts a call into the cluster:
+    its cancel callback then fails in tornado's event loop (``NameError`` on its free variable
+    ``future``, a fault of distributed's, not of the run) and tornado would print that traceback
+    after rankbench's one line. Every other record passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, NameError) and "sync.<locals>.cancel" in record.getMessage())
+
+
+def _quiet_interrupted_sync() -> None:
+    """Install :class:`_InterruptedSyncNoise` on tornado's callback logger (once; it stays: the
+    record can come after the executor has closed)."""
+    logger = logging.getLogger("tornado.application")
+    if not any(isinstance(f, _InterruptedSyncNoise) for f in logger.filters):
+        logger.addFilter(_InterruptedSyncNoise())
+
+
 def _local_cluster(distributed):
     """A LocalCluster on 127.0.0.1: one single-threaded worker process per core of this machine.
 
@@ -462,7 +483,6 @@ def _local_cluster(distributed):
     about lost workers (and the data they held, which :meth:`DaskExecutor.run` scatters again)
     would interleave with the progress, so they are silenced.
     """
-    import logging
     import signal
     import threading
 

@@ -385,3 +385,21 @@ def test_a_failing_ranker_on_dask_is_recorded_and_the_others_computed(cluster, t
     records, problems = RunFolder(out).read_trials()
     assert not problems and sorted((r.method, r.status) for r in records) == [
         ("Bad", "failed"), ("Bad", "failed"), ("L1", "ok"), ("L1", "ok")]
+
+
+def test_only_distributeds_interrupted_sync_record_is_dropped():
+    """Ctrl-C inside distributed's ``sync`` makes its cancel callback fail in tornado's loop; that
+    record is dropped, any other (another error, the same text without the NameError) is kept."""
+    from rankbench.engine.executors import _InterruptedSyncNoise
+
+    def record(msg, exc):
+        info = (type(exc), exc, None) if exc is not None else None
+        return logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, msg, None, info)
+
+    sync_msg = "Exception in callback functools.partial(<function sync.<locals>.cancel at 0x7f03>)"
+    noise = NameError("cannot access free variable 'future' where it is not associated with a value")
+    keep = _InterruptedSyncNoise()
+    assert not keep.filter(record(sync_msg, noise))
+    assert keep.filter(record(sync_msg, RuntimeError("a real fault")))
+    assert keep.filter(record("Exception in callback functools.partial(<function other>)", noise))
+    assert keep.filter(record("a plain error line", None))
