@@ -4,11 +4,19 @@ Conventions (tested against independent references, and for every metric, in
 ``tests/test_metrics.py``):
 
 * Larger score = ranked higher / more similar.
-* Ties are broken *against* the method (pessimistically): an item tied with the true match is
-  counted as ranked above it, a pair tied in score counts as wrong, a tied vote as an error. This
-  is deterministic and gives a constant scorer chance level rather than a perfect score. (Average
-  precision orders ties by item index, higher index first, as ``trec_eval`` orders them by
-  document id; k-NN breaks ties in distance by training row.)
+* **Ties count at their expected value** (THE tie rule of every ranking metric): items of equal
+  score are ranked in every order with equal probability, and a metric is its mean over those
+  orders, computed exactly (McSherry & Najork, ECIR 2008), not by sampling. A constant scorer so
+  gets exactly chance: CMC@r = r / n_gallery for one true match, pair accuracy 1/2, AP the
+  expected AP of a random order; a tie between a true match and a wrong item is half right, not
+  right (a fixed order such as the item index would reward whatever order the rows happen to
+  have) and not wrong (a pessimistic order would punish a scorer for resolution it was never
+  asked for). Without ties every metric is the ordinary one, bit for bit. A tied majority vote
+  is right with probability one over the number of tied labels. (The k-NN *predictors* below are
+  part of a protocol's model, not metrics: they break ties in distance by training row and ties
+  in votes by the smallest label, as Yu & Li's Matlab code does. ``rankbench export --format
+  trec`` writes scores as they are, so trec_eval breaks their ties by document id, descending,
+  and its numbers can differ from rankbench's where scores tie.)
 * Non-finite inputs are an error, never a value: every metric refuses a NaN or infinite score,
   similarity, embedding, prediction or label with a ``ValueError`` (:func:`finite`). A NaN never
   wins or loses a comparison (``NaN >= x`` is false), so a NaN scorer would otherwise match every
@@ -119,43 +127,49 @@ def labels(values, what: str = "labels") -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- re-identification
-def match_ranks(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
-                candidates: np.ndarray | None = None) -> np.ndarray:
-    """1-based rank of the first correct gallery item for each probe.
-
-    Parameters
-    ----------
-    similarity : (n_probe, n_gallery) array, larger = better match.
-    probe_ids, gallery_ids : identities; every probe must have a correct candidate.
-    candidates : optional (n_probe, n_gallery) bool mask of the gallery items each probe is ranked
-        against (e.g. only another camera's images); default every gallery item. Only candidates'
-        similarities must be finite (a ranker may mark the others ``-inf``).
-
-    Returns
-    -------
-    ranks : (n_probe,) int array; rank = 1 + number of wrong candidates scoring >= the best
-        correct one (ties count against the method).
-    """
-    S = np.asarray(similarity, dtype=float)
-    finite(S if candidates is None else S[np.asarray(candidates, dtype=bool)], "similarity")
-    same = np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]
-    if candidates is not None:
-        same &= candidates
-    if not same.any(axis=1).all():
+def _match_counts(S: np.ndarray, probe_ids, gallery_ids, candidates) -> tuple:
+    """Per probe: the candidates' mask, the true matches' mask, and (g, t, m): the wrong candidates
+    scoring above the best true match, those tied with it, and the true matches tied at it."""
+    cand = np.ones(S.shape, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
+    finite(S[cand], "similarity")
+    match = (np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]) & cand
+    if not match.any(axis=1).all():
         raise ValueError("every probe identity must appear among its gallery candidates")
-    wrong = ~same if candidates is None else candidates & ~same
-    best_true = np.where(same, S, -np.inf).max(axis=1)
-    return ((S >= best_true[:, None]) & wrong).sum(axis=1) + 1
+    wrong = cand & ~match
+    best = np.where(match, S, -np.inf).max(axis=1)[:, None]
+    return cand, match, ((S > best) & wrong).sum(1), ((S == best) & wrong).sum(1), ((S == best) & match).sum(1)
 
 
 def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
               candidates: np.ndarray | None = None) -> np.ndarray:
-    """Cumulative matching characteristic: fraction of probes matched within rank r, r = 1..n_gallery
-    (``candidates`` as in :func:`match_ranks`)."""
-    ranks = match_ranks(similarity, probe_ids, gallery_ids, candidates)
-    n_gallery = np.asarray(similarity).shape[1]
-    counts = np.bincount(ranks, minlength=n_gallery + 1)[1:]
-    return np.cumsum(counts) / len(ranks)
+    """Cumulative matching characteristic: the fraction of probes whose first true match is within
+    rank r, r = 1..n_gallery.
+
+    Parameters
+    ----------
+    similarity : (n_probe, n_gallery) array, larger = better match.
+    probe_ids, gallery_ids : identities; every probe must have a true match among its candidates.
+    candidates : optional (n_probe, n_gallery) bool mask of the gallery items each probe is ranked
+        against (e.g. only another camera's images); default every gallery item. Only candidates'
+        similarities must be finite (a ranker may mark the others ``-inf``).
+
+    Ties count at their expected value (the module's rule): a probe whose best true match ties
+    with t wrong candidates (and m true ones), below g wrong ones, has its first true match at
+    rank g + j with the probability that the first of m marked items lands at place j of a random
+    order of t + m, so P(rank <= g + j) = 1 - prod_{i<j} (t - i) / (t + m - i).
+    """
+    S = np.asarray(similarity, dtype=float)
+    _, _, above, tied, true_tied = _match_counts(S, probe_ids, gallery_ids, candidates)
+    n_probe, n_gallery = S.shape
+    plain = tied == 0
+    counts = np.bincount(above[plain], minlength=n_gallery)[:n_gallery]
+    curve = np.cumsum(counts).astype(float)
+    for g, t, m in zip(above[~plain], tied[~plain], true_tied[~plain]):
+        j = np.arange(1, t + 1)
+        not_yet = np.cumprod((t - j + 1) / (t + m - j + 1))   # P(first true match after place j)
+        curve[g:g + t] += 1.0 - not_yet
+        curve[g + t:] += 1.0
+    return curve / n_probe
 
 
 def reid_average_precisions(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
@@ -177,20 +191,23 @@ def reid_average_precisions(similarity: np.ndarray, probe_ids: np.ndarray, galle
 
     Returns
     -------
-    ap : (n_probe,) float array. Ties in similarity count against the method (a wrong item tied
-    with a true match ranks above it), as every tie in this module does.
+    ap : (n_probe,) float array. Ties count at their expected value (:func:`average_precisions`).
     """
     S = np.asarray(similarity, dtype=float)
-    cand = np.ones(S.shape, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
-    finite(S[cand], "similarity")
-    match = (np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]) & cand
-    if not match.any(axis=1).all():
-        raise ValueError("every probe identity must appear among its gallery candidates")
-    # candidates first, then by similarity (descending), then wrong items before true ones on a tie
-    order = np.lexsort((match, -S, ~cand), axis=1)
+    cand, match, _, _, _ = _match_counts(S, probe_ids, gallery_ids, candidates)
+    # candidates first, then by similarity (descending)
+    order = np.lexsort((-S, ~cand), axis=1)
+    ranked = np.take_along_axis(S, order, axis=1)
     hits = np.take_along_axis(match, order, axis=1)
+    n_cand = cand.sum(axis=1)
+    mixed = (ranked[:, 1:] == ranked[:, :-1]) & (hits[:, 1:] != hits[:, :-1])   # a true and a wrong tie
+    tied = (mixed & (np.arange(1, S.shape[1]) < n_cand[:, None])).any(axis=1)
     precision = np.cumsum(hits, axis=1) / np.arange(1, S.shape[1] + 1)
-    return (precision * hits).sum(axis=1) / hits.sum(axis=1)
+    ap = (precision * hits).sum(axis=1) / hits.sum(axis=1)
+    for i in np.flatnonzero(tied):
+        c = cand[i]
+        ap[i] = average_precisions(S[i, c], match[i, c])[0]
+    return ap
 
 
 def nauc(curve: np.ndarray) -> float:
@@ -205,9 +222,9 @@ def average_precision(scores: np.ndarray, relevant: np.ndarray, depth: int | Non
 
     AP@d = (1 / TP) * sum_{k <= d} (TP_k / k) * I_k, where TP is the number of relevant items in
     the whole collection (not only those within the depth), TP_k the relevant items among the
-    top k and I_k whether item k is relevant. Ties in score are ordered by item index, higher
-    index first (deterministic, as trec_eval orders ties by document id, descending). Returns 0
-    when there is nothing relevant.
+    top k and I_k whether item k is relevant. Ties in score count at their expected value over
+    the orders of the tied items (:func:`average_precisions`). Returns 0 when there is nothing
+    relevant.
     """
     return average_precisions(scores, relevant, (depth,), n_relevant)[0]
 
@@ -216,48 +233,54 @@ def average_precisions(scores: np.ndarray, relevant: np.ndarray, depths=(None,),
                        n_relevant: int | None = None) -> list[float]:
     """:func:`average_precision` at several depths (``None`` = full depth) from one sort.
 
-    Only the ranks of the relevant items are needed (:func:`_relevant_ranks`); the terms TP_k / k
-    are the same numbers summed in the same order as over the whole ranked list, so the result
-    is the same to the last bit.
+    The items fall into groups of equal score, best first. A group of n items holding r relevant
+    ones, after a items of which c are relevant, adds at its j-th place (a random one of its n!
+    orders) the expected term E[TP_k I_k] / k, k = a + j, which is (r / n) (c + 1 + (j - 1)
+    (r - 1) / (n - 1)) / k (the place holds a relevant item with probability r / n, and then each
+    of the j - 1 places before it within the group with probability (r - 1) / (n - 1));
+    McSherry & Najork (ECIR 2008) give the same expectation. A depth may cut a group; only its
+    places up to the depth count. An untied relevant item (n = 1) adds (c + 1) / k: without ties
+    this is the ordinary AP@d, the same terms summed in the same order as over the ranked list.
     """
     scores = finite(scores)
     rel = np.asarray(relevant).astype(bool)
     tp = int(rel.sum()) if n_relevant is None else int(n_relevant)
     if tp == 0:
         return [0.0 for _ in depths]
-    rank = _relevant_ranks(scores, rel)
-    csum = np.cumsum(np.arange(1, len(rank) + 1) / rank)
+    rank, term = _expected_terms(scores, rel)
+    csum = np.cumsum(term)
     out = []
     for d in depths:
         k = len(scores) if d is None else min(int(d), len(scores))
-        within = int(np.searchsorted(rank, k, side="right"))  # relevant items among the top k
+        within = int(np.searchsorted(rank, k, side="right"))   # places within the top k
         out.append(float(csum[within - 1] / tp) if within > 0 else 0.0)
     return out
 
 
-def _relevant_ranks(scores: np.ndarray, rel: np.ndarray) -> np.ndarray:
-    """The 1-based ranks of the relevant items when all items are ranked by score, descending,
-    ties ordered by item index, higher index first; in ranking order.
+def _expected_terms(scores: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The places k that may hold a relevant item, best first, and each one's expected term
+    E[TP_k I_k] / k (see :func:`average_precisions`).
 
-    The rank of item i is 1 + the items with a higher score + the items with the same score and
-    a higher index: the first from one sort of the scores (values only, so any sort will do), the
-    second, for relevant items that share their score, by ordering just the items of those
-    scores by (score, index).
+    A group of equal score with no relevant item adds no place; an untied relevant item, or a
+    group of relevant items only, adds each item's ordinary term (c + j) / (a + j).
     """
-    i_rel = np.flatnonzero(rel)
-    s_rel = scores[i_rel]
-    ordered = np.sort(scores)
-    lo, hi = np.searchsorted(ordered, s_rel, side="left"), np.searchsorted(ordered, s_rel, side="right")
-    rank = len(scores) - hi + 1
-    tied = hi - lo > 1
-    if tied.any():
-        group = np.flatnonzero(np.isin(scores, s_rel[tied]))   # every item of a tied relevant score
-        order = group[np.lexsort((group, scores[group]))]       # by (score, index)
-        place = np.empty(len(scores), dtype=np.intp)
-        place[order] = np.arange(len(order))
-        end = np.searchsorted(scores[order], s_rel[tied], side="right")
-        rank[tied] += end - place[i_rel[tied]] - 1              # same score, higher index
-    return np.sort(rank)
+    values, group, size = np.unique(scores, return_inverse=True, return_counts=True)
+    group = len(values) - 1 - group.ravel()                      # 0 = the best score
+    size = size[::-1]
+    r = np.bincount(group[rel], minlength=len(size))
+    a = np.cumsum(size) - size                                   # items ranked above each group
+    c = np.cumsum(r) - r                                         # relevant items above each group
+    keep = r > 0
+    n, r, a, c = size[keep], r[keep], a[keep], c[keep]
+    pure = r == n                                                # every place holds a relevant item
+    start = np.cumsum(n) - n
+    g = np.repeat(np.arange(len(n)), n)
+    j = np.arange(int(n.sum())) - start[g] + 1                   # 1..n within each group
+    rank = a[g] + j
+    # P(relevant) x E[TP | relevant]; 1 x (c + j) for a pure group, as the ordinary AP counts it
+    share = np.where(pure, 1.0, r / n)[g]
+    mates = np.divide(r - 1, n - 1, out=np.ones(len(n)), where=~pure)[g]
+    return rank, share * (c[g] + 1 + (j - 1) * mates) / rank
 
 
 # --------------------------------------------------------------------------- ordinal
@@ -302,7 +325,8 @@ def mae(y_true: np.ndarray, y_pred: np.ndarray) -> float:
 def pair_accuracy(scores: np.ndarray, pairs: np.ndarray, sign: np.ndarray) -> float:
     """Fraction of ordered pairs (sign +1: item ``pairs[:,0]`` has more) whose scores agree.
 
-    Pairs of equal strength (sign 0) are left out; a tie in score counts as wrong.
+    Pairs of equal strength (sign 0) are left out; a tie in score counts one half (its expected
+    value: either order is equally likely).
     """
     pairs = np.asarray(pairs)
     sign = np.asarray(sign)
@@ -311,14 +335,14 @@ def pair_accuracy(scores: np.ndarray, pairs: np.ndarray, sign: np.ndarray) -> fl
         return float("nan")
     s = finite(scores)
     d = (s[pairs[keep, 0]] - s[pairs[keep, 1]]) * sign[keep]
-    return float(np.mean(d > 0))
+    return float(((d > 0).sum() + 0.5 * (d == 0).sum()) / len(d))
 
 
 def grouped_pair_accuracy(scores: np.ndarray, strength: np.ndarray) -> tuple[float, int]:
     """Pair accuracy over *all* pairs of items whose strengths differ, without listing the pairs.
 
-    The pair (i, j) with strength[i] > strength[j] is correct when scores[i] > scores[j] (a tie in
-    score counts as wrong). Counting uses one sort, O(n log n), so millions of pairs (OSR's test
+    The pair (i, j) with strength[i] > strength[j] is correct when scores[i] > scores[j]; a tie in
+    score counts one half (the module's tie rule). Counting uses one sort, O(n log n), so millions of pairs (OSR's test
     set) cost milliseconds.
 
     Returns
@@ -328,19 +352,22 @@ def grouped_pair_accuracy(scores: np.ndarray, strength: np.ndarray) -> tuple[flo
     s = finite(scores)
     g = finite(strength, "strengths")
     levels = np.unique(g)
-    correct = 0
-    total = 0
+    correct = ties = total = 0
     order = np.sort(s)
     # for each stronger item, count weaker items with strictly lower score:
     # #(weaker with score < s_i) = #(all with score < s_i) - #(same-or-stronger with score < s_i)
     below_all = np.searchsorted(order, s, side="left")
+    tied_all = np.searchsorted(order, s, side="right") - below_all
     for lv in levels:
         mask = g >= lv
         sorted_ge = np.sort(s[mask])
         cur = g == lv
         below_ge = np.searchsorted(sorted_ge, s[cur], side="left")
+        tied_ge = np.searchsorted(sorted_ge, s[cur], side="right") - below_ge
         correct += int((below_all[cur] - below_ge).sum())
+        ties += int((tied_all[cur] - tied_ge).sum())
         total += int(cur.sum()) * int((g < lv).sum())
+    correct += ties / 2
     return (correct / total if total else float("nan")), total
 
 
@@ -355,8 +382,8 @@ def vote_error_rate(y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray) 
 
     Yan et al.'s baseline (Section 4.3): "each image is predicted independently and for each
     sequence the majority label is predicted" for all its images. An item counts as right when its
-    true label has strictly more votes in its group than any other label; a tied vote counts
-    against the method, as every tie in this module does.
+    true label has strictly more votes in its group than any other label; a vote tied between t
+    labels, the true one among them, is right with probability 1 / t (the module's tie rule).
     """
     y_true, y_pred = labels(y_true), labels(y_pred, "predictions")
     g = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()
@@ -365,6 +392,6 @@ def vote_error_rate(y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray) 
     votes = np.zeros((g.max() + 1, lab.max() + 1), dtype=np.intp)
     np.add.at(votes, (g, pred), 1)
     top = votes.max(axis=1)
-    unique_top = (votes == top[:, None]).sum(axis=1) == 1
-    right = (votes[g, true] == top[g]) & unique_top[g]
+    n_top = (votes == top[:, None]).sum(axis=1)
+    right = (votes[g, true] == top[g]) / n_top[g]
     return float(1.0 - right.mean())

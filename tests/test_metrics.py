@@ -8,33 +8,59 @@ import pytest
 from rankbench import metrics
 
 
-def brute_rank(scores, true_cols):
-    """Rank by explicit sorting: position of the first true match, ties placed before it."""
-    best = max(scores[c] for c in true_cols)
-    wrong = [s for j, s in enumerate(scores) if j not in true_cols]
-    return 1 + sum(s >= best for s in wrong)
+def mean_over_orders(scores, value):
+    """The oracle of the tie rule: the mean of value(ranking) over every ranking of the items by
+    score, descending, with the tied items in each of their orders, all equally likely (every
+    permutation, stably sorted by score; small inputs only)."""
+    return float(np.mean([value(sorted(perm, key=lambda i: -scores[i]))
+                          for perm in itertools.permutations(range(len(scores)))]))
 
 
-def test_cmc_matches_brute_force_with_multishot_gallery():
-    rng = np.random.default_rng(0)
-    S = rng.integers(0, 5, size=(30, 12)).astype(float)  # many ties on purpose
-    g_ids = np.repeat(np.arange(6), 2)
-    p_ids = rng.integers(0, 6, 30)
-    ranks = metrics.match_ranks(S, p_ids, g_ids)
-    for i in range(30):
-        assert ranks[i] == brute_rank(S[i], set(np.flatnonzero(g_ids == p_ids[i])))
+def first_hit_rank(ranking, hit):
+    return next(k for k, i in enumerate(ranking, start=1) if hit[i])
+
+
+def ranked_ap(ranking, hit, depth=None, tp=None):
+    hits, acc = 0, 0.0
+    for k, i in enumerate(ranking[:depth], start=1):
+        if hit[i]:
+            hits += 1
+            acc += hits / k
+    tp = sum(hit) if tp is None else tp
+    return acc / tp if tp else 0.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cmc_is_its_mean_over_every_order_of_tied_items(seed):
+    rng = np.random.default_rng(seed)
+    n_gallery = int(rng.integers(2, 7))
+    g_ids = rng.integers(0, 3, n_gallery)                  # several images of a person: multi-shot
+    p_ids = g_ids[rng.integers(0, n_gallery, 6)]
+    S = rng.integers(0, 3, size=(6, n_gallery)).astype(float)   # many ties on purpose
     curve = metrics.cmc_curve(S, p_ids, g_ids)
-    for r in range(1, 13):
-        assert curve[r - 1] == pytest.approx(np.mean(ranks <= r))
+    for r in range(1, n_gallery + 1):
+        ref = np.mean([mean_over_orders(s, lambda o: first_hit_rank(o, g_ids == p) <= r)
+                       for s, p in zip(S, p_ids)])
+        assert curve[r - 1] == pytest.approx(ref, abs=1e-12)
     assert metrics.nauc(curve) == pytest.approx(curve.mean())
+
+
+def test_cmc_without_ties_is_the_rank_count_to_the_bit():
+    rng = np.random.default_rng(0)
+    S = rng.normal(size=(40, 30))
+    g_ids = np.repeat(np.arange(15), 2)
+    p_ids = rng.integers(0, 15, 40)
+    ranks = [first_hit_rank(sorted(range(30), key=lambda j: -s[j]), g_ids == p) for s, p in zip(S, p_ids)]
+    curve = metrics.cmc_curve(S, p_ids, g_ids)
+    assert curve.tolist() == [np.count_nonzero(np.array(ranks) <= r) / 40 for r in range(1, 31)]
 
 
 def test_cmc_perfect_and_constant_scorers():
     ids = np.arange(10)
     assert metrics.cmc_curve(np.eye(10), ids, ids)[0] == 1.0
-    # a constant scorer must not look perfect: ties count against the method
+    # a constant scorer gets chance: rank r with probability 1 / 10
     curve = metrics.cmc_curve(np.zeros((10, 10)), ids, ids)
-    assert curve[0] == 0.0 and curve[-1] == 1.0
+    assert curve == pytest.approx(np.arange(1, 11) / 10)
 
 
 def test_cmc_rejects_probe_without_gallery_match():
@@ -59,41 +85,42 @@ def test_reid_ap_per_probe_is_sklearns_over_each_probes_candidates():
     assert metrics.reid_average_precisions(np.eye(6), np.arange(6), np.arange(6)).tolist() == [1.0] * 6
 
 
-def test_reid_ap_ties_count_against_the_method():
-    """A brute-force AP over the ranking with every wrong item placed before a tied true one."""
+def test_reid_ap_is_its_mean_over_every_order_of_tied_items():
     rng = np.random.default_rng(4)
-    S = rng.integers(0, 3, size=(12, 9)).astype(float)
-    g_ids, p_ids = np.repeat(np.arange(3), 3), rng.integers(0, 3, 12)
+    S = rng.integers(0, 3, size=(12, 6)).astype(float)
+    g_ids, p_ids = np.repeat(np.arange(3), 2), rng.integers(0, 3, 12)
     for i, ap in enumerate(metrics.reid_average_precisions(S, p_ids, g_ids)):
-        order = sorted(range(9), key=lambda j: (-S[i, j], g_ids[j] == p_ids[i]))
-        hits = [g_ids[j] == p_ids[i] for j in order]
-        ref = np.mean([sum(hits[:k + 1]) / (k + 1) for k, h in enumerate(hits) if h])
-        assert ap == pytest.approx(ref)
-    assert metrics.reid_average_precisions(np.zeros((3, 3)), np.arange(3), np.arange(3)) == pytest.approx([1 / 3] * 3)
+        ref = mean_over_orders(S[i], lambda o: ranked_ap(o, g_ids == p_ids[i]))
+        assert ap == pytest.approx(ref, abs=1e-12)
+    assert metrics.reid_average_precisions(np.zeros((3, 3)), np.arange(3), np.arange(3)) == pytest.approx([(1 + 1 / 2 + 1 / 3) / 3] * 3)
     with pytest.raises(ValueError):
         metrics.reid_average_precisions(np.zeros((2, 2)), np.array([0, 5]), np.array([0, 1]))
 
 
-def brute_ap(scores, rel, depth):
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], -i))[:depth]
-    tp_total = sum(rel)
-    hits, acc = 0, 0.0
-    for k, i in enumerate(order, start=1):
-        if rel[i]:
-            hits += 1
-            acc += hits / k
-    return acc / tp_total if tp_total else 0.0
+@pytest.mark.parametrize("seed", range(10))
+def test_average_precision_is_its_mean_over_every_order_of_tied_items(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 8))
+    scores = rng.integers(0, 3, n).astype(float)
+    rel = rng.random(n) < 0.5
+    extra = int(rng.integers(0, 2))                       # relevant items never ranked
+    tp = int(rel.sum()) + extra
+    for depth in (None, 1, 2, 3, 5):
+        ref = mean_over_orders(scores, lambda o: ranked_ap(o, rel, depth, tp))
+        assert metrics.average_precision(scores, rel, depth, n_relevant=tp) == pytest.approx(ref, abs=1e-12)
 
 
-@pytest.mark.parametrize("depth", [None, 1, 5, 17, 100])
-def test_average_precision_brute_force(depth):
-    rng = np.random.default_rng(1)
-    for _ in range(20):
-        n = 60
-        scores = rng.integers(0, 20, n).astype(float)
-        rel = rng.random(n) < 0.2
+def test_average_precision_large_ties_against_sampled_orders():
+    """Many large tie groups: the exact expectation lies within the sampling error of the mean
+    over 4,000 random orders of the tied items."""
+    rng = np.random.default_rng(11)
+    scores = rng.integers(0, 12, 300).astype(float)
+    rel = rng.random(300) < 0.2
+    for depth in (None, 40):
+        samples = [ranked_ap(sorted(rng.permutation(300), key=lambda i: -scores[i]), rel, depth)
+                   for _ in range(4000)]
         got = metrics.average_precision(scores, rel, depth)
-        assert got == pytest.approx(brute_ap(list(scores), list(rel), depth or n))
+        assert abs(got - np.mean(samples)) < 4 * np.std(samples) / np.sqrt(len(samples))
 
 
 def test_average_precision_no_relevant_is_zero():
@@ -126,12 +153,12 @@ def test_knn_vote_against_a_counter():
                             np.array([[0.0]]), 4).tolist() == [1]
 
 
-def test_pair_accuracy_ignores_equal_pairs_and_counts_ties_wrong():
+def test_pair_accuracy_ignores_equal_pairs_and_counts_ties_half():
     s = np.array([3.0, 1.0, 1.0, 0.0])
     pairs = np.array([[0, 1], [1, 2], [2, 3], [3, 0]])
     sign = np.array([1, 1, 0, 1])
-    # (0,1) right; (1,2) tie -> wrong; (2,3) equal strength -> left out; (3,0) wrong
-    assert metrics.pair_accuracy(s, pairs, sign) == pytest.approx(1 / 3)
+    # (0,1) right; (1,2) tie -> half; (2,3) equal strength -> left out; (3,0) wrong
+    assert metrics.pair_accuracy(s, pairs, sign) == pytest.approx(1.5 / 3)
 
 
 def test_grouped_pair_accuracy_equals_listing_every_pair():
@@ -142,7 +169,7 @@ def test_grouped_pair_accuracy_equals_listing_every_pair():
     for i, j in itertools.permutations(range(120), 2):
         if g[i] > g[j]:
             total += 1
-            correct += s[i] > s[j]
+            correct += 1.0 if s[i] > s[j] else 0.5 if s[i] == s[j] else 0.0
     acc, n = metrics.grouped_pair_accuracy(s, g)
     assert n == total and acc == pytest.approx(correct / total)
 
@@ -164,7 +191,6 @@ def _calls(bad: float):
     s = np.array([0.3, bad, 0.1, 0.9])
     Z = np.array([[0.0], [bad], [2.0]])
     return {
-        "match_ranks": lambda: metrics.match_ranks(S, ids, ids),
         "cmc_curve": lambda: metrics.cmc_curve(S, ids, ids),
         "reid_average_precisions": lambda: metrics.reid_average_precisions(S, ids, ids),
         "average_precision": lambda: metrics.average_precision(s, np.array([1, 0, 0, 1])),
@@ -199,17 +225,20 @@ def test_every_metric_refuses_non_finite_values(name, bad):
         _calls(bad)[name]()
 
 
-def test_ties_count_against_the_method_in_every_ranking_metric():
-    """A constant scorer: no metric may give it more than chance."""
+def test_a_constant_scorer_gets_chance_in_every_ranking_metric():
+    """The tie rule, stated once in rankbench.metrics, in every metric: no metric may give a
+    constant scorer more, or less, than chance."""
     ids = np.arange(5)
-    assert metrics.match_ranks(np.zeros((5, 5)), ids, ids).tolist() == [5] * 5          # tied: ranked last
-    assert metrics.cmc_curve(np.zeros((5, 5)), ids, ids)[0] == 0.0
+    assert metrics.cmc_curve(np.zeros((5, 5)), ids, ids) == pytest.approx([0.2, 0.4, 0.6, 0.8, 1.0])
+    assert metrics.reid_average_precisions(np.zeros((5, 5)), ids, ids) == pytest.approx([(1 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5] * 5)
     pairs, sign = np.array([[0, 1], [2, 3]]), np.array([1, 1])
-    assert metrics.pair_accuracy(np.ones(4), pairs, sign) == 0.0                         # a tie is wrong
-    assert metrics.grouped_pair_accuracy(np.ones(4), np.array([0, 1, 2, 3]))[0] == 0.0
-    assert metrics.vote_error_rate([0, 0, 1, 1], [0, 1, 1, 0], [0, 0, 1, 1]) == 1.0     # a tied vote is an error
-    # average precision orders tied items by index, higher index first (trec_eval's document-id order)
-    assert metrics.average_precision(np.zeros(4), np.array([1, 0, 0, 0])) == pytest.approx(0.25)
-    assert metrics.average_precision(np.zeros(4), np.array([0, 0, 0, 1])) == pytest.approx(1.0)
-    # k-NN: a tie in distance goes to the earlier training row
+    assert metrics.pair_accuracy(np.ones(4), pairs, sign) == 0.5
+    assert metrics.grouped_pair_accuracy(np.ones(4), np.array([0, 1, 2, 3]))[0] == 0.5
+    # a 1-1 vote in a group is right with probability 1/2
+    assert metrics.vote_error_rate([0, 0, 1, 1], [0, 1, 1, 0], [0, 0, 1, 1]) == 0.5
+    # the relevant item's place does not matter: the expected AP of a random order, both ways
+    chance = (1 + 1 / 2 + 1 / 3 + 1 / 4) / 4
+    assert metrics.average_precision(np.zeros(4), np.array([1, 0, 0, 0])) == pytest.approx(chance)
+    assert metrics.average_precision(np.zeros(4), np.array([0, 0, 0, 1])) == pytest.approx(chance)
+    # k-NN is a predictor, not a metric: a tie in distance goes to the earlier training row
     assert metrics.knn_regress(np.array([[1.0], [-1.0]]), np.array([0.0, 9.0]), np.array([[0.0]]), 1).tolist() == [0.0]

@@ -51,17 +51,24 @@ def test_ap_counts_relevant_items_outside_the_ranking(seed):
             ref[f"map_cut_{d}"], abs=1e-9)
 
 
-def test_ties_follow_trec_eval_order():
-    # coarse scores force many ties; trec_eval breaks them by document id, descending, which
-    # rankbench mirrors with item index, descending
+def test_ties_count_at_their_expected_value_not_trec_evals_order():
+    """trec_eval breaks ties by document id, descending; rankbench counts a tie at its expected
+    value over the tied items' orders (rankbench.metrics' one rule). They agree where no tie
+    mixes relevant and other items, and the expected value lies between the best and the worst
+    order of the tied items (relevant ones first or last, as trec_eval ranks them when the
+    scores say so)."""
     rng = np.random.default_rng(7)
     n = 400
     rel = rng.random(n) < 0.2
     scores = rng.integers(0, 6, n).astype(float)
     ref = trec(scores, rel)
-    assert average_precision(scores, rel) == pytest.approx(ref["map"], abs=1e-9)
-    for d in (5, 30, 100):
-        assert average_precision(scores, rel, depth=d) == pytest.approx(ref[f"map_cut_{d}"], abs=1e-9)
+    best, worst = trec(scores + 0.25 * rel, rel), trec(scores - 0.25 * rel, rel)
+    for d, key in ((None, "map"), (5, "map_cut_5"), (30, "map_cut_30"), (100, "map_cut_100")):
+        got = average_precision(scores, rel, depth=d)
+        assert worst[key] - 1e-9 <= got <= best[key] + 1e-9 and worst[key] < best[key]
+        assert got != pytest.approx(ref[key], abs=1e-6)
+    pure = np.where(rel, 10.0 + rng.integers(0, 3, n), rng.integers(0, 6, n)).astype(float)  # ties never mixed
+    assert average_precision(pure, rel) == pytest.approx(trec(pure, rel)["map"], abs=1e-9)
 
 
 def test_ap_by_hand():
@@ -75,14 +82,17 @@ def test_ap_by_hand():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_ap_is_the_whole_ranked_list_sum_to_the_last_bit(seed):
-    # only the relevant items are ranked (average_precisions); the definition walks the whole
-    # list, ordered here by Python's sort on (score, index) descending, and sums TP_k / k at each
-    # relevant k in that order: the same float operations, so the same bits, ties or none
+    # where no tie mixes relevant and other items, the expected value is the ordinary AP: the
+    # definition walks the whole list, ordered here by Python's sort on (score, index)
+    # descending, and sums TP_k / k at each relevant k in that order: the same float operations,
+    # so the same bits
     rng = np.random.default_rng(200 + seed)
     n = int(rng.integers(1, 3000))
-    scores = rng.standard_normal(n) if seed % 2 else rng.integers(0, int(rng.integers(1, 9)), n).astype(float)
-    scores[rng.random(n) < 0.3] = 1.0                      # saturated outputs tie
     rel = rng.random(n) < rng.uniform(0.005, 0.6)
+    coarse = 2.0 * rng.integers(0, int(rng.integers(1, 9)), n) + ~rel   # odd / even: never a mixed tie
+    scores = rng.standard_normal(n) if seed % 2 else coarse
+    scores[rel & (rng.random(n) < 0.3)] = 100.0             # saturated outputs tie, relevant ones only
+    scores[~rel & (rng.random(n) < 0.3)] = -100.0
     order = sorted(range(n), key=lambda i: (scores[i], i), reverse=True)
     tp = int(rel.sum())
     for depth in (1, 10, 100, 500, None):

@@ -7,8 +7,8 @@ TREC (retrieval runs, ``trec_eval`` / ``pytrec_eval``)
     the ones the protocol kept (``keep_scores: true``). Unjudged items are in neither file, as
     rankbench leaves them out (``trec_eval -J``), so ``trec_eval -m map -m map_cut`` gives the
     trial's ``ap/<concept>`` and ``ap@D/<concept>``. trec_eval orders tied scores by item id,
-    descending; rankbench by row, the later row first: with tied scores the two agree only where
-    the ids sort as the rows do.
+    descending; rankbench counts a tie at its expected value over the tied items' orders
+    (:mod:`rankbench.metrics`): the two agree only where no tie mixes relevant and other items.
 
 svmlight / RankLib (retrieval and relative-attribute runs; :func:`sklearn.datasets.dump_svmlight_file`)
     per setting, trial and feature set, ``trial<k>.train.svm`` and ``trial<k>.test.svm`` with one

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..metrics import match_ranks
+from ..metrics import cmc_curve
 from ..utils.progress import tick
 
 
@@ -91,7 +91,8 @@ def validation_cmc(S: np.ndarray, y: np.ndarray, cams, max_rank: int) -> float:
 
     ``S`` is the (m, m) similarity of the validation images with each other. Candidates of a probe
     are the images of the other camera(s) (every other image without cameras); probes with no
-    true or no wrong candidate are left out. Ranks as :func:`rankbench.metrics.match_ranks`.
+    true or no wrong candidate are left out. Ranks as :func:`rankbench.metrics.cmc_curve` counts
+    them (ties at their expected value).
     """
     y = np.asarray(y)
     cand = ~np.eye(len(y), dtype=bool)
@@ -102,5 +103,5 @@ def validation_cmc(S: np.ndarray, y: np.ndarray, cams, max_rank: int) -> float:
     ok = same.any(1) & (cand & ~same).any(1)
     if not ok.any():
         return 0.0
-    ranks = match_ranks(S[ok], y[ok], y, candidates=cand[ok])
-    return float(np.mean([(ranks <= r).mean() for r in range(1, max_rank + 1)]))
+    curve = cmc_curve(S[ok], y[ok], y, candidates=cand[ok])
+    return float(np.mean([curve[min(r, len(curve)) - 1] for r in range(1, max_rank + 1)]))
