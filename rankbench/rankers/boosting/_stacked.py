@@ -69,6 +69,58 @@ def weak(cols: LazyColumns, j: int, rows=None, weak_range: str = "symmetric") ->
     return to_weak(cols.column(j, rows), weak_range)
 
 
+def staged_scores(cols: LazyColumns, models, alphas, thresholds=None, weak_range: str = "symmetric"):
+    """f_t = f_{t-1} + alpha_t h_t on the items with f_{t-1} >= theta_t, after each round t (a generator
+    of one array, updated in place); RankBoost without ``thresholds``, Imbalanced RankBoost (eq. 4) with them.
+
+    ``thresholds`` must not decrease, as Imbalanced RankBoost learns them (theta_0 is not applied:
+    round 0 scores every item). An item below theta_t is not updated, so it stays below every later
+    threshold: the items still ranked only shrink, and a model's outputs are needed exactly on the
+    items still ranked at its first round, a superset of those still ranked at its later rounds.
+    So the rounds run in blocks that start where a model is used for the first time: a block
+    evaluates that model once, as one batch over the items still ranked (``cols`` counts every
+    evaluation), reads the outputs of its other models on those items once, and then each of its
+    rounds is a few array operations on them (compare with theta_t, add alpha_t h_t where the
+    item is still ranked): the same additions in the same order as one round at a time over the
+    whole collection, without a look-up of the model's outputs per round.
+    """
+    models = np.asarray(models, dtype=int)
+    alphas = np.asarray(alphas, dtype=float)
+    T, n = len(models), cols.shape[0]
+    theta = None if thresholds is None else np.r_[-np.inf, np.asarray(thresholds, dtype=float)[1:]]
+    first = np.zeros(T + 1, dtype=bool)
+    first[np.unique(models, return_index=True)[1]] = True
+    first[T] = True
+    f = np.zeros(n)
+    act = np.arange(n)
+    t = 0
+    while t < T:
+        if theta is not None:
+            act = act[f[act] >= theta[t]]
+        end = t + 1 + int(np.argmax(first[t + 1:]))                  # the next first use, or T
+        used, pos = np.unique(models[t:end], return_inverse=True)
+        H = to_weak(np.stack([cols.column(j, act) for j in used]), weak_range)   # (models, items still ranked)
+        whole = len(act) == n                                          # every item: f itself is updated
+        fa = f if whole else f[act]
+        alive = np.ones(len(act), dtype=bool)
+        above = np.empty(len(act), dtype=bool)
+        step = np.empty(len(act))
+        everyone = True                                                # no item has stopped in this block
+        for l, p in zip(range(t, end), pos):
+            if theta is not None and l > t:
+                np.greater_equal(fa, theta[l], out=above)
+                if not (everyone and above.all()):
+                    everyone = False
+                    alive &= above
+            np.multiply(H[p], alphas[l], out=step)
+            np.add(fa, step, out=fa, where=True if everyone else alive)
+            if not whole:
+                f[act] = fa
+            yield f
+        act = act[alive]
+        t = end
+
+
 def side_weights(f: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, float]:
     """RankBoost's factorised pair distribution (Freund et al. 2003, Sec. 3.2; Merler eq. 13).
 

@@ -10,7 +10,7 @@ from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ...utils.progress import tick
 from ..base import ModelBooster, as_columns
-from ._stacked import BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
+from ._stacked import BoundLog, WeakRange, alpha_of, clip_r, side_weights, staged_scores, training_outputs
 
 
 @rankers.register("bipartite_rankboost")
@@ -87,16 +87,17 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
 
     def staged_decision_function(self, X):
         """Scores after each round t = 1..T: f_t = sum_{q <= t} alpha_q h_q (a generator)."""
-        check_is_fitted(self, "alphas_")
-        cols = as_columns(X)
-        f = np.zeros(cols.shape[0])
-        for k, a in zip(self.models_, self.alphas_):
-            f += a * weak(cols, k, weak_range=self.weak_range)
+        for f in self._stages(X):
             yield f.copy()
 
     def decision_function(self, X):
         """F(x) = sum_t alpha_t h_t(x)."""
         f = np.zeros(len(X))
-        for f in self.staged_decision_function(X):
+        for f in self._stages(X):
             pass
         return f
+
+    def _stages(self, X):
+        """f_t after each round, in place (:func:`~rankbench.rankers.boosting._stacked.staged_scores`)."""
+        check_is_fitted(self, "alphas_")
+        return staged_scores(as_columns(X), self.models_, self.alphas_, weak_range=self.weak_range)

@@ -9,11 +9,12 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ...errors import InputError
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ...utils.progress import tick
 from ..base import ModelBooster, as_columns
-from ._stacked import R_MAX, BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
+from ._stacked import R_MAX, BoundLog, WeakRange, alpha_of, clip_r, side_weights, staged_scores, training_outputs
 
 Regularizer = Literal["squared_step", "exp_step", "squared_gap"]
 
@@ -202,18 +203,19 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
 
     def staged_decision_function(self, X):
         """Scores after each round (a generator): model t is evaluated only where f_{t-1} >= theta_t."""
-        check_is_fitted(self, "alphas_")
-        cols = as_columns(X)
-        f = self.alphas_[0] * weak(cols, self.models_[0], weak_range=self.weak_range)
-        yield f.copy()
-        for k, a, theta in zip(self.models_[1:], self.alphas_[1:], self.thresholds_[1:]):
-            on = np.flatnonzero(f >= theta)
-            f[on] += a * weak(cols, k, on, self.weak_range)
+        for f in self._stages(X):
             yield f.copy()
 
     def decision_function(self, X):
         """F(x) of eq. 4."""
         f = None
-        for f in self.staged_decision_function(X):
+        for f in self._stages(X):
             pass
         return f
+
+    def _stages(self, X):
+        """f_t after each round, in place (:func:`~rankbench.rankers.boosting._stacked.staged_scores`)."""
+        check_is_fitted(self, "alphas_")
+        if np.any(np.diff(self.thresholds_) < 0):
+            raise InputError("imbalanced_rankboost: thresholds_ must not decrease (eq. 4); this model's do")
+        return staged_scores(as_columns(X), self.models_, self.alphas_, self.thresholds_, self.weak_range)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from toydata import bipartite_scores
 
+from rankbench.errors import InputError
 from rankbench.rankers.base import LazyColumns
 from rankbench.rankers.boosting.bipartite_rankboost import BipartiteRankBoost
 from rankbench.rankers.boosting.imbalanced_rankboost import ImbalancedRankBoost
@@ -119,3 +120,45 @@ def test_ranking_applies_each_model_only_above_its_threshold_and_counts_evaluati
 def test_convergence_test_on_the_bound_stops_early():
     O, y = problem(n=60, seed=6)
     assert len(ImbalancedRankBoost(n_rounds=300, tol=1e-2, lam=0.1).fit(O, y).models_) < 300
+
+
+@pytest.mark.parametrize("weak_range", ["symmetric", "unit"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_staged_scores_equal_every_model_evaluated_then_eq4_item_by_item(seed, weak_range):
+    """The oracle evaluates every model on every item, then applies eq. 4 one item and one round at a
+    time; the ranker must give the same scores to the bit, evaluating each model once, as one batch
+    over exactly the items eq. 4 applies it to."""
+    O, y = bipartite_scores(160, 8, seed, positive_rate=0.3, spread=0.6, lift=0.5)
+    irb = ImbalancedRankBoost(n_rounds=40, lam=0.0, tol=0, weak_range=weak_range).fit(O[:60], y[:60])
+    test = O[60:]
+    h = test if weak_range == "symmetric" else (test + 1.0) / 2.0
+    expected, needed = np.zeros((len(irb.models_), len(test))), set()
+    for i in range(len(test)):
+        f = 0.0
+        for t, (k, a, theta) in enumerate(zip(irb.models_, irb.alphas_, irb.thresholds_)):
+            if t == 0 or f >= theta:
+                f += a * float(h[i, k])
+                needed.add((i, int(k)))
+            expected[t, i] = f
+    assert len(test) < len(needed) < 0.9 * test.size       # the thresholds leave evaluations out
+    batches = []
+
+    def evaluate(k, rows):
+        batches.append((int(k), np.asarray(rows).copy()))
+        return test[rows, k]
+
+    cols = LazyColumns(evaluate, test.shape)
+    stages = np.array(list(irb.staged_decision_function(cols)))
+    assert np.array_equal(stages, expected)
+    assert sorted(k for k, _ in batches) == sorted(set(irb.models_.tolist()))   # one batch per model
+    assert {(int(i), k) for k, rows in batches for i in rows} == needed
+    assert all(np.all(np.diff(rows) > 0) for _, rows in batches)
+    assert np.array_equal(irb.decision_function(test), expected[-1])
+
+
+def test_thresholds_that_decrease_are_refused_at_scoring():
+    O, y = problem(seed=7)
+    irb = ImbalancedRankBoost(n_rounds=6, lam=0.0, tol=0).fit(O, y)
+    irb.thresholds_ = irb.thresholds_[::-1].copy()
+    with pytest.raises(InputError, match="must not decrease"):
+        irb.decision_function(O)
