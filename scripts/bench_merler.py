@@ -19,23 +19,32 @@ models up to 800 support vectors:
 5. the staged evaluation (AP at depths 100, 500 and full after every RankBoost round, as the
    stacked protocol computes it): ``metrics.average_precisions``, which ranks only the relevant
    items, against the whole ranked list sorted by (score, index) (its earlier form), alternating,
-   with the values compared; and against trec_eval (pytrec_eval) on the final scores.
+   with the values compared; and against trec_eval (pytrec_eval) on the final scores;
+6. ranking time per base-model evaluation, the premise of the paper's ranking time: RankBoost and
+   Imbalanced RankBoost fitted to convergence as in configs/merler (tol 1e-3, at most 1500
+   rounds, lambda 1e5), each ranking the test items round by round as the stacked protocol times
+   it (one BLAS thread, the bank's evaluation state built before the clock), alternating, medians
+   of ``--repeats``: seconds per evaluation and their ratio, split into the time inside the
+   base models' evaluations (which depends on which models a method chose: their support vectors
+   and dimensions) and the rest (combining the rounds, the scores yielded after each round).
 
 The SVMs here skip cross-validation (one C, gamma point): this measures evaluation and boosting,
 not model selection. Usage: python scripts/bench_merler.py [--types 100] [--rounds 100] [--quick]
-[--data-root ...] (the data root is not needed; accepted for ``make bench``). ``--quick``: 8 feature
-types, 5 rounds, one fit per figure.
+[--ranking-only] [--data-root ...] (the data root is not needed; accepted for ``make bench``).
+``--quick``: 8 feature types, 5 rounds, one fit per figure.
 """
 
 from __future__ import annotations
 
+import time
 
 import numpy as np
 from benchtools import arguments, side_by_side, timed
-from rankbench.metrics import average_precisions
 from rankbench.datasets.synthetic_collection import SyntheticCollection
+from rankbench.metrics import average_precisions
 from rankbench.rankers.base import LazyColumns
 from rankbench.registry import rankers
+from rankbench.utils.threads import blas_threads
 
 
 def best_of(n, make, *args):
@@ -49,6 +58,7 @@ def main(argv=None) -> int:
     ap.add_argument("--types", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--concept", default="Computer_TV-screen", help="a frequent concept: bags of 800")
+    ap.add_argument("--ranking-only", action="store_true", help="section 6 alone (ranking time per evaluation)")
     args = ap.parse_args(argv)
     if args.quick:
         args.types, args.rounds, args.repeats = 8, 5, 1
@@ -71,13 +81,20 @@ def main(argv=None) -> int:
     print(f"base models: {bank.n_models_} RBF-SVMs on bags of {bank.diagnostics_['bag_size']}, support vectors "
           f"{n_sv.min()}-{n_sv.max()} (mean {n_sv.mean():.0f}); trained in {t_fit:.1f} s (no CV)")
 
+    X_test = {k: v[test] for k, v in views.items()}
+    X_boost = {k: v[boost] for k, v in views.items()}
+    H_boost = np.stack([bank.model_output(X_boost, k, np.arange(len(boost))) for k in range(bank.n_models_)], 1)
+    yb = y[boost]
+    if args.ranking_only:
+        ranking_per_evaluation(bank, X_test, len(test), H_boost, yb, args.repeats)
+        return 0
+
     # 1. throughput on one model, against libsvm's own row-by-row decision function
     from sklearn.svm import SVC
 
     j = int(np.argmax(n_sv))
     V = views[bank.views_[j]]
     svc = SVC(C=bank.C_[j], gamma=bank.gamma_[j]).fit(V[bank.bags_[j]], y[bank.bags_[j]])
-    X_test = {k: v[test] for k, v in views.items()}
     rows = np.arange(len(test))
     _, t_ours, _ = timed(bank.model_output, X_test, j, rows)
     _, t_sk, _ = timed(svc.decision_function, V[test])
@@ -90,9 +107,6 @@ def main(argv=None) -> int:
     n_eval = H_test.size
     print(f"2. all {bank.n_models_} models on the {len(test)} test items: {t_all:.1f} s "
           f"({n_eval / t_all:,.0f} evaluations/s over {n_eval:,} evaluations)")
-    X_boost = {k: v[boost] for k, v in views.items()}
-    H_boost = np.stack([bank.model_output(X_boost, k, np.arange(len(boost))) for k in range(bank.n_models_)], 1)
-    yb = y[boost]
 
     def ranking(model):
         cols = LazyColumns(lambda k, r: bank.model_output(X_test, k, r), (len(test), bank.n_models_))
@@ -159,8 +173,56 @@ def main(argv=None) -> int:
         agree = np.allclose(ours, [ref["q"]["map_cut_100"], ref["q"]["map_cut_500"], ref["q"]["map"]], atol=1e-4)
         print(f"   trec_eval on the final scores: {t_trec * 1e3:.1f} ms against {t_ours * 1e3:.2f} ms "
               f"({t_trec / t_ours:.0f}x; trec_eval's 4 decimals agree: {agree})")
+    ranking_per_evaluation(bank, X_test, len(test), H_boost, yb, n)
     return 0 if same else 1
 
+
+def ranking_per_evaluation(bank, X_test, n_test, H_boost, yb, repeats):
+    """Section 6: seconds per base-model evaluation of RankBoost's and IRB's staged ranking."""
+    fitted = {"RankBoost": rankers.build("bipartite_rankboost", {"n_rounds": 1500, "tol": 1e-3}),
+              "IRB": rankers.build("imbalanced_rankboost", {"n_rounds": 1500, "tol": 1e-3, "lam": 1e5})}
+    fitted = {name: model.fit(H_boost, yb) for name, model in fitted.items()}
+
+    def rank(model, staged):
+        inside = [0.0]
+
+        def evaluate(k, rows):
+            t = time.process_time()
+            out = bank.model_output(X_test, k, rows)
+            inside[0] += time.process_time() - t
+            return out
+
+        cols = LazyColumns(evaluate, (n_test, bank.n_models_))
+        t = time.process_time()
+        if staged:
+            for _ in model.staged_decision_function(cols):
+                pass
+        else:
+            model.decision_function(cols)
+        return time.process_time() - t, inside[0], cols.n_evals
+
+    with blas_threads(1):
+        for j in range(bank.n_models_):            # the evaluation state of every model, as the protocol builds it
+            bank.model_output(X_test, j, np.arange(0))
+        runs = {(name, staged): [] for name in fitted for staged in (True, False)}
+        for _ in range(max(3, repeats)):
+            for name, staged in runs:
+                runs[name, staged].append(rank(fitted[name], staged))
+    print(f"\n6. ranking time per base-model evaluation on {n_test} test items (process CPU seconds, one BLAS thread, "
+          f"median of {max(3, repeats)} alternating runs):")
+    for staged in (True, False):
+        print("   " + ("round by round (staged_decision_function, as the protocol times it):" if staged else
+                      "final scores only (decision_function: no copy of the scores after each round):"))
+        per = {}
+        for name, model in fitted.items():
+            total, inside, evals = np.median(np.array(runs[name, staged]), axis=0)
+            per[name] = (total / evals, inside / evals, (total - inside) / evals)
+            print(f"     {name:10s} {len(model.models_):5d} rounds, {evals / n_test:5.2f} evaluations per item: "
+                  f"{total:6.3f} s, {per[name][0] * 1e6:6.3f} us per evaluation ({per[name][1] * 1e6:6.3f} inside the models, "
+                  f"{per[name][2] * 1e6:6.3f} the rest)")
+        ratio = [per["IRB"][i] / per["RankBoost"][i] for i in range(3)]
+        print(f"     IRB / RankBoost per evaluation: {ratio[0]:.2f} (inside the models {ratio[1]:.2f}, "
+              f"the rest {ratio[2]:.2f})")
 
 def _whole_list_aps(scores, rel, depths):
     """AP at ``depths`` by sorting every item by (score, index) descending and summing TP_k / k
