@@ -624,7 +624,8 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     """Write PAPER's result note (default ``docs/<paper>.md``) from its run folders (default every
     run folder in ``results/<paper>/``): per run its facts, summary tables, graded published numbers
     and claims with their reasons, and the rankers' choices, then the hand-written history
-    (default ``<out>`` with ``.history.md``), verbatim. See :mod:`rankbench.report.notes`.
+    (default ``<out>`` with ``.history.md``), verbatim; a short hand-written opening
+    (``<out>`` with ``.opening.md``) follows the verdict. See :mod:`rankbench.report.notes`.
 
     A run is graded with the published numbers and claims of the committed config of its name
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
@@ -671,7 +672,9 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     out = Path(out) if out else Path("docs") / f"{paper}.md"
     history_path = Path(history) if history else out.with_name(f"{out.stem}.history.md")
     text = history_path.read_text() if history_path.is_file() else None
-    md = paper_note(paper, entries, text, history_path.as_posix(), command=f"rankbench notes {paper}")
+    opening = out.with_name(f"{out.stem}.opening.md")
+    md = paper_note(paper, entries, text, history_path.as_posix(), command=f"rankbench notes {paper}",
+                    opening=opening.read_text() if opening.is_file() else None)
     try:
         atomic_write_text(out, md)
     except OSError as exc:

@@ -77,7 +77,7 @@ def entry_markdown(entry: NoteEntry) -> tuple[str, list[dict[str, Any]], list[di
 
 
 def paper_note(paper: str, entries: list[NoteEntry], history: str | None = None, history_name: str = "",
-               command: str = "") -> str:
+               command: str = "", opening: str | None = None) -> str:
     """The whole note of ``paper``: a verdict over its runs, one section per run, then the history.
 
     Parameters
@@ -88,6 +88,7 @@ def paper_note(paper: str, entries: list[NoteEntry], history: str | None = None,
         ``# title`` becomes the note's last section); None: no history.
     history_name : the history file, as the note names it.
     command : the command that regenerates the note, as the note names it.
+    opening : a short hand-written summary (``docs/<paper>.opening.md``), kept verbatim after the verdict.
     """
     sections, grades, claims = [], [], []
     for e in entries:
@@ -101,6 +102,7 @@ def paper_note(paper: str, entries: list[NoteEntry], history: str | None = None,
             "do not edit by hand" + (f": the history at the end is kept verbatim from `{history_name}`."
                                      if history is not None else "."), "",
             f"**Verdict over these runs:** {sentence} {totals_line(grades, claims)}", "",
+            *([opening.strip(), ""] if opening else []),
             "Runs: " + ", ".join(f"[{e.run.name}](#{_anchor(e.run.name)})" for e in entries) + ".", ""]
     body = "\n".join(head) + "\n" + "\n".join(sections)
     if history is not None:  # its own title becomes the note's last section; without one: "History"

@@ -119,3 +119,12 @@ def test_the_cli_writes_the_note(cli, runs, paper):
     assert res.exit_code == 0, res.output
     assert f"wrote {out} (1 runs; 1 graded with their committed config)" in res.output
     assert out.read_text().startswith("# papera:")
+
+
+def test_a_hand_written_opening_follows_the_verdict_and_survives_regeneration(runs, paper):
+    configs, out = paper
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_name("papera.opening.md").write_text("| regime | verdict |\n|---|---|\n| easy | holds |\n")
+    md = app.notes("papera", [runs["a"]], out=out, configs=configs).markdown
+    assert md.index("**Verdict over these runs:**") < md.index("| easy | holds |") < md.index("Runs: ")
+    assert app.notes("papera", [runs["a"]], out=out, configs=configs).markdown == md
