@@ -51,3 +51,20 @@ def test_fig9_shares_the_synthetic_collection_split_and_base_models():
     fig9 = load_experiment(CONFIGS[[p.stem for p in CONFIGS].index("synthetic_fig9_regularizers")]).data
     for key in ("dataset", "features", "protocol", "seed"):
         assert fig9[key] == main[key]
+
+
+def test_the_operating_point_is_synthetic_trecvid_with_its_noise_scaled():
+    """The same collection, protocol and claims; only every feature type's noise x one factor, and a
+    dataset seed other than the calibration's (scripts/calibrate_merler_noise.py: random_state 1)."""
+    by_name = {p.stem: p for p in CONFIGS}
+    main = load_experiment(by_name["synthetic_trecvid"]).data
+    op = load_experiment(by_name["synthetic_trecvid_operating_point"]).data
+    types, base = op["dataset"].pop("feature_types"), main["dataset"].pop("feature_types")
+    assert [d for d, _ in types] == [d for d, _ in base]
+    factors = {round(s / b, 9) for (_, s), (_, b) in zip(types, base)}
+    assert len(factors) == 1 and factors.pop() > 1
+    assert op["dataset"] == main["dataset"] and op["dataset"].get("random_state", 0) != 1
+    def stated(claims):  # the claims as stated, without the gaps each collection adds
+        return [{k: v for k, v in c.items() if k != "known_gap"} for c in claims]
+
+    assert stated(op["claims"]) == stated(main["claims"]) and op["features"] == main["features"]
