@@ -73,6 +73,12 @@ class Ordinal(Protocol):
                               f"has only {counts[short][0]} images; n_per_label must be below that "
                               "to leave test images")
 
+    def fit_sizes(self, dataset: Dataset, n_features):
+        y = dataset.column(self.label_column).astype(float)
+        n_labels = len(np.unique(y[~np.isnan(y)]))
+        rows = (self.n_per_label * n_labels, f"protocol.n_per_label = {self.n_per_label} x {n_labels} labels")
+        return {"n_features": n_features, "n_samples": rows}
+
     def check_ranker(self, ranker: Any, where: str) -> None:
         super().check_ranker(ranker, where)
         if self.k == "K":
