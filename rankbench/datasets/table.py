@@ -318,9 +318,16 @@ def read_table(path: Path) -> pd.DataFrame:
     if suffix != ".csv":
         raise DataError(f"{path}: expected a .csv or .parquet table, got a {suffix or 'file without extension'}")
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+        header = pd.read_csv(path, dtype=str, nrows=1, header=None, skipinitialspace=True).iloc[0] \
+            if len(frame.columns) else pd.Series(dtype=str)
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None
+    twice = header[header.astype(str).str.strip().duplicated()]
+    if len(twice):
+        raise DataError(f"{path}: column {str(twice.iat[0]).strip()!r} appears twice in the header; expected "
+                        "each column once")
+    return frame
 
 
 def scan_names(root: Path, pattern: str | None) -> pd.DataFrame:
@@ -373,17 +380,17 @@ def text(table: pd.DataFrame, col: str, where: str) -> np.ndarray:
 def numbers(table: pd.DataFrame, col: str, where: str, allow_empty: bool = False) -> np.ndarray:
     raw = table[col].astype(str).str.strip()
     out = pd.to_numeric(raw.where(raw != "", None), errors="coerce").to_numpy(dtype=float)
-    bad = np.isnan(out) & ((raw != "").to_numpy() | (not allow_empty))
+    bad = (np.isnan(out) & ((raw != "").to_numpy() | (not allow_empty))) | np.isinf(out)
     if bad.any():
-        raise _bad(where, col, table, bad, "a number" + (" (or nothing: unlabelled)" if allow_empty else ""))
+        raise _bad(where, col, table, bad, "a finite number" + (" (or nothing: unlabelled)" if allow_empty else ""))
     return out
 
 
 def integers(table: pd.DataFrame, col: str, where: str) -> np.ndarray:
     out = numbers(table, col, where)
-    bad = out != np.round(out)
+    bad = (out != np.round(out)) | (np.abs(out) > 2 ** 53)   # beyond 2^53 a float is no exact integer
     if bad.any():
-        raise _bad(where, col, table, bad, "an integer")
+        raise _bad(where, col, table, bad, "an integer (of at most 2^53 in size)")
     return out.astype(np.int64)
 
 
