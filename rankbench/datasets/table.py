@@ -280,7 +280,7 @@ def feature_rows(path: Path, rows: np.ndarray | None, n: int, where: str) -> np.
         a.close()
         raise DataError(f"{path}: expected one .npy array, got an .npz archive of {len(a.files)} array(s) "
                         f"({', '.join(a.files[:3])}); save one array with numpy.save")
-    if a.ndim < 2 or a.dtype.kind not in "iuf":
+    if a.ndim < 2 or a.dtype.kind not in "iuf" or not a[:1].size:
         kind = {"c": "complex numbers (their imaginary parts would be dropped)", "b": "booleans"}.get(
             a.dtype.kind, str(a.dtype))
         raise DataError(f"{path}: expected real numbers, one row per item, got shape {a.shape} of {kind}")

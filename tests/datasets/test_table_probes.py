@@ -86,6 +86,8 @@ CASES = [
      {"features": "f.npy"}, DataError, ["f.npy", "finite", "row 1", "item 2"]),
     ("npy with inf", {"t.csv": "id,label\na,1\nb,2\n", "f.npy": np.array([[np.inf], [1.0]])},
      {"features": "f.npy"}, DataError, ["f.npy", "finite", "row 0"]),
+    ("npy of no columns", {"t.csv": "id,label\na,1\nb,2\n", "f.npy": np.zeros((2, 0))}, {"features": "f.npy"},
+     DataError, ["f.npy", "shape (2, 0)"]),
     ("npz named npy", {"t.csv": "id,label\na,1\nb,2\n", "f.npy": npz_as_npy}, {"features": "f.npy"}, DataError,
      ["f.npy", ".npz archive", "numpy.save"]),
     ("npy truncated", {"t.csv": "id,label\na,1\nb,2\n", "f.npy": b"\x93NUMPY\x01\x00"}, {"features": "f.npy"},

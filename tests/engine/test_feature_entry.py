@@ -40,6 +40,7 @@ BAD = [
     ("inf", with_cell(-np.inf, row=0), ["item 1 (id 'it0')", "NaN or infinite"]),
     ("1e300", with_cell(1e300), ["item 3", "overflow", "1e+300", "rescale"]),
     ("all 1e200", GOOD * 1e200, ["item 1", "4 such item", "overflow"]),
+    ("no values per item", np.zeros((4, 0)), ["expected real numbers, one row per item", "(4, 0)"]),
     ("norm overflows though each value does not", np.full((3, 400), 1e153), ["item 1", "overflow"]),
 ]
 
