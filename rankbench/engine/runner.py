@@ -235,7 +235,8 @@ def _require_features(spec, where: str) -> None:
         raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
 
 
-def _check_method(spec, probe, protocol: Protocol, where: str, what: str, bounds: "DataBounds | None" = None) -> None:
+def _check_method(spec, probe, protocol: Protocol, where: str, what: str,
+                  bounds: "DataBounds | None" = None) -> None:
     """A method (its spec and a fresh instance) checked against the protocol (and, with
     ``bounds``, its parameters bounded by the data against the data)."""
     protocol.check_ranker(probe, where)
