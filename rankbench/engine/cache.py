@@ -64,7 +64,7 @@ def checked_features(X, extractor: Extractor, dataset: Dataset) -> np.ndarray:
     first bad item."""
     where = f"features of extractor {extractor.registry_name!r} on dataset {dataset.name!r}"
     X = np.asarray(X)
-    if X.dtype.kind not in "iuf" or X.ndim < 1 or len(X) != len(dataset) or (len(X) and not X[:1].size):
+    if X.dtype.kind not in "biuf" or X.ndim < 1 or len(X) != len(dataset) or (len(X) and not X[:1].size):
         raise DataError(f"{where}: expected real numbers, one row per item ({len(dataset)} rows), got shape "
                         f"{X.shape} of {X.dtype}")
     flat = X.reshape(len(X), -1).astype(float, copy=False)

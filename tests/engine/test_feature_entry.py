@@ -83,3 +83,16 @@ def test_knn_on_overflowing_distances_is_an_error_naming_the_cause(knn):
     D = ((Z[:2, None, :] - Z[None, :, :]) ** 2).sum(-1)
     nn = np.argsort(D, axis=1, kind="stable")[:, :1]
     assert np.array_equal(knn(Z, y, Z[:2], 1), y[nn][:, 0])
+
+
+def test_features_that_are_no_real_numbers_are_refused_and_booleans_pass():
+    for X, said in [(np.ones((4, 2)) + 1j, "complex128"), (np.array([["a"]] * 4), "<U1")]:
+        with pytest.raises(DataError, match=f"expected real numbers, one row per item .*of {said}"):
+            _checked(X)
+    assert _checked(np.ones((4, 2), bool)).dtype == bool   # binary codes are numbers
+
+
+def _checked(X):
+    from rankbench.engine.cache import checked_features
+
+    return checked_features(X, features.build("array", {}, "f"), shipped(np.zeros((len(X), 1))))
