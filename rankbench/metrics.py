@@ -284,15 +284,30 @@ def _expected_terms(scores: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np
 
 
 # --------------------------------------------------------------------------- ordinal
+def _distances(Z_test: np.ndarray, Z_train: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances of the test to the training rows, or a ValueError naming the
+    cause when one overflows: k nearest neighbours among infinite distances are the first rows,
+    not the nearest."""
+    from scipy.spatial.distance import cdist
+
+    Z_test, Z_train = finite(Z_test, "embedding"), finite(Z_train, "embedding")
+    with np.errstate(over="ignore", invalid="ignore"):
+        D = cdist(Z_test, Z_train, "sqeuclidean")
+    bad = int(D.size - np.count_nonzero(np.isfinite(D)))
+    if bad:
+        top = max(np.abs(Z_test).max(initial=0.0), np.abs(Z_train).max(initial=0.0))
+        raise ValueError(f"k-NN: {bad} of {D.size} squared distances overflow to infinity (embedding values up "
+                         f"to {top:.3g}); rescale the features")
+    return D
+
+
 def knn_regress(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: int) -> np.ndarray:
     """k-nearest-neighbour regression: the mean label of the k nearest training rows (Euclidean).
 
     Ties in distance are broken by training-row order (``np.argsort`` with a stable sort).
     """
-    from scipy.spatial.distance import cdist
-
     k = min(int(k), len(Z_train))
-    D = cdist(finite(Z_test, "embedding"), finite(Z_train, "embedding"), "sqeuclidean")
+    D = _distances(Z_test, Z_train)
     nn = np.argsort(D, axis=1, kind="stable")[:, :k]
     return finite(y_train, "labels")[nn].mean(axis=1)
 
@@ -304,11 +319,9 @@ def knn_vote(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: in
     Yu & Li's published Matlab code (``sort(..., 'ascend')`` is stable; ``max`` returns the first
     maximum over the sorted labels).
     """
-    from scipy.spatial.distance import cdist
-
     k = min(int(k), len(Z_train))
     y_train = finite(y_train, "labels")
-    D = cdist(finite(Z_test, "embedding"), finite(Z_train, "embedding"), "sqeuclidean")
+    D = _distances(Z_test, Z_train)
     nn = np.argsort(D, axis=1, kind="stable")[:, :k]
     labels, idx = np.unique(y_train, return_inverse=True)
     counts = np.zeros((len(Z_test), len(labels)), dtype=int)

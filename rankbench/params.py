@@ -20,6 +20,9 @@ and what was given, before any work starts. Classes that come from scikit-learn 
 preprocessors) keep scikit-learn's own ``_parameter_constraints``, which are checked with
 scikit-learn's validator. Constraints that join several parameters, or a parameter and the data
 (``n_test`` below the number of people), stay with the component (``check_dataset``, ``fit``).
+A parameter bounded by the data a ranker is fitted on says so in its annotation,
+``s: Annotated[PositiveInt, AtMost("n_features")]``: the plan checks it (:func:`check_data_bounds`)
+against the sizes the protocol and the features give, before any run folder is written.
 """
 
 from __future__ import annotations
@@ -49,6 +52,47 @@ Seed = Annotated[int, Field(ge=0)] | None
 #: one value, or a list of candidates that the component chooses among on its training data
 #: (inner cross-validation); the house's one spelling of a searched hyper-parameter
 PositiveFloatGrid = PositiveFloat | Annotated[list[PositiveFloat], Field(min_length=1)]
+
+class AtMost:
+    """Annotation of a parameter bounded by the data its component is fitted on: ``n_features``
+    (the columns of ``fit``'s matrix, after any preprocessing) or ``n_samples`` (its rows)."""
+
+    WHAT = {"n_features": "the input dimension", "n_samples": "the training rows"}
+
+    def __init__(self, what: str):
+        if what not in self.WHAT:
+            raise ValueError(f"AtMost: expected one of {', '.join(self.WHAT)}, got {what!r}")
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"AtMost({self.what!r})"
+
+
+def data_bounds(cls: type) -> dict[str, str]:
+    """``{parameter: what bounds it}`` of the parameters annotated :class:`AtMost`."""
+    out = {}
+    for name, hint in annotations(cls).items():
+        stack = [hint]
+        while stack:
+            h = stack.pop()
+            if isinstance(h, AtMost):
+                out[name] = h.what
+            stack.extend(typing.get_args(h))
+    return out
+
+
+def check_data_bounds(est: Any, sizes: dict[str, tuple[int, str] | None], where: str) -> None:
+    """Raise a ParameterError when a parameter of ``est`` declared :class:`AtMost` exceeds the
+    size ``sizes[what] = (bound, why)`` of the data it will be fitted on (a list of candidates:
+    its largest); sizes that are absent or None are not known yet and are left to ``fit``."""
+    for name, what in data_bounds(type(est)).items():
+        known, value = sizes.get(what), getattr(est, name, None)
+        values = value if isinstance(value, (list, tuple)) else [value]
+        top = max((v for v in values if isinstance(v, int) and not isinstance(v, bool)), default=None)
+        if known is not None and top is not None and top > known[0]:
+            raise ParameterError(f"{where}.{name}: expected at most {AtMost.WHAT[what]} {known[0]} ({known[1]}), "
+                                 f"got {value!r}")
+
 
 _MODEL_CONFIG = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_default=False)
 
@@ -127,6 +171,8 @@ def describe(hint: Any) -> str:
                         bounds.append(f"{sym} {getattr(m, attr)}")
                 if getattr(m, "min_length", None):
                     bounds.append(f"with at least {m.min_length} item(s)")
+                if isinstance(m, AtMost):
+                    bounds.append(f"<= {AtMost.WHAT[m.what]}")
         return f"{base} {' and '.join(bounds)}" if bounds else base
     if origin is typing.Literal:
         return "one of " + ", ".join(repr(a) for a in args) if len(args) > 1 else repr(args[0])

@@ -347,3 +347,57 @@ def test_data_mistakes(cli, tmp_path):
     assert_one_line(cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o4"),
                     "unexpected file name")
     assert not any((tmp_path / f"o{i}").exists() for i in range(1, 5))
+
+
+def _ordinal_table(d, features):
+    """A generated ordinal table: 4 labels x 6 items, features from ``features(X)`` saved as f.npy."""
+    import pandas as pd
+
+    y = np.repeat(np.arange(4), 6)
+    pd.DataFrame({"id": [f"i{i}" for i in range(24)], "label": y}).to_csv(d / "t.csv", index=False)
+    X = y[:, None] + np.random.default_rng(0).normal(0, 0.3, (24, 3))
+    out = features(X)
+    if isinstance(out, bytes):
+        (d / "f.npy").write_bytes(out)
+    else:
+        np.save(d / "f.npy", out)
+
+
+def _npz_bytes(X) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, X=X)
+    return buf.getvalue()
+
+
+ORDINAL = """\
+dataset: {name: table, file: t.csv, features: f.npy}
+features: [{name: f, extractor: array}]
+protocol: {name: ordinal, n_per_label: 2, k: 1}
+trials: 1
+rankers: [{name: E, ranker: euclidean}, {name: C, ranker: cmds_dml, s: 3, max_iter: 5}]
+"""
+
+# (id, how the features are made, config text, the words of the one line): what users bring in data
+DATA_CASES = [
+    ("features overflow", lambda X: X * 1e300 / 4, ORDINAL, "squared distances overflow to infinity"),
+    ("features nan", lambda X: np.where(np.arange(3) == 1, np.nan, X), ORDINAL, "expected finite numbers"),
+    ("npy more rows", lambda X: np.vstack([X, X]), ORDINAL, "got 48 rows"),
+    ("npy complex", lambda X: X + 1j, ORDINAL, "complex numbers"),
+    ("npz named npy", _npz_bytes, ORDINAL, ".npz archive"),
+    ("embedding above the input dimension", lambda X: X, ORDINAL.replace("s: 3", "s: 4"),
+     "rankers.C.s: expected at most the input dimension 3"),
+    ("column mapped onto a column", lambda X: X,
+     ORDINAL.replace("features: f.npy}", "features: f.npy, columns: {label: id}}"), "would replace"),
+]
+
+
+@pytest.mark.parametrize("case, make, text, needle", DATA_CASES, ids=[c[0] for c in DATA_CASES])
+def test_data_entering_a_run(cli, tmp_path, case, make, text, needle):
+    _ordinal_table(tmp_path, make)
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    out = tmp_path / "results" / "run"
+    assert_one_line(cli("run", path, "--data-root", tmp_path, "--out", out), needle)
+    assert not out.exists(), "a failed start must leave no folder"

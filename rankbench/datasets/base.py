@@ -139,15 +139,52 @@ def _cv2():
     return _CV2
 
 
+#: the most pixels an image may have (PIL's decompression-bomb limit): a few hundred bytes of PNG
+#: can claim 20000 x 20000 pixels, 1.2 GB and 15 s to decode
+MAX_PIXELS = 89_478_485
+
+
+def image_size(data: bytes | np.ndarray, path: str | os.PathLike) -> tuple[int, int] | None:
+    """(height, width) of an image from its header alone (None: a format PIL does not read); an
+    image of more than :data:`MAX_PIXELS` pixels is a DataError naming the file, before anything
+    is decoded."""
+    import io
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(memoryview(data))) as im:
+                w, h = im.size
+        said = f" is {h}x{w} pixels,"
+    except Image.DecompressionBombError:  # over twice PIL's limit: the size is not given back
+        h = w = MAX_PIXELS
+        said = " has"
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError):
+        return None
+    if h * w > MAX_PIXELS:
+        raise DataError(f"image {path}{said} more than the {MAX_PIXELS:,} pixels an image may have "
+                        "(a decompression bomb or a wrong file); expected a photograph-sized image")
+    return h, w
+
+
 def read_image(path: str | os.PathLike, grey: bool = False, size: tuple[int, int] | None = None) -> np.ndarray:
-    """Read an image file as RGB (or grey) uint8, naming the file if it cannot be decoded; with
-    ``size`` = (height, width), an image of another size is an error naming both sizes."""
+    """Read an image file as RGB (or grey) uint8, naming the file if it cannot be decoded or claims
+    more than :data:`MAX_PIXELS` pixels; with ``size`` = (height, width), an image of another size
+    is an error naming both sizes."""
     cv2 = _cv2()
     flag = cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR
     data = np.fromfile(str(path), dtype=np.uint8) if Path(path).is_file() else None
     if data is None:
         raise DataError(f"image {path} not found")
-    img = cv2.imdecode(data, flag) if data.size else None
+    if data.size:
+        image_size(data, path)
+    try:
+        img = cv2.imdecode(data, flag) if data.size else None
+    except cv2.error:  # OpenCV's own limits (CV_IO_MAX_IMAGE_PIXELS) on a format PIL does not read
+        img = None
     if img is None:
         raise DataError(f"image {path} is unreadable or truncated (could not be decoded)")
     if size is not None and tuple(img.shape[:2]) != tuple(size):
@@ -166,6 +203,9 @@ def check_image_sizes(paths: list, size: tuple[int, int], what: str) -> None:
         try:
             with Image.open(p) as im:
                 w, h = im.size
+        except Image.DecompressionBombError:
+            raise DataError(f"{what}: image {p} has more than the {MAX_PIXELS:,} pixels an image may have "
+                            "(a decompression bomb or a wrong file)") from None
         except (OSError, UnidentifiedImageError):
             raise DataError(f"{what}: image {p} is unreadable (not an image file)") from None
         if (h, w) != tuple(size):
@@ -182,9 +222,26 @@ def fingerprint_files(paths: list[str | os.PathLike], extra: str = "") -> str:
     for p in paths:
         with open(p, "rb") as fh:
             data = fh.read()
-        h.update(f"{os.path.basename(p)}:{len(data)};".encode())
+        h.update(os.fsencode(os.path.basename(p)) + f":{len(data)};".encode())
         h.update(data)
     return h.hexdigest()[:16]
+
+
+def same_files(paths: list[str | os.PathLike]) -> np.ndarray:
+    """For each file, the position of the first of ``paths`` with the same bytes: the same file
+    listed twice, or a byte-identical copy (``out[i] == i`` for a file seen first). Only files of
+    equal size are read (BLAKE2b)."""
+    out = np.arange(len(paths))
+    by_size: dict[int, list[int]] = {}
+    for i, p in enumerate(paths):
+        by_size.setdefault(os.path.getsize(p), []).append(i)
+    for rows in by_size.values():
+        if len(rows) > 1:
+            first: dict[bytes, int] = {}
+            for i in rows:
+                with open(paths[i], "rb") as fh:
+                    out[i] = first.setdefault(hashlib.blake2b(fh.read()).digest(), i)
+    return out
 
 
 def fingerprint_arrays(*arrays: np.ndarray, extra: str = "") -> str:

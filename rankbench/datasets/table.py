@@ -35,7 +35,9 @@ and distractors (identity 0000) show no person to re-identify and are left out.
 
 Every mistake is one line naming the file, the column, the row and what was expected: a missing
 column, file or image, an unknown category, a value that is not a number / a boolean / a
-judgement, a duplicate id.
+judgement, a duplicate id, an image listed twice, a file name that is not UTF-8, a ``columns:``
+entry that would replace a column the table has; a features file that is not one ``.npy`` array
+of real, finite numbers with one row per item (or the rows a ``row`` column names).
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ class Table(Loader):
         where = str(source)
         table = self._renamed(table, where)
         items, feature_rows = self._items(table, base, where)
-        arrays = self._features(base, feature_rows, where)
+        arrays = self._features(base, feature_rows, len(items), where)
         info: dict[str, Any] = {"root": str(base), "source": where}
         if self.concepts:
             arrays["relevance"] = judgements(table, self.concepts, where)
@@ -160,10 +162,18 @@ class Table(Loader):
         missing = [c for c in mapping.values() if c not in table.columns]
         if missing:
             raise DataError(f"{where}: columns: no column {missing[0]!r} (the table has: {', '.join(table.columns)})")
+        for name, col in mapping.items():
+            twice = [k for k, v in mapping.items() if v == col and k != name]
+            if twice:
+                raise ConfigError(f"dataset.columns: expected each column of {where} mapped once, got {col!r} "
+                                  f"as both {name!r} and {twice[0]!r}")
+            if name != col and name in table.columns and name not in mapping.values():
+                raise DataError(f"{where}: columns: {name}: {col!r} would replace the table's own column "
+                                f"{name!r}; expected a name the table does not use (rename or drop one of them)")
         return table.rename(columns={v: k for k, v in mapping.items()})
 
-    def _items(self, table: pd.DataFrame, base: Path, where: str) -> tuple[pd.DataFrame, np.ndarray]:
-        """The items frame (typed columns) and each item's feature-file row."""
+    def _items(self, table: pd.DataFrame, base: Path, where: str) -> tuple[pd.DataFrame, np.ndarray | None]:
+        """The items frame (typed columns) and each item's feature-file row (None: table order)."""
         n = len(table)
         if n == 0:
             raise DataError(f"{where}: the table has no rows; expected one row per item")
@@ -174,6 +184,14 @@ class Table(Loader):
             if absent:
                 raise DataError(f"{where}: column 'path', row {absent[0] + 1}: image {paths[absent[0]]} not found "
                                 f"({len(absent)} such row(s)); paths are relative to the table's folder")
+            real = pd.Series([os.path.realpath(p) for p in paths])
+            twice = real.duplicated().to_numpy()
+            if twice.any():
+                i = int(np.flatnonzero(twice)[0])
+                j = int(np.flatnonzero(real.to_numpy() == real.iat[i])[0])
+                raise DataError(f"{where}: column 'path', row {i + 1}: image {paths[i]} is row {j + 1}'s too "
+                                f"({int(twice.sum())} such row(s)); expected each image once (a copy listed "
+                                "twice weighs twice in every metric)")
             items["path"] = paths
         if "id" in table.columns:
             items["id"] = text(table, "id", where)
@@ -199,7 +217,7 @@ class Table(Loader):
         for col in table.columns:  # anything else, as it is (a protocol's group_column, notes)
             if col not in known:
                 items[col] = table[col].to_numpy()
-        rows = integers(table, "row", where) if "row" in table.columns else np.arange(n)
+        rows = integers(table, "row", where) if "row" in table.columns else None
         return items, rows
 
     def _feature_files(self) -> dict[str, str]:
@@ -208,24 +226,13 @@ class Table(Loader):
         return {"feat": self.features} if isinstance(self.features, str) else \
             {f"feat/{k}": v for k, v in self.features.items()}
 
-    def _features(self, base: Path, rows: np.ndarray, where: str) -> dict[str, np.ndarray]:
+    def _features(self, base: Path, rows: np.ndarray | None, n: int, where: str) -> dict[str, np.ndarray]:
         out = {}
         for key, name in self._feature_files().items():
             path = base / name
             if not path.is_file():
                 raise DataError(f"{where}: features: file {path} not found (relative to the table's folder)")
-            try:
-                a = np.load(path, allow_pickle=False)
-            except (ValueError, OSError) as exc:
-                raise DataError(f"{path}: not a .npy array ({exc})") from None
-            if a.ndim < 2 or not np.issubdtype(a.dtype, np.number):
-                raise DataError(f"{path}: expected a numeric array of one row per item, got shape {a.shape} "
-                                f"of {a.dtype}")
-            bad = np.flatnonzero((rows < 0) | (rows >= len(a)))
-            if len(bad):
-                raise DataError(f"{where}: row {bad[0] + 1}: its features are row {rows[bad[0]]} of {path}, which "
-                                f"has {len(a)} rows (rows count from 0, in table order unless a 'row' column says)")
-            out[key] = a[rows]
+            out[key] = feature_rows(path, rows, n, where)
         return out
 
     def _strength(self, items: pd.DataFrame, base: Path, where: str) -> pd.DataFrame:
@@ -235,6 +242,14 @@ class Table(Loader):
         if "category" not in items.columns:
             raise DataError(f"{where}: strengths: the table has no 'category' column to look them up by")
         strength = read_strength_csv(path)
+        bad = np.argwhere(~np.isfinite(strength.to_numpy()))
+        if len(bad):
+            (i, j) = bad[0]
+            raise DataError(f"{path}: attribute {strength.columns[j]!r}, category {strength.index[i]!r}: expected a "
+                            f"finite strength, got {strength.iat[i, j]!r} ({len(bad)} such cell(s))")
+        twice = strength.columns[strength.columns.duplicated()]
+        if len(twice):
+            raise DataError(f"{path}: attribute {twice[0]!r} has two rows; expected one row per attribute")
         unknown = sorted(set(items["category"]) - set(strength.index))
         if unknown:
             row = int(np.flatnonzero(items["category"].to_numpy() == unknown[0])[0])
@@ -261,6 +276,40 @@ class Table(Loader):
         return order
 
 
+def feature_rows(path: Path, rows: np.ndarray | None, n: int, where: str) -> np.ndarray:
+    """The items' rows of a ``.npy`` file of real, finite numbers: rows ``rows`` (a ``row``
+    column), else one row per item in table order, exactly as many as the table has."""
+    try:
+        a = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise DataError(f"{path}: not a .npy array ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") \
+            from None
+    if not isinstance(a, np.ndarray):  # np.load opens an .npz archive whatever the file's name
+        a.close()
+        raise DataError(f"{path}: expected one .npy array, got an .npz archive of {len(a.files)} array(s) "
+                        f"({', '.join(a.files[:3])}); save one array with numpy.save")
+    if a.ndim < 2 or a.dtype.kind not in "iuf" or not a[:1].size:
+        kind = {"c": "complex numbers (their imaginary parts would be dropped)", "b": "booleans"}.get(
+            a.dtype.kind, str(a.dtype))
+        raise DataError(f"{path}: expected real numbers, one row per item, got shape {a.shape} of {kind}")
+    if rows is None:
+        if len(a) != n:
+            raise DataError(f"{path}: expected one row per item of {where} ({n} rows, in table order), got "
+                            f"{len(a)} rows; a 'row' column says which row is whose")
+        rows = np.arange(n)
+    bad = np.flatnonzero((rows < 0) | (rows >= len(a)))
+    if len(bad):
+        raise DataError(f"{where}: row {bad[0] + 1}: its features are row {rows[bad[0]]} of {path}, which "
+                        f"has {len(a)} rows (rows count from 0, in table order unless a 'row' column says)")
+    out = a[rows]
+    finite = np.isfinite(out).all(axis=tuple(range(1, out.ndim))) if out.dtype.kind == "f" else np.ones(n, bool)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        raise DataError(f"{path}: expected finite numbers, got NaN or infinity in row {rows[i]} (item {i + 1} of "
+                        f"{where}; {int((~finite).sum())} such item(s))")
+    return out
+
+
 # ----------------------------------------------------------------------------- cells
 def read_table(path: Path) -> pd.DataFrame:
     """A CSV or Parquet file as text cells (each column typed later, by what it is)."""
@@ -277,9 +326,16 @@ def read_table(path: Path) -> pd.DataFrame:
     if suffix != ".csv":
         raise DataError(f"{path}: expected a .csv or .parquet table, got a {suffix or 'file without extension'}")
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+        header = pd.read_csv(path, dtype=str, nrows=1, header=None, skipinitialspace=True).iloc[0] \
+            if len(frame.columns) else pd.Series(dtype=str)
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None
+    twice = header[header.astype(str).str.strip().duplicated()]
+    if len(twice):
+        raise DataError(f"{path}: column {str(twice.iat[0]).strip()!r} appears twice in the header; expected "
+                        "each column once")
+    return frame
 
 
 def scan_names(root: Path, pattern: str | None) -> pd.DataFrame:
@@ -295,6 +351,12 @@ def scan_names(root: Path, pattern: str | None) -> pd.DataFrame:
         raise ConfigError(f"dataset.pattern: expected named groups such as (?P<identity>...), got {pattern!r}")
     rows = []
     for path in sorted(p for p in root.rglob("*") if p.suffix.lower() in IMAGE_EXTENSIONS and p.is_file()):
+        try:
+            path.name.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are no UTF-8 text, kept by Python as surrogates
+            raise DataError(f"dataset table: image file name {os.fsencode(path.name)!r} under "
+                            f"{os.fsencode(path.parent)!r} is not UTF-8 text; expected UTF-8 file names (rename "
+                            "the file)") from None
         m = rx.match(path.name)
         if m is None:
             raise DataError(f"dataset table: image {path} does not match the pattern {pattern!r} "
@@ -326,17 +388,17 @@ def text(table: pd.DataFrame, col: str, where: str) -> np.ndarray:
 def numbers(table: pd.DataFrame, col: str, where: str, allow_empty: bool = False) -> np.ndarray:
     raw = table[col].astype(str).str.strip()
     out = pd.to_numeric(raw.where(raw != "", None), errors="coerce").to_numpy(dtype=float)
-    bad = np.isnan(out) & ((raw != "").to_numpy() | (not allow_empty))
+    bad = (np.isnan(out) & ((raw != "").to_numpy() | (not allow_empty))) | np.isinf(out)
     if bad.any():
-        raise _bad(where, col, table, bad, "a number" + (" (or nothing: unlabelled)" if allow_empty else ""))
+        raise _bad(where, col, table, bad, "a finite number" + (" (or nothing: unlabelled)" if allow_empty else ""))
     return out
 
 
 def integers(table: pd.DataFrame, col: str, where: str) -> np.ndarray:
     out = numbers(table, col, where)
-    bad = out != np.round(out)
+    bad = (out != np.round(out)) | (np.abs(out) > 2 ** 53)   # beyond 2^53 a float is no exact integer
     if bad.any():
-        raise _bad(where, col, table, bad, "an integer")
+        raise _bad(where, col, table, bad, "an integer (of at most 2^53 in size)")
     return out.astype(np.int64)
 
 

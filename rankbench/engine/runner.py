@@ -49,6 +49,7 @@ from ..config import (
 )
 from ..datasets.base import Dataset
 from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
+from ..params import check_data_bounds, data_bounds
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views, capabilities
 from ..registry import datasets, features, protocols
@@ -199,18 +200,20 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
                 msg = str(exc)
                 errors.add(exc if msg.startswith(origin) else type(exc)(f"{origin}: {msg}"))
         specs = []
+        bounds = DataBounds(cfg, dataset, protocol)
         for rcfg in cfg.run_rankers() if methods is None else []:
             with errors.check():
-                specs.append(_checked_method(rcfg, cfg, protocol, origin))
+                specs.append(_checked_method(rcfg, cfg, protocol, origin, bounds))
         for given in methods or []:
             with errors.check():
-                specs.append(_checked_object(given, cfg, protocol, origin))
+                specs.append(_checked_object(given, cfg, protocol, origin, bounds))
         errors.raise_any()
         out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs))
     return Plan(experiment, out)
 
 
-def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
+def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str,
+                    bounds: "DataBounds | None" = None) -> MethodSpec:
     """One ranker entry as a method, checked against the protocol; a ranker whose own code fails
     to build is contained (:attr:`MethodSpec.fault`), not fatal."""
     where = f"{origin}: rankers.{rcfg.name}"
@@ -223,7 +226,7 @@ def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: st
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
         spec.fault = fault_line(exc)
         return spec
-    _check_method(spec, probe, protocol, where, rcfg.ranker)
+    _check_method(spec, probe, protocol, where, rcfg.ranker, bounds)
     return spec
 
 
@@ -232,14 +235,71 @@ def _require_features(spec, where: str) -> None:
         raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
 
 
-def _check_method(spec, probe, protocol: Protocol, where: str, what: str) -> None:
-    """A method (its spec and a fresh instance) checked against the protocol."""
+def _check_method(spec, probe, protocol: Protocol, where: str, what: str,
+                  bounds: "DataBounds | None" = None) -> None:
+    """A method (its spec and a fresh instance) checked against the protocol (and, with
+    ``bounds``, its parameters bounded by the data against the data)."""
     protocol.check_ranker(probe, where)
     if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
         raise ConfigError(f"{where}.combine: ranker {what!r} takes one feature matrix; use combine: concat")
+    if bounds is not None:
+        bounds.check(spec, probe, where)
 
 
-def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
+class DataBounds:
+    """A setting's check of ranker parameters bounded by the data they are fitted on
+    (:class:`rankbench.params.AtMost`): the feature dimension (each feature set's, from its first
+    item, computed only when a ranker declares a bound), through the method's preprocessing
+    steps, and the sizes the protocol gives (:meth:`Protocol.fit_sizes`)."""
+
+    def __init__(self, cfg: Config, dataset: Dataset, protocol: Protocol):
+        self.cfg, self.dataset, self.protocol = cfg, dataset, protocol
+        self._dims: dict[str, int | None] = {}
+
+    def _dim(self, key: str) -> int | None:
+        if key not in self._dims:
+            f = next(f for f in self.cfg.features if f.key == key)
+            extractor = features.build(f.extractor, f.params(), f"features.{key}")
+            try:
+                self._dims[key] = extractor.n_features(self.dataset)
+            except RankbenchError:
+                raise
+            except Exception:  # noqa: BLE001 - an extractor's own fault: the run meets it, named, when extracting
+                self._dims[key] = None
+        return self._dims[key]
+
+    def check(self, spec, probe, where: str) -> None:
+        target = getattr(probe, "fit_target", probe)
+        if not data_bounds(type(target)) or spec.combine == "views":
+            return
+        dims = [self._dim(k) for k in spec.feature_sets]
+        d = None if None in dims else (sum(dims), " + ".join(
+            f"feature set {k}: {n}" for k, n in zip(spec.feature_sets, dims)))
+        sizes = dict(self.protocol.fit_sizes(self.dataset, d))
+        for step in getattr(probe, "steps", [])[:-1]:
+            sizes["n_features"] = _step_dim(step, sizes.get("n_features"), sizes.get("n_samples"))
+        check_data_bounds(target, sizes, where)
+
+
+def _step_dim(step: tuple[str, Any], d: tuple[int, str] | None, n: tuple[int, str] | None):
+    """The dimension after a preprocessing step (an upper bound): the same for a column-wise step
+    (scikit-learn's ``OneToOneFeatureMixin``), at most ``n_components`` (and the rows and columns
+    it is fitted on) for a projection; None when the step does not say."""
+    from sklearn.base import OneToOneFeatureMixin
+
+    name, est = step
+    if d is None or isinstance(est, OneToOneFeatureMixin):
+        return d
+    k = est.get_params().get("n_components") if hasattr(est, "get_params") else None
+    if not isinstance(k, int) or isinstance(k, bool):
+        return None
+    size, limit = min((k, f"{name.rsplit('_', 1)[0]} keeps n_components = {k}"), d, *([n] if n else []),
+                      key=lambda x: x[0])
+    return size, (limit if size < d[0] else d[1])
+
+
+def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: str,
+                    bounds: "DataBounds | None" = None) -> MethodSpec:
     """A method built from an estimator object, as a method of this setting: the capability the
     protocol asks for taken from its methods when it declares none, its feature sets checked
     against the config's."""
@@ -253,7 +313,7 @@ def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: 
     if not capabilities(estimator):
         spec = replace(spec, capability=duck_capability(estimator, protocol.capability))
     _require_features(spec, where)
-    _check_method(spec, spec.make(0), protocol, where, type(estimator).__name__)
+    _check_method(spec, spec.make(0), protocol, where, type(estimator).__name__, bounds)
     return spec
 
 

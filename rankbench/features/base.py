@@ -67,6 +67,15 @@ class Extractor(BaseEstimator):
                     bar.step(n=len(c))
         return np.vstack(parts)
 
+    def n_features(self, dataset: Dataset) -> int | None:
+        """The length of an item's feature vector without extracting every item (for the plan's
+        checks of parameters bounded by the data): the features of the first item; None when
+        the extractor works on the whole dataset at once (its own :meth:`extract`) and does not
+        say."""
+        if type(self).extract is not Extractor.extract or not len(dataset):
+            return None
+        return int(np.asarray(self.transform_batch([dataset.image(0)])).reshape(1, -1).shape[1])
+
     def cache_key(self) -> dict:
         """What keys the features besides the dataset: registry name, parameters (but
         ``execution_params``) and :func:`rankbench.utils.diskcache.code_fingerprint` (``code``:

@@ -75,6 +75,17 @@ class Pixels(Extractor):
             X = super().extract(dataset, n_jobs=n_jobs, progress=progress)
         return X if self.transductive_pca is None else transductive_pca(X, self.transductive_pca)
 
+    def n_features(self, dataset: Dataset) -> int | None:
+        """Pixels of the first image (at most ``transductive_pca`` components of them)."""
+        img = dataset.arrays["images"][0] if "images" in dataset.arrays and dataset.image_reader is None \
+            else dataset.image(0)
+        return _at_most(int(np.asarray(img).size), self.transductive_pca, len(dataset))
+
+
+def _at_most(d: int, n_components: int | None, n_items: int) -> int:
+    """The dimension of features of ``d`` values after an optional PCA of ``n_items`` items."""
+    return d if n_components is None else min(d, int(n_components), n_items)
+
 
 @features.register("array")
 class Array(Extractor):
@@ -110,3 +121,10 @@ class Array(Extractor):
             a = a / norms
         a = a * float(self.scale)
         return a if self.transductive_pca is None else transductive_pca(a, self.transductive_pca)
+
+    def n_features(self, dataset: Dataset) -> int | None:
+        """The array's values per item (at most ``transductive_pca`` components of them)."""
+        a = dataset.arrays.get(self.key)
+        if a is None or not len(a):
+            return None   # extract names the missing array
+        return _at_most(int(np.prod(np.shape(a)[1:], dtype=int)), self.transductive_pca, len(a))

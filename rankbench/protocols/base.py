@@ -68,6 +68,14 @@ class Protocol(BaseEstimator, ABC):
     def check_dataset(self, dataset: Dataset) -> None:
         """Raise a DataError if the dataset lacks what this protocol needs."""
 
+    def fit_sizes(self, dataset: Dataset, n_features: tuple[int, str] | None) -> dict[str, tuple[int, str] | None]:
+        """The sizes of what a ranker's ``fit`` will get, ``{what: (size, why)}``, for parameters
+        bounded by the data (:class:`rankbench.params.AtMost`), checked at plan time:
+        ``n_features`` (the method's feature dimension, ``n_features``, as the protocol hands the
+        ranker rows of its feature matrix) and, where the protocol knows it before a split,
+        ``n_samples``. A protocol that fits its rankers on something else says so by overriding."""
+        return {"n_features": n_features}
+
     def check_features(self, names: list[str]) -> None:
         """Raise a ConfigError if ``split`` cannot work with the config's feature sets ``names``."""
 

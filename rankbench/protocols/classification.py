@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Any, Callable, Literal
 
 import numpy as np
+import pandas as pd
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
@@ -124,6 +125,10 @@ class Classification(Protocol):
             raise ConfigError("protocol.n_constraints: with split_by dataset and neither n_train_per_class nor "
                               "train_fraction every pool row is labelled, leaving none for constraints")
         y = dataset.column(self.label)
+        missing = np.flatnonzero(pd.isna(y))
+        if len(missing):  # NaN is no class (np.unique would make each one a class of its own)
+            raise DataError(f"protocol classification: dataset {dataset.name!r}, column {self.label!r}, row "
+                            f"{missing[0] + 1}: expected a class, got none ({len(missing)} such row(s))")
         pool = self._pool(dataset)
         if self.n_train_per_class is not None:
             classes, counts = np.unique(y[pool], return_counts=True)

@@ -72,6 +72,16 @@ class Ordinal(Protocol):
             raise ConfigError(f"protocol.n_per_label: label {labels[short][0]} of dataset {dataset.name!r} "
                               f"has only {counts[short][0]} images; n_per_label must be below that "
                               "to leave test images")
+        n_train = self.n_per_label * len(labels)
+        if self.k != "K" and self.k > n_train:  # more neighbours than training images: the mean of all labels
+            raise ConfigError(f"protocol.k: expected at most the {n_train} training images (n_per_label "
+                              f"{self.n_per_label} x {len(labels)} labels), got {self.k}")
+
+    def fit_sizes(self, dataset: Dataset, n_features):
+        y = dataset.column(self.label_column).astype(float)
+        n_labels = len(np.unique(y[~np.isnan(y)]))
+        rows = (self.n_per_label * n_labels, f"protocol.n_per_label = {self.n_per_label} x {n_labels} labels")
+        return {"n_features": n_features, "n_samples": rows}
 
     def check_ranker(self, ranker: Any, where: str) -> None:
         super().check_ranker(ranker, where)

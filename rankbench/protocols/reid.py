@@ -22,16 +22,23 @@ camera (when the dataset has a ``cam`` column): under ``one_random`` and ``pair`
 only true match is such an image has no match to find and is left out of CMC and mAP (the trial
 records how many in ``extra["probes_without_match"]``); under ``cam`` the two cameras differ, so
 every probe counts.
+
+An image is one person's: a file (or a byte-identical copy) under two identities is refused, and
+so is one in both the probe and the gallery camera of a person (``cam``), a person matched to
+their own image. Copies within one person's images occur in real data (CAVIAR4REID has one) and
+are kept, with a warning counting them; ``one_random`` and ``pair`` never make a copy of a
+gallery image its probe.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
 from pydantic import Field
 
-from ..datasets.base import Dataset
+from ..datasets.base import Dataset, same_files
 from ..errors import ConfigError, DataError
 from ..metrics import cmc_curve, nauc, reid_average_precisions
 from ..params import PositiveInt
@@ -83,6 +90,7 @@ class ReIdentification(Protocol):
             if str(self.probe_cam) == str(self.gallery_cam):
                 raise ConfigError(f"protocol.gallery_cam: expected a camera other than probe_cam, got "
                                   f"{self.gallery_cam!r} for both")
+        self._check_copies(dataset)
         people = self._eligible(dataset)
         n_total = len(people)
         if self.n_test >= n_total or self.n_test < 2:
@@ -95,15 +103,42 @@ class ReIdentification(Protocol):
             raise ConfigError(f"protocol.ranks: expected ranks <= the gallery size n_test = {self.n_test}, "
                               f"got {max(self.ranks)}")
 
+    def _check_copies(self, dataset: Dataset) -> None:
+        """Refuse an image (the same bytes) shared by two people, or by a person's probe and gallery
+        cameras; warn once, counting them, about copies within one person's images."""
+        copy = _copies(dataset)
+        if copy is None:
+            return
+        ids, paths = dataset.column("identity"), dataset.column("path")
+        cams = dataset.column("cam").astype(str) if self.gallery == "cam" else None
+        roles = {str(self.probe_cam), str(self.gallery_cam)}
+        kept = []
+        for i in np.flatnonzero(copy != np.arange(len(copy))):
+            j = copy[i]
+            what = f"rows {j + 1} and {i + 1} of dataset {dataset.name!r} ({paths[j]}, {paths[i]}) are the same image"
+            if ids[i] != ids[j]:
+                raise DataError(f"{what} under two identities, {ids[j]!r} and {ids[i]!r}; expected each image to "
+                                "show one person")
+            if cams is not None and cams[i] != cams[j] and {cams[i], cams[j]} == roles:
+                raise DataError(f"{what} in the probe and the gallery camera of identity {ids[i]!r} (a person "
+                                "matched to their own image); expected another image in each camera")
+            kept.append(i)
+        if kept:
+            warnings.warn(f"dataset {dataset.name!r}: {len(kept)} image(s) repeat another image of the same person "
+                          f"byte for byte (first: row {kept[0] + 1}, {paths[kept[0]]}); kept, never as a probe "
+                          "of its own copy", UserWarning, stacklevel=2)
+
     def _eligible(self, dataset: Dataset) -> np.ndarray:
-        """People usable as test people: seen in both cameras, or with at least two images."""
+        """People usable as test people: seen in both cameras, or with at least two different images."""
         ids = dataset.column("identity")
         if self.gallery == "cam":
             cams = dataset.column("cam").astype(str)
             in_p = set(ids[cams == str(self.probe_cam)])
             in_g = set(ids[cams == str(self.gallery_cam)])
             return np.array(sorted(in_p & in_g))
-        uniq, counts = np.unique(ids, return_counts=True)
+        copy = _copies(dataset)
+        first = ids if copy is None else ids[copy == np.arange(len(ids))]   # one row per distinct image
+        uniq, counts = np.unique(first, return_counts=True)
         return uniq[counts >= 2]
 
     def _ranks(self) -> tuple[int, ...]:
@@ -128,11 +163,13 @@ class ReIdentification(Protocol):
             probe = np.flatnonzero(test_mask & (cams == str(self.probe_cam)))
             gal = np.flatnonzero(test_mask & (cams == str(self.gallery_cam)))
         else:
+            copy = _copies(dataset)
             probe, gal = [], []
             for p in test_people:
                 rows = rng.permutation(np.flatnonzero(ids == p))
                 gal.append(rows[0])
-                probe.extend(rows[1:2] if self.gallery == "pair" else rows[1:])
+                others = rows[1:] if copy is None else rows[1:][copy[rows[1:]] != copy[rows[0]]]  # no copy of it
+                probe.extend(others[:1] if self.gallery == "pair" else others)
             probe, gal = np.sort(np.array(probe)), np.sort(np.array(gal))
             if self.gallery == "pair":
                 # the pair protocol trains on two images per person as well
@@ -169,6 +206,12 @@ class ReIdentification(Protocol):
         if not kept.all():
             extra["probes_without_match"] = int((~kept).sum())
         return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()}, extra=extra)
+
+
+def _copies(dataset: Dataset) -> np.ndarray | None:
+    """Per row, the first row with the same image bytes (:func:`~rankbench.datasets.base.same_files`);
+    None for a dataset without image files."""
+    return same_files(list(dataset.column("path"))) if "path" in dataset.items.columns else None
 
 
 def own_view_left_out(ids: np.ndarray, cams: np.ndarray | None, probe: np.ndarray, gal: np.ndarray) -> np.ndarray:

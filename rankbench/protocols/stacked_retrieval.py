@@ -131,6 +131,9 @@ class StackedRetrieval(Protocol):
                               f"{', '.join(sorted(capabilities(spec.cls))) or 'nothing'}); e.g. svm_bank")
         return spec
 
+    def fit_sizes(self, dataset: Dataset, n_features):
+        return {}   # its rankers are fitted on the base models' outputs, not on the features
+
     def check_dataset(self, dataset: Dataset) -> None:
         if self.base_fraction + self.boost_fraction >= 1:
             raise ConfigError(f"protocol.boost_fraction: expected base_fraction + boost_fraction < 1 (the rest "

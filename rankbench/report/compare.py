@@ -6,7 +6,9 @@ and test rows), so the per-trial differences ``d_t = a_t - b_t`` are paired: we 
 a 95 % confidence interval ``mean ± t_{0.975, n-1} s / sqrt(n)``, the paired t-test's p-value and
 the Wilcoxon signed-rank test's p-value (:mod:`scipy.stats`). Whether the splits really are the
 same is read from both runs' ``splits.json``; trials whose splits differ are still compared, with
-a warning, since their differences then mix the methods with the draw of the data.
+a warning, since their differences then mix the methods with the draw of the data. Runs on
+different data (another dataset, its content or its number of items, as each run's ``splits.json``
+and config record them) are refused: their trials share no items to pair.
 
 No test applies with fewer than two pairs, nor when every difference is the same (zero variance:
 the t statistic is undefined and the signed-rank test has nothing to rank); the table then says
@@ -218,6 +220,11 @@ def compare_runs(run_a, run_b, metrics: list[str] | None = None, correction: str
                           label_a, label_b)
     rows, warnings = [], []
     for s in settings:
+        other = dataset_difference(run_a, run_b, s)
+        if other:
+            where = f" (setting {setting_title(s, run_a.setting_values().get(s))})" if s else ""
+            raise CompareError(f"{label_b}: not on the data of {label_a}{where}: {other}; paired statistics "
+                               "need the same items and splits")
         sa, sb = run_a.splits_of(s), run_b.splits_of(s)
         for m in methods:
             for metric in chosen:
@@ -237,6 +244,23 @@ def compare_runs(run_a, run_b, metrics: list[str] | None = None, correction: str
         raise CompareError(f"{label_b}: no trial in common with {label_a}")
     table, note = _finish(rows, correction, ("A", "B"))
     return Comparison(table, label_a, label_b, warnings, note)
+
+
+def dataset_difference(run_a, run_b, setting: str) -> str | None:
+    """What differs between the data two runs measured one setting on (``"A vs B"``), or None:
+    the dataset's content fingerprint and size where both runs' splits record them, else its name
+    and loader options in the configs."""
+    sa, sb = (next((x for x in r.settings if x.label == setting), None) for r in (run_a, run_b))
+    fa, fb = (x.dataset_fingerprint if x else None for x in (sa, sb))
+    na, nb = (x.n_items if x else None for x in (sa, sb))
+    if na is not None and nb is not None and na != nb:
+        return f"{na} vs {nb} items"
+    if fa and fb:
+        return None if fa == fb else f"dataset content fingerprint {fa} vs {fb}"
+    da, db = ({k: v for k, v in (r.config.get("dataset") or {}).items() if k != "root"} for r in (run_a, run_b))
+    if da != db:
+        return f"dataset {da} vs {db}"
+    return None
 
 
 def compare_methods(run, method_a: str, method_b: str, metrics: list[str] | None = None,

@@ -157,7 +157,7 @@ def test_parquet_needs_pyarrow_and_reads_like_csv(root):
 
 @pytest.mark.parametrize("rows, params, message", [
     ("path,identity\ncrops/none.png,1\n", {}, r"column 'path', row 1: image .*none.png not found"),
-    ("id,label\na,1\nb,x\n", {}, r"column 'label', row 2: expected a number .*got 'x'"),
+    ("id,label\na,1\nb,x\n", {}, r"column 'label', row 2: expected a finite number .*got 'x'"),
     ("id,label,train\na,1,maybe\n", {}, r"column 'train', row 1: expected true or false"),
     ("id,label\na,1\na,2\n", {}, r"column 'id', row 2: 'a' names two items"),
     ("id,beach\na,2\n", {"concepts": ["beach"]}, r"column 'beach', row 1: expected a judgement"),

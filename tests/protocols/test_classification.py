@@ -95,3 +95,14 @@ def test_bad_parameters_are_config_errors():
                           ({"n_train_per_class": 2, "constraint_type": "maybe"}, "constraint_type")]:
         with pytest.raises(ConfigError, match=match):
             protocols.build("classification", params).check_dataset(ds)
+
+
+def test_an_item_without_a_class_is_refused():
+    # an empty label cell reads as NaN: np.unique would make each one a class of its own
+    from rankbench.errors import DataError
+
+    X, ds = labelled_blobs()
+    ds.items["label"] = ds.items["label"].astype(float)
+    ds.items.loc[[3, 7], "label"] = np.nan
+    with pytest.raises(DataError, match=r"column 'label', row 4: expected a class, got none \(2 such row"):
+        protocols.build("classification", {"n_train_per_class": 2}).check_dataset(ds)

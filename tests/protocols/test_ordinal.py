@@ -64,3 +64,17 @@ def test_ordinal_vote_with_the_rankers_K_and_unlabelled_items():
     assert res.metrics["mae"] == pytest.approx(expect)
     with pytest.raises(ConfigError, match="has no parameter K"):
         p.check_ranker(Euclidean(), "rankers.E")
+
+
+@pytest.mark.parametrize("k, refused", [(1, False), (6, False), (7, True), (50, True)])
+def test_ordinal_refuses_more_neighbours_than_training_images(k, refused):
+    # 3 labels x n_per_label 2 = 6 training images; k = 7 would average every training label
+    ds = SyntheticOrdinal(n_labels=3, n_per_label=6).load()
+    p = Ordinal(n_per_label=2, k=k)
+    if not refused:
+        p.check_dataset(ds)
+        split = p.split(ds, np.random.default_rng(0))
+        assert len(split["train"]) == 6
+        return
+    with pytest.raises(ConfigError, match=rf"protocol.k: expected at most the 6 training images .*got {k}"):
+        p.check_dataset(ds)

@@ -185,3 +185,48 @@ def test_compare_refuses_runs_without_shared_methods(runs, tmp_path):
         folder.write_trial(rec.model_copy(update={"method": "X" + rec.method}))
     with pytest.raises(RankbenchError, match="no method in common"):
         app.compare(runs["a"], other)
+
+
+def _on_other_data(run, path, setting_update=None, dataset_update=None):
+    """A copy of ``run`` whose recorded data differ: its splits' setting fields and / or its
+    config's dataset entry changed."""
+    import shutil
+
+    from rankbench.runfolder import RunFolder
+
+    shutil.copytree(run, path)
+    folder = RunFolder(path)
+    if setting_update:
+        splits = folder.read_splits()
+        settings = [s.model_copy(update=setting_update) for s in splits.settings]
+        folder.write_splits(splits.model_copy(update={"settings": settings}))
+    if dataset_update:
+        cfg = folder.read_config()
+        cfg["dataset"] = {**cfg["dataset"], **dataset_update}
+        folder.write_config(cfg)
+    return path
+
+
+@pytest.mark.parametrize("setting_update, dataset_update, said", [
+    ({"dataset_fingerprint": "0123456789abcdef"}, None, "fingerprint"),
+    ({"n_items": 10_000}, None, "vs 10000 items"),
+    ({"dataset_fingerprint": None}, {"n_people": 41}, "n_people"),
+], ids=["other content", "other size", "other loader options, no fingerprint"])
+def test_compare_refuses_runs_on_other_data(runs, tmp_path, setting_update, dataset_update, said):
+    other = _on_other_data(runs["b"], tmp_path / "other", setting_update, dataset_update)
+    if dataset_update:  # without fingerprints on both sides, the configs' datasets decide
+        _on_other_data(runs["a"], tmp_path / "a", {"dataset_fingerprint": None})
+        a = tmp_path / "a"
+    else:
+        a = runs["a"]
+    with pytest.raises(RankbenchError) as err:
+        app.compare(a, other)
+    msg = str(err.value)
+    assert said in msg and str(other) in msg and str(a) in msg and "same items" in msg
+    assert "\n" not in msg
+
+
+def test_compare_takes_the_same_data_from_another_folder(runs, tmp_path):
+    # only where the data live differs: the same items, so the runs are paired
+    same = _on_other_data(runs["b"], tmp_path / "same", dataset_update={"root": "elsewhere"})
+    assert app.compare(runs["a"], same, metrics=["cmc@1"]).table["same_splits"].all()

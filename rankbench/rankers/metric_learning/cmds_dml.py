@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from ...errors import InputError
 from ...metrics import knn_regress, mae
-from ...params import NonNegativeFloat, NonNegativeInt, OpenFraction, PositiveFloat, PositiveInt, Seed
+from ...params import AtMost, NonNegativeFloat, NonNegativeInt, OpenFraction, PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
 from ...utils import jit
 from ...utils.optim import CONVERGED, LINE_SEARCH, MAX_ITER, backtrack, solver_result, stop_diagnostics
@@ -482,7 +482,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
     Parameters (the paper's names)
     ----------
     s : int
-        Embedding dimension (rows of L).
+        Embedding dimension (rows of L), at most the input dimension (checked at plan time).
     K : int
         Target neighbours per training point (same label).
     mu : float
@@ -528,7 +528,8 @@ class CMDSDML(BaseEstimator, MetricLearner):
         Seed of the cross-validation folds.
     """
 
-    def __init__(self, s: PositiveInt = 3, K: PositiveInt = 5, mu: NonNegativeFloat = 1e-10,
+    def __init__(self, s: Annotated[PositiveInt, AtMost("n_features")] = 3, K: PositiveInt = 5,
+                 mu: NonNegativeFloat = 1e-10,
                  beta: NonNegativeFloat = 1.0, gamma: PositiveFloat | Literal["auto"] = "auto",
                  rho: OpenFraction = 0.5, sigma: OpenFraction = 0.05, r: PositiveInt = 20,
                  tol: NonNegativeFloat = 1e-6,

@@ -1,0 +1,129 @@
+"""Copies of images in re-id data: an image shared by two people, or by a person's probe and
+gallery camera, is refused at plan time; copies within one person's images are counted and never
+a probe of their own gallery copy."""
+
+import warnings
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from rankbench import app
+from rankbench.errors import DataError, RankbenchError
+from rankbench.registry import datasets, protocols
+
+
+def load(data_root, **params):
+    return datasets.build("table", params, "dataset").load(str(data_root))
+
+
+def people(folder: Path, n: int = 6, copies: dict | None = None, rng=None) -> list[str]:
+    """Two images per person (cameras a and b), each different; ``copies`` {target: source}
+    makes a file a byte copy of another."""
+    rng = rng or np.random.default_rng(0)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = []
+    for p in range(n):
+        for cam in "ab":
+            name = f"{p:04d}_{cam}.png"
+            cv2.imwrite(str(folder / name), rng.integers(0, 255, (16, 8, 3), dtype=np.uint8))
+            names.append(name)
+    for target, source in (copies or {}).items():
+        (folder / target).write_bytes((folder / source).read_bytes())
+    return names
+
+
+def reid_table(root: Path, copies: dict, n: int = 6) -> None:
+    d = root / "reid"
+    people(d, n=n, copies=copies)
+    rows = [(f"{p:04d}_{c}.png", f"{p:04d}", c) for p in range(n) for c in "ab"]
+    pd.DataFrame(rows, columns=["path", "identity", "cam"]).to_csv(d / "t.csv", index=False)
+
+
+def checked(root: Path, **protocol):
+    ds = load(root, file="reid/t.csv")
+    proto = protocols.build("reid", {"n_test": 3, **protocol}, "protocol")
+    proto.check_dataset(ds)
+    return ds, proto
+
+
+@pytest.mark.parametrize("copies, protocol, words", [
+    ({"0001_a.png": "0000_a.png"}, {"probe_cam": "a", "gallery_cam": "b"}, ["identities, '0000' and '0001'"]),
+    ({"0003_b.png": "0002_a.png"}, {"gallery": "one_random"}, ["identities, '0002' and '0003'"]),
+    ({"0002_b.png": "0002_a.png"}, {"probe_cam": "a", "gallery_cam": "b"}, ["probe and the gallery camera",
+                                                                              "'0002'"]),
+], ids=["two people, cam", "two people, one_random", "a person's probe and gallery"])
+def test_an_image_shared_by_two_people_or_two_roles_is_refused(tmp_path, copies, protocol, words):
+    reid_table(tmp_path, copies)
+    with pytest.raises(DataError) as err:
+        checked(tmp_path, **protocol)
+    msg = str(err.value)
+    assert "same image" in msg and all(w in msg for w in words) and "t.csv" in msg and "\n" not in msg
+
+
+def test_copies_within_a_person_are_counted_and_never_probe_their_gallery_copy(tmp_path):
+    # person 0002 has three images, two of them byte-identical (as CAVIAR4REID's 0029_002 / 003)
+    reid_table(tmp_path, {})
+    d = tmp_path / "reid"
+    (d / "0002_c.png").write_bytes((d / "0002_a.png").read_bytes())
+    (d / "0005_c.png").write_bytes((d / "0005_a.png").read_bytes())  # 0005: two images, one of them twice
+    (d / "0005_b.png").write_bytes((d / "0005_a.png").read_bytes())  # ... now all three the same: no probe
+    t = pd.read_csv(d / "t.csv", dtype=str)
+    t = pd.concat([t, pd.DataFrame([("0002_c.png", "0002", "a"), ("0005_c.png", "0005", "a")], columns=t.columns)])
+    t.to_csv(d / "t.csv", index=False)
+    with pytest.warns(UserWarning, match=r"3 image\(s\) repeat another image of the same person"):
+        ds, proto = checked(tmp_path, gallery="one_random")
+    blobs = [Path(p).read_bytes() for p in ds.items["path"]]
+    ids = ds.items["identity"].to_numpy()
+    assert "0005" not in proto._eligible(ds)             # every image of 0005 is the same one
+    seen_copy_in_gallery = False
+    for seed in range(40):
+        s = proto.split(ds, np.random.default_rng(seed))
+        for g in s["gallery"]:
+            mine = [p for p in s["probe"] if ids[p] == ids[g]]
+            assert mine and all(blobs[p] != blobs[g] for p in mine)   # a probe is never its gallery's copy
+            seen_copy_in_gallery |= ids[g] == "0002" and blobs[g] == blobs[int(np.flatnonzero(ids == "0002")[0])]
+    assert seen_copy_in_gallery   # the case the rule is about was drawn
+    # under the cam protocol, 0005's copy in camera b is its probe's own image: refused
+    with pytest.raises(DataError, match="probe and the gallery camera of identity '0005'"):
+        checked(tmp_path, probe_cam="a", gallery_cam="b")
+    # a copy within one camera: counted, kept
+    cv2.imwrite(str(d / "0005_b.png"), np.zeros((16, 8, 3), np.uint8))
+    with pytest.warns(UserWarning, match=r"2 image\(s\) repeat another image"):
+        checked(tmp_path, probe_cam="a", gallery_cam="b")
+
+
+def test_a_split_is_unchanged_without_copies(tmp_path):
+    """Data without copies draw exactly the splits they drew before copies were looked for."""
+    reid_table(tmp_path, {})
+    ds, proto = checked(tmp_path, gallery="one_random")
+    rng = np.random.default_rng(7)
+    ids = ds.column("identity")
+    people_ = np.unique(ids)
+    perm = rng.permutation(len(people_))
+    want_probe, want_gal = [], []
+    for p in people_[perm[:3]]:
+        rows = rng.permutation(np.flatnonzero(ids == p))
+        want_gal.append(rows[0])
+        want_probe.extend(rows[1:])
+    s = proto.split(ds, np.random.default_rng(7))
+    assert s["gallery"] == sorted(int(g) for g in want_gal) and s["probe"] == sorted(int(p) for p in want_probe)
+
+
+def test_copies_across_people_stop_validate_before_any_folder(tmp_path):
+    reid_table(tmp_path, {"0001_b.png": "0000_b.png"})
+    cfg = {"name": "x", "dataset": {"name": "table", "file": "reid/t.csv"},
+           "features": [{"name": "c", "extractor": "color_strips", "bins": 4}],
+           "protocol": {"name": "reid", "n_test": 3}, "trials": 1, "rankers": [{"name": "L1", "ranker": "l1"}]}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    with pytest.raises(RankbenchError, match="two identities"):
+        app.validate(path, data_root=str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RankbenchError, match="two identities"):
+            app.run(path, out=tmp_path / "run", options=app.EngineOptions(data_root=str(tmp_path), progress=False))
+    assert not (tmp_path / "run").exists()
