@@ -9,8 +9,9 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ...utils.progress import tick
-from ..base import ModelBooster, as_columns
-from ._stacked import BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
+from ..base import ModelBooster
+from ._stacked import (BoundLog, WeakRange, alpha_of, clip_r, scoring_columns, side_weights, training_outputs,
+                       weak)
 
 
 @rankers.register("bipartite_rankboost")
@@ -53,7 +54,7 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
 
     def fit(self, X, y):
         """Boost on the base-model outputs ``X`` (n, K) in [-1, 1] of rows labelled ``y`` (1 relevant)."""
-        h, s = training_outputs(X, y, "bipartite_rankboost", self.weak_range)
+        h, s = training_outputs(self, X, y, self.weak_range)
         f = np.zeros(len(h))
         models, alphas, bounds, losses = [], [], [], []
         bound_log = BoundLog()
@@ -76,7 +77,6 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
             bounds.append(bound)
             v, log_z = side_weights(f, s)
             losses.append(float(np.exp(log_z)))
-        self.n_features_in_ = h.shape[1]
         self.models_ = np.asarray(models, dtype=int)
         self.alphas_ = np.asarray(alphas)
         self.loss_bound_ = np.asarray(bounds)
@@ -88,7 +88,9 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
     def staged_decision_function(self, X):
         """Scores after each round t = 1..T: f_t = sum_{q <= t} alpha_q h_q (a generator)."""
         check_is_fitted(self, "alphas_")
-        cols = as_columns(X)
+        return self._staged(scoring_columns(self, X, "staged_decision_function"))
+
+    def _staged(self, cols):
         f = np.zeros(cols.shape[0])
         for k, a in zip(self.models_, self.alphas_):
             f += a * weak(cols, k, weak_range=self.weak_range)
@@ -96,7 +98,9 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
 
     def decision_function(self, X):
         """F(x) = sum_t alpha_t h_t(x)."""
-        f = np.zeros(len(X))
-        for f in self.staged_decision_function(X):
+        check_is_fitted(self, "alphas_")
+        cols = scoring_columns(self, X, "decision_function")
+        f = np.zeros(cols.shape[0])
+        for f in self._staged(cols):
             pass
         return f

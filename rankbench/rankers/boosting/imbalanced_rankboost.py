@@ -12,8 +12,9 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ...utils.progress import tick
-from ..base import ModelBooster, as_columns
-from ._stacked import R_MAX, BoundLog, WeakRange, alpha_of, clip_r, side_weights, training_outputs, weak
+from ..base import ModelBooster
+from ._stacked import (R_MAX, BoundLog, WeakRange, alpha_of, clip_r, scoring_columns, side_weights,
+                       training_outputs, weak)
 
 Regularizer = Literal["squared_step", "exp_step", "squared_gap"]
 
@@ -96,7 +97,7 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
 
     def fit(self, X, y):
         """Learn models, weights and thresholds from outputs ``X`` (n, K) in [-1, 1] and labels ``y``."""
-        h, s = training_outputs(X, y, "imbalanced_rankboost", self.weak_range)
+        h, s = training_outputs(self, X, y, self.weak_range)
         bound_log = BoundLog()
         n_pairs = float((s > 0).sum()) * float((s < 0).sum())
         lam = float(self.lam) * (n_pairs if self.lam_scale == "mean" else 1.0)
@@ -131,7 +132,6 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
             thetas.append(theta)
             bounds.append(bound)
             active.append(int(on.sum()))
-        self.n_features_in_ = h.shape[1]
         self.models_ = np.asarray(models, dtype=int)
         self.alphas_ = np.asarray(alphas)
         self.thresholds_ = np.asarray(thetas)
@@ -203,7 +203,9 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
     def staged_decision_function(self, X):
         """Scores after each round (a generator): model t is evaluated only where f_{t-1} >= theta_t."""
         check_is_fitted(self, "alphas_")
-        cols = as_columns(X)
+        return self._staged(scoring_columns(self, X, "staged_decision_function"))
+
+    def _staged(self, cols):
         f = self.alphas_[0] * weak(cols, self.models_[0], weak_range=self.weak_range)
         yield f.copy()
         for k, a, theta in zip(self.models_[1:], self.alphas_[1:], self.thresholds_[1:]):
@@ -213,7 +215,8 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
 
     def decision_function(self, X):
         """F(x) of eq. 4."""
+        check_is_fitted(self, "alphas_")
         f = None
-        for f in self.staged_decision_function(X):
+        for f in self._staged(scoring_columns(self, X, "decision_function")):
             pass
         return f

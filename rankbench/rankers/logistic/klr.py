@@ -20,13 +20,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import OptimizeResult
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_X_y
 
 from typing import Literal
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
+from .._validation import checked_input
 from ..base import Classifier, ItemScorer
 from ._dual_logistic import (RHO_GRID, KernelExpansion, fit_problems, label_terms, newton, objective, rbf_kernel,
                              resolve_rho)
@@ -105,7 +105,8 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
     def fit(self, X, y, groups=None):
         """Fit on rows ``X`` with labels ``y``; ``groups`` (one id per row, e.g. its tracking
         sequence) keeps near-duplicates on one side of the cross-validation that chooses rho."""
-        X, y = check_X_y(X, y, dtype=np.float64)
+        X = checked_input(self, X, "fit", y=y)
+        y = np.asarray(y).ravel()
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("kernel_logreg needs at least two classes in the training labels")

@@ -40,13 +40,12 @@ from typing import Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_array
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
 from .._kernels import rbf_kernel
-from .._validation import check_constraints
+from .._validation import check_constraints, checked_input
 from ..base import Classifier, ItemScorer
 from ._dual_logistic import RHO_GRID, KernelExpansion, fit_problems, resolve_rho
 
@@ -121,10 +120,8 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         -------
         self
         """
-        X = check_array(X, dtype=np.float64)
+        X = checked_input(self, X, "fit", y=y)
         y = np.asarray(y).ravel()
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
         C = check_constraints(constraints, len(X))
         if not self.use_negative:
             C = C[C[:, 2] == 1]
