@@ -70,7 +70,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     accepts_views = True
 
     def __init__(self, bags_per_type: PositiveInt = 2, max_bag: Annotated[int, Field(ge=4)] = 800,
-                 C: PositiveFloatGrid = [1.0, 10.0], gamma: PositiveFloatGrid = [0.5, 2.0],
+                 C: PositiveFloatGrid = (1.0, 10.0), gamma: PositiveFloatGrid = (0.5, 2.0),
                  cv: Annotated[int, Field(ge=2)] = 3, block: PositiveInt = 4096, random_state: Seed = None):
         self.bags_per_type = bags_per_type
         self.max_bag = max_bag

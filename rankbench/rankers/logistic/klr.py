@@ -89,7 +89,7 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
     one KLR with classes_[1] as the positive class; more classes, one per class (one-vs-all).
     """
 
-    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+    def __init__(self, rho: PositiveFloatGrid = RHO_GRID, rho_scale: Literal["absolute", "median"] = "median",
                  lam: NonNegativeFloat = 1e-3, fit_intercept: bool = False, max_iter: PositiveInt = 100,
                  tol: PositiveFloat = 1e-10):
         self.rho = rho

@@ -82,7 +82,7 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
     (n_problems,); n_iter_ : Newton steps per problem; n_constraints_ : constraints used.
     """
 
-    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+    def __init__(self, rho: PositiveFloatGrid = RHO_GRID, rho_scale: Literal["absolute", "median"] = "median",
                  lam: PositiveFloat = 1e-3, mu: NonNegativeFloat = 1.0, kernel: Literal["rbf", "linear"] = "rbf",
                  use_negative: bool = True, fit_intercept: bool = False, max_iter: PositiveInt = 100,
                  tol: PositiveFloat = 1e-10):

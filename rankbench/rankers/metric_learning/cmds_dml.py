@@ -533,7 +533,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
                  beta: NonNegativeFloat = 1.0, gamma: PositiveFloat | Literal["auto"] = "auto",
                  rho: OpenFraction = 0.5, sigma: OpenFraction = 0.05, r: PositiveInt = 20,
                  tol: NonNegativeFloat = 1e-6,
-                 max_iter: NonNegativeInt | Annotated[list[NonNegativeInt], Field(min_length=1)] = 1000,
+                 max_iter: NonNegativeInt | Annotated[tuple[NonNegativeInt, ...], Field(min_length=1)] = 1000,
                  cv: Annotated[int, Field(ge=2)] = 5, c_step: Literal["gradient", "authors"] = "gradient",
                  ftol: NonNegativeFloat = 0.0, mds: Literal["direct", "labels"] = "direct",
                  random_state: Seed = None):

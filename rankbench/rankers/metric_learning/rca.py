@@ -161,7 +161,7 @@ class RCAKLR(Classifier, ItemScorer, BaseEstimator):
     labelled rows; rho_ : the RBF width used; classes_.
     """
 
-    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+    def __init__(self, rho: PositiveFloatGrid = RHO_GRID, rho_scale: Literal["absolute", "median"] = "median",
                  lam: PositiveFloat = 1e-3, eps: NonNegativeFloat = 1e-3,
                  eps_scale: Literal["trace", "absolute"] = "trace", normalize: bool = True,
                  fit_intercept: bool = False, max_iter: PositiveInt = 100, tol: PositiveFloat = 1e-10):

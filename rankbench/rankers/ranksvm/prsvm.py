@@ -69,7 +69,7 @@ class PRSVM(PairScorer, BaseEstimator):
     diagnostics_ : ``{"C": C_, "n_iter": Newton steps, "status": ...}``.
     """
 
-    def __init__(self, C: PositiveFloatGrid = list(DEFAULT_C_GRID),
+    def __init__(self, C: PositiveFloatGrid = DEFAULT_C_GRID,
                  cv: Annotated[int, Field(ge=2)] = 2, cv_rank: PositiveInt = 20, cv_patience: PositiveInt = 1,
                  materialize: bool = False, max_newton: PositiveInt = 15, max_cg: PositiveInt = 10,
                  tol: PositiveFloat = 1e-2, block: PositiveInt = 2, n_jobs: PositiveInt = 1,
