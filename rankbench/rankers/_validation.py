@@ -18,7 +18,7 @@ from ..errors import InputError
 
 def _problem(X, exc: Exception) -> str:
     """What is wrong with ``X`` that ``check_array`` refused, in a few words."""
-    if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
+    if _sparse(X):
         return "is a sparse matrix; expected a dense 2-D array (sparse input is not supported)"
     try:
         A = np.asarray(X)
@@ -32,12 +32,20 @@ def _problem(X, exc: Exception) -> str:
         except (TypeError, ValueError):
             return f"is not numeric (dtype {A.dtype}); expected numbers"
     if A.ndim != 2:
-        return f"has shape {A.shape}; expected a 2-D array (rows x features)"
-    if A.size == 0:
-        return f"is empty (shape {A.shape}); expected at least one row and one feature"
+        return (f"has shape {A.shape}; expected a 2-D array (rows x features; Reshape your data, e.g. "
+                "X.reshape(-1, 1) for one feature)")
+    if A.size == 0:  # in scikit-learn's words
+        what = "sample" if A.shape[0] == 0 else "feature"
+        return f"is empty: 0 {what}(s) (shape={A.shape}) while a minimum of 1 is required."
     if A.dtype.kind == "f" and not np.isfinite(A).all():
         return _non_finite(A)
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _sparse(X) -> bool:
+    from scipy.sparse import issparse
+
+    return issparse(X)
 
 
 def _non_finite(A: np.ndarray) -> str:
@@ -63,7 +71,8 @@ def checked_matrix(X, who: str, arg: str = "X", n_features: int | None = None, o
     return A
 
 
-def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, dtype=np.float64, lazy_ok: bool = False):
+def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, min_rows: int = 1, dtype=np.float64,
+                  lazy_ok: bool = False):
     """The features a ranker's ``method`` was given, checked (the module docstring) and typed.
 
     At ``fit`` it sets ``n_features_in_`` (the total width for views) and ``views_in_`` ({view:
@@ -71,15 +80,17 @@ def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, dtype=np.fl
     ranker's views (only where ``accepts_views``: each view a matrix, all with the same rows); a
     :class:`~rankbench.rankers.base.LazyColumns` (base-model outputs, ``lazy_ok``) is checked for
     its shape only, never evaluated here (its columns are checked as they are computed). ``y``
-    (labels or identities of ``fit``), when given, must have one entry per row.
+    (labels or identities of ``fit``), when given, must have one entry per row; ``min_rows`` is
+    the fewest rows ``fit`` learns from (2 for rankers of pairs of rows).
     """
     out = _checked_input(ranker, X, method, arg, dtype, lazy_ok)
-    if y is not None:
-        n_y = len(np.asarray(y).reshape(-1)) if np.ndim(y) else 1
-        n_x = len(next(iter(out.values()))) if isinstance(out, dict) else out.shape[0]
-        if n_y != n_x:
-            raise InputError(f"{type(ranker).__name__}.{method}: y has {n_y} entries for {n_x} rows of {arg}; "
-                             "expected one per row")
+    shape = np.shape(next(iter(out.values())) if isinstance(out, dict) else out)
+    if shape[0] < min_rows:  # in scikit-learn's words
+        raise InputError(f"{type(ranker).__name__}.{method}: {arg} has {shape[0]} sample(s) (shape={shape}) while "
+                         f"a minimum of {min_rows} is required.")
+    if y is not None and np.asarray(y).size != shape[0]:
+        raise InputError(f"{type(ranker).__name__}.{method}: y has {np.asarray(y).size} entries for {shape[0]} rows "
+                         f"of {arg}; expected one per row")
     return out
 
 
@@ -91,7 +102,7 @@ def _checked_input(ranker, X, method, arg, dtype, lazy_ok):
     fitting = method == "fit"
     views = None if fitting else getattr(ranker, "views_in_", None)
     width = None if fitting else getattr(ranker, "n_features_in_", None)
-    if isinstance(X, dict):
+    if isinstance(X, dict) and not _sparse(X):  # (scipy's dok_matrix is a dict)
         if not getattr(ranker, "accepts_views", False):
             raise InputError(f"{who}: {arg} is a dict of views ({', '.join(map(str, X))}); expected one 2-D "
                              "array (this ranker takes no views: drop `combine: views`)")

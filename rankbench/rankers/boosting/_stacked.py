@@ -62,7 +62,7 @@ def training_outputs(ranker, H, y, weak_range: str = "symmetric") -> tuple[np.nd
     pos = y > 0
     if pos.all() or not pos.any():
         raise InputError(f"{who}: needs relevant and irrelevant training rows, got {int(pos.sum())} relevant "
-                         f"of {len(y)}")
+                         f"of {len(y)} (one class only)")
     return to_weak(np.clip(H, -1.0, 1.0), weak_range), np.where(pos, 1.0, -1.0)
 
 

@@ -87,8 +87,8 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         y = np.asarray(y).astype(int).ravel()
         pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y <= 0)
         if len(pos) < 2 or len(neg) < 2:
-            raise InputError(f"svm_bank: needs at least 2 relevant and 2 irrelevant training rows, got "
-                             f"{len(pos)} and {len(neg)}")
+            raise InputError(f"SVMBank.fit: needs at least 2 relevant and 2 irrelevant training rows, got "
+                             f"{len(pos)} and {len(neg)}{' (one class only)' if not len(pos) or not len(neg) else ''}")
         rng = np.random.default_rng(self.random_state)
         k = min(len(pos), len(neg), int(self.max_bag) // 2)
         self.views_, self.support_, self.coef_, self.intercept_ = [], [], [], []

@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator
 from typing import Literal
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
+from ...errors import InputError
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
 from .._validation import checked_input
@@ -109,7 +110,8 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
         y = np.asarray(y).ravel()
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError("kernel_logreg needs at least two classes in the training labels")
+            raise InputError(f"KernelLogisticRegression.fit: y holds one class ({self.classes_[0]!r}); expected "
+                             "at least two classes in the training labels")
         self.rho_, self.diagnostics_ = resolve_rho(self.rho, self.rho_scale, X, codes, len(self.classes_), groups,
                                                    self.lam, self.fit_intercept, self.max_iter, self.tol)
         self.X_fit_ = X

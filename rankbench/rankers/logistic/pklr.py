@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
+from ...errors import InputError
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
 from .._kernels import rbf_kernel
@@ -128,7 +129,8 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         labelled = y != -1
         self.classes_, codes = np.unique(y[labelled], return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError("pklr needs labelled rows of at least two classes")
+            raise InputError(f"PKLR.fit: the labelled rows hold {len(self.classes_)} class(es) (one class or none); "
+                             "expected at least two classes (y = -1 marks an unlabelled row)")
         g = None if groups is None else np.asarray(groups).ravel()[labelled]
         self.rho_, info = (1.0, {}) if self.kernel == "linear" else resolve_rho(
             self.rho, self.rho_scale, X[labelled], codes, len(self.classes_), g, self.lam, self.fit_intercept,

@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, validate_estimator
+from ...errors import InputError
 from ...registry import rankers
 from .._validation import check_constraints, checked_input
 from ..base import Classifier, ItemScorer
@@ -186,7 +187,8 @@ class RCAKLR(Classifier, ItemScorer, BaseEstimator):
         labelled = y != -1
         classes, codes = np.unique(y[labelled], return_inverse=True)
         if len(classes) < 2:
-            raise ValueError("rca_klr needs labelled rows of at least two classes")
+            raise InputError(f"RCAKLR.fit: the labelled rows hold {len(classes)} class(es) (one class or none); "
+                             "expected at least two classes (y = -1 marks an unlabelled row)")
         g = None if groups is None else np.asarray(groups).ravel()[labelled]
         self.rho_, info = resolve_rho(self.rho, self.rho_scale, X[labelled], codes, len(classes), g, self.lam,
                                       self.fit_intercept, self.max_iter, self.tol)

@@ -102,7 +102,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
 
     def _matrix(self, X, method):
         """X checked (:func:`~rankbench.rankers._validation.checked_input`); views scaled and joined."""
-        X = checked_input(self, X, method)
+        X = checked_input(self, X, method, min_rows=2 if method == "fit" else 1)
         if not isinstance(X, dict):
             return X
         if method == "fit":

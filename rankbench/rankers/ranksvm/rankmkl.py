@@ -159,7 +159,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
 
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
-        X = checked_input(self, X, "fit")
+        X = checked_input(self, X, "fit", min_rows=2)
         if not isinstance(X, dict):
             X = {"x": X}
         n = len(next(iter(X.values())))
