@@ -154,21 +154,22 @@ def checked_rows(block: np.ndarray, who: str, arg: str) -> np.ndarray:
     return block
 
 
-def check_pairs(pairs, sign, n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(pairs, sign)`` as int arrays, or InputError naming what is wrong."""
+def check_pairs(pairs, sign, n_items: int, who: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """``(pairs, sign)`` as int arrays, or InputError (``"<who>: ..."``) naming what is wrong."""
+    at = f"{who}: " if who else ""
     try:
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         sign = np.asarray(sign, dtype=np.int64).ravel()
     except (TypeError, ValueError) as exc:
-        raise InputError(f"pairs must be an (p, 2) integer array and sign p integers ({exc})") from None
+        raise InputError(f"{at}pairs must be an (p, 2) integer array and sign p integers ({exc})") from None
     if len(sign) != len(pairs):
-        raise InputError(f"pairs ({len(pairs)}) and sign ({len(sign)}) differ in length")
+        raise InputError(f"{at}pairs ({len(pairs)}) and sign ({len(sign)}) differ in length")
     if len(pairs) and (pairs.min() < 0 or pairs.max() >= n_items):
-        raise InputError(f"pair indices must lie in [0, {n_items})")
+        raise InputError(f"{at}pair indices must lie in [0, {n_items}) (the rows of X)")
     if not np.isin(sign, (-1, 0, 1)).all():
-        raise InputError("sign must be +1, -1 (ordered) or 0 (similar)")
+        raise InputError(f"{at}sign must be +1, -1 (ordered) or 0 (similar)")
     if not (sign != 0).any():
-        raise InputError("at least one ordered pair (sign != 0) is needed")
+        raise InputError(f"{at}at least one ordered pair (sign != 0) is needed")
     return pairs, sign
 
 

@@ -124,3 +124,22 @@ def test_boosters_read_lazy_outputs_only_where_they_score(name):
     with pytest.raises(InputError, match="features"):
         r.decision_function(wide)
     assert wide.n_evals == 0  # refused on its shape, nothing evaluated
+
+
+@pytest.mark.parametrize("name", [n for n in RANKERS if "pairwise" in capabilities(rankers.get(n))])
+@pytest.mark.parametrize("case", ["out of range", "lengths differ", "bad sign", "no ordered pair"])
+def test_pairwise_rankers_refuse_bad_pairs(name, case):
+    X, (pairs, sign), kwargs, _ = inputs(name)
+    n = len(next(iter(X.values()))) if isinstance(X, dict) else len(X)
+    pairs, sign = np.array(pairs), np.array(sign)
+    if case == "out of range":
+        pairs[0, 0] = n
+    elif case == "lengths differ":
+        sign = sign[:-1]
+    elif case == "bad sign":
+        sign[0] = 2
+    else:
+        sign[:] = 0
+    with pytest.raises(InputError) as exc:
+        make(name).fit(X, pairs, sign, **kwargs)
+    _assert_names(exc, name, "fit")

@@ -69,7 +69,7 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
         X = checked_input(self, X, "fit", min_rows=2)
-        pairs, sign = check_pairs(pairs, sign, len(X))
+        pairs, sign = check_pairs(pairs, sign, len(X), f"{type(self).__name__}.fit")
         self.X_fit_ = X
         self.scale_ = kernel_scale(self.kernel, X) if (self.normalize or self.kernel == "chi2") else 1.0
         grid = grid_points(C=[float(c) for c in as_grid(self.C)], gamma=[float(g) for g in as_grid(self.gamma)])

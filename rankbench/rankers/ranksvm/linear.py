@@ -112,7 +112,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
         X = self._matrix(X, "fit")
-        pairs, sign = check_pairs(pairs, sign, len(X))
+        pairs, sign = check_pairs(pairs, sign, len(X), f"{type(self).__name__}.fit")
         grid = as_grid(self.C)
         gram = row_space(X)
         self.cv_scores_ = None

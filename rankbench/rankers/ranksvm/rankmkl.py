@@ -163,7 +163,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         if not isinstance(X, dict):
             X = {"x": X}
         n = len(next(iter(X.values())))
-        pairs, sign = check_pairs(pairs, sign, n)
+        pairs, sign = check_pairs(pairs, sign, n, f"{type(self).__name__}.fit")
         self.kinds_ = self._kinds(list(X))
         self.views_ = list(X)
         self.scales_ = {v: kernel_scale(kind, X[v]) for v, kind in self.kinds_.items()}
