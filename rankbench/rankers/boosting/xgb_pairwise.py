@@ -67,7 +67,8 @@ class XGBPairwise(ModelBooster, BaseEstimator):
     def staged_decision_function(self, X):
         """Margins after each tree (a generator), reading base models lazily."""
         check_is_fitted(self, "trees_")
-        return staged_tree_scores(self.trees_, scoring_columns(self, X, "staged_decision_function"), init=self.base_score_, float32=True)
+        cols = scoring_columns(self, X, "staged_decision_function")
+        return staged_tree_scores(self.trees_, cols, init=self.base_score_, float32=True)
 
     def decision_function(self, X):
         check_is_fitted(self, "trees_")
