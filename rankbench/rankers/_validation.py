@@ -71,8 +71,8 @@ def checked_matrix(X, who: str, arg: str = "X", n_features: int | None = None, o
     return A
 
 
-def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, min_rows: int = 1, dtype=np.float64,
-                  lazy_ok: bool = False):
+def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, cams=None, min_rows: int = 1,
+                  dtype=np.float64, lazy_ok: bool = False):
     """The features a ranker's ``method`` was given, checked (the module docstring) and typed.
 
     At ``fit`` it sets ``n_features_in_`` (the total width for views) and ``views_in_`` ({view:
@@ -80,7 +80,7 @@ def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, min_rows: i
     ranker's views (only where ``accepts_views``: each view a matrix, all with the same rows); a
     :class:`~rankbench.rankers.base.LazyColumns` (base-model outputs, ``lazy_ok``) is checked for
     its shape only, never evaluated here (its columns are checked as they are computed). ``y``
-    (labels or identities of ``fit``), when given, must have one entry per row; ``min_rows`` is
+    (labels or identities of ``fit``) and ``cams``, when given, have one entry per row; ``min_rows`` is
     the fewest rows ``fit`` learns from (2 for rankers of pairs of rows).
     """
     out = _checked_input(ranker, X, method, arg, dtype, lazy_ok)
@@ -88,9 +88,10 @@ def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, min_rows: i
     if shape[0] < min_rows:  # in scikit-learn's words
         raise InputError(f"{type(ranker).__name__}.{method}: {arg} has {shape[0]} sample(s) (shape={shape}) while "
                          f"a minimum of {min_rows} is required.")
-    if y is not None and np.asarray(y).size != shape[0]:
-        raise InputError(f"{type(ranker).__name__}.{method}: y has {np.asarray(y).size} entries for {shape[0]} rows "
-                         f"of {arg}; expected one per row")
+    for what, values in (("y", y), ("cams", cams)):
+        if values is not None and np.asarray(values).size != shape[0]:
+            raise InputError(f"{type(ranker).__name__}.{method}: {what} has {np.asarray(values).size} entries for "
+                             f"{shape[0]} rows of {arg}; expected one per row")
     return out
 
 

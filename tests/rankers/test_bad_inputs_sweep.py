@@ -143,3 +143,17 @@ def test_pairwise_rankers_refuse_bad_pairs(name, case):
     with pytest.raises(InputError) as exc:
         make(name).fit(X, pairs, sign, **kwargs)
     _assert_names(exc, name, "fit")
+
+
+@pytest.mark.parametrize("name", RANKERS)
+@pytest.mark.parametrize("arg", ["y", "cams"])
+def test_fit_refuses_labels_of_another_length(name, arg):
+    X, args, kwargs, _ = inputs(name)
+    if arg == "cams" and "cams" not in kwargs or arg == "y" and "pairwise" in capabilities(rankers.get(name)):
+        pytest.skip(f"{name}'s fit takes no {arg}")
+    if arg == "y":
+        args = (np.asarray(args[0])[:-1], *args[1:])
+    else:
+        kwargs = {**kwargs, "cams": kwargs["cams"][:-1]}
+    with pytest.raises(InputError, match=f"{arg} has"):
+        make(name).fit(X, *args, **kwargs)

@@ -24,7 +24,7 @@ class _Template(PairScorer, BaseEstimator):
     """No learning: ``fit`` only checks the input and records its width."""
 
     def fit(self, X, y=None, cams=None):
-        checked_input(self, X, "fit", y=y)
+        checked_input(self, X, "fit", y=y, cams=cams)
         return self
 
     def _check(self, Q, G):

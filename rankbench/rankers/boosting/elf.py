@@ -116,7 +116,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
     def fit(self, X, y, cams=None):
         """Boost on all (image, other-camera image) pairs of the training set."""
-        X = checked_input(self, X, "fit", y=y, min_rows=2)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
         if X.shape[1] % self.n_bins:
             raise InputError(f"elf: feature length {X.shape[1]} is not a multiple of n_bins={self.n_bins} "
                              "(n_bins must be the histogram size of the features)")

@@ -66,7 +66,7 @@ class RankBoost(PairScorer, BaseEstimator):
 
     def fit(self, X, y, cams=None):
         """Boost on every query's true and wrong matches (queries as in ``PRSVM.fit``)."""
-        X = checked_input(self, X, "fit", y=y, min_rows=2)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
         P = build_pair_grid(X, np.asarray(y), cams, block=self.block)
         nr, nc = P.shape
         thr = self._thresholds(P)                      # (d, q) ascending

@@ -72,7 +72,7 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, y, cams=None):
         """Learn the weak rankers and their boosting weights (queries as in ``PRSVM.fit``)."""
-        X = checked_input(self, X, "fit", y=y, min_rows=2)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
         y = np.asarray(y)
         W = self._weak_rankers(X, y, cams)
         U = self._pair_margins(X, y, cams, W)          # u_sk = w_k^T (x+_s - x-_s)

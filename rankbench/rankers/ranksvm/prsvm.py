@@ -98,7 +98,7 @@ class PRSVM(PairScorer, BaseEstimator):
             matches are every other person's images there; without, candidates are all other
             images.
         """
-        X = checked_input(self, X, "fit", y=y, min_rows=2)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
         y = np.asarray(y)
         self.cv_scores_ = {}
         w0 = None
