@@ -50,8 +50,10 @@ UnitInterval = Annotated[float, Field(ge=0, le=1)]
 #: ``random_state``: a non-negative integer seed, or None (the engine then sets the trial's seed)
 Seed = Annotated[int, Field(ge=0)] | None
 #: one value, or a list of candidates that the component chooses among on its training data
-#: (inner cross-validation); the house's one spelling of a searched hyper-parameter
-PositiveFloatGrid = PositiveFloat | Annotated[list[PositiveFloat], Field(min_length=1)]
+#: (inner cross-validation); the house's one spelling of a searched hyper-parameter. A config's
+#: list arrives as a tuple (scikit-learn's convention for sequence parameters); Python callers may
+#: give either
+PositiveFloatGrid = PositiveFloat | Annotated[tuple[PositiveFloat, ...], Field(min_length=1)]
 
 class AtMost:
     """Annotation of a parameter bounded by the data its component is fitted on: ``n_features``

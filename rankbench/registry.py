@@ -198,7 +198,9 @@ def parameter_table(cls: type) -> list[tuple[str, str, str]]:
             want = " or ".join(str(c) for c in sk[name])
         else:
             want = "(not declared)"
-        default = "(required)" if p.default is p.empty else repr(p.default)
+        # a tuple default (scikit-learn's convention) is a list in YAML
+        default = "(required)" if p.default is p.empty else repr(list(p.default) if isinstance(p.default, tuple)
+                                                                 else p.default)
         rows.append((name, want, default))
     return rows
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..utils import jit
 from ..utils.threads import blas_threads, in_threads
 
@@ -210,7 +211,8 @@ def build_pair_grid(X, y, cams=None, block=2, dtype=np.float32, n_jobs=1) -> Pai
         row_side = _side(same & other, ~same & other)
         col_side = None
     if row_side is None and col_side is None:
-        raise ValueError("no query has both a true match and a wrong match in the training data")
+        raise InputError("no query has both a true match and a wrong match in the training data (each identity "
+                         "needs two images, in two cameras when cameras are given, and one class is not enough)")
     return PairGrid(X, rows, cols, row_side, col_side, block=block, dtype=dtype, n_jobs=n_jobs)
 
 

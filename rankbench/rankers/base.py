@@ -61,6 +61,8 @@ from abc import ABCMeta, abstractmethod
 
 import numpy as np
 
+from ..errors import InputError
+
 
 class _Capability(metaclass=ABCMeta):
     """Base of the capability mixins: what a ranker can do, declared by inheritance.
@@ -230,6 +232,8 @@ class LazyColumns:
         self._values = np.zeros(self.shape, order="F")
         self._known = np.zeros(self.shape, dtype=bool, order="F")
         self.n_evals = 0
+        #: the ranker method reading the columns (named when a computed value is refused)
+        self.read_by = ""
 
     @classmethod
     def of_array(cls, A) -> "LazyColumns":
@@ -262,6 +266,11 @@ class LazyColumns:
             vals = np.asarray(self._evaluate(j, missing), dtype=float).reshape(-1)
             if vals.shape != missing.shape:
                 raise ValueError(f"evaluate({j}, rows) returned {vals.shape[0]} values for {len(missing)} rows")
+            if not np.isfinite(vals).all():  # what a booster reads is checked as it is computed
+                bad = missing[~np.isfinite(vals)]
+                raise InputError(f"{self.read_by or 'LazyColumns'}: X (base-model outputs) column {j} has "
+                                 f"{len(bad)} non-finite values (NaN or infinite), the first in row "
+                                 f"{int(bad[0])}; expected finite outputs")
             self._values[missing, j] = vals
             self._known[missing, j] = True
             self.n_evals += len(missing)

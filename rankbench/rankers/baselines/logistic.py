@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt
 from ...registry import rankers
+from .._validation import checked_input
 from ..base import Classifier, ItemScorer, LossDecoder
 
 
@@ -54,7 +55,7 @@ class Logistic(Classifier, ItemScorer, LossDecoder, BaseEstimator):
 
         self.model_ = LogisticRegression(C=self.C, class_weight=self.class_weight,
                                          fit_intercept=self.fit_intercept, max_iter=self.max_iter)
-        self.model_.fit(np.asarray(X, dtype=np.float64), y)
+        self.model_.fit(checked_input(self, X, "fit", y=y), y)
         self.classes_ = self.model_.classes_
         self.coef_ = self.model_.coef_
         self.intercept_ = self.model_.intercept_
@@ -63,8 +64,8 @@ class Logistic(Classifier, ItemScorer, LossDecoder, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """Log-odds of classes_[1] (shape (n,)) for two classes, else (n, n_classes) scores."""
         check_is_fitted(self, "model_")
-        return self.model_.decision_function(np.asarray(X, dtype=np.float64))
+        return self.model_.decision_function(checked_input(self, X, "decision_function"))
 
     def predict(self, X) -> np.ndarray:
         check_is_fitted(self, "model_")
-        return self.model_.predict(np.asarray(X, dtype=np.float64))
+        return self.model_.predict(checked_input(self, X, "predict"))

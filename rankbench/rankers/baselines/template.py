@@ -11,11 +11,12 @@ from typing import Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ...errors import InputError
 from ...params import PositiveInt
 from ...registry import rankers
+from .._validation import checked_input
 from ..base import MetricLearner, PairScorer
 
 
@@ -23,13 +24,12 @@ class _Template(PairScorer, BaseEstimator):
     """No learning: ``fit`` only checks the input and records its width."""
 
     def fit(self, X, y=None, cams=None):
-        X = check_array(X)
-        self.n_features_in_ = X.shape[1]
+        checked_input(self, X, "fit", y=y, cams=cams)
         return self
 
     def _check(self, Q, G):
         check_is_fitted(self, "n_features_in_")
-        return check_array(Q, dtype=float), check_array(G, dtype=float)
+        return checked_input(self, Q, "similarity", "Q"), checked_input(self, G, "similarity", "G")
 
 
 @rankers.register("l1")
@@ -93,4 +93,4 @@ class Euclidean(MetricLearner, _Template):
 
     def transform(self, X):
         check_is_fitted(self, "n_features_in_")
-        return check_array(X, dtype=float)
+        return checked_input(self, X, "transform")

@@ -30,7 +30,8 @@ from typing import Literal
 import numpy as np
 
 from ...errors import InputError
-from ..base import LazyColumns
+from .._validation import checked_input
+from ..base import LazyColumns, as_columns
 
 #: |r| is kept below 1 so that alpha stays finite when one model separates the training rows
 R_MAX = 1.0 - 1e-10
@@ -47,26 +48,30 @@ def to_weak(o: np.ndarray, weak_range: str) -> np.ndarray:
     return o if weak_range == "symmetric" else (o + 1.0) / 2.0
 
 
-def training_outputs(H, y, who: str, weak_range: str = "symmetric") -> tuple[np.ndarray, np.ndarray]:
-    """(h as an (n, K) float array, s = +1 relevant / -1 not) from outputs in [-1, 1]."""
-    H = np.asarray(H, dtype=float)  # a LazyColumns evaluates every output here
+def training_outputs(ranker, H, y, weak_range: str = "symmetric") -> tuple[np.ndarray, np.ndarray]:
+    """(h as an (n, K) float array, s = +1 relevant / -1 not) from the outputs ``H`` in [-1, 1] that
+    ``ranker.fit`` was given (checked by :func:`~rankbench.rankers._validation.checked_input`, which
+    sets ``n_features_in_``; a LazyColumns is evaluated here)."""
+    H = checked_input(ranker, H, "fit", y=y)
     y = np.asarray(y).ravel()
-    if H.ndim != 2 or len(H) != len(y):
-        raise InputError(f"{who}: expected base-model outputs of shape ({len(y)}, n_models), got {H.shape}")
-    if not np.isfinite(H).all() or H.min() < -1 - 1e-9 or H.max() > 1 + 1e-9:
-        raise InputError(f"{who}: base-model outputs must be finite and in [-1, 1], got values in "
-                         f"[{np.nanmin(H):.3g}, {np.nanmax(H):.3g}] (it boosts base models: use protocol "
+    who = f"{type(ranker).__name__}.fit"
+    if H.min() < -1 - 1e-9 or H.max() > 1 + 1e-9:
+        raise InputError(f"{who}: base-model outputs must be in [-1, 1], got values in "
+                         f"[{H.min():.3g}, {H.max():.3g}] (it boosts base models: use protocol "
                          "stacked_retrieval)")
     pos = y > 0
     if pos.all() or not pos.any():
         raise InputError(f"{who}: needs relevant and irrelevant training rows, got {int(pos.sum())} relevant "
-                         f"of {len(y)}")
+                         f"of {len(y)} (one class only)")
     return to_weak(np.clip(H, -1.0, 1.0), weak_range), np.where(pos, 1.0, -1.0)
 
 
-def weak(cols: LazyColumns, j: int, rows=None, weak_range: str = "symmetric") -> np.ndarray:
-    """h of model j's outputs on ``rows`` (:func:`to_weak`)."""
-    return to_weak(cols.column(j, rows), weak_range)
+def scoring_columns(ranker, X, method: str) -> LazyColumns:
+    """The base-model outputs a booster scores, checked (a LazyColumns for its shape only: its
+    columns are checked as they are computed) and as :class:`~rankbench.rankers.base.LazyColumns`."""
+    cols = as_columns(checked_input(ranker, X, method, lazy_ok=True))
+    cols.read_by = f"{type(ranker).__name__}.{method}"
+    return cols
 
 
 def staged_scores(cols: LazyColumns, models, alphas, thresholds=None, weak_range: str = "symmetric"):

@@ -9,8 +9,9 @@ from sklearn.utils.validation import check_is_fitted
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ...utils.progress import tick
-from ..base import ModelBooster, as_columns
-from ._stacked import BoundLog, WeakRange, alpha_of, clip_r, side_weights, staged_scores, training_outputs
+from ..base import ModelBooster
+from ._stacked import (BoundLog, WeakRange, alpha_of, clip_r, scoring_columns, side_weights, staged_scores,
+                       training_outputs)
 
 
 @rankers.register("bipartite_rankboost")
@@ -53,7 +54,7 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
 
     def fit(self, X, y):
         """Boost on the base-model outputs ``X`` (n, K) in [-1, 1] of rows labelled ``y`` (1 relevant)."""
-        h, s = training_outputs(X, y, "bipartite_rankboost", self.weak_range)
+        h, s = training_outputs(self, X, y, self.weak_range)
         f = np.zeros(len(h))
         models, alphas, bounds, losses = [], [], [], []
         bound_log = BoundLog()
@@ -76,7 +77,6 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
             bounds.append(bound)
             v, log_z = side_weights(f, s)
             losses.append(float(np.exp(log_z)))
-        self.n_features_in_ = h.shape[1]
         self.models_ = np.asarray(models, dtype=int)
         self.alphas_ = np.asarray(alphas)
         self.loss_bound_ = np.asarray(bounds)
@@ -87,17 +87,19 @@ class BipartiteRankBoost(ModelBooster, BaseEstimator):
 
     def staged_decision_function(self, X):
         """Scores after each round t = 1..T: f_t = sum_{q <= t} alpha_q h_q (a generator)."""
-        for f in self._stages(X):
-            yield f.copy()
+        return (f.copy() for f in self._stages(X, "staged_decision_function"))
 
     def decision_function(self, X):
         """F(x) = sum_t alpha_t h_t(x)."""
-        f = np.zeros(len(X))
-        for f in self._stages(X):
+        check_is_fitted(self, "alphas_")
+        cols = scoring_columns(self, X, "decision_function")
+        f = np.zeros(cols.shape[0])
+        for f in staged_scores(cols, self.models_, self.alphas_, weak_range=self.weak_range):
             pass
         return f
 
-    def _stages(self, X):
+    def _stages(self, X, method: str):
         """f_t after each round, in place (:func:`~rankbench.rankers.boosting._stacked.staged_scores`)."""
         check_is_fitted(self, "alphas_")
-        return staged_scores(as_columns(X), self.models_, self.alphas_, weak_range=self.weak_range)
+        return staged_scores(scoring_columns(self, X, method), self.models_, self.alphas_,
+                             weak_range=self.weak_range)

@@ -15,6 +15,7 @@ from ...registry import rankers
 from ...utils.progress import tick
 from ...utils.threads import in_threads
 from .._pair_grid import build_pair_grid
+from .._validation import checked_input
 from ..base import PairScorer
 from ._histograms import (PairedCodes, first_least, grid_codes, quantiles, reweighted_hist, threshold_codes,
                           weighted_hist)
@@ -115,7 +116,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
     def fit(self, X, y, cams=None):
         """Boost on all (image, other-camera image) pairs of the training set."""
-        X = np.asarray(X, dtype=float)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
         if X.shape[1] % self.n_bins:
             raise InputError(f"elf: feature length {X.shape[1]} is not a multiple of n_bins={self.n_bins} "
                              "(n_bins must be the histogram size of the features)")
@@ -334,11 +335,12 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     def similarity(self, Q, G):
         """The boosted score of every (probe, gallery) pair, shape (nq, ng); see ``score``."""
         check_is_fitted(self, "alphas_")
+        Q, G = checked_input(self, Q, "similarity", "Q"), checked_input(self, G, "similarity", "G")
         used = np.unique(self.hists_)
         out = np.zeros((len(Q), len(G)))
         if len(used) == 0:
             return out
-        D = self._grid_distances(np.asarray(Q, float), np.asarray(G, float), hists=used)
+        D = self._grid_distances(Q, G, hists=used)
         pos = np.searchsorted(used, self.hists_)
         for p, t, a, sc in zip(pos, self.thresholds_, self.alphas_, self.scales_):
             if self.score == "distance":

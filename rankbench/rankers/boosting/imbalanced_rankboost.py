@@ -13,8 +13,9 @@ from ...errors import InputError
 from ...params import NonNegativeFloat, PositiveInt
 from ...registry import rankers
 from ...utils.progress import tick
-from ..base import ModelBooster, as_columns
-from ._stacked import R_MAX, BoundLog, WeakRange, alpha_of, clip_r, side_weights, staged_scores, training_outputs
+from ..base import ModelBooster
+from ._stacked import (R_MAX, BoundLog, WeakRange, alpha_of, clip_r, scoring_columns, side_weights,
+                       staged_scores, training_outputs)
 
 Regularizer = Literal["squared_step", "exp_step", "squared_gap"]
 
@@ -97,7 +98,7 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
 
     def fit(self, X, y):
         """Learn models, weights and thresholds from outputs ``X`` (n, K) in [-1, 1] and labels ``y``."""
-        h, s = training_outputs(X, y, "imbalanced_rankboost", self.weak_range)
+        h, s = training_outputs(self, X, y, self.weak_range)
         bound_log = BoundLog()
         n_pairs = float((s > 0).sum()) * float((s < 0).sum())
         lam = float(self.lam) * (n_pairs if self.lam_scale == "mean" else 1.0)
@@ -132,7 +133,6 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
             thetas.append(theta)
             bounds.append(bound)
             active.append(int(on.sum()))
-        self.n_features_in_ = h.shape[1]
         self.models_ = np.asarray(models, dtype=int)
         self.alphas_ = np.asarray(alphas)
         self.thresholds_ = np.asarray(thetas)
@@ -203,19 +203,19 @@ class ImbalancedRankBoost(ModelBooster, BaseEstimator):
 
     def staged_decision_function(self, X):
         """Scores after each round (a generator): model t is evaluated only where f_{t-1} >= theta_t."""
-        for f in self._stages(X):
-            yield f.copy()
+        return (f.copy() for f in self._stages(X, "staged_decision_function"))
 
     def decision_function(self, X):
         """F(x) of eq. 4."""
         f = None
-        for f in self._stages(X):
+        for f in self._stages(X, "decision_function"):
             pass
         return f
 
-    def _stages(self, X):
+    def _stages(self, X, method: str):
         """f_t after each round, in place (:func:`~rankbench.rankers.boosting._stacked.staged_scores`)."""
         check_is_fitted(self, "alphas_")
+        cols = scoring_columns(self, X, method)
         if np.any(np.diff(self.thresholds_) < 0):
             raise InputError("imbalanced_rankboost: thresholds_ must not decrease (eq. 4); this model's do")
-        return staged_scores(as_columns(X), self.models_, self.alphas_, self.thresholds_, self.weak_range)
+        return staged_scores(cols, self.models_, self.alphas_, self.thresholds_, self.weak_range)

@@ -11,8 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
-from ..base import ModelBooster, as_columns
-from ._stacked import training_outputs
+from ..base import ModelBooster
+from ._stacked import scoring_columns, training_outputs
 from ._trees import staged_tree_scores, used_features
 
 
@@ -50,7 +50,7 @@ class LGBMLambdaRank(ModelBooster, BaseEstimator):
     def fit(self, X, y):
         """Fit on outputs ``X`` (n, K) in [-1, 1] of one concept's boosting rows, labels ``y``."""
         import lightgbm as lgb  # optional: declared in ``requires``, checked before fit
-        training_outputs(X, y, "lgbm_lambdarank")  # the same input checks as the boosters
+        training_outputs(self, X, y)  # the same input checks as the boosters (sets n_features_in_)
         H = np.asarray(X, dtype=float)
         model = lgb.LGBMRanker(objective="lambdarank", n_estimators=int(self.n_estimators),
                                learning_rate=float(self.learning_rate), num_leaves=int(self.num_leaves),
@@ -60,18 +60,19 @@ class LGBMLambdaRank(ModelBooster, BaseEstimator):
         model.fit(H[order], labels[order], group=groups)
         self.booster_ = model.booster_
         self.trees_ = [_node(t["tree_structure"]) for t in self.booster_.dump_model()["tree_info"]]
-        self.n_features_in_ = H.shape[1]
         self.diagnostics_ = {"trees": len(self.trees_), "distinct_models": len(used_features(self.trees_))}
         return self
 
     def staged_decision_function(self, X):
         """Scores after each tree (a generator), reading base models lazily."""
         check_is_fitted(self, "trees_")
-        yield from staged_tree_scores(self.trees_, as_columns(X))
+        return staged_tree_scores(self.trees_, scoring_columns(self, X, "staged_decision_function"))
 
     def decision_function(self, X):
-        f = np.zeros(len(X))
-        for f in self.staged_decision_function(X):
+        check_is_fitted(self, "trees_")
+        cols = scoring_columns(self, X, "decision_function")
+        f = np.zeros(cols.shape[0])
+        for f in staged_tree_scores(self.trees_, cols):
             pass
         return f
 

@@ -13,6 +13,7 @@ from ...params import PositiveInt, Seed
 from ...registry import rankers
 from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
+from .._validation import checked_input
 from ..base import PairScorer
 from ._histograms import PairedCodes, first_least, grid_codes, quantiles, weighted_cum_hist
 
@@ -65,7 +66,8 @@ class RankBoost(PairScorer, BaseEstimator):
 
     def fit(self, X, y, cams=None):
         """Boost on every query's true and wrong matches (queries as in ``PRSVM.fit``)."""
-        P = build_pair_grid(np.asarray(X, dtype=float), np.asarray(y), cams, block=self.block)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
+        P = build_pair_grid(X, np.asarray(y), cams, block=self.block)
         nr, nc = P.shape
         thr = self._thresholds(P)                      # (d, q) ascending
         codes = self._codes(P, thr)                    # d units' codes over nr*nc: first threshold >= value
@@ -153,8 +155,8 @@ class RankBoost(PairScorer, BaseEstimator):
     def similarity(self, Q, G):
         """``H(|q - g|)`` for every (probe, gallery) pair, shape (nq, ng)."""
         check_is_fitted(self, "alphas_")
-        Q = np.asarray(Q, dtype=np.float32)
-        G = np.asarray(G, dtype=np.float32)
+        Q = checked_input(self, Q, "similarity", "Q", dtype=np.float32)
+        G = checked_input(self, G, "similarity", "G", dtype=np.float32)
         used = np.unique(self.features_)  # only the selected dims: no (nq, ng, d) array
         pos = np.searchsorted(used, self.features_)
         D = np.abs(Q[:, None, used] - G[None, :, used])

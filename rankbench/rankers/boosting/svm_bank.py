@@ -22,6 +22,7 @@ from ...params import PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.progress import tick
 from .._search import choose, grid_points
+from .._validation import checked_input, checked_matrix, checked_rows
 from ..base import ItemScorer, ModelBank
 
 
@@ -69,7 +70,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     accepts_views = True
 
     def __init__(self, bags_per_type: PositiveInt = 2, max_bag: Annotated[int, Field(ge=4)] = 800,
-                 C: PositiveFloatGrid = [1.0, 10.0], gamma: PositiveFloatGrid = [0.5, 2.0],
+                 C: PositiveFloatGrid = (1.0, 10.0), gamma: PositiveFloatGrid = (0.5, 2.0),
                  cv: Annotated[int, Field(ge=2)] = 3, block: PositiveInt = 4096, random_state: Seed = None):
         self.bags_per_type = bags_per_type
         self.max_bag = max_bag
@@ -82,15 +83,12 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
         """Train ``bags_per_type`` SVMs per view on balanced bags of the rows of ``X`` (labels 0/1)."""
-        views = _views(X)
+        views = _views(checked_input(self, X, "fit", y=y))
         y = np.asarray(y).astype(int).ravel()
         pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y <= 0)
         if len(pos) < 2 or len(neg) < 2:
-            raise InputError(f"svm_bank: needs at least 2 relevant and 2 irrelevant training rows, got "
-                             f"{len(pos)} and {len(neg)}")
-        for name, V in views.items():
-            if V.ndim != 2 or len(V) != len(y):
-                raise InputError(f"svm_bank: view {name!r} has shape {V.shape}, expected ({len(y)}, d)")
+            raise InputError(f"SVMBank.fit: needs at least 2 relevant and 2 irrelevant training rows, got "
+                             f"{len(pos)} and {len(neg)}{' (one class only)' if not len(pos) or not len(neg) else ''}")
         rng = np.random.default_rng(self.random_state)
         k = min(len(pos), len(neg), int(self.max_bag) // 2)
         self.views_, self.support_, self.coef_, self.intercept_ = [], [], [], []
@@ -156,10 +154,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     def model_output(self, X, j: int, rows=None) -> np.ndarray:
         """Output of model ``j`` on ``rows`` of ``X`` (default all rows), in [-1, 1]."""
         check_is_fitted(self, "n_models_")
-        V = _views(X).get(self.views_[j]) if isinstance(X, dict) else np.asarray(X)
-        if V is None:
-            raise InputError(f"svm_bank: view {self.views_[j]!r} missing from the input (has: "
-                             f"{', '.join(X)})")
+        V = self._view(X, j)
         rows = np.arange(len(V)) if rows is None else np.asarray(rows, dtype=np.intp)
         if self.__dict__.get("_expansions") is None:  # built on first use, not pickled
             self._expansions = [_expansion(sv, g) for sv, g in zip(self.support_, self.gamma_)]
@@ -169,7 +164,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         out = np.empty(len(rows))
         step = int(self.block)
         for s in range(0, len(rows), step):
-            Z = np.asarray(V[rows[s:s + step]], dtype=np.float32) - centre
+            Z = checked_rows(np.asarray(V[rows[s:s + step]], dtype=np.float32), self._who, self._arg(j)) - centre
             Z_aug = np.concatenate([Z, np.ones((len(Z), 1), np.float32),
                                     (-g * np.einsum("ij,ij->i", Z, Z))[:, None]], axis=1)
             E = Z_aug @ S_aug.T                 # -gamma ||z - s||^2 in one product
@@ -178,6 +173,33 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
         out += b
         out /= scale
         return np.clip(out, -1.0, 1.0, out=out)
+
+    _who = "SVMBank.model_output"
+
+    def _arg(self, j: int) -> str:
+        return "X" if self.views_in_ is None else f"X[{self.views_[j]!r}]"
+
+    def _view(self, X, j: int) -> np.ndarray:
+        """The view model ``j`` reads, checked where it is cheap: its kind, shape and width here,
+        the values of the rows it evaluates as it reads them (it is called block by block)."""
+        arg = self._arg(j)
+        if self.views_in_ is None and isinstance(X, dict):
+            raise InputError(f"{self._who}: X is a dict of views, but SVMBank was fitted on one matrix")
+        if self.views_in_ is not None:
+            if not isinstance(X, dict):
+                raise InputError(f"{self._who}: X is one matrix, but SVMBank was fitted on the views "
+                                 f"{', '.join(map(str, self.views_in_))} (give a dict of them)")
+            if self.views_[j] not in X:
+                raise InputError(f"{self._who}: view {self.views_[j]!r} missing from X (has: {', '.join(map(str, X))})")
+            X = X[self.views_[j]]
+        V = np.asarray(X)
+        width = self.support_[j].shape[1]
+        if V.ndim != 2 or V.dtype.kind not in "biuf" or V.size == 0:
+            checked_matrix(V, self._who, arg)  # says what is wrong (one line)
+        if V.shape[1] != width:
+            raise InputError(f"{self._who}: {arg} has {V.shape[1]} features, but SVMBank is expecting {width} "
+                             "features as input (the width it was fitted on)")
+        return V
 
     def __getstate__(self):
         """Pickled without the evaluation matrices (rebuilt from the support vectors on first use),
@@ -189,6 +211,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     def outputs(self, X) -> np.ndarray:
         """(n, n_models) outputs of every model on every row."""
         check_is_fitted(self, "n_models_")
+        X = checked_input(self, X, "outputs")
         n = len(next(iter(_views(X).values())))
         return np.stack([self.model_output(X, j, np.arange(n)) for j in range(self.n_models_)], axis=1)
 

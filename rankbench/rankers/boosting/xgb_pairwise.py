@@ -12,8 +12,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt
 from ...registry import rankers
-from ..base import ModelBooster, as_columns
-from ._stacked import training_outputs
+from ..base import ModelBooster
+from ._stacked import scoring_columns, training_outputs
 from ._trees import staged_tree_scores, used_features
 
 
@@ -50,7 +50,7 @@ class XGBPairwise(ModelBooster, BaseEstimator):
     def fit(self, X, y):
         """Fit on outputs ``X`` (n, K) in [-1, 1] of one concept's boosting rows, labels ``y``."""
         import xgboost as xgb  # optional: declared in ``requires``, checked before fit
-        training_outputs(X, y, "xgb_pairwise")
+        training_outputs(self, X, y)  # the same input checks as the boosters (sets n_features_in_)
         H = np.asarray(X, dtype=float)
         model = xgb.XGBRanker(objective="rank:pairwise", n_estimators=int(self.n_estimators),
                               learning_rate=float(self.learning_rate), max_depth=int(self.max_depth),
@@ -61,18 +61,20 @@ class XGBPairwise(ModelBooster, BaseEstimator):
         self.trees_ = [_node(json.loads(t)) for t in booster.get_dump(dump_format="json")]
         self.base_score_ = float(json.loads(booster.save_config())["learner"]["learner_model_param"]["base_score"]
                                  .strip("[]"))
-        self.n_features_in_ = H.shape[1]
         self.diagnostics_ = {"trees": len(self.trees_), "distinct_models": len(used_features(self.trees_))}
         return self
 
     def staged_decision_function(self, X):
         """Margins after each tree (a generator), reading base models lazily."""
         check_is_fitted(self, "trees_")
-        yield from staged_tree_scores(self.trees_, as_columns(X), init=self.base_score_, float32=True)
+        cols = scoring_columns(self, X, "staged_decision_function")
+        return staged_tree_scores(self.trees_, cols, init=self.base_score_, float32=True)
 
     def decision_function(self, X):
-        f = np.zeros(len(X))
-        for f in self.staged_decision_function(X):
+        check_is_fitted(self, "trees_")
+        cols = scoring_columns(self, X, "decision_function")
+        f = np.zeros(cols.shape[0])
+        for f in staged_tree_scores(self.trees_, cols, init=self.base_score_, float32=True):
             pass
         return f
 

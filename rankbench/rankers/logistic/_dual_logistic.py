@@ -252,10 +252,12 @@ class KernelExpansion(LossDecoder):
 
     def decision_function(self, X) -> np.ndarray:
         """f(x) = sum_j alpha_j K(x, xbar_j) + b: shape (n,) for two classes, else (n, n_classes)."""
-        from sklearn.utils.validation import check_array, check_is_fitted
+        from sklearn.utils.validation import check_is_fitted
+
+        from .._validation import checked_input
 
         check_is_fitted(self, "dual_coef_")
-        X = check_array(X, dtype=np.float64)
+        X = checked_input(self, X, "decision_function")
         F = self._gram(X, self.X_fit_) @ self.dual_coef_.T + self.intercept_
         return F[:, 0] if len(self.classes_) == 2 else F
 

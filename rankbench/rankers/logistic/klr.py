@@ -20,13 +20,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import OptimizeResult
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_X_y
 
 from typing import Literal
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
+from ...errors import InputError
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
+from .._validation import checked_input
 from ..base import Classifier, ItemScorer
 from ._dual_logistic import (RHO_GRID, KernelExpansion, fit_problems, label_terms, newton, objective, rbf_kernel,
                              resolve_rho)
@@ -89,7 +90,7 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
     one KLR with classes_[1] as the positive class; more classes, one per class (one-vs-all).
     """
 
-    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+    def __init__(self, rho: PositiveFloatGrid = RHO_GRID, rho_scale: Literal["absolute", "median"] = "median",
                  lam: NonNegativeFloat = 1e-3, fit_intercept: bool = False, max_iter: PositiveInt = 100,
                  tol: PositiveFloat = 1e-10):
         self.rho = rho
@@ -105,10 +106,12 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
     def fit(self, X, y, groups=None):
         """Fit on rows ``X`` with labels ``y``; ``groups`` (one id per row, e.g. its tracking
         sequence) keeps near-duplicates on one side of the cross-validation that chooses rho."""
-        X, y = check_X_y(X, y, dtype=np.float64)
+        X = checked_input(self, X, "fit", y=y)
+        y = np.asarray(y).ravel()
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError("kernel_logreg needs at least two classes in the training labels")
+            raise InputError(f"KernelLogisticRegression.fit: y holds one class ({self.classes_[0]!r}); expected "
+                             "at least two classes in the training labels")
         self.rho_, self.diagnostics_ = resolve_rho(self.rho, self.rho_scale, X, codes, len(self.classes_), groups,
                                                    self.lam, self.fit_intercept, self.max_iter, self.tol)
         self.X_fit_ = X

@@ -40,13 +40,13 @@ from typing import Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_array
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
+from ...errors import InputError
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
 from .._kernels import rbf_kernel
-from .._validation import check_constraints
+from .._validation import check_constraints, checked_input
 from ..base import Classifier, ItemScorer
 from ._dual_logistic import RHO_GRID, KernelExpansion, fit_problems, resolve_rho
 
@@ -83,7 +83,7 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
     (n_problems,); n_iter_ : Newton steps per problem; n_constraints_ : constraints used.
     """
 
-    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+    def __init__(self, rho: PositiveFloatGrid = RHO_GRID, rho_scale: Literal["absolute", "median"] = "median",
                  lam: PositiveFloat = 1e-3, mu: NonNegativeFloat = 1.0, kernel: Literal["rbf", "linear"] = "rbf",
                  use_negative: bool = True, fit_intercept: bool = False, max_iter: PositiveInt = 100,
                  tol: PositiveFloat = 1e-10):
@@ -121,17 +121,16 @@ class PKLR(KernelExpansion, Classifier, ItemScorer, BaseEstimator):
         -------
         self
         """
-        X = check_array(X, dtype=np.float64)
+        X = checked_input(self, X, "fit", y=y)
         y = np.asarray(y).ravel()
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
         C = check_constraints(constraints, len(X))
         if not self.use_negative:
             C = C[C[:, 2] == 1]
         labelled = y != -1
         self.classes_, codes = np.unique(y[labelled], return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError("pklr needs labelled rows of at least two classes")
+            raise InputError(f"PKLR.fit: the labelled rows hold {len(self.classes_)} class(es) (one class or none); "
+                             "expected at least two classes (y = -1 marks an unlabelled row)")
         g = None if groups is None else np.asarray(groups).ravel()[labelled]
         self.rho_, info = (1.0, {}) if self.kernel == "linear" else resolve_rho(
             self.rho, self.rho_scale, X[labelled], codes, len(self.classes_), g, self.lam, self.fit_intercept,

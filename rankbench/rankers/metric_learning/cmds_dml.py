@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ...errors import InputError
 from ...metrics import knn_regress, mae
@@ -34,6 +34,7 @@ from ...utils.optim import CONVERGED, LINE_SEARCH, MAX_ITER, backtrack, solver_r
 from ...utils.progress import tick
 from ...utils.threads import blas_threads
 from .._search import as_grid, choose
+from .._validation import checked_input
 from ..base import MetricLearner
 from ._neighbours import target_neighbours
 
@@ -533,7 +534,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
                  beta: NonNegativeFloat = 1.0, gamma: PositiveFloat | Literal["auto"] = "auto",
                  rho: OpenFraction = 0.5, sigma: OpenFraction = 0.05, r: PositiveInt = 20,
                  tol: NonNegativeFloat = 1e-6,
-                 max_iter: NonNegativeInt | Annotated[list[NonNegativeInt], Field(min_length=1)] = 1000,
+                 max_iter: NonNegativeInt | Annotated[tuple[NonNegativeInt, ...], Field(min_length=1)] = 1000,
                  cv: Annotated[int, Field(ge=2)] = 5, c_step: Literal["gradient", "authors"] = "gradient",
                  ftol: NonNegativeFloat = 0.0, mds: Literal["direct", "labels"] = "direct",
                  random_state: Seed = None):
@@ -563,7 +564,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
         raise AssertionError(self.mds)  # declared as direct | labels
 
     def fit(self, X, y):
-        X = check_array(X, dtype=float)
+        X = checked_input(self, X, "fit", y=y)
         y = np.asarray(y, float)
         d = X.shape[1]
         if self.s > d:
@@ -657,4 +658,4 @@ class CMDSDML(BaseEstimator, MetricLearner):
     def transform(self, X):
         """The embedding ``L (x - mean)`` of each row, shape (n, s)."""
         check_is_fitted(self, "L_")
-        return (check_array(X, dtype=float) - self.mean_) @ self.L_.T
+        return (checked_input(self, X, "transform") - self.mean_) @ self.L_.T

@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ...errors import ParameterError
 from ...params import NonNegativeFloat, PositiveFloat, PositiveInt
@@ -34,6 +34,7 @@ from ...registry import rankers
 from ...utils.optim import CONVERGED, MAX_ITER, solver_result, stop_diagnostics
 from ...utils.progress import tick
 from ...utils.threads import blas_threads
+from .._validation import checked_input
 from ..base import MetricLearner
 from ._neighbours import target_neighbours
 
@@ -114,7 +115,7 @@ class LDMLR(BaseEstimator, MetricLearner):
         self.normalize = normalize
 
     def fit(self, X, y):
-        X = check_array(X, dtype=float)
+        X = checked_input(self, X, "fit", y=y)
         y = np.asarray(y, float)
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
@@ -169,4 +170,4 @@ class LDMLR(BaseEstimator, MetricLearner):
     def transform(self, X):
         """``L (x - mean)`` with ``A = L^T L``, so Euclidean distances are d_A."""
         check_is_fitted(self, "L_")
-        return ((check_array(X, dtype=float) - self.mean_) / self.scale_) @ self.L_.T
+        return ((checked_input(self, X, "transform") - self.mean_) / self.scale_) @ self.L_.T

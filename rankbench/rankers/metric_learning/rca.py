@@ -41,11 +41,12 @@ from typing import Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, validate_estimator
+from ...errors import InputError
 from ...registry import rankers
-from .._validation import check_constraints
+from .._validation import check_constraints, checked_input
 from ..base import Classifier, ItemScorer
 from ..logistic._dual_logistic import RHO_GRID
 
@@ -118,7 +119,7 @@ class RCA(TransformerMixin, BaseEstimator):
         ``y`` is ignored. Without a positive constraint there is no chunklet and W = I.
         """
         validate_estimator(self, "rca")
-        X = check_array(X, dtype=np.float64)
+        X = checked_input(self, X, "fit")
         d = X.shape[1]
         self.chunklets_ = chunklets(len(X), constraints)
         self.n_chunklets_ = int(self.chunklets_.max() + 1)
@@ -139,7 +140,7 @@ class RCA(TransformerMixin, BaseEstimator):
 
     def transform(self, X) -> np.ndarray:
         check_is_fitted(self, "components_")
-        return check_array(X, dtype=np.float64) @ self.components_.T
+        return checked_input(self, X, "transform") @ self.components_.T
 
 
 @rankers.register("rca_klr")
@@ -161,7 +162,7 @@ class RCAKLR(Classifier, ItemScorer, BaseEstimator):
     labelled rows; rho_ : the RBF width used; classes_.
     """
 
-    def __init__(self, rho: PositiveFloatGrid = list(RHO_GRID), rho_scale: Literal["absolute", "median"] = "median",
+    def __init__(self, rho: PositiveFloatGrid = RHO_GRID, rho_scale: Literal["absolute", "median"] = "median",
                  lam: PositiveFloat = 1e-3, eps: NonNegativeFloat = 1e-3,
                  eps_scale: Literal["trace", "absolute"] = "trace", normalize: bool = True,
                  fit_intercept: bool = False, max_iter: PositiveInt = 100, tol: PositiveFloat = 1e-10):
@@ -181,14 +182,13 @@ class RCAKLR(Classifier, ItemScorer, BaseEstimator):
         from ..logistic._dual_logistic import resolve_rho
         from ..logistic.klr import KernelLogisticRegression
 
-        X = check_array(X, dtype=np.float64)
+        X = checked_input(self, X, "fit", y=y)
         y = np.asarray(y).ravel()
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
         labelled = y != -1
         classes, codes = np.unique(y[labelled], return_inverse=True)
         if len(classes) < 2:
-            raise ValueError("rca_klr needs labelled rows of at least two classes")
+            raise InputError(f"RCAKLR.fit: the labelled rows hold {len(classes)} class(es) (one class or none); "
+                             "expected at least two classes (y = -1 marks an unlabelled row)")
         g = None if groups is None else np.asarray(groups).ravel()[labelled]
         self.rho_, info = resolve_rho(self.rho, self.rho_scale, X[labelled], codes, len(classes), g, self.lam,
                                       self.fit_intercept, self.max_iter, self.tol)
@@ -202,8 +202,8 @@ class RCAKLR(Classifier, ItemScorer, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "klr_")
-        return self.klr_.decision_function(self.rca_.transform(X))
+        return self.klr_.decision_function(self.rca_.transform(checked_input(self, X, "decision_function")))
 
     def predict(self, X) -> np.ndarray:
         check_is_fitted(self, "klr_")
-        return self.klr_.predict(self.rca_.transform(X))
+        return self.klr_.predict(self.rca_.transform(checked_input(self, X, "predict")))

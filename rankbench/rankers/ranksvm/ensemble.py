@@ -14,6 +14,7 @@ from ...registry import rankers
 from ...utils.progress import tick
 from ...utils.threads import one_blas_thread
 from .._pair_grid import build_pair_grid, weighted_l1
+from .._validation import checked_input
 from ..base import PairScorer
 from ._oracles import DenseOracle, TripleStreamOracle
 from ._primal import solve
@@ -71,7 +72,7 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, y, cams=None):
         """Learn the weak rankers and their boosting weights (queries as in ``PRSVM.fit``)."""
-        X = np.asarray(X, dtype=float)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
         y = np.asarray(y)
         W = self._weak_rankers(X, y, cams)
         U = self._pair_margins(X, y, cams, W)          # u_sk = w_k^T (x+_s - x-_s)
@@ -123,7 +124,9 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     def similarity(self, Q, G):
         """``w^T |q - g|`` with the boosted w (eq. 7), shape (nq, ng)."""
         check_is_fitted(self, "coef_")
-        return weighted_l1(Q, G, self.coef_)
+        f32 = np.float32  # the precision weighted_l1 computes in
+        return weighted_l1(checked_input(self, Q, "similarity", "Q", dtype=f32),
+                           checked_input(self, G, "similarity", "G", dtype=f32), self.coef_)
 
 
 def boost(U: np.ndarray, n_rounds: int) -> tuple[np.ndarray, np.ndarray]:

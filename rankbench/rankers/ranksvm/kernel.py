@@ -15,7 +15,7 @@ from ...utils.optim import stop_diagnostics
 from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
 from .._search import as_grid, cv_pair_accuracy, grid_points
-from .._validation import check_pairs
+from .._validation import check_pairs, checked_input
 from ..base import PairwiseRanker
 from ._oracles import kernel_factor, pair_matrix
 from ._primal import solve_gram
@@ -68,8 +68,8 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
 
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
-        X = np.asarray(X, dtype=float)
-        pairs, sign = check_pairs(pairs, sign, len(X))
+        X = checked_input(self, X, "fit", min_rows=2)
+        pairs, sign = check_pairs(pairs, sign, len(X), f"{type(self).__name__}.fit")
         self.X_fit_ = X
         self.scale_ = kernel_scale(self.kernel, X) if (self.normalize or self.kernel == "chi2") else 1.0
         grid = grid_points(C=[float(c) for c in as_grid(self.C)], gamma=[float(g) for g in as_grid(self.gamma)])
@@ -110,7 +110,7 @@ class KernelRankSVM(PairwiseRanker, BaseEstimator):
 
     def decision_function(self, X):
         check_is_fitted(self, "dual_coef_")
-        X = np.asarray(X, dtype=float)
+        X = checked_input(self, X, "decision_function")
         if self.kernel == "linear":
             # x' (X_fit' b) / scale: the primal weights, so scoring costs O(n d) per item set
             return (X @ (self.X_fit_.T @ self.dual_coef_)) / self.scale_

@@ -14,7 +14,7 @@ from ...registry import rankers
 from ...utils.optim import stop_diagnostics
 from ...utils.threads import one_blas_thread
 from .._search import as_grid, cv_pair_accuracy
-from .._validation import check_pairs
+from .._validation import check_pairs, checked_input
 from ..base import PairwiseRanker
 from ._oracles import PairMatrixOracle, kernel_factor, pair_matrix
 from ._primal import solve, solve_gram
@@ -100,23 +100,19 @@ class RankSVM(PairwiseRanker, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _matrix(self, X, fitting=False):
+    def _matrix(self, X, method):
+        """X checked (:func:`~rankbench.rankers._validation.checked_input`); views scaled and joined."""
+        X = checked_input(self, X, method, min_rows=2 if method == "fit" else 1)
         if not isinstance(X, dict):
-            return np.asarray(X, dtype=float)
-        if fitting:
+            return X
+        if method == "fit":
             self.view_ranges_ = {k: (float(np.min(v)), float(np.max(v))) for k, v in X.items()}
-        blocks = []
-        for k, (lo, hi) in self.view_ranges_.items():
-            if k not in X:
-                raise ValueError(f"view {k!r} missing from X (fitted on {', '.join(self.view_ranges_)})")
-            v = np.asarray(X[k], dtype=float).reshape(len(X[k]), -1)
-            blocks.append((v - lo) / (hi - lo if hi > lo else 1.0))
-        return np.hstack(blocks)
+        return np.hstack([(X[k] - lo) / (hi - lo if hi > lo else 1.0) for k, (lo, hi) in self.view_ranges_.items()])
 
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
-        X = self._matrix(X, fitting=True)
-        pairs, sign = check_pairs(pairs, sign, len(X))
+        X = self._matrix(X, "fit")
+        pairs, sign = check_pairs(pairs, sign, len(X), f"{type(self).__name__}.fit")
         grid = as_grid(self.C)
         gram = row_space(X)
         self.cv_scores_ = None
@@ -141,4 +137,4 @@ class RankSVM(PairwiseRanker, BaseEstimator):
 
     def decision_function(self, X):
         check_is_fitted(self, "coef_")
-        return self._matrix(X) @ self.coef_
+        return self._matrix(X, "decision_function") @ self.coef_

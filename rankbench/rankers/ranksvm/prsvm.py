@@ -16,6 +16,7 @@ from ...utils.progress import tick
 from ...utils.threads import one_blas_thread
 from .._pair_grid import build_pair_grid, weighted_l1
 from .._search import as_grid, choose, validation_cmc
+from .._validation import checked_input
 from ..base import PairScorer
 from ._oracles import DenseOracle, TripleStreamOracle
 from ._primal import solve
@@ -68,7 +69,7 @@ class PRSVM(PairScorer, BaseEstimator):
     diagnostics_ : ``{"C": C_, "n_iter": Newton steps, "status": ...}``.
     """
 
-    def __init__(self, C: PositiveFloatGrid = list(DEFAULT_C_GRID),
+    def __init__(self, C: PositiveFloatGrid = DEFAULT_C_GRID,
                  cv: Annotated[int, Field(ge=2)] = 2, cv_rank: PositiveInt = 20, cv_patience: PositiveInt = 1,
                  materialize: bool = False, max_newton: PositiveInt = 15, max_cg: PositiveInt = 10,
                  tol: PositiveFloat = 1e-2, block: PositiveInt = 2, n_jobs: PositiveInt = 1,
@@ -97,7 +98,7 @@ class PRSVM(PairScorer, BaseEstimator):
             matches are every other person's images there; without, candidates are all other
             images.
         """
-        X = np.asarray(X, dtype=float)
+        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
         y = np.asarray(y)
         self.cv_scores_ = {}
         w0 = None
@@ -184,7 +185,9 @@ class PRSVM(PairScorer, BaseEstimator):
     def similarity(self, Q, G):
         """Eq. 1's score ``w^T |q - g|`` for every (probe, gallery) pair, shape (nq, ng)."""
         check_is_fitted(self, "coef_")
-        return weighted_l1(Q, G, self.coef_)
+        f32 = np.float32  # the precision weighted_l1 computes in
+        return weighted_l1(checked_input(self, Q, "similarity", "Q", dtype=f32),
+                           checked_input(self, G, "similarity", "G", dtype=f32), self.coef_)
 
 
 def _val_similarity(w, X, cams) -> np.ndarray:

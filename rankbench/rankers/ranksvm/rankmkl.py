@@ -16,7 +16,7 @@ from ...utils.progress import tick
 from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
 from .._search import as_grid, cv_pair_accuracy, grid_points
-from .._validation import check_pairs
+from .._validation import check_pairs, checked_input
 from ..base import PairwiseRanker
 from ._oracles import kernel_factor, pair_matrix
 from ._primal import solve_gram
@@ -159,11 +159,11 @@ class RankMKL(PairwiseRanker, BaseEstimator):
 
     @one_blas_thread  # measured: see rankbench/utils/threads.py
     def fit(self, X, pairs, sign):
+        X = checked_input(self, X, "fit", min_rows=2)
         if not isinstance(X, dict):
             X = {"x": X}
-        X = {k: np.asarray(v, dtype=float) for k, v in X.items()}
         n = len(next(iter(X.values())))
-        pairs, sign = check_pairs(pairs, sign, n)
+        pairs, sign = check_pairs(pairs, sign, n, f"{type(self).__name__}.fit")
         self.kinds_ = self._kinds(list(X))
         self.views_ = list(X)
         self.scales_ = {v: kernel_scale(kind, X[v]) for v, kind in self.kinds_.items()}
@@ -221,17 +221,15 @@ class RankMKL(PairwiseRanker, BaseEstimator):
 
     def decision_function(self, X):
         check_is_fitted(self, "d_")
+        X = checked_input(self, X, "decision_function")
         if not isinstance(X, dict):
             X = {"x": X}
-        missing = [v for v in self.views_ if v not in X]
-        if missing:
-            raise ValueError(f"view {missing[0]!r} missing from X (fitted on {', '.join(self.views_)})")
         f = 0.0
         for k, (v, kind) in enumerate(self.kinds_.items()):
             w = self.d_[k] / self.kernel_divisors_[k]
             if w == 0:
                 continue
-            Xv = np.asarray(X[v], float)
+            Xv = X[v]
             if kind == "linear":
                 # k(x, X_fit) b = x' (X_fit' b) / scale: one primal weight vector per linear view,
                 # so scoring costs O(n d), not O(n n_train d)

@@ -118,7 +118,7 @@ def test_parameters_are_declared_and_checked():
         PKLR(mu=-1).fit(np.eye(2), [0, 1])
     m = rankers.build("pklr", {})
     # the paper's settings: lambda, mu; rho chosen by cross-validation on the training rows (Sec. 4.3)
-    assert (m.lam, m.mu, m.rho_scale) == (0.001, 1.0, "median") and isinstance(m.rho, list) and len(m.rho) > 1
+    assert (m.lam, m.mu, m.rho_scale) == (0.001, 1.0, "median") and isinstance(m.rho, tuple) and len(m.rho) > 1
 
 
 def test_not_fitted_and_bad_constraints():
