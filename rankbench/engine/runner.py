@@ -70,7 +70,7 @@ from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
-from .estimator import MethodSpec, duck_capability
+from .estimator import MethodSpec, duck_capability, needs
 from .executors import Work, make_executor
 
 
@@ -211,25 +211,43 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
 
 
 def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
-    """One ranker entry as a method, checked against the protocol; a ranker whose own code fails
-    to build is contained (:attr:`MethodSpec.fault`), not fatal."""
+    """One ranker entry as a method, checked against the protocol (:func:`_capable`)."""
     where = f"{origin}: rankers.{rcfg.name}"
     spec = _method(rcfg, cfg, origin)
     _require_features(spec, where)
-    try:
-        probe = spec.make(0)
-    except RankbenchError:
-        raise
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
-        spec.fault = fault_line(exc)
-        return spec
-    _check_method(spec, probe, protocol, where, rcfg.ranker)
-    return spec
+    return _capable(spec, protocol, where)
 
 
 def _require_features(spec, where: str) -> None:
     if not spec.feature_sets:
         raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
+
+
+def _capable(spec: MethodSpec, protocol: Protocol, where: str) -> MethodSpec:
+    """The method with the capability it runs as under ``protocol`` resolved, once, before any
+    job: its own (a mixin it declares), or for a ranker that declares none the first of the
+    protocol's whose methods it has (:func:`~.estimator.duck_capability`); one that has none is
+    refused naming what each capability needs. A ranker whose own code fails to build is
+    contained (:attr:`MethodSpec.fault`), not fatal."""
+    try:
+        probe = spec.make(0)
+    except RankbenchError:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
+        return replace(spec, fault=fault_line(exc))
+    ranker = probe.steps[-1][1] if spec.steps else probe
+    obj = spec.ranker.estimator is not None
+    what = type(ranker).__name__ if obj else spec.ranker.name
+    if not capabilities(ranker) and spec.capability is None:
+        capability = duck_capability(ranker, protocol.capability)
+        if capability is None:
+            raise ConfigError(f"{where}: {'it' if obj else f'ranker {what!r}'} cannot run under protocol "
+                              f"{protocol.registry_name!r}: it declares no capability and has the methods of none "
+                              f"the protocol uses, which need: {needs(ranker, protocol.capability)}")
+        spec = replace(spec, capability=capability)
+        probe = spec.make(0)
+    _check_method(spec, probe, protocol, where, what)
+    return spec
 
 
 def _check_method(spec, probe, protocol: Protocol, where: str, what: str) -> None:
@@ -240,21 +258,16 @@ def _check_method(spec, probe, protocol: Protocol, where: str, what: str) -> Non
 
 
 def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: str) -> MethodSpec:
-    """A method built from an estimator object, as a method of this setting: the capability the
-    protocol asks for taken from its methods when it declares none, its feature sets checked
-    against the config's."""
+    """A method built from an estimator object, as a method of this setting: its feature sets
+    checked against the config's, its capability resolved (:func:`_capable`)."""
     where = f"{origin}: estimator {given.name!r}"
     keys = [f.key for f in cfg.features]
     unknown = [n for n in given.feature_sets if n not in keys]
     if unknown:
         raise ConfigError(f"{where}: features: unknown feature set {unknown[0]!r}; defined: {', '.join(keys) or '(none)'}")
-    spec = replace(given, feature_sets=given.feature_sets or keys)
-    estimator = given.ranker.estimator
-    if not capabilities(estimator):
-        spec = replace(spec, capability=duck_capability(estimator, protocol.capability))
+    spec = replace(given, feature_sets=given.feature_sets or keys, capability=None)
     _require_features(spec, where)
-    _check_method(spec, spec.make(0), protocol, where, type(estimator).__name__)
-    return spec
+    return _capable(spec, protocol, where)
 
 
 # ----------------------------------------------------------------------------- features and splits
