@@ -37,7 +37,7 @@ from .config import (
 )
 from .engine.cache import get_features
 from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan, verify_resume
-from .errors import ConfigError, ConfigErrors, RankbenchError, did_you_mean
+from .errors import ConfigError, ConfigErrors, JobsFailed, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
@@ -244,6 +244,15 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     -------
     (trials, summary) : the pandas frames :func:`load_results` returns.
 
+    Raises
+    ------
+    JobsFailed : when any job failed (the estimator raised, called ``sys.exit``, or returned NaN,
+        the wrong shape or no numbers), as ``rankbench run`` exits 1: its message names the
+        method, the trial and the fault; it carries the finished jobs' frames (``.trials``,
+        ``.summary``) and every failed job (``.failed``).
+    ConfigError : an estimator with none of the protocol's capabilities, one that cannot be
+        built, or an argument the command line would refuse too (``jobs=0``), before any job.
+
     Example::
 
         trials, summary = app.evaluate(MyRanker(scale=2.0), "prosser/viper_p316", trials=3,
@@ -256,6 +265,14 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     from .engine.estimator import MethodSpec
     from .registry import protocols
 
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ConfigError(f"evaluate: name: expected a method name (text), got {name!r}")
+    if features is not None and not (isinstance(features, str) or (isinstance(features, (list, tuple))
+                                                                      and all(isinstance(f, str) for f in features))):
+        raise ConfigError(f"evaluate: features: expected a feature set's name or a list of them, got {features!r}")
+    if sets is not None and not isinstance(sets, dict):
+        raise ConfigError(f"evaluate: sets: expected a mapping of key paths to values, got {sets!r}")
+    engine = EngineOptions(data_root=data_root, jobs=jobs, progress=progress)   # jobs checked as --jobs is
     overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
     exp = _setting_experiment(config, overrides)
     label = name or type(estimator).__name__
@@ -273,6 +290,8 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     sets_used = [features] if isinstance(features, str) else list(features or [])
     spec = MethodSpec(label, ComponentSpec.of(estimator), sets_used, combine or ("views" if consumes else "concat"))
     p = plan(exp, data_root, methods=[spec])
+    if p.faults():   # a copy of the estimator cannot be made: every job would fail
+        raise ConfigErrors(p.faults())
     made = p.settings[0].methods[0]
     entry = {"name": label, "ranker": made.ranker.name, "features": made.feature_sets, "combine": made.combine}
     if hasattr(estimator, "get_params"):
@@ -280,10 +299,9 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}
     call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
             + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
-    options = EngineOptions(data_root=data_root, jobs=jobs, progress=progress,
-                            invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
-                                        "config": None if isinstance(config, dict) else str(config),
-                                        "trials": trials, "seed": seed})
+    options = replace(engine, invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
+                                          "config": None if isinstance(config, dict) else str(config),
+                                          "trials": trials, "seed": seed})
     with contextlib.ExitStack() as held:
         if out is None:
             folder = RunFolder(held.enter_context(tempfile.TemporaryDirectory(prefix="rankbench-evaluate-")))
@@ -293,14 +311,32 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
             held.enter_context(folder.lock(call))
         try:
             folder.write_config(data)
-            execute(p, folder, options)
+            outcome = execute(p, folder, options)
         except BaseException:
             if out is not None:
                 folder.remove_if_empty_of_results()
             raise
         if out is not None:
             build_report(folder, plots=exp.config.output.plots)
-        return load_results(folder.path)
+        trials_, summary = load_results(folder.path)
+        if outcome.failed:
+            raise JobsFailed(_failed_message(outcome, out), [(r.setting, r.trial, r.method, r.phase, r.error)
+                                                             for r in sorted(outcome.failed, key=lambda r: r.key)],
+                             trials_, summary, None if out is None else folder.path)
+        return trials_, summary
+
+
+def _failed_message(outcome: Outcome, out: str | Path | None) -> str:
+    """The failed jobs of an evaluation in one line, as ``rankbench run`` counts them: the first
+    named with its trial, phase and error, the others counted."""
+    failed = sorted(outcome.failed, key=lambda r: r.key)
+    first = failed[0]
+    at = f"trial {first.trial}" + (f" of {first.setting}" if first.setting else "")
+    others = ", ".join(f"trial {r.trial}" + (f" of {r.setting}" if r.setting else "") for r in failed[1:6]) \
+        + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
+    kept = "; what finished is on this error (.trials, .summary)" + (f" and in {out}" if out is not None else "")
+    return (f"evaluate: {len(failed)} of {outcome.n_total} jobs failed: {first.method} {at} FAILED in "
+            f"{first.phase}: {first.error}" + (f"; also {others}" if others else "") + kept)
 
 
 def _report_quietly(folder: RunFolder, plots: bool) -> None:

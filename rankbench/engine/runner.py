@@ -21,6 +21,8 @@ import contextlib
 import datetime as _dt
 import json
 import logging
+import math
+import numbers
 import os
 import platform
 import subprocess
@@ -107,6 +109,22 @@ class EngineOptions:
     progress: bool = True
     #: what the caller wants recorded about how the run was started (command, overrides)
     invocation: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        """Refuse what the command line's options refuse (``--jobs 0``, ``--dask-timeout nan``), for
+        Python callers, with the same conditions."""
+        def whole(v) -> bool:
+            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+        for key, low in (("jobs", 1), ("retries", 0)):
+            if not whole(getattr(self, key)) or getattr(self, key) < low:
+                raise ConfigError(f"{key}: expected an integer >= {low}, got {getattr(self, key)!r}")
+        if self.executor not in ("local", "dask"):
+            raise ConfigError(f"executor: expected 'local' or 'dask', got {self.executor!r}")
+        t = self.dask_timeout
+        if isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t <= 0:
+            raise ConfigError(f"dask_timeout: expected a finite number of seconds > 0, got {t!r}")
+        self.jobs, self.retries = int(self.jobs), int(self.retries)
 
 
 @dataclass
