@@ -191,6 +191,14 @@ class Config(_Strict):
                              "it names a folder under the results folder")
         return v
 
+    @field_validator("sweep")
+    @classmethod
+    def _settings(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for key, values in v.items():
+            if not values:
+                raise ValueError(f"{key}: expected a list of one value or more (each value is a setting), got []")
+        return v
+
     def run_rankers(self) -> list[RankerCfg]:
         """The rankers this run computes: those named in ``methods`` (config order), else all."""
         return [r for r in self.rankers if self.methods is None or r.name in self.methods]

@@ -1,0 +1,46 @@
+"""User mistakes in choosing what to run and in checking a config, through the real command line
+(the style of test_bad_inputs.py: one ``rankbench: error:`` line per mistake, a non-zero exit, no
+traceback, no run folder): ``--methods`` (empty, names holding a comma, repeated), ``validate``
+reporting the data's mistakes with the config's, and a sweep with no values."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from toydata import synthetic_reid_config
+
+GOOD = synthetic_reid_config(n_people=20, n_test=6, ranks=[1, 5], trials=1) + """\
+rankers:
+  - {name: L1, ranker: l1}
+  - {name: "PCA, then L1", ranker: l1, preprocess: [{name: pca, n_components: 3}]}
+  - {name: E, ranker: euclidean}
+"""
+
+
+def lines_of(res) -> list[str]:
+    assert res.exit_code not in (0, None) and "Traceback" not in res.output, res.output
+    lines = res.output.strip().splitlines()
+    assert all(line.startswith("rankbench: error: ") for line in lines), res.output
+    return lines
+
+
+@pytest.fixture
+def good(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD)
+    return path
+
+
+@pytest.mark.parametrize("sweep", ["{protocol.n_test: []}", "{protocol.ranks: [[1]], protocol.n_test: []}"])
+def test_a_sweep_without_values_is_one_line(cli, good, tmp_path, sweep):
+    good.write_text(GOOD + f"sweep: {sweep}\n")
+    for command in (["validate", good], ["run", good, "--out", tmp_path / "run"]):
+        lines = lines_of(cli(*command))
+        assert len(lines) == 1 and "sweep: protocol.n_test: expected a list of one value or more" in lines[0], lines
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_sweep_of_list_values_is_reported(cli, good, tmp_path):
+    good.write_text(GOOD + "sweep: {protocol.ranks: [[1], [1, 5]]}\n")
+    res = cli("run", good, "--out", tmp_path / "run", "--no-plots", "-q", "--methods", "L1")
+    assert res.exit_code == 0 and "ranks = [1], [1, 5]" in res.output, res.output
