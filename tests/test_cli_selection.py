@@ -31,6 +31,40 @@ def good(tmp_path):
     return path
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["--methods", ""], "expected ranker names (one per word, or separated by commas), got ''"),
+    (["--methods", "L1,"], "got 'L1,'"),
+    (["--methods", ",E"], "got ',E'"),
+    (["--methods", "PCA"], "'PCA' is not a ranker of this config"),
+    (["--methods", "--regress"], "--methods: expected a ranker name, got the option '--regress'"),
+])
+def test_methods_that_select_nothing_or_no_ranker_are_refused(cli, good, tmp_path, args, needle):
+    for command in (["validate", good, *args], ["run", good, "--out", tmp_path / "run", *args]):
+        lines = lines_of(cli(*command))
+        assert len(lines) == 1 and needle in lines[0], lines
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("args, chosen", [
+    (["--methods", "PCA, then L1"], ["PCA, then L1"]),                    # a name that holds a comma, quoted
+    (["--methods", "PCA, then L1", "E"], ["PCA, then L1", "E"]),
+    (["--methods", "L1,E"], ["L1", "E"]),
+    (["--methods=E,L1"], ["L1", "E"]),
+    (["--methods", "L1", "--methods", "PCA, then L1"], ["L1", "PCA, then L1"]),
+    (["--methods", "E", "L1"], ["L1", "E"]),
+])
+def test_methods_selects_names_as_typed(cli, good, tmp_path, args, chosen):
+    out = tmp_path / "run"
+    res = cli("run", good, "--out", out, "--no-plots", "-q", *args)
+    assert res.exit_code == 0, res.output
+    assert list(dict.fromkeys(pd.read_csv(out / "trials.csv").method)) == chosen      # config order
+
+
+def test_methods_help_says_how_to_give_a_name_with_a_comma(cli):
+    text = " ".join(cli("run", "--help").output.split())
+    assert "--methods PRSVM --methods L1-norm" in text and "quote a name that holds a comma" in text
+
+
 @pytest.mark.parametrize("sweep", ["{protocol.n_test: []}", "{protocol.ranks: [[1]], protocol.n_test: []}"])
 def test_a_sweep_without_values_is_one_line(cli, good, tmp_path, sweep):
     good.write_text(GOOD + f"sweep: {sweep}\n")
