@@ -31,13 +31,24 @@ from .config import (
     apply_overrides,
     first_difference,
     load_experiment,
+    load_raw,
     parse_set,
     resolve,
     value_at,
 )
 from .engine.cache import get_features
-from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan, verify_resume
-from .errors import ConfigError, ConfigErrors, JobsFailed, RankbenchError, did_you_mean
+from .engine.runner import (
+    EngineOptions,
+    Outcome,
+    Plan,
+    RunInterrupted,
+    data_mistakes,
+    execute,
+    load_dataset,
+    plan,
+    verify_resume,
+)
+from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
@@ -64,10 +75,28 @@ def validate(config: str | Path, overrides: Overrides | None = None, data_root: 
 
     A ranker that cannot be built (an abstract class, an ``__init__`` that raises) is a mistake
     here, one line each; ``run`` computes the other methods and records its jobs as failed."""
-    p = plan(load_experiment(config, overrides), data_root)
+    p = plan(_experiment(config, overrides, data_root), data_root)
     if p.faults():
         raise ConfigErrors(p.faults())
     return p
+
+
+def _experiment(config: str | Path, overrides: Overrides | None, data_root: str | None) -> Experiment:
+    """``load_experiment``; when the config has mistakes, its dataset's are reported with them
+    (:func:`~rankbench.engine.runner.data_mistakes`), so that every mistake is said at once."""
+    try:
+        return load_experiment(config, overrides)
+    except ConfigError as mistakes:
+        found = ErrorList()
+        found.add(mistakes)
+        try:
+            data = apply_overrides(load_raw(config), overrides or Overrides(), str(config))
+        except RankbenchError:
+            raise mistakes from None
+        for more in data_mistakes(data, str(config), data_root):
+            found.add(more)
+        found.raise_any()
+        raise
 
 
 # ----------------------------------------------------------------------------- run
@@ -147,7 +176,7 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
         elif config is None:
             raise ConfigError("run: give a config file, or --resume RUN_DIR")
         else:
-            exp = load_experiment(config, overrides)
+            exp = _experiment(config, overrides, options.data_root)
             new = True
         p = plan(exp, options.data_root)
         if new:

@@ -65,6 +65,27 @@ def test_methods_help_says_how_to_give_a_name_with_a_comma(cli):
     assert "--methods PRSVM --methods L1-norm" in text and "quote a name that holds a comma" in text
 
 
+def test_validate_reports_the_datas_mistakes_with_the_configs(cli, tmp_path):
+    """A schema mistake no longer hides the dataset's: a missing data folder, a protocol value the
+    dataset cannot satisfy, and a ranker that cannot run beside a missing folder."""
+    path, out = tmp_path / "c.yaml", tmp_path / "run"
+    cases = [
+        (GOOD.replace("trials: 1", "trials: many").replace("{name: synthetic_reid, n_people: 20}", "{name: viper}"),
+         ["trials: expected a valid integer, got 'many'", "folder " + str(tmp_path / "nodata" / "viper") + " not found"]),
+        (GOOD.replace("trials: 1", "trials: many").replace("n_test: 6", "n_test: 60"),
+         ["trials: expected a valid integer, got 'many'", "protocol.n_test: expected 2..19"]),
+        (GOOD.replace("{name: synthetic_reid, n_people: 20}", "{name: viper}").replace("ranker: euclidean", "ranker: ranksvm"),
+         ["folder " + str(tmp_path / "nodata" / "viper") + " not found", "rankers.E: ranker 'ranksvm' cannot run"]),
+    ]
+    for text, needles in cases:
+        path.write_text(text)
+        for command in (["validate", path], ["run", path, "--out", out]):
+            lines = lines_of(cli(*command, "--data-root", tmp_path / "nodata"))
+            assert len(lines) == len(needles), lines
+            assert all(any(n in line for line in lines) for n in needles), lines
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("sweep", ["{protocol.n_test: []}", "{protocol.ranks: [[1]], protocol.n_test: []}"])
 def test_a_sweep_without_values_is_one_line(cli, good, tmp_path, sweep):
     good.write_text(GOOD + f"sweep: {sweep}\n")

@@ -37,12 +37,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from pydantic import ValidationError
 
 from .. import __version__
 from ..components import ComponentSpec
 from ..config import (
     Config,
+    DatasetCfg,
     Experiment,
+    ProtocolCfg,
     RankerCfg,
     dataset_params,
     first_difference,
@@ -50,7 +53,7 @@ from ..config import (
     value_at,
 )
 from ..datasets.base import Dataset
-from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
+from ..errors import ConfigError, DataError, ErrorList, RankbenchError, Terminated
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views, capabilities
 from ..registry import datasets, features, protocols
@@ -193,6 +196,40 @@ def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Datase
     return loader.load(data_root)
 
 
+def data_mistakes(data: dict, origin: str, data_root: str | None) -> list[RankbenchError]:
+    """The mistakes of the dataset a config names and of its protocol against that dataset, looked
+    for even where the rest of the config has mistakes, so that ``validate`` reports every one at
+    once. What the config's own checks refuse (an unknown loader, a bad parameter) is left to them,
+    and so is a dataset or protocol the sweep changes: nothing is reported twice or guessed."""
+    swept = data.get("sweep") if isinstance(data.get("sweep"), dict) else {}
+    try:
+        if any(str(k).startswith("dataset") for k in swept):
+            return []
+        dcfg = DatasetCfg.model_validate(data.get("dataset"))
+        params = {**dcfg.params(), **({"root": dcfg.root} if dcfg.root is not None else {})}
+        loader = datasets.build(dcfg.name, params, f"{origin}: dataset")
+    except (ValidationError, RankbenchError):
+        return []
+    try:
+        dataset = loader.load(data_root)
+    except RankbenchError as exc:
+        return [exc]
+    try:
+        if any(str(k).startswith("protocol") for k in swept):
+            return []
+        pcfg = ProtocolCfg.model_validate(data.get("protocol"))
+        protocol = protocols.build(pcfg.name, pcfg.params(), f"{origin}: protocol")
+    except (ValidationError, RankbenchError):
+        return []
+    try:
+        protocol.check_dataset(dataset)
+    except ConfigError as exc:  # a protocol names the key path; the file comes from here
+        return [exc if str(exc).startswith(origin) else type(exc)(f"{origin}: {exc}")]
+    except RankbenchError as exc:
+        return [exc]
+    return []
+
+
 def plan(experiment: Experiment, data_root: str | None = None, methods: list[MethodSpec] | None = None) -> Plan:
     """Load datasets, build protocols and check datasets and rankers against them; write nothing.
 
@@ -206,16 +243,26 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         origin = experiment.origin + (f" [{st.label}]" if st.label else "")
         dkey = json.dumps(cfg.dataset.model_dump(), sort_keys=True, default=str)
         if dkey not in loaded:
-            loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
+            try:
+                loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
+            except DataError as exc:   # said with the rankers' mistakes, not instead of them
+                loaded[dkey] = exc
         dataset = loaded[dkey]
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
         errors = ErrorList()
-        for check, arg in ((protocol.check_dataset, dataset), (protocol.check_features, [f.key for f in cfg.features])):
+        checks = [(protocol.check_features, [f.key for f in cfg.features])]
+        if isinstance(dataset, DataError):
+            errors.add(dataset)
+        else:
+            checks.insert(0, (protocol.check_dataset, dataset))
+        for check, arg in checks:
             try:
                 check(arg)
             except ConfigError as exc:  # a protocol names the key path; the file comes from here
                 msg = str(exc)
                 errors.add(exc if msg.startswith(origin) else type(exc)(f"{origin}: {msg}"))
+            except DataError as exc:
+                errors.add(exc)
         specs = []
         for rcfg in cfg.run_rankers() if methods is None else []:
             with errors.check():
