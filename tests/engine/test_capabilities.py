@@ -140,12 +140,15 @@ def test_a_metric_learner_under_reid_ranks_by_its_transform(shared_cache, tmp_pa
         assert got == pytest.approx(truth[np.arange(len(top)), top].mean())
 
 
-@pytest.mark.parametrize("cls, runs", [("PlainMetric", True), ("PlainPairScorer", True), ("PlainClassifier", False)])
-def test_a_plain_class_by_import_path_on_the_command_line(cli, tmp_path, cls, runs):
+@pytest.mark.parametrize("cls, runs, steps", [("PlainMetric", True, []), ("PlainPairScorer", True, []),
+                                              ("PlainMetric", True, [{"name": "pca", "n_components": 4}]),
+                                              ("PlainClassifier", False, [])])
+def test_a_plain_class_by_import_path_on_the_command_line(cli, tmp_path, cls, runs, steps):
     import yaml
 
     path, out = tmp_path / "c.yaml", tmp_path / "run"
-    data = {**config("reid"), "rankers": [{"name": "Mine", "ranker": f"{PLUGIN}:{cls}"}, {"name": "L1", "ranker": "l1"}]}
+    mine = {"name": "Mine", "ranker": f"{PLUGIN}:{cls}", **({"preprocess": steps} if steps else {})}
+    data = {**config("reid"), "rankers": [mine, {"name": "L1", "ranker": "l1"}]}
     path.write_text(yaml.safe_dump(data))
     res = cli("validate", path)
     if runs:
