@@ -69,13 +69,14 @@ def test_validate_reports_the_datas_mistakes_with_the_configs(cli, tmp_path):
     """A schema mistake no longer hides the dataset's: a missing data folder, a protocol value the
     dataset cannot satisfy, and a ranker that cannot run beside a missing folder."""
     path, out = tmp_path / "c.yaml", tmp_path / "run"
+    missing = "folder " + str(tmp_path / "nodata" / "viper") + " not found"
     cases = [
         (GOOD.replace("trials: 1", "trials: many").replace("{name: synthetic_reid, n_people: 20}", "{name: viper}"),
-         ["trials: expected a valid integer, got 'many'", "folder " + str(tmp_path / "nodata" / "viper") + " not found"]),
+         ["trials: expected a valid integer, got 'many'", missing]),
         (GOOD.replace("trials: 1", "trials: many").replace("n_test: 6", "n_test: 60"),
          ["trials: expected a valid integer, got 'many'", "protocol.n_test: expected 2..19"]),
-        (GOOD.replace("{name: synthetic_reid, n_people: 20}", "{name: viper}").replace("ranker: euclidean", "ranker: ranksvm"),
-         ["folder " + str(tmp_path / "nodata" / "viper") + " not found", "rankers.E: ranker 'ranksvm' cannot run"]),
+        (GOOD.replace("{name: synthetic_reid, n_people: 20}", "{name: viper}")
+         .replace("ranker: euclidean", "ranker: ranksvm"), [missing, "rankers.E: ranker 'ranksvm' cannot run"]),
     ]
     for text, needles in cases:
         path.write_text(text)
