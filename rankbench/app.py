@@ -63,7 +63,7 @@ from .utils.progress import configure_logging, progress_shown
 log = logging.getLogger("rankbench.app")
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
-           "counts_line", "validate", "run", "evaluate", "paper_settings",
+           "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings",
            "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
            "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
@@ -142,6 +142,9 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
         options: EngineOptions | None = None, plots: bool | None = None, style: str | Path | None = None) -> RunResult:
     """Run ``config`` into a new run folder, or continue the run in ``resume``.
 
+    A run whose every job failed raises :class:`~rankbench.errors.JobsFailed` (after its report is
+    written); one where some failed returns them in ``outcome.failed``.
+
     A new folder is created exclusively, only after the config, the dataset and every ranker have
     passed their checks, and is removed again if the run fails before its first result. ``style``:
     a matplotlib style file for the figures, on top of rankbench's own.
@@ -196,7 +199,19 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             raise
         built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style,
                              n_jobs=options.jobs if options.executor == "local" else 1)
+    if outcome.failed and not outcome.n_done:   # nothing to show: an error, not a result
+        raise JobsFailed(failed_line(outcome), [(r.setting, r.trial, r.method, r.phase, r.error)
+                                                for r in sorted(outcome.failed, key=lambda r: r.key)],
+                         folder=folder.path)
     return RunResult(folder, outcome, built)
+
+
+def failed_line(outcome: Outcome) -> str:
+    """A run's failed jobs in one line, as ``rankbench run`` ends with them (each was logged, with
+    its error, as it failed; the report lists them)."""
+    names = ", ".join(dict.fromkeys(r.method for r in outcome.failed))
+    return (f"{len(outcome.failed)} of {outcome.n_total} jobs failed ({names}; the report lists each with its "
+            f"error); after fixing them: rankbench run --resume {outcome.folder.path}")
 
 
 # ----------------------------------------------------------------------------- evaluate

@@ -264,11 +264,8 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     if mlflow_store:
         parent = app.export(result.folder.path, "mlflow", mlflow_store)
         click.echo(f"logged to the MLflow store {mlflow_store} (parent run {parent})")
-    failed = result.outcome.failed
-    if failed:  # each was named as it failed; the exit status says the run is not whole
-        names = ", ".join(dict.fromkeys(r.method for r in failed))
-        _fail(f"{len(failed)} of {result.outcome.n_total} jobs failed ({names}; the report lists each with its "
-              f"error); after fixing them: rankbench run --resume {result.folder.path}")
+    if result.outcome.failed:  # each was named as it failed; the exit status says the run is not whole
+        _fail(app.failed_line(result.outcome))
 
 
 @main.command(cls=_MethodsCommand)

@@ -463,7 +463,12 @@ def test_evaluate_refuses_an_estimator_it_cannot_copy_before_any_job(shared_cach
     assert not (tmp_path / "run").exists()
 
 
-def test_a_run_whose_every_job_failed_exits_1_in_one_error_line(cli, shared_cache, tmp_path):
+def test_a_run_whose_every_job_failed_is_an_error(cli, shared_cache, tmp_path):
+    """The command line: exit 1, one error line; Python: JobsFailed naming the failed jobs; the
+    records are kept for --resume either way."""
+    from rankbench import app
+    from rankbench.errors import JobsFailed
+
     path, out = tmp_path / "c.yaml", tmp_path / "run"
     head, cls, _ = SETUPS["reid"]
     path.write_text(head + f"trials: 2\nrankers:\n  - {{name: Bad, ranker: '{PLUGIN}:{cls}', fault: fit}}\n")
@@ -471,3 +476,7 @@ def test_a_run_whose_every_job_failed_exits_1_in_one_error_line(cli, shared_cach
     errors = [line for line in res.output.splitlines() if line.startswith("rankbench: error: ")]
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert len(errors) == 1 and errors[0].startswith("rankbench: error: 2 of 2 jobs failed (Bad;")
+    with pytest.raises(JobsFailed, match=r"^2 of 2 jobs failed \(Bad;") as err:
+        app.run(path, out=tmp_path / "py", options=app.EngineOptions(progress=False), plots=False)
+    assert [f[1:4] for f in err.value.failed] == [(0, "Bad", "fit"), (1, "Bad", "fit")]
+    assert len(RunFolder(tmp_path / "py").read_trials()[0]) == 2
