@@ -31,13 +31,24 @@ from .config import (
     apply_overrides,
     first_difference,
     load_experiment,
+    load_raw,
     parse_set,
     resolve,
     value_at,
 )
 from .engine.cache import get_features
-from .engine.runner import EngineOptions, Outcome, Plan, RunInterrupted, execute, load_dataset, plan, verify_resume
-from .errors import ConfigError, ConfigErrors, RankbenchError, did_you_mean
+from .engine.runner import (
+    EngineOptions,
+    Outcome,
+    Plan,
+    RunInterrupted,
+    data_mistakes,
+    execute,
+    load_dataset,
+    plan,
+    verify_resume,
+)
+from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
@@ -52,7 +63,7 @@ from .utils.progress import configure_logging, progress_shown
 log = logging.getLogger("rankbench.app")
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
-           "counts_line", "validate", "run", "evaluate", "paper_settings",
+           "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings",
            "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
            "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
@@ -64,10 +75,28 @@ def validate(config: str | Path, overrides: Overrides | None = None, data_root: 
 
     A ranker that cannot be built (an abstract class, an ``__init__`` that raises) is a mistake
     here, one line each; ``run`` computes the other methods and records its jobs as failed."""
-    p = plan(load_experiment(config, overrides), data_root)
+    p = plan(_experiment(config, overrides, data_root), data_root)
     if p.faults():
         raise ConfigErrors(p.faults())
     return p
+
+
+def _experiment(config: str | Path, overrides: Overrides | None, data_root: str | None) -> Experiment:
+    """``load_experiment``; when the config has mistakes, its dataset's are reported with them
+    (:func:`~rankbench.engine.runner.data_mistakes`), so that every mistake is said at once."""
+    try:
+        return load_experiment(config, overrides)
+    except ConfigError as mistakes:
+        found = ErrorList()
+        found.add(mistakes)
+        try:
+            data = apply_overrides(load_raw(config), overrides or Overrides(), str(config))
+        except RankbenchError:
+            raise mistakes from None
+        for more in data_mistakes(data, str(config), data_root):
+            found.add(more)
+        found.raise_any()
+        raise
 
 
 # ----------------------------------------------------------------------------- run
@@ -113,6 +142,9 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
         options: EngineOptions | None = None, plots: bool | None = None, style: str | Path | None = None) -> RunResult:
     """Run ``config`` into a new run folder, or continue the run in ``resume``.
 
+    A run whose every job failed raises :class:`~rankbench.errors.JobsFailed` (after its report is
+    written); one where some failed returns them in ``outcome.failed``.
+
     A new folder is created exclusively, only after the config, the dataset and every ranker have
     passed their checks, and is removed again if the run fails before its first result. ``style``:
     a matplotlib style file for the figures, on top of rankbench's own.
@@ -147,7 +179,7 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
         elif config is None:
             raise ConfigError("run: give a config file, or --resume RUN_DIR")
         else:
-            exp = load_experiment(config, overrides)
+            exp = _experiment(config, overrides, options.data_root)
             new = True
         p = plan(exp, options.data_root)
         if new:
@@ -167,7 +199,19 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             raise
         built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style,
                              n_jobs=options.jobs if options.executor == "local" else 1)
+    if outcome.failed and not outcome.n_done:   # nothing to show: an error, not a result
+        raise JobsFailed(failed_line(outcome), [(r.setting, r.trial, r.method, r.phase, r.error)
+                                                for r in sorted(outcome.failed, key=lambda r: r.key)],
+                         folder=folder.path)
     return RunResult(folder, outcome, built)
+
+
+def failed_line(outcome: Outcome) -> str:
+    """A run's failed jobs in one line, as ``rankbench run`` ends with them (each was logged, with
+    its error, as it failed; the report lists them)."""
+    names = ", ".join(dict.fromkeys(r.method for r in outcome.failed))
+    return (f"{len(outcome.failed)} of {outcome.n_total} jobs failed ({names}; the report lists each with its "
+            f"error); after fixing them: rankbench run --resume {outcome.folder.path}")
 
 
 # ----------------------------------------------------------------------------- evaluate
@@ -244,6 +288,15 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     -------
     (trials, summary) : the pandas frames :func:`load_results` returns.
 
+    Raises
+    ------
+    JobsFailed : when any job failed (the estimator raised, called ``sys.exit``, or returned NaN,
+        the wrong shape or no numbers), as ``rankbench run`` exits 1: its message names the
+        method, the trial and the fault; it carries the finished jobs' frames (``.trials``,
+        ``.summary``) and every failed job (``.failed``).
+    ConfigError : an estimator with none of the protocol's capabilities, one that cannot be
+        built, or an argument the command line would refuse too (``jobs=0``), before any job.
+
     Example::
 
         trials, summary = app.evaluate(MyRanker(scale=2.0), "prosser/viper_p316", trials=3,
@@ -256,6 +309,14 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     from .engine.estimator import MethodSpec
     from .registry import protocols
 
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ConfigError(f"evaluate: name: expected a method name (text), got {name!r}")
+    if features is not None and not (isinstance(features, str) or (isinstance(features, (list, tuple))
+                                                                      and all(isinstance(f, str) for f in features))):
+        raise ConfigError(f"evaluate: features: expected a feature set's name or a list of them, got {features!r}")
+    if sets is not None and not isinstance(sets, dict):
+        raise ConfigError(f"evaluate: sets: expected a mapping of key paths to values, got {sets!r}")
+    engine = EngineOptions(data_root=data_root, jobs=jobs, progress=progress)   # jobs checked as --jobs is
     overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
     exp = _setting_experiment(config, overrides)
     label = name or type(estimator).__name__
@@ -273,6 +334,8 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     sets_used = [features] if isinstance(features, str) else list(features or [])
     spec = MethodSpec(label, ComponentSpec.of(estimator), sets_used, combine or ("views" if consumes else "concat"))
     p = plan(exp, data_root, methods=[spec])
+    if p.faults():   # a copy of the estimator cannot be made: every job would fail
+        raise ConfigErrors(p.faults())
     made = p.settings[0].methods[0]
     entry = {"name": label, "ranker": made.ranker.name, "features": made.feature_sets, "combine": made.combine}
     if hasattr(estimator, "get_params"):
@@ -280,10 +343,9 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}
     call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
             + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
-    options = EngineOptions(data_root=data_root, jobs=jobs, progress=progress,
-                            invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
-                                        "config": None if isinstance(config, dict) else str(config),
-                                        "trials": trials, "seed": seed})
+    options = replace(engine, invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
+                                          "config": None if isinstance(config, dict) else str(config),
+                                          "trials": trials, "seed": seed})
     with contextlib.ExitStack() as held:
         if out is None:
             folder = RunFolder(held.enter_context(tempfile.TemporaryDirectory(prefix="rankbench-evaluate-")))
@@ -293,14 +355,32 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
             held.enter_context(folder.lock(call))
         try:
             folder.write_config(data)
-            execute(p, folder, options)
+            outcome = execute(p, folder, options)
         except BaseException:
             if out is not None:
                 folder.remove_if_empty_of_results()
             raise
         if out is not None:
             build_report(folder, plots=exp.config.output.plots)
-        return load_results(folder.path)
+        trials_, summary = load_results(folder.path)
+        if outcome.failed:
+            raise JobsFailed(_failed_message(outcome, out), [(r.setting, r.trial, r.method, r.phase, r.error)
+                                                             for r in sorted(outcome.failed, key=lambda r: r.key)],
+                             trials_, summary, None if out is None else folder.path)
+        return trials_, summary
+
+
+def _failed_message(outcome: Outcome, out: str | Path | None) -> str:
+    """The failed jobs of an evaluation in one line, as ``rankbench run`` counts them: the first
+    named with its trial, phase and error, the others counted."""
+    failed = sorted(outcome.failed, key=lambda r: r.key)
+    first = failed[0]
+    at = f"trial {first.trial}" + (f" of {first.setting}" if first.setting else "")
+    others = ", ".join(f"trial {r.trial}" + (f" of {r.setting}" if r.setting else "") for r in failed[1:6]) \
+        + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
+    kept = "; what finished is on this error (.trials, .summary)" + (f" and in {out}" if out is not None else "")
+    return (f"evaluate: {len(failed)} of {outcome.n_total} jobs failed: {first.method} {at} FAILED in "
+            f"{first.phase}: {first.error}" + (f"; also {others}" if others else "") + kept)
 
 
 def _report_quietly(folder: RunFolder, plots: bool) -> None:

@@ -115,8 +115,9 @@ def _command_line() -> list[str]:
 def _overrides(sets, trials=None, seed=None, regress=False, methods=(), max_settings=None):
     from .app import Overrides, parse_set
 
-    names = [n for m in methods for n in m.split(",") if n]  # --methods A B, --methods A,B
-    over = Overrides([parse_set(s) for s in sets], trials, seed, regress, names or None)
+    # --methods A B, --methods A,B, --methods A --methods B: the words as typed (the config's ranker
+    # names decide what a comma means); --methods "" selects nothing and is refused
+    over = Overrides([parse_set(s) for s in sets], trials, seed, regress, list(methods) or None)
     if max_settings is not None:
         over.max_settings = max_settings
     return over
@@ -152,12 +153,17 @@ class _MethodsCommand(click.Command):
                 i += 1
             if names:
                 out[-1:] = [w for n in names for w in ("--methods", n)]
+            elif i < len(args) and args[i].startswith("-"):   # not a name: the next option
+                raise click.UsageError(f"--methods: expected a ranker name, got the option {args[i]!r} (a name "
+                                       "that starts with '-': --methods=NAME)", ctx)
         return super().parse_args(ctx, out)
 
 
 _methods = click.option("--methods", multiple=True, metavar="NAME...",
-                        help="Run only these rankers of the config (display names, e.g. --methods PRSVM "
-                             "L1-norm); published numbers and claims of the others are graded NOT RUN.")
+                        help="Run only these rankers of the config (display names: --methods PRSVM L1-norm, "
+                             "--methods PRSVM,L1-norm or --methods PRSVM --methods L1-norm; quote a name that holds "
+                             "a comma or a space: --methods 'A, B'); published numbers and claims of the others "
+                             "are graded NOT RUN.")
 
 
 _DATA_ROOT_HELP = "Folder with one sub-folder per dataset (viper/, umist/, ...). Default: $RANKBENCH_DATA, else "
@@ -258,11 +264,8 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     if mlflow_store:
         parent = app.export(result.folder.path, "mlflow", mlflow_store)
         click.echo(f"logged to the MLflow store {mlflow_store} (parent run {parent})")
-    failed = result.outcome.failed
-    if failed:  # each was named as it failed; the exit status says the run is not whole
-        names = ", ".join(dict.fromkeys(r.method for r in failed))
-        _fail(f"{len(failed)} of {result.outcome.n_total} jobs failed ({names}; the report lists each with its "
-              f"error); after fixing them: rankbench run --resume {result.folder.path}")
+    if result.outcome.failed:  # each was named as it failed; the exit status says the run is not whole
+        _fail(app.failed_line(result.outcome))
 
 
 @main.command(cls=_MethodsCommand)

@@ -191,6 +191,14 @@ class Config(_Strict):
                              "it names a folder under the results folder")
         return v
 
+    @field_validator("sweep")
+    @classmethod
+    def _settings(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for key, values in v.items():
+            if not values:
+                raise ValueError(f"{key}: expected a list of one value or more (each value is a setting), got []")
+        return v
+
     def run_rankers(self) -> list[RankerCfg]:
         """The rankers this run computes: those named in ``methods`` (config order), else all."""
         return [r for r in self.rankers if self.methods is None or r.name in self.methods]
@@ -755,7 +763,8 @@ class Overrides:
     trials: int | None = None
     seed: int | None = None
     regress: bool = False
-    #: run only these rankers (``--methods``; the config's ``methods`` key)
+    #: run only these rankers (``--methods``; the config's ``methods`` key): display names, or
+    #: names separated by commas (a word that is a ranker's name is taken whole)
     methods: list[str] | None = None
     #: the most sweep settings accepted (``--max-settings``)
     max_settings: int = MAX_SETTINGS
@@ -805,12 +814,24 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
         data["trials"] = over.trials
     if over.seed is not None:
         data["seed"] = over.seed
-    if over.methods:
+    if over.methods is not None:
         rankers_ = data.get("rankers") if isinstance(data.get("rankers"), list) else []
-        _check_methods(list(over.methods), [str(r.get("name")) for r in rankers_ if isinstance(r, dict)],
-                       f"--methods ({origin})")
-        data["methods"] = list(over.methods)
+        data["methods"] = _selected(list(over.methods), [str(r.get("name")) for r in rankers_ if isinstance(r, dict)],
+                                    f"--methods ({origin})")
     return data
+
+
+def _selected(words: list[str], names: list[str], where: str) -> list[str]:
+    """The rankers ``--methods`` names: each word is a ranker's display name, taken whole when it is
+    one (a name may hold a comma), else names separated by commas."""
+    out = []
+    for word in words or [""]:
+        parts = [word] if word in names else [p.strip() for p in str(word).split(",")]
+        if not all(parts):
+            raise ConfigError(f"{where}: expected ranker names (one per word, or separated by commas), got {word!r}")
+        out += parts
+    _check_methods(out, names, where)
+    return out
 
 
 def fold_known_gaps(data: dict, origin: str) -> dict:

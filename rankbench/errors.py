@@ -38,6 +38,19 @@ class RankerFault(InputError):
     and the trial, and goes on with the other jobs."""
 
 
+class JobsFailed(RankbenchError):
+    """Jobs of an evaluation failed (their ranker raised, called ``sys.exit``, or returned what its
+    protocol refuses): the message names the method, the trial and the fault of the first, and
+    counts the others. Nothing computed is lost: ``trials`` and ``summary`` hold the finished
+    jobs' results (the frames ``app.load_results`` returns, empty when every job failed),
+    ``failed`` one ``(setting, trial, method, phase, error)`` per failed job, and ``folder`` the
+    run folder when one was kept."""
+
+    def __init__(self, message: str, failed: list[tuple], trials=None, summary=None, folder=None):
+        super().__init__(message)
+        self.failed, self.trials, self.summary, self.folder = failed, trials, summary, folder
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill PID``), handled as Ctrl-C is: what was kept is saved and said (exit 143)."""
 

@@ -215,7 +215,8 @@ def test_a_paper_setting_by_name_and_one_line_mistakes():
         app.evaluate(LogisticRegression(), "prosser/viper_p361")
     with pytest.raises(ConfigError, match="'Configured' is a ranker of the config"):
         app.evaluate(LogisticRegression(), config("classification"), name="Configured")
-    with pytest.raises(ConfigError, match=r"cannot run under protocol 'comparison'.*offers: nothing"):
+    with pytest.raises(ConfigError, match=r"estimator 'LogisticRegression': it cannot run under protocol 'comparison'.*"
+                       r"pairwise: fit\(X, pairs, sign\), decision_function\(X\) \(its fit takes other arguments"):
         app.evaluate(LogisticRegression(), config("comparison"))   # fit(X, y): no pairs, no sign
     with pytest.raises(ConfigError, match="unknown feature set 'gist'"):
         app.evaluate(LogisticRegression(), config("classification"), features="gist")

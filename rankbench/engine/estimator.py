@@ -6,10 +6,14 @@ for an object that is not a scikit-learn estimator), seeded from the trial when 
 ``random_state`` is None, so its numbers depend only on the run seed and the trial.
 
 An object that declares a capability (a mixin of :mod:`rankbench.rankers.base`) runs as it is. One
-that declares none, such as a plain scikit-learn classifier, is taken for the capability the
-protocol asks for when it has that capability's methods and its ``fit`` takes the protocol's
-arguments (:func:`duck_capability`); it then runs inside :class:`Declared`, a thin wrapper that
-states the capability and passes everything else to the object.
+that declares none (a plain scikit-learn classifier, a metric-learn style learner with ``fit`` and
+``transform``, a class of its own given by import path) is taken, once, when the run is planned,
+for the first capability of the protocol whose methods it has with a ``fit`` that takes the
+protocol's arguments (:func:`duck_capability`); it then runs inside :class:`Declared`, a thin
+wrapper that states the capability, passes every call to the object and gives what the
+capability's mixin gives its rankers (a metric learner's similarity under ``reid``). An object
+that has the methods of none is refused before any job, naming what each capability needs
+(:func:`needs`).
 """
 
 from __future__ import annotations
@@ -56,45 +60,90 @@ class MethodSpec:
 
 
 def _takes_arguments_of(fit, mixin_fit) -> bool:
-    """Whether ``fit`` takes what the mixin's ``fit`` takes, as protocols pass it: the data first,
-    then the other required arguments under the contract's names (``y``; ``pairs, sign``), and
-    its optional ones by keyword (``cams``). Names matter: ``fit(X, y, sample_weight)`` is not
-    ``fit(X, pairs, sign)``."""
+    """Whether ``fit`` takes what the mixin's ``fit`` requires, as protocols pass it: the data
+    first, then the other required arguments under the contract's names (``y``; ``pairs, sign``).
+    Names matter: ``fit(X, y, sample_weight)`` is not ``fit(X, pairs, sign)``. An optional argument
+    of the contract (``cams``) is passed only where ``fit`` takes it (:meth:`Declared.fit`)."""
     try:
         params = list(inspect.signature(fit).parameters.values())
     except (TypeError, ValueError):
         return False
     wanted = list(inspect.signature(mixin_fit).parameters.values())[1:]   # without self
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    any_keyword = any(p.kind is p.VAR_KEYWORD for p in params)
     required = [p.name for p in wanted if p.default is p.empty]
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
     if len(positional) < len(required) or [p.name for p in positional[1:len(required)]] != required[1:]:
         return False
-    if any(p.default is p.empty for p in positional[len(required):]) or \
-            any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params):
-        return False   # it would need an argument no protocol gives
-    return all(any_keyword or p.name in named for p in wanted if p.default is not p.empty)
+    # an argument no protocol gives makes it unusable
+    return not (any(p.default is p.empty for p in positional[len(required):])
+                or any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in params))
+
+
+def _contract(name: str) -> tuple[type | None, list[str]]:
+    """A capability's mixin and the methods an object needs to be taken for it (``fit`` first)."""
+    mixin = capability_mixins().get(name)
+    if mixin is None:
+        return None, []
+    methods = sorted(mixin.__abstractmethods__ | {"fit"}, key=lambda m: (m != "fit", m))
+    return mixin, methods
+
+
+def _signature(mixin: type, method: str) -> str:
+    """``similarity(Q, G)``: a contract method as the rankers' table writes it."""
+    fn = getattr(mixin, method, None)
+    if fn is None:
+        return f"{method}(...)"
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    return f"{method}({', '.join(str(p) for p in params)})"
+
+
+def _gaps(est: Any, name: str) -> list[str]:
+    """What ``est`` lacks to be taken for capability ``name``: missing methods, or a ``fit`` that
+    takes other arguments; empty when it has everything."""
+    mixin, methods = _contract(name)
+    if mixin is None:
+        return [f"{name} is not a capability"]
+    missing = [m for m in methods if not callable(getattr(est, m, None))]
+    if not missing and not _takes_arguments_of(est.fit, mixin.fit):
+        return [f"its fit takes other arguments than {_signature(mixin, 'fit')}"]
+    return [f"missing {', '.join(missing)}"] if missing else []
 
 
 def duck_capability(est: Any, wanted: tuple[str, ...]) -> str | None:
     """The first capability of ``wanted`` (a protocol's, in its order) whose methods ``est`` has,
     with a ``fit`` that takes that capability's arguments; None when it has none of them."""
-    mixins = capability_mixins()
+    return next((name for name in wanted if _contract(name)[0] is not None and not _gaps(est, name)), None)
+
+
+def needs(est: Any, wanted: tuple[str, ...]) -> str:
+    """What each capability of ``wanted`` needs and what ``est`` lacks of it, in one line:
+    ``pair_scorer: fit(X, y, cams=None), similarity(Q, G) (missing similarity); ...``."""
+    out = []
     for name in wanted:
-        mixin = mixins.get(name)
-        if mixin is None:
-            continue
-        methods = sorted(mixin.__abstractmethods__)
-        if all(callable(getattr(est, m, None)) for m in methods) and _takes_arguments_of(est.fit, mixin.fit):
-            return name
-    return None
+        mixin, methods = _contract(name)
+        if mixin is not None:
+            gaps = _gaps(est, name)
+            out.append(f"{name}: {', '.join(_signature(mixin, m) for m in methods)}"
+                       + (f" ({'; '.join(gaps)})" if gaps else ""))
+    return "; ".join(out)
+
+
+def _defaults(capability: str) -> dict[str, Any]:
+    """The methods a capability's mixin gives its rankers (``MetricLearner.similarity``:
+    -squared Euclidean distance of the learned transform; ``LossDecoder.decoding_losses``)."""
+    mixin, _ = _contract(capability)
+    if mixin is None:
+        return {}
+    return {n: f for n, f in vars(mixin).items() if inspect.isfunction(f) and not n.startswith("_")
+            and not getattr(f, "__isabstractmethod__", False)}
 
 
 class Declared(BaseEstimator):
     """An estimator that declares no capability, run as one: states ``capability`` to protocols
     and passes every call (``fit``, scoring, ``diagnostics_``, ``staged_decision_function``...)
-    to ``estimator``."""
+    to ``estimator``; a method the object lacks and the capability's mixin defines (a
+    ``MetricLearner``'s ``similarity`` = -squared Euclidean distance of ``transform``) is the mixin's."""
 
     def __init__(self, estimator: Any = None, capability: str = ""):
         self.estimator = estimator
@@ -110,10 +159,21 @@ class Declared(BaseEstimator):
         return self.estimator
 
     def fit(self, *args, **kwargs):
+        """The object's ``fit``, without the contract's optional arguments it does not take
+        (``cams`` for a pair scorer whose ``fit`` is ``fit(X, y)``)."""
+        params = inspect.signature(self.estimator.fit).parameters
+        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            kwargs = {k: v for k, v in kwargs.items() if k in params}
         self.estimator.fit(*args, **kwargs)
         return self
 
     def __getattr__(self, name: str):
         if name.startswith("_") or name in ("estimator", "capability"):  # unpickling, copying, sklearn
             raise AttributeError(name)
-        return getattr(self.estimator, name)
+        try:
+            return getattr(self.estimator, name)
+        except AttributeError:
+            default = _defaults(self.capability).get(name)
+            if default is None:
+                raise
+            return default.__get__(self)   # the capability's own method, on the object's others

@@ -21,6 +21,8 @@ import contextlib
 import datetime as _dt
 import json
 import logging
+import math
+import numbers
 import os
 import platform
 import subprocess
@@ -35,12 +37,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from pydantic import ValidationError
 
 from .. import __version__
 from ..components import ComponentSpec
 from ..config import (
     Config,
+    DatasetCfg,
     Experiment,
+    ProtocolCfg,
     RankerCfg,
     dataset_params,
     first_difference,
@@ -48,7 +53,7 @@ from ..config import (
     value_at,
 )
 from ..datasets.base import Dataset
-from ..errors import ConfigError, ErrorList, RankbenchError, Terminated
+from ..errors import ConfigError, DataError, ErrorList, RankbenchError, Terminated
 from ..params import check_data_bounds, data_bounds
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views, capabilities
@@ -71,7 +76,7 @@ from ..utils.meter import Meter
 from ..utils.progress import FitReporter, JobInfo, RunProgress, reporting
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
-from .estimator import MethodSpec, duck_capability
+from .estimator import MethodSpec, duck_capability, needs
 from .executors import Work, make_executor
 
 
@@ -108,6 +113,22 @@ class EngineOptions:
     progress: bool = True
     #: what the caller wants recorded about how the run was started (command, overrides)
     invocation: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        """Refuse what the command line's options refuse (``--jobs 0``, ``--dask-timeout nan``), for
+        Python callers, with the same conditions."""
+        def whole(v) -> bool:
+            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+        for key, low in (("jobs", 1), ("retries", 0)):
+            if not whole(getattr(self, key)) or getattr(self, key) < low:
+                raise ConfigError(f"{key}: expected an integer >= {low}, got {getattr(self, key)!r}")
+        if self.executor not in ("local", "dask"):
+            raise ConfigError(f"executor: expected 'local' or 'dask', got {self.executor!r}")
+        t = self.dask_timeout
+        if isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t <= 0:
+            raise ConfigError(f"dask_timeout: expected a finite number of seconds > 0, got {t!r}")
+        self.jobs, self.retries = int(self.jobs), int(self.retries)
 
 
 @dataclass
@@ -176,6 +197,40 @@ def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Datase
     return loader.load(data_root)
 
 
+def data_mistakes(data: dict, origin: str, data_root: str | None) -> list[RankbenchError]:
+    """The mistakes of the dataset a config names and of its protocol against that dataset, looked
+    for even where the rest of the config has mistakes, so that ``validate`` reports every one at
+    once. What the config's own checks refuse (an unknown loader, a bad parameter) is left to them,
+    and so is a dataset or protocol the sweep changes: nothing is reported twice or guessed."""
+    swept = data.get("sweep") if isinstance(data.get("sweep"), dict) else {}
+    try:
+        if any(str(k).startswith("dataset") for k in swept):
+            return []
+        dcfg = DatasetCfg.model_validate(data.get("dataset"))
+        params = {**dcfg.params(), **({"root": dcfg.root} if dcfg.root is not None else {})}
+        loader = datasets.build(dcfg.name, params, f"{origin}: dataset")
+    except (ValidationError, RankbenchError):
+        return []
+    try:
+        dataset = loader.load(data_root)
+    except RankbenchError as exc:
+        return [exc]
+    try:
+        if any(str(k).startswith("protocol") for k in swept):
+            return []
+        pcfg = ProtocolCfg.model_validate(data.get("protocol"))
+        protocol = protocols.build(pcfg.name, pcfg.params(), f"{origin}: protocol")
+    except (ValidationError, RankbenchError):
+        return []
+    try:
+        protocol.check_dataset(dataset)
+    except ConfigError as exc:  # a protocol names the key path; the file comes from here
+        return [exc if str(exc).startswith(origin) else type(exc)(f"{origin}: {exc}")]
+    except RankbenchError as exc:
+        return [exc]
+    return []
+
+
 def plan(experiment: Experiment, data_root: str | None = None, methods: list[MethodSpec] | None = None) -> Plan:
     """Load datasets, build protocols and check datasets and rankers against them; write nothing.
 
@@ -189,16 +244,26 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         origin = experiment.origin + (f" [{st.label}]" if st.label else "")
         dkey = json.dumps(cfg.dataset.model_dump(), sort_keys=True, default=str)
         if dkey not in loaded:
-            loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
+            try:
+                loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
+            except DataError as exc:   # said with the rankers' mistakes, not instead of them
+                loaded[dkey] = exc
         dataset = loaded[dkey]
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
         errors = ErrorList()
-        for check, arg in ((protocol.check_dataset, dataset), (protocol.check_features, [f.key for f in cfg.features])):
+        checks = [(protocol.check_features, [f.key for f in cfg.features])]
+        if isinstance(dataset, DataError):
+            errors.add(dataset)
+        else:
+            checks.insert(0, (protocol.check_dataset, dataset))
+        for check, arg in checks:
             try:
                 check(arg)
             except ConfigError as exc:  # a protocol names the key path; the file comes from here
                 msg = str(exc)
                 errors.add(exc if msg.startswith(origin) else type(exc)(f"{origin}: {msg}"))
+            except DataError as exc:
+                errors.add(exc)
         specs = []
         bounds = DataBounds(cfg, dataset, protocol)
         for rcfg in cfg.run_rankers() if methods is None else []:
@@ -214,25 +279,43 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
 
 def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str,
                     bounds: "DataBounds | None" = None) -> MethodSpec:
-    """One ranker entry as a method, checked against the protocol; a ranker whose own code fails
-    to build is contained (:attr:`MethodSpec.fault`), not fatal."""
+    """One ranker entry as a method, checked against the protocol (:func:`_capable`)."""
     where = f"{origin}: rankers.{rcfg.name}"
     spec = _method(rcfg, cfg, origin)
     _require_features(spec, where)
-    try:
-        probe = spec.make(0)
-    except RankbenchError:
-        raise
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
-        spec.fault = fault_line(exc)
-        return spec
-    _check_method(spec, probe, protocol, where, rcfg.ranker, bounds)
-    return spec
+    return _capable(spec, protocol, where, bounds)
 
 
 def _require_features(spec, where: str) -> None:
     if not spec.feature_sets:
         raise ConfigError(f"{where}: no feature sets defined (add a 'features:' list)")
+
+
+def _capable(spec: MethodSpec, protocol: Protocol, where: str, bounds: "DataBounds | None" = None) -> MethodSpec:
+    """The method with the capability it runs as under ``protocol`` resolved, once, before any
+    job: its own (a mixin it declares), or for a ranker that declares none the first of the
+    protocol's whose methods it has (:func:`~.estimator.duck_capability`); one that has none is
+    refused naming what each capability needs. A ranker whose own code fails to build is
+    contained (:attr:`MethodSpec.fault`), not fatal."""
+    try:
+        probe = spec.make(0)
+    except RankbenchError:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the ranker's own code: contained, not fatal
+        return replace(spec, fault=fault_line(exc))
+    ranker = probe.steps[-1][1] if spec.steps else probe
+    obj = spec.ranker.estimator is not None
+    what = type(ranker).__name__ if obj else spec.ranker.name
+    if not capabilities(ranker) and spec.capability is None:
+        capability = duck_capability(ranker, protocol.capability)
+        if capability is None:
+            raise ConfigError(f"{where}: {'it' if obj else f'ranker {what!r}'} cannot run under protocol "
+                              f"{protocol.registry_name!r}: it declares no capability and has the methods of none "
+                              f"the protocol uses, which need: {needs(ranker, protocol.capability)}")
+        spec = replace(spec, capability=capability)
+        probe = spec.make(0)
+    _check_method(spec, probe, protocol, where, what, bounds)
+    return spec
 
 
 def _check_method(spec, probe, protocol: Protocol, where: str, what: str,
@@ -300,21 +383,16 @@ def _step_dim(step: tuple[str, Any], d: tuple[int, str] | None, n: tuple[int, st
 
 def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: str,
                     bounds: "DataBounds | None" = None) -> MethodSpec:
-    """A method built from an estimator object, as a method of this setting: the capability the
-    protocol asks for taken from its methods when it declares none, its feature sets checked
-    against the config's."""
+    """A method built from an estimator object, as a method of this setting: its feature sets
+    checked against the config's, its capability resolved (:func:`_capable`)."""
     where = f"{origin}: estimator {given.name!r}"
     keys = [f.key for f in cfg.features]
     unknown = [n for n in given.feature_sets if n not in keys]
     if unknown:
         raise ConfigError(f"{where}: features: unknown feature set {unknown[0]!r}; defined: {', '.join(keys) or '(none)'}")
-    spec = replace(given, feature_sets=given.feature_sets or keys)
-    estimator = given.ranker.estimator
-    if not capabilities(estimator):
-        spec = replace(spec, capability=duck_capability(estimator, protocol.capability))
+    spec = replace(given, feature_sets=given.feature_sets or keys, capability=None)
     _require_features(spec, where)
-    _check_method(spec, spec.make(0), protocol, where, type(estimator).__name__, bounds)
-    return spec
+    return _capable(spec, protocol, where, bounds)
 
 
 # ----------------------------------------------------------------------------- features and splits

@@ -210,8 +210,8 @@ def run_facts(run: RunData) -> str:
     facts += (", " + ", ".join(how) if how else "") + ")"
     values = run.setting_values()
     for k in dict.fromkeys(k for v in values.values() for k in v):
-        shown = list(dict.fromkeys(v.get(k) for v in values.values() if k in v))
-        facts += f", {k.split('.')[-1]} = {', '.join(map(str, shown))}"
+        shown = list(dict.fromkeys(str(v[k]) for v in values.values() if k in v))   # a value may be a list
+        facts += f", {k.split('.')[-1]} = {', '.join(shown)}"
     configured = [r for r in run.config.get("rankers", []) if isinstance(r, dict)]
     if inv.get("api") == "rankbench.app.evaluate":
         some = f" (an estimator object given to app.evaluate; the config's {len(configured) - 1} rankers not run)"

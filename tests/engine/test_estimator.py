@@ -74,3 +74,36 @@ def test_each_copy_is_fresh_and_seeded_only_where_the_user_left_random_state_non
     assert spec.ranker.estimator.random_state is None
     kept = MethodSpec("GB", ComponentSpec.of(GradientBoostingClassifier(random_state=5)), ["f"], "concat").make(11)
     assert kept.random_state == 5 and not isinstance(kept, Declared)
+
+
+class KissmeLike:
+    """A metric learner as metric-learn writes one: fit and transform, nothing else."""
+
+    def fit(self, X, y):
+        self.scale_ = 2.0
+        return self
+
+    def transform(self, X):
+        return np.asarray(X, float) * self.scale_
+
+
+class NoCams:
+    def fit(self, X, y):
+        self.fitted_ = True
+        return self
+
+    def similarity(self, Q, G):
+        return -np.abs(np.asarray(Q)[:, None, 0] - np.asarray(G)[None, :, 0])
+
+
+def test_the_wrapper_gives_what_the_capability_gives_and_drops_what_fit_does_not_take():
+    """A metric learner's similarity is -||T(q) - T(g)||^2 (brute force here); a pair scorer whose
+    fit takes no cams is one, and fit gets no cams."""
+    Q, G = np.array([[0.0, 1.0], [2.0, 0.0]]), np.array([[1.0, 1.0], [0.0, 0.0], [3.0, 2.0]])
+    m = Declared(KissmeLike(), "metric").fit(Q, np.array([0, 1]))
+    brute = -np.array([[((2 * q - 2 * g) ** 2).sum() for g in G] for q in Q])
+    assert np.array_equal(m.similarity(Q, G), brute)
+    assert duck_capability(NoCams(), ("pair_scorer", "metric")) == "pair_scorer"
+    p = Declared(NoCams(), "pair_scorer")
+    assert p.fit(Q, np.array([0, 1]), cams=np.array(["a", "b"])) is p and p.estimator.fitted_
+    assert not hasattr(Declared(KissmeLike(), "classifier"), "similarity")   # only its own capability's

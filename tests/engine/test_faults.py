@@ -335,3 +335,148 @@ def test_every_manifest_field_corrupted_is_reported_and_refused(cli, finished_ru
     assert res.exit_code == 0 and "**Unusable manifest** `manifest.json`" in res.output
     res = cli("run", "--resume", tmp_path / "run")
     assert res.exit_code == 1 and "manifest.json: not a usable manifest" in res.output
+
+
+# ----------------------------------------------------------------------------- app.evaluate
+def _faulty(protocol: str, fault: str):
+    """The protocol's faulty ranker as an object, and its config as a mapping (without the faulty entry)."""
+    import importlib.util
+
+    import yaml
+
+    spec = importlib.util.spec_from_file_location("faulty_objects", PLUGIN)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    head, cls, good = SETUPS[protocol]
+    data = yaml.safe_load(head + f"trials: 2\nrankers:\n  - {good}\n")
+    return getattr(module, cls)(fault=fault), data
+
+
+EVALUATE_CASES = [("reid", f) for f in FAULTS] + [(p, "nan") for p in sorted(SETUPS) if p != "reid"]
+
+
+@pytest.mark.parametrize("protocol, fault", EVALUATE_CASES)
+def test_evaluate_raises_on_failed_jobs_naming_method_trial_and_fault(shared_cache, protocol, fault):
+    """What the command line exits 1 for, app.evaluate raises for: one line naming the method,
+    the first failed trial, its phase and error, the other failed trials; never a partial table."""
+    from rankbench import app
+    from rankbench.errors import JobsFailed
+
+    obj, data = _faulty(protocol, fault)
+    combine = {"combine": "views"} if protocol == "stacked_retrieval" else {}
+    with pytest.raises(JobsFailed) as err:
+        app.evaluate(obj, data, name="Bad", progress=False, **combine)
+    phase, says = SAYS[fault]
+    line = str(err.value)
+    assert "\n" not in line and line.startswith(f"evaluate: 2 of 2 jobs failed: Bad trial 0 FAILED in {phase}: ")
+    assert says in line and "also trial 1" in line
+    assert [f[:4] for f in err.value.failed] == [("", 0, "Bad", phase), ("", 1, "Bad", phase)]
+    assert err.value.trials.empty and err.value.summary.empty
+
+
+class FailsOn:
+    """L1 matching that returns a NaN when seeded with one of ``seeds`` (so in chosen trials only)."""
+
+    def __init__(self, seeds=(), random_state=None):
+        self.seeds, self.random_state = seeds, random_state
+
+    def get_params(self, deep=True):
+        return {"seeds": self.seeds, "random_state": self.random_state}
+
+    def set_params(self, **params):
+        self.__dict__.update(params)
+        return self
+
+    def fit(self, X, y, cams=None):
+        return self
+
+    def similarity(self, Q, G):
+        import numpy as np
+        from scipy.spatial.distance import cdist
+
+        S = -cdist(Q, G, "cityblock")
+        if self.random_state in self.seeds:
+            S[0, 0] = np.nan
+        return S
+
+
+def test_evaluate_keeps_what_finished_when_some_trials_fail(shared_cache, tmp_path):
+    """NaN in trials 1 and 3 of 4: the error carries trials 0 and 2, each equal to a clean run's,
+    and names both failed trials; with out= the folder keeps them and says which failed."""
+    from rankbench import app
+    from rankbench.errors import JobsFailed
+    from rankbench.runfolder import RunFolder
+    from rankbench.utils.seeds import ranker_seed
+
+    _, data = _faulty("reid", "nan")
+    data["trials"] = 4
+    clean, _ = app.evaluate(FailsOn(), data, name="M", progress=False)
+    seeds = tuple(ranker_seed(data.get("seed", 0), t) for t in (1, 3))
+    with pytest.raises(JobsFailed) as err:
+        app.evaluate(FailsOn(seeds), data, name="M", out=tmp_path / "run", progress=False)
+    e = err.value
+    assert str(e).startswith("evaluate: 2 of 4 jobs failed: M trial 1 FAILED in score: similarity returned 1 "
+                             "non-finite") and "also trial 3" in str(e) and str(tmp_path / "run") in str(e)
+    assert [f[1] for f in e.failed] == [1, 3] and sorted(set(e.trials["trial"])) == [0, 2]
+    kept = clean[clean["trial"].isin([0, 2])].reset_index(drop=True)
+    quality = ~e.trials["metric"].isin(["train_s", "test_s", "peak_mb"])
+    assert e.trials[quality].reset_index(drop=True).equals(kept[~kept["metric"].isin(["train_s", "test_s", "peak_mb"])]
+                                                           .reset_index(drop=True))
+    records, _ = RunFolder(tmp_path / "run").read_trials()
+    assert sorted((r.trial, r.status) for r in records) == [(0, "ok"), (1, "failed"), (2, "ok"), (3, "failed")]
+    assert e.folder == tmp_path / "run"
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 2.5, "2", True, None])
+def test_evaluate_refuses_jobs_as_the_command_line_does(cli, shared_cache, tmp_path, jobs):
+    from rankbench import app
+    from rankbench.errors import ConfigError
+
+    obj, data = _faulty("reid", "off")
+    with pytest.raises(ConfigError, match=r"^jobs: expected an integer >= 1, got "):
+        app.evaluate(obj, data, jobs=jobs, out=tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+    if isinstance(jobs, int) and not isinstance(jobs, bool):       # the same values refused there
+        path = tmp_path / "c.yaml"
+        path.write_text(config("reid", "off"))
+        res = cli("run", path, "--jobs", jobs, "--out", tmp_path / "run")
+        assert res.exit_code == 2 and "--jobs" in res.output and not (tmp_path / "run").exists()
+
+
+class Uncopyable(FailsOn):
+    """get_params names a parameter its __init__ does not take: no copy can be made."""
+
+    def __init__(self):
+        super().__init__()
+
+    def get_params(self, deep=True):
+        return {"scale": 1.0}
+
+
+def test_evaluate_refuses_an_estimator_it_cannot_copy_before_any_job(shared_cache, tmp_path):
+    from rankbench import app
+    from rankbench.errors import ConfigError
+
+    _, data = _faulty("reid", "off")
+    with pytest.raises(ConfigError, match="the ranker cannot be built: TypeError: .*'scale'"):
+        app.evaluate(Uncopyable(), data, out=tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_whose_every_job_failed_is_an_error(cli, shared_cache, tmp_path):
+    """The command line: exit 1, one error line; Python: JobsFailed naming the failed jobs; the
+    records are kept for --resume either way."""
+    from rankbench import app
+    from rankbench.errors import JobsFailed
+
+    path, out = tmp_path / "c.yaml", tmp_path / "run"
+    head, cls, _ = SETUPS["reid"]
+    path.write_text(head + f"trials: 2\nrankers:\n  - {{name: Bad, ranker: '{PLUGIN}:{cls}', fault: fit}}\n")
+    res = cli("run", path, "--out", out, "--no-plots")
+    errors = [line for line in res.output.splitlines() if line.startswith("rankbench: error: ")]
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert len(errors) == 1 and errors[0].startswith("rankbench: error: 2 of 2 jobs failed (Bad;")
+    with pytest.raises(JobsFailed, match=r"^2 of 2 jobs failed \(Bad;") as err:
+        app.run(path, out=tmp_path / "py", options=app.EngineOptions(progress=False), plots=False)
+    assert [f[1:4] for f in err.value.failed] == [(0, "Bad", "fit"), (1, "Bad", "fit")]
+    assert len(RunFolder(tmp_path / "py").read_trials()[0]) == 2
