@@ -265,7 +265,7 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
             except DataError as exc:
                 errors.add(exc)
         specs = []
-        bounds = DataBounds(cfg, dataset, protocol)
+        bounds = None if isinstance(dataset, DataError) else DataBounds(cfg, dataset, protocol)
         for rcfg in cfg.run_rankers() if methods is None else []:
             with errors.check():
                 specs.append(_checked_method(rcfg, cfg, protocol, origin, bounds))
