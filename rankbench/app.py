@@ -454,10 +454,11 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         with contextlib.ExitStack() as held:
             if out is None:
                 held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
+            root = target if out is not None else folder.path   # no link followed below it
             if fmt == "trec":
-                return write_trec(run_data.records, run_data.settings, sources.dataset, target)
+                return write_trec(run_data.records, run_data.settings, sources.dataset, target, root)
             return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
-                                  sources.features, target)
+                                  sources.features, target, root)
     except OSError as exc:
         raise RankbenchError(f"{target}: cannot write ({exc.strerror or exc})") from None
 
@@ -506,18 +507,26 @@ class _RunSources:
         return self._configs[label]
 
     def dataset(self, label: str):
+        """The setting's dataset, read again and refused unless it is the data the run used: the
+        content fingerprint and item count splits.json recorded for the setting (as ``--resume``
+        checks), else (a run made before those) the manifest's fingerprint of an unswept dataset."""
         cfg = self.config(label)
         key = repr(cfg.dataset.model_dump())
         if key not in self._datasets:
-            ds = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
+            self._datasets[key] = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
+        ds = self._datasets[key]
+        st = next((s for s in self.run.settings if s.label == label), None)
+        recorded = st.dataset_fingerprint if st is not None else None
+        if recorded is None and not any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {}):
             recorded = (self.run.manifest.datasets if self.run.manifest else {}).get(cfg.dataset.name)
-            swept = any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {})
-            if recorded and not swept and recorded != ds.fingerprint:
-                raise RankbenchError(f"{self.folder.path}: dataset {cfg.dataset.name!r} changed since the run "
-                                     f"(fingerprint {ds.fingerprint}, the run's {recorded}); export reads the data "
-                                     "the run used: point --data-root at it")
-            self._datasets[key] = ds
-        return self._datasets[key]
+        n_items = st.n_items if st is not None else None
+        if recorded and recorded != ds.fingerprint or n_items is not None and n_items != len(ds):
+            where = f" (setting {label})" if label else ""
+            raise RankbenchError(f"{self.folder.path}: dataset {cfg.dataset.name!r}{where} changed since the run "
+                                 f"(fingerprint {ds.fingerprint}, {len(ds)} items; the run's {recorded}"
+                                 + (f", {n_items} items" if n_items is not None else "") + "); export reads the data "
+                                 "the run used: point --data-root at it")
+        return ds
 
     def protocol(self, label: str):
         from .registry import protocols
