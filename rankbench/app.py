@@ -312,6 +312,12 @@ def _report_quietly(folder: RunFolder, plots: bool) -> None:
 
 
 # ----------------------------------------------------------------------------- report, check
+def _cannot_write(where: str | Path, exc: OSError, what: str = "") -> RankbenchError:
+    """One line naming the file that could not be written (the one the system names, e.g. a link
+    rankbench refuses to write through; else ``where``) and why."""
+    return RankbenchError(f"{exc.filename or where}: cannot write{what} ({exc.strerror or exc})")
+
+
 def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
            style: str | Path | None = None) -> dict[str, Any]:
     """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX), results.json and plots from its stored results.
@@ -328,7 +334,7 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
         with folder.lock("rankbench report"):  # not while a run writes the same files
             return build_report(folder, plots=plots, max_rank=max_rank, style=style)
     except OSError as exc:
-        raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
+        raise _cannot_write(run_dir, exc, " the report") from None
 
 
 @dataclass
@@ -399,7 +405,7 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
     try:
         atomic_write_bytes(Path(out), buf.getvalue())
     except OSError as exc:
-        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(out, exc) from None
     return {k: v.shape for k, v in arrays.items()}
 
 
@@ -443,7 +449,7 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         try:
             return log_run(results_of(run_data), run_data.config, folder.concrete.path, store)
         except OSError as exc:
-            raise RankbenchError(f"{store}: cannot write ({exc.strerror or exc})") from None
+            raise _cannot_write(store, exc) from None
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
@@ -460,7 +466,7 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
             return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
                                   sources.features, target, root)
     except OSError as exc:
-        raise RankbenchError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(target, exc) from None
 
 
 def mlflow_ready() -> None:
@@ -474,7 +480,7 @@ def _write(path: Path, text: str) -> None:
     try:
         atomic_write_text(path, text)
     except OSError as exc:
-        raise RankbenchError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(path, exc) from None
 
 
 class _RunSources:
@@ -565,7 +571,7 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     try:
         return write_collected(folders, out)
     except OSError as exc:
-        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(out, exc) from None
 
 
 # ----------------------------------------------------------------------------- notes
@@ -684,7 +690,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     try:
         atomic_write_text(out, md)
     except OSError as exc:
-        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(out, exc) from None
     return NotesResult(out, md, len(entries), sum(e.graded_with.startswith("with the published") for e in entries))
 
 
@@ -757,7 +763,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         try:
             written[owner] = draw(owner, runs, folder, refit, **options)
         except OSError as exc:
-            raise RankbenchError(f"{folder}: cannot write the figures ({exc.strerror or exc})") from None
+            raise _cannot_write(folder, exc, " the figures") from None
     if not any(written.values()):
         raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
                              f"({', '.join(str(d) for d in run_dirs)})")
