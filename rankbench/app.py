@@ -730,7 +730,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     FiguresResult : the files written per paper and the runs that no paper draws figures of.
     """
     from .engine.refit import refit as refit_job
-    from .report.figures import PAPERS, draw, figure_paper
+    from .report.figures import PAPERS, draw, figure_paper, require_complete
 
     if paper is not None and paper not in PAPERS:
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
@@ -747,6 +747,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         if owner is None:
             skipped.append(folder.path)
         else:
+            require_complete(run)
             groups.setdefault(owner, []).append(run)
 
     def refit(run, setting: str, trial: int, method: str):
