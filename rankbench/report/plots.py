@@ -58,7 +58,7 @@ from ..metrics import is_rate, metric_info, metric_label
 from ..registry import protocols
 from ..runfolder import TrialRecord
 from ..utils.diskcache import digest, module_fingerprint
-from ..utils.fileio import atomic_write_bytes, atomic_write_text
+from ..utils.fileio import atomic_write_bytes, atomic_write_text, refuse_link
 from .claims import mean_curve, trial_curves
 from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
 
@@ -875,6 +875,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     figure is drawn alone.
     """
     out = run.folder.plots_dir
+    refuse_link(out)   # its old figures are deleted below: never those of a folder it names
     key = _plots_key(run, summary, max_rank, style)
     reused = _reusable_plots(out, key)
     if reused is not None:

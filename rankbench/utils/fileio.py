@@ -50,6 +50,13 @@ def _refusal(mode: int, path: Path) -> NotRegularFile:
     return NotRegularFile(errno.EEXIST, what, str(path))
 
 
+def refuse_link(path: Path) -> None:
+    """:class:`NotRegularFile` naming ``path`` when it is a symbolic link (a folder rankbench is
+    about to clear or fill, below a root it was given)."""
+    if os.path.islink(path):
+        raise _refusal(stat.S_IFLNK, Path(path))
+
+
 def _open_folder(root: Path, parts: tuple[str, ...]) -> int:
     """A descriptor of the folder ``root / parts``, made where missing; ``root`` is followed as
     named, no part below it is (a link there is refused, naming it)."""
