@@ -74,7 +74,9 @@ def _open_folder(root: Path, parts: tuple[str, ...]) -> int:
                 sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _refusal(os.lstat(name, dir_fd=fd).st_mode, here) from None
+                    mode = os.lstat(name, dir_fd=fd).st_mode
+                    raise (_refusal(mode, here) if stat.S_ISLNK(mode) else
+                           NotRegularFile(errno.ENOTDIR, "exists and is not a folder", str(here))) from None
                 raise
             os.close(fd)
             fd = sub

@@ -64,3 +64,12 @@ def test_a_lock_file_is_removed_when_released_and_never_a_link(tmp_path):
     with pytest.raises(NotRegularFile, match="symbolic link"):
         FileLock(tmp_path / "k.lock")
     assert (tmp_path / "sentinel").read_text() == "precious"
+
+
+def test_a_file_where_a_folder_is_needed_is_named_as_such(tmp_path):
+    from rankbench.utils.fileio import NotRegularFile
+
+    (tmp_path / "export").write_text("mine")
+    with pytest.raises(NotRegularFile, match="exists and is not a folder") as err:
+        atomic_write_text(tmp_path / "export" / "trec" / "a.qrels", "x", root=tmp_path)
+    assert err.value.filename == str(tmp_path / "export") and (tmp_path / "export").read_text() == "mine"
