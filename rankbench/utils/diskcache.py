@@ -232,7 +232,8 @@ def _load(path: Path) -> tuple[Any, bool]:
             if stat.S_ISREG(os.fstat(fd).st_mode) and _verified(fh):
                 with contextlib.suppress(Exception):  # verified bytes that do not load: another joblib's
                     return joblib.load(fh), True
-    log.warning("cache: %s: a damaged entry (its bytes do not match their digest); computing it again", path)
+    log.warning("cache: %s: an entry whose bytes do not match their digest (damaged, or written by an earlier "
+                "rankbench); computing it again", path)
     with contextlib.suppress(OSError):
         path.unlink()   # removes a planted link itself, never what it names
     return None, False
