@@ -392,6 +392,12 @@ def _report_quietly(folder: RunFolder, plots: bool) -> None:
 
 
 # ----------------------------------------------------------------------------- report, check
+def _cannot_write(where: str | Path, exc: OSError, what: str = "") -> RankbenchError:
+    """One line naming the file that could not be written (the one the system names, e.g. a link
+    rankbench refuses to write through; else ``where``) and why."""
+    return RankbenchError(f"{exc.filename or where}: cannot write{what} ({exc.strerror or exc})")
+
+
 def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
            style: str | Path | None = None) -> dict[str, Any]:
     """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX), results.json and plots from its stored results.
@@ -408,7 +414,7 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
         with folder.lock("rankbench report"):  # not while a run writes the same files
             return build_report(folder, plots=plots, max_rank=max_rank, style=style)
     except OSError as exc:
-        raise RankbenchError(f"{run_dir}: cannot write the report ({exc.strerror or exc})") from None
+        raise _cannot_write(run_dir, exc, " the report") from None
 
 
 @dataclass
@@ -479,7 +485,7 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
     try:
         atomic_write_bytes(Path(out), buf.getvalue())
     except OSError as exc:
-        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(out, exc) from None
     return {k: v.shape for k, v in arrays.items()}
 
 
@@ -523,7 +529,7 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         try:
             return log_run(results_of(run_data), run_data.config, folder.concrete.path, store)
         except OSError as exc:
-            raise RankbenchError(f"{store}: cannot write ({exc.strerror or exc})") from None
+            raise _cannot_write(store, exc) from None
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
@@ -534,12 +540,13 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         with contextlib.ExitStack() as held:
             if out is None:
                 held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
+            root = target if out is not None else folder.path   # no link followed below it
             if fmt == "trec":
-                return write_trec(run_data.records, run_data.settings, sources.dataset, target)
+                return write_trec(run_data.records, run_data.settings, sources.dataset, target, root)
             return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
-                                  sources.features, target)
+                                  sources.features, target, root)
     except OSError as exc:
-        raise RankbenchError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(target, exc) from None
 
 
 def mlflow_ready() -> None:
@@ -553,7 +560,7 @@ def _write(path: Path, text: str) -> None:
     try:
         atomic_write_text(path, text)
     except OSError as exc:
-        raise RankbenchError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(path, exc) from None
 
 
 class _RunSources:
@@ -586,18 +593,26 @@ class _RunSources:
         return self._configs[label]
 
     def dataset(self, label: str):
+        """The setting's dataset, read again and refused unless it is the data the run used: the
+        content fingerprint and item count splits.json recorded for the setting (as ``--resume``
+        checks), else (a run made before those) the manifest's fingerprint of an unswept dataset."""
         cfg = self.config(label)
         key = repr(cfg.dataset.model_dump())
         if key not in self._datasets:
-            ds = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
+            self._datasets[key] = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
+        ds = self._datasets[key]
+        st = next((s for s in self.run.settings if s.label == label), None)
+        recorded = st.dataset_fingerprint if st is not None else None
+        if recorded is None and not any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {}):
             recorded = (self.run.manifest.datasets if self.run.manifest else {}).get(cfg.dataset.name)
-            swept = any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {})
-            if recorded and not swept and recorded != ds.fingerprint:
-                raise RankbenchError(f"{self.folder.path}: dataset {cfg.dataset.name!r} changed since the run "
-                                     f"(fingerprint {ds.fingerprint}, the run's {recorded}); export reads the data "
-                                     "the run used: point --data-root at it")
-            self._datasets[key] = ds
-        return self._datasets[key]
+        n_items = st.n_items if st is not None else None
+        if recorded and recorded != ds.fingerprint or n_items is not None and n_items != len(ds):
+            where = f" (setting {label})" if label else ""
+            raise RankbenchError(f"{self.folder.path}: dataset {cfg.dataset.name!r}{where} changed since the run "
+                                 f"(fingerprint {ds.fingerprint}, {len(ds)} items; the run's {recorded}"
+                                 + (f", {n_items} items" if n_items is not None else "") + "); export reads the data "
+                                 "the run used: point --data-root at it")
+        return ds
 
     def protocol(self, label: str):
         from .registry import protocols
@@ -636,7 +651,7 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     try:
         return write_collected(folders, out)
     except OSError as exc:
-        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(out, exc) from None
 
 
 # ----------------------------------------------------------------------------- notes
@@ -758,7 +773,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     try:
         atomic_write_text(out, md)
     except OSError as exc:
-        raise RankbenchError(f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(out, exc) from None
     return NotesResult(out, md, len(entries), sum(e.graded_with.startswith("with the published") for e in entries))
 
 
@@ -798,7 +813,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     FiguresResult : the files written per paper and the runs that no paper draws figures of.
     """
     from .engine.refit import refit as refit_job
-    from .report.figures import PAPERS, draw, figure_paper
+    from .report.figures import PAPERS, draw, figure_paper, require_complete
 
     if paper is not None and paper not in PAPERS:
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
@@ -815,6 +830,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         if owner is None:
             skipped.append(folder.path)
         else:
+            require_complete(run)
             groups.setdefault(owner, []).append(run)
 
     def refit(run, setting: str, trial: int, method: str):
@@ -831,7 +847,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         try:
             written[owner] = draw(owner, runs, folder, refit, **options)
         except OSError as exc:
-            raise RankbenchError(f"{folder}: cannot write the figures ({exc.strerror or exc})") from None
+            raise _cannot_write(folder, exc, " the figures") from None
     if not any(written.values()):
         raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
                              f"({', '.join(str(d) for d in run_dirs)})")

@@ -13,7 +13,8 @@ checks and comparisons read through it)::
     <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, results.json
     <run>/plots/            derived; rebuilt by ``rankbench report`` (results.json: the results for
                             machines, with a schema_version)
-    <run>/.lock             the writer lock: who writes the folder now (pid, host, command, since)
+    <run>/.lock             the writer lock: who writes the folder now (pid, host, command, since);
+                            removed when the writer lets go
     <run>/.running/*.json   one heartbeat per job in progress (what its fit is doing); removed
                             when the job ends
 
@@ -32,7 +33,8 @@ One process writes a folder at a time: :meth:`RunFolder.lock` takes an exclusive
 ``.lock`` for as long as a run (or a resumed run, or ``rankbench report``) writes it; a second
 writer is refused with one line naming the holder. The kernel releases the lock when its process
 ends, however it ends, so the lock of a killed run never blocks (POSIX only; elsewhere there is no
-lock).
+lock). Every file is written through :mod:`rankbench.utils.fileio`: atomically, and through no
+symbolic link inside the folder (a link planted at a file or sub-folder is refused, naming it).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from .records import (
     config_fingerprint,
 )
 from .utils.diskcache import digest, file_digest
-from .utils.fileio import atomic_write_json, atomic_write_text
+from .utils.fileio import FileLock, NotRegularFile, atomic_write_text, to_json
 
 __all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "config_fingerprint",
            "RunFolder", "RunFolderError", "Problem", "parse_record", "trial_name", "job_id"]
@@ -86,13 +88,13 @@ class Problem:
 class RunLock:
     """The writer lock of one run folder, held by this process until :meth:`release` (or exit)."""
 
-    def __init__(self, fd: int | None):
-        self._fd = fd
+    def __init__(self, lock: FileLock | None):
+        self._lock = lock
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the last descriptor releases the flock
-            self._fd = None
+        if self._lock is not None:
+            self._lock.release()   # the lock file goes with it
+            self._lock = None
 
     def __enter__(self) -> "RunLock":
         return self
@@ -250,7 +252,7 @@ class RunFolder:
 
         for name in self._START:
             target = self.path / name
-            if target.is_dir():
+            if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
             else:
                 target.unlink(missing_ok=True)
@@ -302,34 +304,37 @@ class RunFolder:
     def lock(self, command: str) -> RunLock:
         """This process becomes the folder's only writer (see the module docstring); ``command``
         (what is writing, e.g. ``rankbench run --resume RUN``) is shown to a refused writer."""
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - non-POSIX: no lock
-            return RunLock(None)
         path = self.path / LOCK
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as exc:
-            raise RunFolderError(f"{self.path}: cannot lock the run folder ({exc.strerror or exc})") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
+            lock = FileLock(path, self.path, blocking=False)
+        except BlockingIOError:
             raise RunFolderError(f"{self.path}: another rankbench writes this run folder ({_holder(path)}); "
                                  "wait for it to end or stop it") from None
-        info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
-                "since": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode(), 0)
-        return RunLock(fd)
+        except NotRegularFile as exc:
+            raise RunFolderError(f"{path}: cannot lock the run folder: {exc.strerror}") from None
+        except OSError as exc:
+            raise RunFolderError(f"{self.path}: cannot lock the run folder ({exc.strerror or exc})") from None
+        if lock.fd is not None:
+            info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
+                    "since": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
+            os.ftruncate(lock.fd, 0)
+            os.pwrite(lock.fd, json.dumps(info).encode(), 0)
+        return RunLock(lock)
 
     def check_writable(self) -> None:
-        probe = self.path / ".write-test"
+        import tempfile
+
         try:
-            probe.write_text("")
-            probe.unlink()
+            fd, probe = tempfile.mkstemp(dir=self.path, prefix=".write-test")   # O_EXCL: follows no link
+            os.close(fd)
+            os.unlink(probe)
         except OSError as exc:
             raise RunFolderError(f"{self.path}: not writable ({exc.strerror or exc})") from None
+
+    def _write(self, path: Path, text: str, durable: bool = True) -> Path:
+        """Every file of the folder is written here: atomically, through no link below the folder."""
+        atomic_write_text(path, text, durable, root=self.path)
+        return path
 
     # ------------------------------------------------------------------ config and splits
     @property
@@ -337,7 +342,7 @@ class RunFolder:
         return self.path / TRIALS
 
     def write_config(self, data: dict[str, Any]) -> None:
-        atomic_write_text(self.path / CONFIG, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+        self._write(self.path / CONFIG, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
     def read_config(self) -> dict[str, Any]:
         try:
@@ -352,7 +357,7 @@ class RunFolder:
         return (self.path / SPLITS).is_file()
 
     def write_splits(self, splits: Splits) -> None:
-        atomic_write_text(self.path / SPLITS, splits.to_json())
+        self._write(self.path / SPLITS, splits.to_json())
 
     def read_splits(self) -> Splits:
         """splits.json, validated (:class:`rankbench.records.Splits`); RunFolderError naming what is wrong."""
@@ -367,9 +372,7 @@ class RunFolder:
         return self.trials_dir / trial_name(setting, trial, method)
 
     def write_trial(self, record: TrialRecord) -> Path:
-        path = self.trial_path(*record.key)
-        atomic_write_text(path, record.to_json())
-        return path
+        return self._write(self.trial_path(*record.key), record.to_json())
 
     def _context(self) -> _Context:
         """What this run's trial records must agree with (see :class:`_Context`)."""
@@ -432,7 +435,7 @@ class RunFolder:
     def write_heartbeat(self, job_id: str, state: dict[str, Any]) -> None:
         """What job ``job_id`` is doing now (atomically; not flushed to disk: it matters only while
         the run lives)."""
-        atomic_write_json(self.path / RUNNING / f"{job_id}.json", state, durable=False)
+        self._write(self.path / RUNNING / f"{job_id}.json", to_json(state), durable=False)
 
     def remove_heartbeat(self, job_id: str) -> None:
         (self.path / RUNNING / f"{job_id}.json").unlink(missing_ok=True)
@@ -469,16 +472,14 @@ class RunFolder:
             raise RunFolderError(f"{path}: not a usable manifest ({_reason(exc)})") from None
 
     def write_manifest(self, manifest: Manifest) -> None:
-        atomic_write_text(self.path / MANIFEST, manifest.to_json())
+        self._write(self.path / MANIFEST, manifest.to_json())
 
     @property
     def plots_dir(self) -> Path:
         return self.path / PLOTS
 
     def write_text(self, name: str, text: str) -> Path:
-        path = self.path / name
-        atomic_write_text(path, text)
-        return path
+        return self._write(self.path / name, text)
 
 
 def _reason(exc: Exception) -> str:

@@ -137,3 +137,67 @@ def test_heartbeats_of_jobs_in_progress(tmp_path):
     assert set(f.read_heartbeats()) == {"job-b"}
     f.clear_heartbeats()
     assert f.read_heartbeats() == {} and not (f.path / ".running").exists()
+
+
+def _small_run(cli, tmp_path):
+    from toydata import synthetic_reid_config
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(synthetic_reid_config(n_people=12, n_test=4, ranks=[1], trials=1)
+                   + "rankers:\n  - {name: L1, ranker: l1}\n")
+    out = tmp_path / "run"
+    assert cli("run", cfg, "--out", out, "--no-plots", "-q").exit_code == 0
+    return out
+
+
+def test_every_lock_is_released_and_removed_on_every_path(cli, tmp_path, monkeypatch):
+    """A refused report (unusable splits), a report that fails midway and one interrupted by
+    Ctrl-C leave no .lock behind, and the next writer gets the folder at once."""
+    out = _small_run(cli, tmp_path)
+    assert not (out / ".lock").exists()                        # a finished run leaves none either
+    splits = (out / "splits.json").read_bytes()
+    (out / "splits.json").write_text("{")
+    res = cli("report", out, "--no-plots")
+    assert res.exit_code == 1 and "splits.json" in res.output and not (out / ".lock").exists()
+    (out / "splits.json").write_bytes(splits)
+    for fault in (OSError(28, "No space left on device", str(out / "summary.md")), KeyboardInterrupt()):
+        def fail(*args, _fault=fault, **kwargs):
+            raise _fault
+        with monkeypatch.context() as m:
+            m.setattr(RunFolder, "write_text", fail)
+            res = cli("report", out, "--no-plots")
+        assert res.exit_code == (130 if isinstance(fault, KeyboardInterrupt) else 1), res.output
+        assert "Traceback" not in res.output and not (out / ".lock").exists()
+        RunFolder(out).lock("next").release()                   # free at once
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_lock_removed_by_its_holder_is_not_shared_by_two_writers(tmp_path):
+    """A writer that opened the lock file just before its holder removed it must not believe it
+    holds the folder while a third writer locks the new file."""
+    f = RunFolder.create(tmp_path / "r")
+    first = f.lock("first")
+    from rankbench.utils.fileio import FileLock
+
+    stale = os.open(f.path / ".lock", os.O_RDWR)               # opened while held ...
+    first.release()                                             # ... then the holder lets go (and removes it)
+    assert not (f.path / ".lock").exists()
+    with f.lock("second"):
+        import fcntl
+
+        fcntl.flock(stale, fcntl.LOCK_EX | fcntl.LOCK_NB)       # the old file locks, but it is not the lock:
+        with pytest.raises(RunFolderError, match="second"):
+            f.lock("third")                                     # the path names the second writer's file
+        with pytest.raises(BlockingIOError):
+            FileLock(f.path / ".lock", f.path, blocking=False)
+    os.close(stale)
+
+
+def test_a_lock_file_that_is_a_link_is_refused_naming_it(tmp_path):
+    f = RunFolder.create(tmp_path / "r")
+    sentinel = tmp_path / "sentinel"
+    sentinel.write_text("precious")
+    (f.path / ".lock").symlink_to(sentinel)
+    with pytest.raises(RunFolderError, match=r"r/\.lock: cannot lock the run folder: is a symbolic link"):
+        f.lock("rankbench report")
+    assert sentinel.read_text() == "precious" and (f.path / ".lock").is_symlink()

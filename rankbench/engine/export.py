@@ -9,6 +9,10 @@ TREC (retrieval runs, ``trec_eval`` / ``pytrec_eval``)
     trial's ``ap/<concept>`` and ``ap@D/<concept>``. trec_eval orders tied scores by item id,
     descending; rankbench counts a tie at its expected value over the tied items' orders
     (:mod:`rankbench.metrics`): the two agree only where no tie mixes relevant and other items.
+    Names (methods, settings, concepts, feature sets) and item ids are written one to one
+    (:func:`safe`: ``%XX`` for a character a file name or a TREC field cannot hold), so no two
+    share a file or a docno; each setting's data must be the data its splits were drawn on
+    (``rankbench.app`` checks it).
 
 svmlight / RankLib (retrieval and relative-attribute runs; :func:`sklearn.datasets.dump_svmlight_file`)
     per setting, trial and feature set, ``trial<k>.train.svm`` and ``trial<k>.test.svm`` with one
@@ -32,22 +36,53 @@ from typing import Any, Callable
 import numpy as np
 
 from ..datasets.base import Dataset
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
 from ..protocols.base import Protocol
 from ..runfolder import SettingSplits, TrialRecord
-from ..utils.fileio import atomic_write_bytes, atomic_write_text
+from ..utils.fileio import atomic_write_bytes
 
 RETRIEVAL = ("retrieval", "stacked_retrieval")
 SVMLIGHT = ("retrieval", "comparison")
 
 
+_UNSAFE = re.compile(r"^\.|[^\w.@+-]")
+
+
 def safe(name: str) -> str:
-    """A file-name and TREC-field safe form: anything but letters, digits, ``-_.@+`` becomes ``_``."""
-    return re.sub(r"[^\w.@+-]", "_", str(name)) or "_"
+    """A file-name and TREC-field safe form, one to one: letters, digits and ``_-.@+`` stay, every
+    other character (``%`` too, and a leading ``.``) becomes ``%XX`` of its UTF-8 bytes, so
+    ``Log reg`` and ``Log_reg`` stay two names (``Log%20reg``, ``Log_reg``); the empty name is ``%``."""
+    return _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), str(name)) or "%"
+
+
+class _Files:
+    """The files of one export: each written atomically through no link below ``root`` (the
+    folder the user named, or the run folder), and each once: two of the run's names meeting in
+    one file is refused instead of one overwriting the other."""
+
+    def __init__(self, root: Path):
+        self.root, self.written, self._seen = root, [], set()
+
+    def write(self, path: Path, data: str | bytes) -> None:
+        if path in self._seen:
+            raise ConfigError(f"export: {path}: two parts of the run would be written to this one file")
+        atomic_write_bytes(path, data.encode() if isinstance(data, str) else data, root=self.root)
+        self.written.append(path)
+        self._seen.add(path)
 
 
 def _folder(out: Path, label: str) -> Path:
     return out / safe(label) if label else out
+
+
+def _docnos(ds: Dataset) -> np.ndarray:
+    """The dataset's item ids as TREC docnos (:func:`safe`); a DataError when two items share one."""
+    ids = ds.items["id"].astype(str).map(safe)
+    repeated = ids[ids.duplicated()]
+    if len(repeated):
+        raise DataError(f"{ds.name}: item id {repeated.iloc[0]!r} names {int((ids == repeated.iloc[0]).sum())} items; "
+                        "TREC needs one document per id (give every item its own id)")
+    return ids.to_numpy()
 
 
 def judged_test_rows(dataset: Dataset, split: dict[str, Any], concept: str) -> np.ndarray:
@@ -58,13 +93,14 @@ def judged_test_rows(dataset: Dataset, split: dict[str, Any], concept: str) -> n
 
 
 def write_trec(records: list[TrialRecord], settings: list[SettingSplits], dataset_of: Callable[[str], Dataset],
-               out: Path) -> list[Path]:
-    """TREC qrels and run files of a retrieval run (module docstring); the written paths."""
-    written = []
+               out: Path, root: Path | None = None) -> list[Path]:
+    """TREC qrels and run files of a retrieval run (module docstring); the written paths. ``root``:
+    the folder below which no link is followed (default ``out``)."""
+    files = _Files(out if root is None else root)
     for st in settings:
         ds = dataset_of(st.label)
         R = np.asarray(ds.arrays["relevance"])
-        ids = ds.items["id"].astype(str).map(safe).to_numpy()
+        ids = _docnos(ds)
         names = list(ds.info["concepts"])
         folder = _folder(out, st.label)
         for split in st.trials:
@@ -74,8 +110,7 @@ def write_trec(records: list[TrialRecord], settings: list[SettingSplits], datase
                 rows = judged_test_rows(ds, split, concept)
                 rel = R[rows, names.index(concept)]
                 lines += [f"{safe(concept)} 0 {i} {int(r)}" for i, r in zip(ids[rows], rel)]
-            written.append(folder / f"trial{k}.qrels")
-            atomic_write_text(written[-1], "\n".join(lines) + "\n")
+            files.write(folder / f"trial{k}.qrels", "\n".join(lines) + "\n")
             for rec in records:
                 if rec.setting != st.label or rec.trial != k:
                     continue
@@ -91,18 +126,16 @@ def write_trec(records: list[TrialRecord], settings: list[SettingSplits], datase
                     order = np.lexsort((-rows, -s))   # best first; a tie: the later row first, as rankbench
                     lines += [f"{safe(concept)} Q0 {ids[rows[j]]} {n} {float(s[j])!r} {tag}"
                               for n, j in enumerate(order, start=1)]
-                written.append(folder / f"trial{k}.{tag}.run")
-                atomic_write_text(written[-1], "\n".join(lines) + "\n")
-    return written
+                files.write(folder / f"trial{k}.{tag}.run", "\n".join(lines) + "\n")
+    return files.written
 
 
-def _svmlight(path: Path, X: np.ndarray, y: np.ndarray, qid: np.ndarray, comment: str) -> Path:
+def _svmlight(X: np.ndarray, y: np.ndarray, qid: np.ndarray, comment: str) -> bytes:
     from sklearn.datasets import dump_svmlight_file
 
     buf = io.BytesIO()
     dump_svmlight_file(X, y, buf, zero_based=False, query_id=qid, comment=comment)
-    atomic_write_bytes(path, buf.getvalue())
-    return path
+    return buf.getvalue()
 
 
 def _queries(protocol_name: str, protocol: Protocol, ds: Dataset, split: dict[str, Any]):
@@ -129,14 +162,15 @@ def _queries(protocol_name: str, protocol: Protocol, ds: Dataset, split: dict[st
 
 def write_svmlight(protocol_name: str, protocol_of: Callable[[str], Protocol], settings: list[SettingSplits],
                    dataset_of: Callable[[str], Dataset], features_of: Callable[[str], dict[str, np.ndarray]],
-                   out: Path) -> list[Path]:
-    """svmlight / RankLib files of a retrieval or relative-attribute run (module docstring)."""
+                   out: Path, root: Path | None = None) -> list[Path]:
+    """svmlight / RankLib files of a retrieval or relative-attribute run (module docstring); the
+    written paths. ``root``: as :func:`write_trec`'s."""
     if protocol_name not in SVMLIGHT:
         raise ConfigError(f"export --format svmlight: expected a run of protocol {' or '.join(SVMLIGHT)}, got "
                           f"{protocol_name!r}" + (" (its rankers learn from base-model outputs; --format trec "
                                                   "exports its rankings)" if protocol_name == "stacked_retrieval"
                                                   else ""))
-    written = []
+    files = _Files(out if root is None else root)
     for st in settings:
         ds, protocol = dataset_of(st.label), protocol_of(st.label)
         ids = ds.items["id"].astype(str).to_numpy()
@@ -145,18 +179,16 @@ def write_svmlight(protocol_name: str, protocol_of: Callable[[str], Protocol], s
             k = int(split["trial"])
             queries = _queries(protocol_name, protocol, ds, split)
             names = [q for q, _, _ in queries["train"]]
-            written.append(folder / f"trial{k}.qids.txt")
-            atomic_write_text(written[-1], "".join(f"{j + 1} {q}\n" for j, q in enumerate(names)))
+            files.write(folder / f"trial{k}.qids.txt", "".join(f"{j + 1} {q}\n" for j, q in enumerate(names)))
             for part, qs in queries.items():
                 rows = np.concatenate([r for _, r, _ in qs])
                 y = np.concatenate([lab for _, _, lab in qs])
                 qid = np.repeat(np.arange(1, len(qs) + 1), [len(r) for _, r, _ in qs])
-                written.append(folder / f"trial{k}.{part}.ids")
-                atomic_write_text(written[-1], "".join(f"{q} {i}\n" for q, i in zip(qid, ids[rows])))
+                files.write(folder / f"trial{k}.{part}.ids", "".join(f"{q} {i}\n" for q, i in zip(qid, ids[rows])))
                 for name, X in features_of(st.label).items():
                     what = f"rankbench {protocol_name} {part} rows of trial {k}, feature set {name}"
-                    written.append(_svmlight(folder / safe(name) / f"trial{k}.{part}.svm",
-                                             np.asarray(X, dtype=float).reshape(len(X), -1)[rows], y, qid, what))
+                    files.write(folder / safe(name) / f"trial{k}.{part}.svm",
+                                _svmlight(np.asarray(X, dtype=float).reshape(len(X), -1)[rows], y, qid, what))
             if protocol_name == "comparison":
                 import pandas as pd
 
@@ -164,6 +196,5 @@ def write_svmlight(protocol_name: str, protocol_of: Callable[[str], Protocol], s
                 frames = [pd.DataFrame({"attribute": attr, "stronger": ids[train[pairs[:, 0]]],
                                         "weaker": ids[train[pairs[:, 1]]], "ordered": sign})
                           for attr, _, pairs, sign in protocol.pairs(ds, split)]
-                written.append(folder / f"trial{k}.pairs.csv")
-                atomic_write_text(written[-1], pd.concat(frames).to_csv(index=False))
-    return sorted(set(written))
+                files.write(folder / f"trial{k}.pairs.csv", pd.concat(frames).to_csv(index=False))
+    return sorted(files.written)

@@ -16,7 +16,9 @@ MLflow's metric and parameter names allow letters, digits and ``_-. :/``; rankbe
 becomes ``cmc_at_1`` and anything else outside that set ``_`` (:func:`mlflow_name`). The store is a
 folder (MLflow's file store, which MLflow keeps in maintenance mode: it is what a folder of runs
 without a database server is). Logging the same run folder twice makes a second parent run: MLflow
-runs are records of events, not a mirror.
+runs are records of events, not a mirror. Several exports into one store at once take turns to find
+or make their experiment (a lock file in the store), so it is made once; an experiment file MLflow
+cannot read is one line naming it.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+import yaml
+
+from ..errors import ConfigError, DataError
+from ..utils.fileio import FileLock
 
 #: the run folder's files copied into the parent run's artifacts (when present)
 ARTIFACT_FILES = ("config.yaml", "results.json", "summary.md", "manifest.json")
@@ -69,6 +74,32 @@ def _client(store: Path):
     return MlflowClient(tracking_uri=store.resolve().as_uri())
 
 
+def _check_experiments(store: Path) -> None:
+    """Each experiment's ``meta.yaml`` in the store is a mapping naming its experiment (what MLflow
+    reads to find one by name); else a DataError naming the file, instead of MLflow's traceback."""
+    for meta in sorted(store.glob("*/meta.yaml")):
+        try:
+            data = yaml.safe_load(meta.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise DataError(f"{meta}: not a usable MLflow experiment file "
+                            f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+                            "repair or remove it, or log into another store") from None
+        if not isinstance(data, dict) or not {"name", "experiment_id"} <= set(data):
+            raise DataError(f"{meta}: not a usable MLflow experiment file (expected a mapping with name and "
+                            "experiment_id); repair or remove it, or log into another store")
+
+
+def _experiment(store: Path, name: str):
+    """(client, the id of experiment ``name``, made if missing). Several exports into one store at
+    once take turns here (a lock file in the store), so an experiment is made once."""
+    store.mkdir(parents=True, exist_ok=True)
+    with FileLock(store / ".rankbench.lock", store):
+        _check_experiments(store)
+        client = _client(store)
+        found = client.get_experiment_by_name(name)
+        return client, found.experiment_id if found is not None else client.create_experiment(name)
+
+
 def _log(client, run_id: str, params: dict[str, str], metrics: list) -> None:
     """``params`` and ``metrics`` logged in the batches MLflow takes (at most 100 params and 1,000
     metrics per call)."""
@@ -83,14 +114,23 @@ def _log(client, run_id: str, params: dict[str, str], metrics: list) -> None:
 
 def log_run(doc: dict[str, Any], config: dict[str, Any], folder: Path, store: Path) -> str:
     """Log a run (its results document ``doc``, resolved ``config`` and run ``folder``) into the
-    MLflow store at ``store``; the parent run's id."""
-    client = _client(store)
+    MLflow store at ``store``; the parent run's id. A store MLflow cannot read is a DataError
+    naming it (one line), never MLflow's traceback."""
+    require_mlflow()
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return _log_run(doc, config, folder, store)
+    except (MlflowException, yaml.YAMLError) as exc:
+        line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise DataError(f"{store}: not a usable MLflow store ({type(exc).__name__}: {line})") from None
+
+
+def _log_run(doc: dict[str, Any], config: dict[str, Any], folder: Path, store: Path) -> str:
     from mlflow.entities import Metric
 
     run = doc["run"]
-    name = f"rankbench/{run['name']}"
-    found = client.get_experiment_by_name(name)
-    exp_id = found.experiment_id if found is not None else client.create_experiment(name)
+    client, exp_id = _experiment(store, f"rankbench/{run['name']}")
     tags = {"rankbench.version": doc["rankbench"].get("version") or "", "rankbench.folder": run["folder"],
             "rankbench.protocol": run.get("protocol") or "", "rankbench.dataset": run.get("dataset") or "",
             "rankbench.complete": str(run.get("complete")), "mlflow.source.git.commit": doc["rankbench"].get("commit") or ""}

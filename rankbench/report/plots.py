@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import io
 import itertools
 import json
 import logging
@@ -57,7 +58,7 @@ from ..metrics import is_rate, metric_info, metric_label
 from ..registry import protocols
 from ..runfolder import TrialRecord
 from ..utils.diskcache import digest, module_fingerprint
-from ..utils.fileio import atomic_write_text
+from ..utils.fileio import atomic_write_bytes, atomic_write_text, refuse_link
 from .claims import mean_curve, trial_curves
 from .tables import headline_metric, is_cost, ordered_metrics, record_diagnostics, setting_title
 
@@ -167,9 +168,12 @@ def _styled(fn):
     return wrapper
 
 
-def save(fig, out: Path, stem: str, caption: str = "", laid_out: bool = False) -> list[PlotFile]:
+def save(fig, out: Path, stem: str, caption: str = "", laid_out: bool = False,
+         root: Path | None = None) -> list[PlotFile]:
     """Write ``fig`` as ``<stem>.png`` (300 dpi), ``<stem>.svg`` (editable text) and ``<stem>.pdf``
-    and close it. No creation date is written, so the same figure is the same file.
+    and close it. No creation date is written, so the same figure is the same file. Each file is
+    written atomically through no link below ``root`` (default ``out``; a run's plots: the run
+    folder).
 
     The figure is laid out once (its constrained layout and, with ``savefig.bbox: tight``, the
     tight box, both in inches) and every format is written from that layout, instead of each
@@ -193,8 +197,9 @@ def save(fig, out: Path, stem: str, caption: str = "", laid_out: bool = False) -
         with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
             fig.set_layout_engine(None)
             for ext in FORMATS:
-                p = out / f"{stem}.{ext}"
-                fig.savefig(p, metadata=undated.get(ext), bbox_inches=bbox)
+                p, buf = out / f"{stem}.{ext}", io.BytesIO()
+                fig.savefig(buf, format=ext, metadata=undated.get(ext), bbox_inches=bbox)
+                atomic_write_bytes(p, buf.getvalue(), root=out if root is None else root)
                 files.append(PlotFile(p, caption))
     plt.close(fig)
     return files
@@ -870,6 +875,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     figure is drawn alone.
     """
     out = run.folder.plots_dir
+    refuse_link(out)   # its old figures are deleted below: never those of a folder it names
     key = _plots_key(run, summary, max_rank, style)
     reused = _reusable_plots(out, key)
     if reused is not None:
@@ -900,7 +906,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / PLOTS_INDEX, json.dumps(
         {"key": key, "files": [{"name": f.name, "caption": f.caption} for f in files], "warnings": warnings},
-        indent=1) + "\n")
+        indent=1) + "\n", root=run.folder.path)
     return files
 
 
@@ -942,7 +948,7 @@ def _reusable_plots(out: Path, key: str) -> tuple[list[PlotFile], list[str]] | N
     """(figures, layout warnings) of ``out`` when its index was written under ``key`` and each
     figure is still there."""
     index = _read_index(out)
-    if index is None or index[0] != key or not all(f.path.is_file() for f in index[1]):
+    if index is None or index[0] != key or not all(f.path.is_file() and not f.path.is_symlink() for f in index[1]):
         return None
     return index[1], index[2]
 
@@ -1005,7 +1011,7 @@ def _make_plots(run, summary: pd.DataFrame, max_rank: int | None, part: tuple[in
             return
         with _style():
             warnings = [f"plots/{stem}: {problem}" for problem in layout_problems(fig)]
-        drawn.append((i, save(fig, out, stem, caption, laid_out=True), warnings))
+        drawn.append((i, save(fig, out, stem, caption, laid_out=True, root=run.folder.path), warnings))
 
     def name(metric: str) -> str:
         return metric_label(metric, unit=False)

@@ -3,8 +3,9 @@
 ``cached(kind, key, compute)`` returns the object stored under ``<cache>/<kind>/<key>.joblib``
 or computes it, stores it atomically and returns it. Concurrent processes asking for the same key
 wait on a lock file, so the object is computed once (two workers of a run share the features of
-a dataset and the base models of a trial instead of both computing them). A corrupt entry is
-recomputed, never trusted; an unwritable cache only costs time. The folder is
+a dataset and the base models of a trial instead of both computing them). An entry carries the
+BLAKE2b digest of its bytes and is verified on every read: a damaged one is recomputed, never
+trusted; an unwritable cache only costs time. No link inside the cache is followed. The folder is
 ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``; :func:`usage` and :func:`clear` (``rankbench
 cache``) show and free it.
 
@@ -18,20 +19,26 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import errno
 import functools
 import hashlib
 import importlib.util
 import inspect
+import io
 import json
+import logging
 import os
+import stat
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
+from .fileio import FileLock, NotRegularFile, atomic_write_bytes
+
+log = logging.getLogger("rankbench.cache")
 
 def cache_dir() -> Path:
     """``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``."""
@@ -178,26 +185,58 @@ def _is_package(module: str) -> bool:
     return mod is not None and hasattr(mod, "__path__")
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - non-POSIX: no lock, at worst computed twice
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def reuse_allowed() -> bool:
     """Whether finished work (a job's result, a run's report) may be taken from the cache:
     ``$RANKBENCH_REUSE`` is not ``0``. Features and base models are cached whatever it says."""
     return os.environ.get("RANKBENCH_REUSE", "1") != "0"
+
+
+#: an entry's first line: its format and the digest of the bytes that follow it
+_HEADER = b"rankbench-cache blake2b-256 "
+
+
+def _seal(payload: bytes) -> bytes:
+    """An entry's bytes: the header line with the payload's digest, then the payload."""
+    return _HEADER + hashlib.blake2b(payload, digest_size=32).hexdigest().encode() + b"\n" + payload
+
+
+def _verified(fh) -> bool:
+    """Whether the entry open in ``fh`` holds the bytes its header's digest names (read in blocks,
+    never held whole); ``fh`` is left at the payload's start."""
+    head = fh.readline(len(_HEADER) + 65)
+    if not head.startswith(_HEADER) or len(head) != len(_HEADER) + 65 or not head.endswith(b"\n"):
+        return False
+    h, block = hashlib.blake2b(digest_size=32), bytearray(1 << 20)
+    view = memoryview(block)
+    while n := fh.readinto(block):
+        h.update(view[:n])
+    fh.seek(len(head))
+    return h.hexdigest().encode() == head[len(_HEADER):-1]
+
+
+def _load(path: Path) -> tuple[Any, bool]:
+    """(object, True) from a verified entry; (None, False) when there is none or it does not verify
+    (said once in the log, and removed: it is computed again)."""
+    import joblib
+
+    try:  # no link followed, no pipe waited on: anything but a regular file is a damaged entry
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None, False
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            log.warning("cache: %s: unreadable (%s); computing it again", path, exc.strerror or exc)
+            return None, False
+    else:
+        with os.fdopen(fd, "rb") as fh:
+            if stat.S_ISREG(os.fstat(fd).st_mode) and _verified(fh):
+                with contextlib.suppress(Exception):  # verified bytes that do not load: another joblib's
+                    return joblib.load(fh), True
+    log.warning("cache: %s: an entry whose bytes do not match their digest (damaged, or written by an earlier "
+                "rankbench); computing it again", path)
+    with contextlib.suppress(OSError):
+        path.unlink()   # removes a planted link itself, never what it names
+    return None, False
 
 
 def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True,
@@ -206,43 +245,38 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
     """(object, True if it came from the cache) for ``key`` in the cache folder ``kind``; a computed
     object for which ``keep`` says False (a failed result) is returned without being stored; a
     stored one for which ``valid`` says False (what it describes has changed since) is computed
-    again and replaced."""
+    again and replaced.
+
+    An entry is the joblib dump of the object after a line holding the BLAKE2b digest of those
+    bytes; it is verified on every read, and one that does not verify (a flipped or zeroed block,
+    other values written over it) is computed again, never used."""
     import joblib
 
     if not enabled:
         return compute(), False
-    folder = cache_dir() / kind
-    path = folder / f"{key}.joblib"
+    root = cache_dir()
+    path = root / kind / f"{key}.joblib"
     try:
-        lock = _locked(folder / f"{key}.lock")
-        lock.__enter__()
-    except OSError:  # unwritable cache: compute without it
+        lock = FileLock(root / kind / f"{key}.lock", root)
+    except OSError as exc:  # unwritable cache: compute without it
+        if isinstance(exc, NotRegularFile):
+            log.warning("cache: %s: %s; computing without the cache", exc.filename, exc.strerror)
         return compute(), False
-    try:
-        if path.is_file():
-            try:
-                obj = joblib.load(path)
-            except Exception:  # a corrupt or foreign entry: recompute it
-                path.unlink(missing_ok=True)
-            else:
-                if valid is None or valid(obj):
-                    return obj, True
+    with lock:
+        obj, hit = _load(path)
+        if hit and (valid is None or valid(obj)):
+            return obj, True
         obj = compute()
         if keep is not None and not keep(obj):
             return obj, False
-        tmp = None
+        buf = io.BytesIO()
+        joblib.dump(obj, buf)
         try:
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-            os.close(fd)
-            joblib.dump(obj, tmp)
-            os.replace(tmp, path)
-        except OSError:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+            atomic_write_bytes(path, _seal(buf.getbuffer()), root=root)
+        except OSError as exc:
+            if isinstance(exc, NotRegularFile):
+                log.warning("cache: %s: %s; the entry is not kept", exc.filename, exc.strerror)
         return obj, False
-    finally:
-        lock.__exit__(None, None, None)  # the empty lock file stays: removing it would race
 
 
 # ----------------------------------------------------------------------------- housekeeping
@@ -257,14 +291,19 @@ class CacheUsage:
 
 
 def usage() -> list[CacheUsage]:
-    """What the cache holds, per kind (``features``, ``base_models``, ...), largest first."""
+    """What the cache holds, per kind (``features``, ``base_models``, ...), largest first (a file
+    removed meanwhile, by a run or another ``cache --clear``, is simply not counted)."""
     root = cache_dir()
     out = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
-        files = [f for f in folder.rglob("*") if f.is_file() and not f.name.endswith(".lock")]
-        out.append(CacheUsage(folder.name, sum(not f.name.startswith(".") and f.suffix != ".json"
-                                                   for f in files),
-                              sum(f.stat().st_size for f in files), folder))
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink()) if root.is_dir() else []:
+        sizes = {}
+        for f in folder.rglob("*"):
+            with contextlib.suppress(FileNotFoundError):
+                st = f.lstat()
+                if stat.S_ISREG(st.st_mode) and not f.name.endswith(".lock"):
+                    sizes[f] = st.st_size
+        out.append(CacheUsage(folder.name, sum(not f.name.startswith(".") and f.suffix != ".json" for f in sizes),
+                              sum(sizes.values()), folder))
     return sorted(out, key=lambda u: -u.bytes)
 
 
@@ -281,26 +320,37 @@ class Cleared:
 def clear(kinds: list[str] | None = None) -> Cleared:
     """Delete the cache's entries of ``kinds`` (default all), counting only what was deleted.
     Entries are only ever recomputed, so clearing costs time, never results; a run in progress
-    recomputes what it misses."""
+    recomputes what it misses. Two clears at once take turns (a lock file in the cache); a file
+    another process removed meanwhile is not an error."""
     freed = kept = 0
     errors: list[str] = []
-    known = {u.kind: u for u in usage()}
-    for kind in kinds if kinds is not None else list(known):
-        if kind not in known:
-            continue
-        for folder, subfolders, files in os.walk(known[kind].path, topdown=False):
-            for name in files:
-                path = Path(folder) / name
-                size = path.lstat().st_size
+    root = cache_dir()
+    if not root.is_dir():
+        return Cleared(0, 0, [])
+    with FileLock(root / ".clear.lock", root):
+        known = {u.kind: u for u in usage()}
+        for kind in kinds if kinds is not None else list(known):
+            if kind not in known:
+                continue
+            for folder, subfolders, files in os.walk(known[kind].path, topdown=False):
+                for name in files:
+                    path, size = Path(folder) / name, 0
+                    try:
+                        size = path.lstat().st_size
+                        path.unlink()
+                        freed += size
+                    except FileNotFoundError:  # removed meanwhile (a run's lock or temporary file)
+                        pass
+                    except OSError as exc:
+                        kept += size
+                        errors.append(f"{path}: {exc.strerror or exc}")
                 try:
-                    path.unlink()
-                    freed += size
+                    os.rmdir(folder)
+                except FileNotFoundError:
+                    pass
                 except OSError as exc:
-                    kept += size
-                    errors.append(f"{path}: {exc.strerror or exc}")
-            try:
-                os.rmdir(folder)
-            except OSError as exc:
-                if not errors:  # a folder left non-empty is already said by its files
-                    errors.append(f"{folder}: {exc.strerror or exc}")
+                    if not errors:  # a folder left non-empty is already said by its files
+                        errors.append(f"{folder}: {exc.strerror or exc}"
+                                      + (" (a running rankbench wrote into it meanwhile)"
+                                         if exc.errno == errno.ENOTEMPTY else ""))
     return Cleared(freed, kept, errors)

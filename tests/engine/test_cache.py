@@ -112,3 +112,73 @@ def test_features_are_keyed_by_the_extractors_code(tmp_path, monkeypatch):
     get_features(ds, unreadable)
     get_features(ds, unreadable)
     assert len(calls) == 8
+
+
+def _entry(tmp_path):
+    (entry,) = (tmp_path / "features").glob("*.joblib")
+    return entry
+
+
+def test_a_feature_entry_that_still_loads_but_holds_other_values_is_recomputed(tmp_path, monkeypatch, caplog):
+    """A zeroed block inside the array, or other values written over the entry by an older
+    rankbench (a plain joblib dump of its own), used to load and be reused: the entry's digest
+    says they are not what was stored, so the features are computed again (said once)."""
+    import io
+
+    import joblib
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    ds = toy("z", 40)
+    truth = Counting().extract(ds)
+    get_features(ds, Counting())
+    entry = _entry(tmp_path)
+    data = bytearray(entry.read_bytes())
+    data[len(data) // 2:len(data) // 2 + 512] = bytes(512)   # a zeroed block in the middle of X
+    entry.write_bytes(bytes(data))
+    other = io.BytesIO()
+    joblib.dump({"X": truth * 0 + 0.123, "extract_seconds": 0.0}, other)
+    for damaged in (bytes(data), other.getvalue()):
+        entry.write_bytes(damaged)
+        Counting.calls = 0
+        with caplog.at_level("WARNING", logger="rankbench.cache"):
+            caplog.clear()
+            got = get_features(ds, Counting())
+        assert Counting.calls == 40 and np.array_equal(got, truth)          # computed again: the true values
+        assert [r.getMessage() for r in caplog.records] == [
+            f"cache: {entry}: an entry whose bytes do not match their digest (damaged, or written by an earlier "
+            "rankbench); computing it again"]
+        Counting.calls = 0
+        assert np.array_equal(get_features(ds, Counting()), truth) and Counting.calls == 0   # and kept, verified
+
+
+def test_a_link_or_a_pipe_in_the_cache_is_never_followed_nor_waited_on(tmp_path, monkeypatch):
+    """An entry, a sub-folder or a lock file replaced by a link: what the link names is untouched
+    and the features are still right (computed without the cache, or kept beside the link)."""
+    import os
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    ds = toy("l", 6)
+    truth = Counting().extract(ds)
+    get_features(ds, Counting())
+    entry = _entry(tmp_path / "cache")
+    sentinel = tmp_path / "sentinel"
+    for planted in (entry, entry.with_suffix(".lock"), entry.parent):
+        for make in ("link", "fifo"):
+            if planted == entry.parent and make == "fifo":
+                continue
+            sentinel.write_bytes(b"precious")
+            get_features(ds, Counting())
+            if planted.is_dir() and not planted.is_symlink():
+                os.rename(planted, tmp_path / "moved")
+            else:
+                planted.unlink(missing_ok=True)
+            if make == "link":
+                planted.symlink_to(sentinel)
+            else:
+                os.mkfifo(planted)
+            assert np.array_equal(get_features(ds, Counting()), truth), (planted, make)
+            assert sentinel.read_bytes() == b"precious" and sentinel.is_file()
+            if planted.is_symlink() or planted.is_fifo():
+                planted.unlink()
+            if planted == entry.parent:
+                os.rename(tmp_path / "moved", planted)

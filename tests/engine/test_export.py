@@ -79,7 +79,7 @@ def test_pytrec_eval_gives_every_trial_the_ap_rankbench_gave(kind, tmp_path):
     assert {p.name for p in files} >= {"trial0.qrels", "trial1.qrels"}
     compared = 0
     for rec in records(folder):
-        k, tag = rec["trial"], rec["method"].replace(" ", "_")
+        k, tag = rec["trial"], rec["method"].replace(" ", "%20")
         qrels = read_trec(tmp_path / "trec" / f"trial{k}.qrels", run=False)
         ranking = read_trec(tmp_path / "trec" / f"trial{k}.{tag}.run", run=True)
         assert all(set(ranking[q]) == set(qrels[q]) for q in qrels)     # judged items only, in both
@@ -180,3 +180,60 @@ def test_json_is_the_results_document_every_report_writes(tmp_path, cli):
     assert [g["grade"] for g in doc["published"]] == ["OK"] and len(doc["trials"]) == len(summary) * 2
     res = cli("export", folder, "--format", "json")
     assert res.exit_code == 0 and json.loads(res.output) == doc
+
+
+TABLE = {"dataset": {"name": "table", "file": "shots.csv", "concepts": ["beach", "urban"], "features": "x.npy"},
+         "features": [{"name": "x", "extractor": "array", "key": "feat"}],
+         "protocol": {"name": "retrieval", "depths": [10], "keep_scores": True}}
+
+
+def test_names_a_file_name_cannot_hold_stay_apart(tmp_path):
+    """Methods whose names differ only in characters a file name cannot hold (``Log reg``,
+    ``Log_reg``) overwrote each other's run file while the export listed both; item ids that
+    differed only so shared a docno (duplicate qrels). Each now keeps its own file and docno."""
+    data_root = judged_table(tmp_path)
+    table = pd.read_csv(data_root / "shots.csv", dtype=str, keep_default_na=False)
+    table.loc[0, "id"], table.loc[1, "id"] = "shot 0", "shot_0"
+    table.to_csv(data_root / "shots.csv", index=False)
+    folder = run(tmp_path, "names", {**TABLE, "rankers": [
+        {"name": "Log reg", "ranker": "logistic"},
+        {"name": "Log_reg", "ranker": "logistic", "class_weight": "balanced"}]}, str(data_root))
+    files = app.export(folder, "trec", tmp_path / "trec", progress=False)
+    assert len(files) == len(set(files)) == 2 * 3 and all(p.is_file() for p in files)
+    for rec in records(folder):
+        k = rec["trial"]
+        lines = [line.split() for line in (tmp_path / "trec" / f"trial{k}.qrels").read_text().splitlines()]
+        assert len({(f[0], f[2]) for f in lines}) == len(lines)                 # one judgement per document
+        path = tmp_path / "trec" / f"trial{k}.{rec['method'].replace(' ', '%20')}.run"
+        ranked = [line.split() for line in path.read_text().splitlines()]
+        assert {f[5] for f in ranked} == {rec["method"].replace(" ", "%20")}
+        for concept, scores in rec["extra"]["scores"].items():
+            assert sorted(float(f[4]) for f in ranked if f[0] == concept) == sorted(scores)   # its own scores
+
+
+def test_docnos_shared_by_two_items_are_refused():
+    from rankbench.datasets.base import Dataset
+    from rankbench.engine.export import write_trec
+    from rankbench.errors import DataError
+
+    ds = Dataset("mine.csv", pd.DataFrame({"id": pd.Series([1, "1", 2], dtype=object)}),
+                 arrays={"relevance": np.ones((3, 1))}, info={"concepts": ["c"]})
+    with pytest.raises(DataError, match="mine.csv: item id '1' names 2 items"):
+        write_trec([], [type("S", (), {"label": "", "trials": []})()], lambda label: ds, None)
+
+
+def test_an_export_of_a_run_swept_over_its_data_refuses_changed_data(tmp_path, cli):
+    """Each setting's data is checked against what splits.json recorded for it (as --resume does),
+    so a run swept over its data file no longer exports qrels of data it never saw."""
+    data_root = judged_table(tmp_path)
+    (data_root / "other.csv").write_bytes((data_root / "shots.csv").read_bytes())
+    folder = run(tmp_path, "swept", {**TABLE, "rankers": [{"name": "LR", "ranker": "logistic"}],
+                                     "sweep": {"dataset.file": ["shots.csv", "other.csv"]}}, str(data_root))
+    assert len(app.export(folder, "trec", tmp_path / "before", progress=False)) == 2 * 2 * 2
+    table = pd.read_csv(data_root / "other.csv", dtype=str, keep_default_na=False)
+    table["beach"] = np.where(table["beach"] == "1", "0", "1")                  # the same items, other judgements
+    table.to_csv(data_root / "other.csv", index=False)
+    res = cli("export", folder, "--format", "trec", "--out", tmp_path / "after")
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 1 and len(lines) == 1 and "Traceback" not in res.output, res.output
+    assert "dataset 'table' (setting dataset.file=other.csv) changed since the run" in lines[0]

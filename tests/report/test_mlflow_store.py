@@ -86,3 +86,39 @@ def test_without_mlflow_installed_one_line_says_how_to_get_it(monkeypatch, tmp_p
     with pytest.raises(ConfigError, match="MLflow is not installed"):
         app.export(runs["one"], "mlflow", tmp_path / "store")
     assert not (tmp_path / "store").exists()
+
+
+def test_five_exports_into_one_new_store_at_once_make_one_experiment(runs, tmp_path):
+    """Five processes exporting into one new store at once: each succeeds and the store holds one
+    experiment of the run's name with five parent runs (MLflow alone failed or made it twice)."""
+    import os
+    import subprocess
+    import sys
+
+    store = tmp_path / "store"
+    env = {**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true"}
+    procs = [subprocess.Popen([sys.executable, "-m", "rankbench", "export", str(runs["one"]), "--format", "mlflow",
+                               "--out", str(store)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True) for _ in range(5)]
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 5, outs
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=store.resolve().as_uri())
+    names = [e.name for e in client.search_experiments()]
+    (exp,) = [e for e in client.search_experiments() if e.name.startswith("rankbench/")]
+    assert names.count(exp.name) == 1
+    parents = [r for r in client.search_runs([exp.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]
+    assert len(parents) == 5 and not (store / ".rankbench.lock").exists()
+
+
+@pytest.mark.parametrize("text", ["{", "just text", "", "name: x\n"])
+def test_a_corrupt_experiment_file_is_one_line_naming_it(runs, tmp_path, cli, text):
+    store = tmp_path / "store"
+    assert cli("export", runs["one"], "--format", "mlflow", "--out", store).exit_code == 0
+    (meta,) = [p for p in store.glob("*/meta.yaml") if "rankbench/" in p.read_text()]
+    meta.write_text(text)
+    res = cli("export", runs["one"], "--format", "mlflow", "--out", store)
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 1 and len(lines) == 1 and "Traceback" not in res.output, res.output
+    assert lines[0].startswith(f"rankbench: error: {meta}: not a usable MLflow experiment file")

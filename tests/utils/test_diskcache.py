@@ -78,3 +78,22 @@ def test_code_fingerprint_follows_the_code_and_the_family_modules_it_imports(tmp
     assert fingerprint(**{"fam/feats/plug.py": plug.replace("h(x)", "h(x) * 2")}) != base
     assert fingerprint(**{"fam/feats/_helper.py": "def h(x):\n    return x + 2\n"}) != base
     assert fingerprint() == base
+
+
+def test_two_clears_at_once_both_succeed(tmp_path):
+    """``rankbench cache --clear`` twice at once: each exits 0 (they take turns; a file the other
+    one removed is not an error) and the cache ends empty."""
+    import os
+    import subprocess
+    import sys
+
+    for kind in ("features", "base_models", "trials"):
+        (tmp_path / kind).mkdir()
+        for i in range(300):
+            (tmp_path / kind / f"k{i}.joblib").write_bytes(b"0" * 100)
+    env = {**os.environ, "RANKBENCH_CACHE": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-m", "rankbench", "cache", "--clear"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(3)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], outs
+    assert "Traceback" not in "".join(outs) and sorted(os.listdir(tmp_path)) == []

@@ -20,6 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from ...errors import RankbenchError
+from ...runfolder import SPLITS
 from ..build import RunData
 from ..collect import paper_of
 from . import merler, yan, yuli
@@ -38,6 +40,28 @@ def figure_paper(run: RunData) -> str | None:
     protocol; None when no paper here draws figures of it."""
     paper = paper_of(run)
     return paper if paper in PAPERS else BY_PROTOCOL.get(run.protocol_name or "")
+
+
+def require_complete(run: RunData) -> None:
+    """A paper's figures read a run's recorded splits and every one of its results: a run folder
+    that lacks one is one line naming the folder and the first file missing (or unusable, or a
+    failed job's), instead of a figure module's traceback or a figure of fewer trials."""
+    where = run.folder.path
+    resume = f"complete it with: rankbench run --resume {where}"
+    if not run.settings:
+        raise RankbenchError(f"{where}: {SPLITS} is missing or empty: the figures need the run's recorded splits; "
+                             "start the run again")
+    done, failed = {r.key for r in run.records}, {r.key for r in run.failed}
+    unusable = {p.path for p in run.problems}
+    missing = [(st.label, int(t["trial"]), m) for st in run.settings for t in st.trials for m in run.methods
+               if (st.label, int(t["trial"]), m) not in done]
+    if missing:
+        key = missing[0]
+        path = run.folder.trial_path(*key)
+        why = "a failed job's" if key in failed else "unusable" if path in unusable else "missing"
+        raise RankbenchError(f"{where}: {path.relative_to(where)} is {why} ({key[2]} trial {key[1]}"
+                             + (f", setting {key[0]}" if key[0] else "") + f"; {len(missing)} result(s) in all): "
+                             f"the figures need every result; {resume}")
 
 
 def draw(paper: str, runs: list[RunData], out: Path, refit: Refit | None = None, **options) -> list[Path]:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..build import RunData
 from ..plots import pyplot, save
+from ...utils.fileio import atomic_write_text
 
 PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
           ("towncentre6_methods", "(b) 6 people: methods (both kinds)", "method"),
@@ -142,7 +143,7 @@ def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
                       f"{100 * vote.std():.1f} %", ""]
     fig.tight_layout()
     written = [f.path for f in save(fig, out, "figure6")]
-    (out / "figure6.md").write_text("\n".join(lines) + "\n")
+    atomic_write_text(out / "figure6.md", "\n".join(lines) + "\n")
     return written + [out / "figure6.md"]
 
 
