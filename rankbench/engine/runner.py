@@ -192,7 +192,8 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         dataset = loaded[dkey]
         protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
         errors = ErrorList()
-        for check, arg in ((protocol.check_dataset, dataset), (protocol.check_features, [f.key for f in cfg.features])):
+        for check, arg in ((protocol.check_dataset, dataset), (protocol.check_features, [f.key for f in cfg.features]),
+                           (partial(check_trials, protocol, cfg.trials), dataset)):
             try:
                 check(arg)
             except ConfigError as exc:  # a protocol names the key path; the file comes from here
@@ -286,14 +287,24 @@ def method_matrix(spec: MethodSpec, feats: dict[str, np.ndarray]):
     return mats[0] if len(mats) == 1 else np.hstack([m.reshape(len(m), -1) for m in mats])
 
 
+def check_trials(protocol: Protocol, trials: int, dataset: Dataset) -> None:
+    """A protocol whose split data fixes its trials (a split file) gives no more than it holds."""
+    fixed = protocol.fixed_trials(dataset)
+    if fixed is not None and trials > fixed:
+        raise ConfigError(f"trials: expected at most {fixed}, the trials the protocol's fixed split holds, "
+                          f"got {trials}")
+
+
 def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
-    """Every trial's split; protocols with ``split_uses_features`` also get the feature sets."""
+    """Every trial's split; protocols with ``split_uses_features`` also get the feature sets, those
+    with fixed trials the trial's index."""
     kw = {"features": feats or {}} if sp.protocol.split_uses_features else {}
+    fixed = sp.protocol.fixed_trials(sp.dataset) is not None
     out = []
     for t in range(sp.config.trials):
         s = split_seed(run_seed, t)
         out.append({"trial": t, "seed": s, "ranker_seed": ranker_seed(run_seed, t),
-                    **sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw)})
+                    **sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw, **({"trial": t} if fixed else {}))})
     return out
 
 
