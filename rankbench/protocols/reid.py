@@ -174,7 +174,7 @@ class ReIdentification(Protocol):
     def _check_labels(self, dataset: Dataset) -> None:
         """Junk and distractor labels name identities of the dataset, never the same one twice; the
         labels the loader knows not to be people (``info["identity_roles"]``) are declared."""
-        present = set(dataset.column("identity").astype(str))
+        present = set(map(str, dataset.column("identity")))
         labels = self._labels()
         for key in ("junk", "distractors"):
             absent = [lab for lab in labels[key] if lab not in present]
@@ -280,7 +280,7 @@ class ReIdentification(Protocol):
         else:
             path = self._split_path(dataset)
             trials = [{p: np.asarray(v, dtype=int) for p, v in t.items()}
-                      for t in _rows_of(read_split_file(str(path)), tuple(dataset.column("id").astype(str)), str(path))]
+                      for t in _rows_of(read_split_file(str(path)), tuple(map(str, dataset.column("id"))), str(path))]
             where = str(path)
         usable, marked = self._usable(dataset)
         ids = dataset.column("identity").astype(str)
@@ -500,8 +500,9 @@ def _rows_of(trials: list[dict[str, list]], names: tuple[str, ...], path: str) -
             for name in t[part]:
                 r = index.get(str(name))
                 if r is None:
+                    hint = "" if isinstance(name, str) else "; it was read as a number: quote it"
                     raise ConfigError(f"{path}: trials[{i}].{part}: unknown item {str(name)!r} (expected the "
-                                      f"dataset's item ids, such as {names[0]!r})")
+                                      f"dataset's item ids, such as {str(names[0])!r}{hint})")
                 if r in where:
                     raise ConfigError(f"{path}: trials[{i}].{part}: item {str(name)!r} is listed twice "
                                       f"(in {where[r]} too)")

@@ -272,6 +272,8 @@ BAD_FILES = [
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0], test: []}]", r"an unknown key 'test'"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0]}, {train: [000_a0], probe: [nobody], "
      "gallery: [001_b0]}]", r"trials\[1\]\.probe: unknown item 'nobody'"),
+    ("trials: [{train: [000_a0], probe: [001_a0], gallery: [0001]}]", r"trials\[0\]\.gallery: unknown item '1' "
+     r"\(expected the dataset's item ids, such as '000_a0'; it was read as a number: quote it\)"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_a0]}]", r"trials\[0\]\.gallery: item '001_a0' is "
      r"listed twice \(in probe too\)"),
     ("trials: [{train: [001_b0], probe: [001_a0], gallery: [002_b0]}]", r"trials\[0\]\.probe: item '001_a0' is of "
