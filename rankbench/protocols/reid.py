@@ -244,10 +244,9 @@ class ReIdentification(Protocol):
         k = self._shots()[1]
         if fixed_gallery is not None:
             rows = np.asarray(fixed_gallery, dtype=int)
-            return int(marked[rows].sum()) + len(_groups(dataset, rows[~marked[rows]], k))
-        unpaired = self._unpaired(dataset)
-        return self.n_test + int(marked.sum()) + sum(min(len(g), k if k != "all" else len(g))
-                                                     for g in _groups(dataset, unpaired, "all"))
+            return int(marked[rows].sum()) + len(_groups(dataset, rows[~marked[rows]]))
+        per_person = [len(g) if k == "all" else min(len(g), int(k)) for g in _groups(dataset, self._unpaired(dataset))]
+        return self.n_test + int(marked.sum()) + sum(per_person)
 
     def _ranks(self, dataset: Dataset) -> tuple[int, ...]:
         """The ranks reported: as given, or the usual ones that fit in the smallest gallery."""
@@ -404,7 +403,7 @@ def own_view_left_out(ids: np.ndarray, cams: np.ndarray | None, probe: np.ndarra
     return ~own
 
 
-def _groups(dataset: Dataset, rows: np.ndarray, k: int | str) -> list[np.ndarray]:
+def _groups(dataset: Dataset, rows: np.ndarray) -> list[np.ndarray]:
     """``rows`` grouped by person and camera (by person when there are no cameras), in row order."""
     rows = np.asarray(rows, dtype=int)
     key = dataset.column("identity")[rows].astype(str)
@@ -420,7 +419,7 @@ def _draw(dataset: Dataset, rows: np.ndarray, k: int | str, rng: np.random.Gener
     rows = np.asarray(rows, dtype=int)
     if k == "all":
         return np.sort(rows)
-    picked = [g if len(g) <= int(k) else rng.choice(g, int(k), replace=False) for g in _groups(dataset, rows, k)]
+    picked = [g if len(g) <= int(k) else rng.choice(g, int(k), replace=False) for g in _groups(dataset, rows)]
     return np.sort(np.concatenate(picked)) if picked else rows
 
 
