@@ -301,6 +301,9 @@ class ReIdentification(Protocol):
                 if not len(kept[part]):
                     raise ConfigError(f"{where}: trials[{i}].{part}: expected items, got none"
                                       + (" once junk is left out" if len(t[part]) else ""))
+            if not set(ids[kept["probe"]]) & set(ids[kept["gallery"]]):
+                raise ConfigError(f"{where}: trials[{i}].gallery: expected the identities of some probes, got none "
+                                  "of them (no probe has a match to find)")
             out.append(kept)
         return out
 

@@ -282,6 +282,8 @@ BAD_FILES = [
      r"of distractor identity '0000'"),
     ("trials: [{train: [000_a0], probe: [junk0], gallery: [001_b0]}]", r"trials\[0\]\.probe: expected items, got "
      r"none once junk is left out"),
+    ("trials: [{train: [000_a0], probe: [001_a0], gallery: [002_b0, dis0]}]", r"trials\[0\]\.gallery: expected the "
+     r"identities of some probes, got none of them"),
     ("trials: [{train: [000_a0], probe: {a: 1}, gallery: [001_b0]}]", r"trials\[0\]\.probe: expected a non-empty list"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0]", r"not a readable split file"),
 ]
