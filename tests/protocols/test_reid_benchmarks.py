@@ -406,3 +406,21 @@ def test_bad_options_are_one_line(tmp_path, params, error, message):
 def test_the_options_are_listed_with_their_constraints():
     params = {p[0] for p in app.describe_component("protocols", "reid")["parameters"]}
     assert {"distractors", "junk", "probe_shots", "gallery_shots", "split_file", "split_column"} <= set(params)
+
+
+def test_a_default_run_records_the_documented_draw(tmp_path, monkeypatch):
+    """Through the engine, with the defaults: every recorded split is the documented draw from the
+    trial's recorded seed (one permutation of the sorted people; camera a probes, camera b gallery)."""
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    ds = viper_like(20)
+    write_table(tmp_path / "d", ds, np.random.default_rng(2).normal(size=(len(ds), 3)))
+    res = app.run(config(tmp_path, {"n_test": 8, "ranks": [1, 5]}, 3), out=tmp_path / "run",
+                  options=app.EngineOptions(data_root=str(tmp_path), progress=False), plots=False)
+    assert res.outcome.n_done == 3
+    ids, cams = ds.column("identity"), ds.column("cam")
+    people = np.array(sorted(set(ids)))
+    for t in json.loads((tmp_path / "run" / "splits.json").read_text())["settings"][0]["trials"]:
+        test = people[np.random.default_rng(t["seed"]).permutation(len(people))[:8]]
+        assert t["probe"] == [i for i in range(len(ds)) if ids[i] in test and cams[i] == "a"]
+        assert t["gallery"] == [i for i in range(len(ds)) if ids[i] in test and cams[i] == "b"]
+        assert t["train"] == [i for i in range(len(ds)) if ids[i] not in test]
