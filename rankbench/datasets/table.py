@@ -7,7 +7,7 @@ rankbench name to a column of another name):
 ==========================  ===============================================================
 protocol                    columns
 ==========================  ===============================================================
-``reid``                    ``identity``, ``cam`` (``cam`` only for ``gallery: cam``)
+``reid``                    ``identity``, ``cam`` (``cam`` for ``gallery: cam``), a fixed split's column (``subset``)
 ``ordinal``                 ``label`` (a number; empty = unlabelled)
 ``classification``          ``label`` (optional ``train``: the pool of ``split_by: dataset``)
 ``comparison``              ``category``, and ``strengths:`` a second file giving each category's
@@ -30,8 +30,10 @@ A file-name pattern instead of a table (``root`` + ``pattern``): every image und
 depth) is an item, its columns read from its name by a regular expression with named groups
 (``identity``, ``cam``, ``frame``, ...), or by the ready pattern ``market1501``
 (``^<identity>_c<cam>``: Market-1501, also DukeMTMC-reID and MSMT17 names); the sub-folder is
-kept as ``subset`` (``bounding_box_train``, ``query``...). Market-1501's junk images (identity -1)
-and distractors (identity 0000) show no person to re-identify and are left out.
+kept as ``subset`` (``bounding_box_train``, ``query``...). Every image is kept: Market-1501's junk
+images (identity ``-1``) and distractors (identity ``0000``) keep those labels, and the dataset
+declares them (``info["identity_roles"]``), so a ``reid`` run must say what they are (its
+``junk`` and ``distractors`` options).
 
 Every mistake is one line naming the file, the column, the row and what was expected: a missing
 column, file or image, an unknown category, a value that is not a number / a boolean / a
@@ -59,8 +61,9 @@ from .tracks import cut_sequences
 
 #: ready file-name patterns (``pattern: market1501``)
 PATTERNS = {"market1501": r"^(?P<identity>-?\d+)_c(?P<cam>\d+)"}
-#: Market-1501's identities of images that show no person to re-identify
-MARKET_NOT_PEOPLE = {"-1": "junk", "0000": "distractor"}
+#: identities of a ready pattern's images that show no person to re-identify (Market-1501's junk
+#: and distractors), declared in the dataset's ``info["identity_roles"]``
+NOT_PEOPLE = {"market1501": {"-1": "junk", "0000": "distractor"}}
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp")
 #: columns read as text (compared as labels, never as numbers: "007" stays "007")
 TEXT = ("id", "identity", "cam", "category", "group", "subject")
@@ -136,6 +139,10 @@ class Table(Loader):
         items, feature_rows = self._items(table, base, where)
         arrays = self._features(base, feature_rows, len(items), where)
         info: dict[str, Any] = {"root": str(base), "source": where}
+        if "identity" in items.columns:
+            roles = {k: v for k, v in NOT_PEOPLE.get(str(self.pattern), {}).items() if k in set(items["identity"])}
+            if roles:
+                info["identity_roles"] = roles
         if self.concepts:
             arrays["relevance"] = judgements(table, self.concepts, where)
             info["concepts"] = list(self.concepts)
@@ -341,7 +348,6 @@ def read_table(path: Path) -> pd.DataFrame:
 def scan_names(root: Path, pattern: str | None) -> pd.DataFrame:
     """Every image under ``root`` as a row: ``path`` (relative), ``subset`` (its sub-folder) and the
     named groups of ``pattern`` (a ready name or a regular expression) read from its file name."""
-    ready = pattern in PATTERNS
     try:
         rx = re.compile(PATTERNS.get(pattern, pattern))
     except re.error as exc:
@@ -362,8 +368,6 @@ def scan_names(root: Path, pattern: str | None) -> pd.DataFrame:
             raise DataError(f"dataset table: image {path} does not match the pattern {pattern!r} "
                             f"({PATTERNS.get(pattern, pattern)})")
         fields = m.groupdict()
-        if ready and fields.get("identity") in MARKET_NOT_PEOPLE:
-            continue
         rel = path.relative_to(root)
         rows.append({"path": str(rel), "subset": str(rel.parent) if rel.parent != Path(".") else "", **fields})
     if not rows:

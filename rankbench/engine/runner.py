@@ -255,7 +255,7 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         if isinstance(dataset, DataError):
             errors.add(dataset)
         else:
-            checks.insert(0, (protocol.check_dataset, dataset))
+            checks[:0] = [(protocol.check_dataset, dataset), (partial(check_trials, protocol, cfg.trials), dataset)]
         for check, arg in checks:
             try:
                 check(arg)
@@ -424,14 +424,24 @@ def method_matrix(spec: MethodSpec, feats: dict[str, np.ndarray]):
     return mats[0] if len(mats) == 1 else np.hstack([m.reshape(len(m), -1) for m in mats])
 
 
+def check_trials(protocol: Protocol, trials: int, dataset: Dataset) -> None:
+    """A protocol whose split data fixes its trials (a split file) gives no more than it holds."""
+    fixed = protocol.fixed_trials(dataset)
+    if fixed is not None and trials > fixed:
+        raise ConfigError(f"trials: expected at most {fixed}, the trials the protocol's fixed split holds, "
+                          f"got {trials}")
+
+
 def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
-    """Every trial's split; protocols with ``split_uses_features`` also get the feature sets."""
+    """Every trial's split; protocols with ``split_uses_features`` also get the feature sets, those
+    with fixed trials the trial's index."""
     kw = {"features": feats or {}} if sp.protocol.split_uses_features else {}
+    fixed = sp.protocol.fixed_trials(sp.dataset) is not None
     out = []
     for t in range(sp.config.trials):
         s = split_seed(run_seed, t)
         out.append({"trial": t, "seed": s, "ranker_seed": ranker_seed(run_seed, t),
-                    **sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw)})
+                    **sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw, **({"trial": t} if fixed else {}))})
     return out
 
 

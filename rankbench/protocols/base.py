@@ -76,6 +76,12 @@ class Protocol(BaseEstimator, ABC):
         ``n_samples``. A protocol that fits its rankers on something else says so by overriding."""
         return {"n_features": n_features}
 
+    def fixed_trials(self, dataset: Dataset) -> int | None:
+        """How many trials the protocol's own split data fixes (a benchmark's split file), or None
+        when every trial is drawn from its seed. With fixed trials the engine refuses a config that
+        asks for more, and calls ``split(dataset, rng, trial=t)``."""
+        return None
+
     def check_features(self, names: list[str]) -> None:
         """Raise a ConfigError if ``split`` cannot work with the config's feature sets ``names``."""
 

@@ -1,25 +1,62 @@
-"""Single-shot person re-identification: probes from one view rank a gallery from another.
+"""Person re-identification: probes from one view rank a gallery from another.
 
-Prosser et al. (BMVC 2010, Section 4) and the later tables quoted in ``../shared/PAPERS.md``.
-Per trial, ``n_test`` people are drawn at random (seeded); everyone else trains (or ``n_train`` of
-them). Three ways to form probe and gallery:
+Prosser et al. (BMVC 2010, Section 4) and the later tables quoted in ``../shared/PAPERS.md``, and
+the benchmarks evaluated as torchreid evaluates them (GRID, PRID 2011, Market-1501, CAVIAR4REID).
+
+Splits are drawn per trial (seeded) or fixed by the benchmark. Drawn: ``n_test`` people are drawn
+at random; everyone else trains (or ``n_train`` of them). Three ways to form probe and gallery:
 
 ``cam``
-    two-camera sets such as VIPeR: each test person's image in ``probe_cam`` is a probe, the one in
-    ``gallery_cam`` the gallery.
+    two-camera sets such as VIPeR: each test person's images in ``probe_cam`` are probes, the ones
+    in ``gallery_cam`` the gallery.
 ``one_random``
-    multi-shot sets such as i-LIDS (Zheng, Gong, Xiang): one random image per test person forms the
-    gallery, all their other images are probes.
+    sets without cameras such as i-LIDS (Zheng, Gong, Xiang): one random image per test person
+    forms the gallery, all their other images are probes.
 ``pair``
-    two random images per test person, one probe and one gallery (Prosser's i-LIDS protocol).
+    two random images per test person, one probe and one gallery (Prosser's i-LIDS protocol); the
+    training people give two images each as well.
 
-Metrics: ``cmc@K`` for K in ``ranks`` (default 1, 5, 10, 20, 25, 50 as far as the gallery reaches; a rank
-beyond the gallery is refused) (matching rate at rank K, ties against the method), ``nauc`` and
-``map``, the mean over probes of the average precision of each probe's ranking of the gallery
-(torchreid's mAP, :func:`rankbench.metrics.reid_average_precisions`); the whole CMC curve is kept
-for plots. As in torchreid, a probe does not rank the images of its own identity taken by its own
-camera (when the dataset has a ``cam`` column): under ``one_random`` and ``pair`` a probe whose
-only true match is such an image has no match to find and is left out of CMC and mAP (the trial
+Fixed (the benchmark's own splits, replacing the draw; ``n_test``, ``n_train``, ``gallery`` and
+the cameras are then not used): ``split_file``, a YAML or JSON file of trials, each naming its
+train / probe / gallery items by the dataset's ``id``::
+
+    trials:
+      - {train: [0001_a, 0001_b, 0002_a, 0002_b], probe: [0003_a, 0004_a], gallery: [0003_b, 0004_b, 0900_b]}
+      - {train: [...], probe: [...], gallery: [...]}
+
+(a relative path is relative to the dataset's folder, the table's folder for ``table``; trial ``t``
+of a run is the file's ``trials[t]``, so a run has at most as many trials as the file); or
+``split_column``, a column naming each item's part of the one trial: ``train``, ``probe`` or
+``gallery``, or Market-1501's folder names ``bounding_box_train``, ``query`` and
+``bounding_box_test`` (the table loader's ``subset``); an item with any other value (Market-1501's
+``gt_bbox``) takes no part.
+
+Shots (``probe_shots``, ``gallery_shots``: an integer N or ``all``): how many images of a test
+person (and camera, where the dataset has cameras) are probes and how many are gallery, N drawn at
+random per trial (seeded; all of them when the person has N or fewer). By default (null) what the
+gallery mode says: ``all`` under ``cam`` and fixed splits; under ``one_random`` one gallery image
+and all the others probes, under ``pair`` one and one (there, a person's images are drawn in one
+random order: the first ``gallery_shots`` are the gallery, the next ``probe_shots`` the probes,
+always leaving at least one probe). ``probe_shots: 1, gallery_shots: 1`` is single-shot,
+``all`` / ``all`` multi-shot.
+
+Distractors, identities with no probe that join every gallery and are never trained on:
+``distractors: unpaired`` adds the gallery-camera images of every person seen by the gallery camera
+only (under ``one_random`` / ``pair``: of every person with a single image), ``gallery_shots`` of
+them per person (GRID's 775 gallery-only people, PRID 2011's 549 people of camera B only); a list
+of identity labels (``["0000"]``, Market-1501's distractors) adds every image of those identities
+(in a fixed split, they may be in the gallery only). ``junk``: identity labels whose images are
+left out of training, probes and galleries (Market-1501's ``"-1"``). A loader that knows such
+labels (the table loader's ``market1501`` pattern) declares them, and a run must say what they are.
+
+Metrics: ``cmc@K`` for K in ``ranks`` (default 1, 5, 10, 20, 25, 50 as far as the smallest gallery
+reaches; a rank beyond it is refused) (matching rate at rank K: the rank of a probe's first correct
+gallery item, ties against the method), ``nauc`` and ``map``, the mean over probes of the average
+precision of each probe's ranking of the gallery over all its correct items (torchreid's
+``eval_market1501``, :func:`rankbench.metrics.reid_average_precisions`); every probe image is a
+query. The whole CMC curve is kept for plots. As in torchreid, a probe does not rank the images of
+its own identity taken by its own camera (when the dataset has a ``cam`` column): a probe whose
+only true matches are such images has no match to find and is left out of CMC and mAP (the trial
 records how many in ``extra["probes_without_match"]``); under ``cam`` the two cameras differ, so
 every probe counts.
 
@@ -32,10 +69,15 @@ gallery image its probe.
 
 from __future__ import annotations
 
+import functools
+import json
+import os
 import warnings
+from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
+import yaml
 from pydantic import Field
 
 from ..datasets.base import Dataset, same_files
@@ -48,60 +90,126 @@ from ..utils.meter import Meter
 from .base import Protocol, TrialResult, checked_output, take
 
 DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
+#: the parts of a fixed trial
+PARTS = ("train", "probe", "gallery")
+#: what a ``split_column`` value says about an item (Market-1501's folder names included)
+ROLES = {"train": "train", "probe": "probe", "gallery": "gallery",
+         "bounding_box_train": "train", "query": "probe", "bounding_box_test": "gallery"}
+Shots = PositiveInt | Literal["all"]
+Labels = Annotated[tuple[str, ...], Field(min_length=1)]
 
 
 @protocols.register("reid")
 class ReIdentification(Protocol):
-    """Single-shot re-identification (probe vs gallery), scored by CMC, nAUC and mAP."""
+    """Re-identification (probe vs gallery; single- or multi-shot, distractors), scored by CMC, nAUC and mAP."""
 
     capability = ("pair_scorer", "metric")
     curve = "cmc"
     headline = "cmc@1"
     metric_families = ("cmc@K", "nauc", "map")
-    parameter_labels = {"n_test": "Test people", "n_train": "Training people"}
+    parameter_labels = {"n_test": "Test people", "n_train": "Training people",
+                        "probe_shots": "Probe images per person", "gallery_shots": "Gallery images per person"}
 
     def __init__(self, n_test: Annotated[int, Field(ge=2)] = 316, n_train: PositiveInt | None = None,
                  gallery: Literal["cam", "one_random", "pair"] = "cam", probe_cam: str = "a",
                  gallery_cam: str = "b",
-                 ranks: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] | None = None):
+                 ranks: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] | None = None,
+                 probe_shots: Shots | None = None, gallery_shots: Shots | None = None,
+                 distractors: Literal["none", "unpaired"] | Labels = "none", junk: Labels | None = None,
+                 split_file: str | None = None, split_column: str | None = None):
         self.n_test = n_test
         self.n_train = n_train
         self.gallery = gallery
         self.probe_cam = probe_cam
         self.gallery_cam = gallery_cam
         self.ranks = ranks
+        self.probe_shots = probe_shots
+        self.gallery_shots = gallery_shots
+        self.distractors = distractors
+        self.junk = junk
+        self.split_file = split_file
+        self.split_column = split_column
 
     # ------------------------------------------------------------------ checks
     def check_dataset(self, dataset: Dataset) -> None:
-        if self.gallery == "cam" and str(self.probe_cam) == str(self.gallery_cam):
-            raise ConfigError(f"protocol.gallery_cam: expected a camera other than probe_cam, got "
-                              f"{self.gallery_cam!r} for both")
-        needed = ["identity"] + (["cam"] if self.gallery == "cam" else [])
+        fixed = self.split_file is not None or self.split_column is not None
+        if self.split_file is not None and self.split_column is not None:
+            raise ConfigError("protocol.split_column: expected split_file or split_column, got both")
+        drawn_cams = self.gallery == "cam" and not fixed
+        needed = ["identity"] + (["cam"] if drawn_cams else []) + ([self.split_column] if self.split_column else [])
         for col in needed:
             if col not in dataset.items.columns:
                 raise DataError(f"protocol reid needs a {col!r} column; dataset {dataset.name!r} has: "
                                 f"{', '.join(dataset.items.columns)}")
-        if self.gallery == "cam":
-            cams = sorted(set(dataset.column("cam").astype(str)))
-            for key in ("probe_cam", "gallery_cam"):
-                if str(getattr(self, key)) not in cams:
-                    raise ConfigError(f"protocol.{key}: expected one of dataset {dataset.name!r}'s cameras "
-                                      f"({', '.join(cams)}), got {getattr(self, key)!r}")
-            if str(self.probe_cam) == str(self.gallery_cam):
-                raise ConfigError(f"protocol.gallery_cam: expected a camera other than probe_cam, got "
-                                  f"{self.gallery_cam!r} for both")
+        self._check_labels(dataset)
         self._check_copies(dataset)
-        people = self._eligible(dataset)
-        n_total = len(people)
-        if self.n_test >= n_total or self.n_test < 2:
-            raise ConfigError(f"protocol.n_test: expected 2..{n_total - 1} (dataset {dataset.name!r} "
-                              f"has {n_total} usable people), got {self.n_test}")
-        if self.n_train is not None and self.n_train + self.n_test > n_total:
-            raise ConfigError(f"protocol.n_train: n_train + n_test must be <= {n_total}, got "
-                              f"{self.n_train} + {self.n_test}")
-        if self.ranks is not None and max(self.ranks) > self.n_test:  # one gallery image per test person
-            raise ConfigError(f"protocol.ranks: expected ranks <= the gallery size n_test = {self.n_test}, "
-                              f"got {max(self.ranks)}")
+        if self.gallery != "cam" and not fixed and self.gallery_shots == "all":
+            raise ConfigError(f"protocol.gallery_shots: expected an integer under gallery: {self.gallery} (a "
+                              "person's other images are the probes), got 'all'")
+        if fixed:
+            if self.distractors == "unpaired":
+                raise ConfigError("protocol.distractors: expected none or identity labels with a fixed split "
+                                  "(its gallery is what it lists), got 'unpaired'")
+            trials = self._fixed(dataset)
+            floor = min(self._gallery_floor(dataset, t["gallery"]) for t in trials)
+            where = "the smallest gallery of the fixed trials"
+        else:
+            if drawn_cams:
+                self._check_cams(dataset)
+            n_total = len(self._eligible(dataset))
+            if self.n_test >= n_total or self.n_test < 2:
+                raise ConfigError(f"protocol.n_test: expected 2..{n_total - 1} (dataset {dataset.name!r} "
+                                  f"has {n_total} usable people), got {self.n_test}")
+            if self.n_train is not None and self.n_train + self.n_test > n_total:
+                raise ConfigError(f"protocol.n_train: n_train + n_test must be <= {n_total}, got "
+                                  f"{self.n_train} + {self.n_test}")
+            floor = self._gallery_floor(dataset)
+            where = (f"the gallery size n_test = {self.n_test}" if floor == self.n_test else
+                     f"the smallest gallery, {floor} (n_test = {self.n_test} and the distractors)")
+        if self.ranks is not None and max(self.ranks) > floor:
+            raise ConfigError(f"protocol.ranks: expected ranks <= {where}, got {max(self.ranks)}")
+
+    def _check_cams(self, dataset: Dataset) -> None:
+        cams = sorted(set(dataset.column("cam").astype(str)))
+        for key in ("probe_cam", "gallery_cam"):
+            if str(getattr(self, key)) not in cams:
+                raise ConfigError(f"protocol.{key}: expected one of dataset {dataset.name!r}'s cameras "
+                                  f"({', '.join(cams)}), got {getattr(self, key)!r}")
+        if str(self.probe_cam) == str(self.gallery_cam):
+            raise ConfigError(f"protocol.gallery_cam: expected a camera other than probe_cam, got "
+                              f"{self.gallery_cam!r} for both")
+
+    def _check_labels(self, dataset: Dataset) -> None:
+        """Junk and distractor labels name identities of the dataset, never the same one twice; the
+        labels the loader knows not to be people (``info["identity_roles"]``) are declared."""
+        present = set(map(str, dataset.column("identity")))
+        labels = self._labels()
+        for key in ("junk", "distractors"):
+            absent = [lab for lab in labels[key] if lab not in present]
+            if absent:
+                some = ", ".join(repr(s) for s in sorted(present)[:3])
+                raise ConfigError(f"protocol.{key}: expected identities of dataset {dataset.name!r} (such as "
+                                  f"{some}), got {absent[0]!r}, which no item has")
+        both = sorted(set(labels["junk"]) & set(labels["distractors"]))
+        if both:
+            raise ConfigError(f"protocol.junk: identity {both[0]!r} is also in protocol.distractors; expected one")
+        for label, role in dict(dataset.info.get("identity_roles") or {}).items():
+            if label in present and label not in labels["junk"] + labels["distractors"]:
+                key = "junk" if role == "junk" else "distractors"
+                raise ConfigError(f"protocol.{key}: dataset {dataset.name!r} marks identity {label!r} as {role} "
+                                  f"images, not a person; expected it in protocol.junk or protocol.distractors "
+                                  f"(e.g. {key}: [{label!r}]), got {getattr(self, key)!r}")
+
+    def _labels(self) -> dict[str, list[str]]:
+        return {"junk": list(self.junk or ()),
+                "distractors": [] if self.distractors in ("none", "unpaired") else list(self.distractors)}
+
+    def _usable(self, dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
+        """Rows that may be a person's (not junk, no distractor label), and the distractor-label rows."""
+        ids = dataset.column("identity").astype(str)
+        labels = self._labels()
+        junk, marked = np.isin(ids, labels["junk"]), np.isin(ids, labels["distractors"])
+        return ~junk & ~marked, marked
 
     def _check_copies(self, dataset: Dataset) -> None:
         """Refuse an image (the same bytes) shared by two people, or by a person's probe and gallery
@@ -131,52 +239,169 @@ class ReIdentification(Protocol):
     def _eligible(self, dataset: Dataset) -> np.ndarray:
         """People usable as test people: seen in both cameras, or with at least two different images."""
         ids = dataset.column("identity")
+        usable, _ = self._usable(dataset)
         if self.gallery == "cam":
             cams = dataset.column("cam").astype(str)
-            in_p = set(ids[cams == str(self.probe_cam)])
-            in_g = set(ids[cams == str(self.gallery_cam)])
+            in_p = set(ids[usable & (cams == str(self.probe_cam))])
+            in_g = set(ids[usable & (cams == str(self.gallery_cam))])
             return np.array(sorted(in_p & in_g))
         copy = _copies(dataset)
-        first = ids if copy is None else ids[copy == np.arange(len(ids))]   # one row per distinct image
-        uniq, counts = np.unique(first, return_counts=True)
+        distinct = usable if copy is None else usable & (copy == np.arange(len(ids)))   # one row per image
+        uniq, counts = np.unique(ids[distinct], return_counts=True)
         return uniq[counts >= 2]
 
-    def _ranks(self) -> tuple[int, ...]:
-        """The ranks reported: as given, or the usual ones that fit in the gallery."""
+    def _unpaired(self, dataset: Dataset) -> np.ndarray:
+        """Rows of ``distractors: unpaired``: the gallery-camera images of people with no probe-camera
+        image (without cameras: the images of people with a single image)."""
+        if self.distractors != "unpaired":
+            return np.array([], dtype=int)
+        ids = dataset.column("identity")
+        usable, _ = self._usable(dataset)
+        if self.gallery == "cam":
+            cams = dataset.column("cam").astype(str)
+            seen_p = ids[usable & (cams == str(self.probe_cam))]
+            return np.flatnonzero(usable & (cams == str(self.gallery_cam)) & ~np.isin(ids, seen_p))
+        uniq, counts = np.unique(ids[usable], return_counts=True)
+        return np.flatnonzero(usable & np.isin(ids, uniq[counts == 1]))
+
+    def _shots(self) -> tuple[int | str, int | str]:
+        """(probe_shots, gallery_shots) with the gallery mode's defaults filled in."""
+        fixed = self.split_file is not None or self.split_column is not None
+        default = ("all", "all") if self.gallery == "cam" or fixed else \
+            ("all", 1) if self.gallery == "one_random" else (1, 1)
+        return (default[0] if self.probe_shots is None else self.probe_shots,
+                default[1] if self.gallery_shots is None else self.gallery_shots)
+
+    def _gallery_floor(self, dataset: Dataset, fixed_gallery: np.ndarray | None = None) -> int:
+        """The fewest items a trial's gallery can hold: each test person gives at least one, and the
+        distractors what they give in every trial."""
+        _, marked = self._usable(dataset)
+        k = self._shots()[1]
+        if fixed_gallery is not None:
+            rows = np.asarray(fixed_gallery, dtype=int)
+            return int(marked[rows].sum()) + len(_groups(dataset, rows[~marked[rows]]))
+        per_person = [len(g) if k == "all" else min(len(g), int(k)) for g in _groups(dataset, self._unpaired(dataset))]
+        return self.n_test + int(marked.sum()) + sum(per_person)
+
+    def _ranks(self, dataset: Dataset) -> tuple[int, ...]:
+        """The ranks reported: as given, or the usual ones that fit in the smallest gallery."""
         if self.ranks is not None:
             return tuple(self.ranks)
-        return tuple(r for r in DEFAULT_RANKS if r <= self.n_test)
+        if self.split_file is not None or self.split_column is not None:
+            floor = min(self._gallery_floor(dataset, t["gallery"]) for t in self._fixed(dataset))
+        else:
+            floor = self._gallery_floor(dataset)
+        return tuple(r for r in DEFAULT_RANKS if r <= floor)
+
+    # ------------------------------------------------------------------ fixed splits
+    def fixed_trials(self, dataset: Dataset) -> int | None:
+        if self.split_file is None and self.split_column is None:
+            return None
+        return len(self._fixed(dataset))
+
+    def _fixed(self, dataset: Dataset) -> list[dict[str, np.ndarray]]:
+        """The fixed trials as row arrays (junk left out), checked against the dataset."""
+        if self.split_column is not None:
+            values = dataset.column(self.split_column).astype(str)
+            roles = np.array([ROLES.get(v, "") for v in values])
+            trials = [{part: np.flatnonzero(roles == part) for part in PARTS}]
+            where = f"protocol.split_column: column {self.split_column!r} of dataset {dataset.name!r}"
+            for part in PARTS:
+                if not len(trials[0][part]):
+                    names = " / ".join(k for k, v in ROLES.items() if v == part)
+                    raise ConfigError(f"{where}: expected items marked {names}, got none (values: "
+                                      f"{', '.join(sorted(set(values))[:8])})")
+        else:
+            path = self._split_path(dataset)
+            trials = [{p: np.asarray(v, dtype=int) for p, v in t.items()}
+                      for t in _rows_of(read_split_file(str(path)), tuple(map(str, dataset.column("id"))), str(path))]
+            where = str(path)
+        usable, marked = self._usable(dataset)
+        ids = dataset.column("identity").astype(str)
+        item_ids = dataset.column("id")
+        out = []
+        for i, t in enumerate(trials):
+            for part in ("train", "probe"):
+                bad = t[part][marked[t[part]]]
+                if len(bad):
+                    raise ConfigError(f"{where}: trials[{i}].{part}: item {str(item_ids[bad[0]])!r} is of distractor "
+                                      f"identity {str(ids[bad[0]])!r}; expected distractors in the gallery only")
+            kept = {p: t[p][usable[t[p]] | marked[t[p]]] for p in PARTS}
+            seen = set(ids[kept["train"]])
+            leak = [r for r in kept["probe"] if ids[r] in seen]
+            if leak:
+                raise ConfigError(f"{where}: trials[{i}].probe: item {str(item_ids[leak[0]])!r} is of identity "
+                                  f"{str(ids[leak[0]])!r}, which trials[{i}].train trains on; expected unseen people")
+            for part in PARTS:
+                if not len(kept[part]):
+                    raise ConfigError(f"{where}: trials[{i}].{part}: expected items, got none"
+                                      + (" once junk is left out" if len(t[part]) else ""))
+            if not set(ids[kept["probe"]]) & set(ids[kept["gallery"]]):
+                raise ConfigError(f"{where}: trials[{i}].gallery: expected the identities of some probes, got none "
+                                  "of them (no probe has a match to find)")
+            out.append(kept)
+        return out
+
+    def _split_path(self, dataset: Dataset) -> Path:
+        path = Path(str(self.split_file)).expanduser()
+        if not path.is_absolute() and dataset.info.get("root"):
+            path = Path(dataset.info["root"]) / path
+        if not path.is_file():
+            raise ConfigError(f"protocol.split_file: file {path} not found (a relative path is relative to the "
+                              f"dataset's folder)")
+        return path
 
     # ------------------------------------------------------------------ split
-    def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
+    def split(self, dataset: Dataset, rng: np.random.Generator, trial: int | None = None) -> dict[str, Any]:
+        if self.split_file is not None or self.split_column is not None:
+            return self._fixed_split(dataset, rng, int(trial or 0))
         ids = dataset.column("identity")
+        usable, marked = self._usable(dataset)
         people = self._eligible(dataset)
         perm = rng.permutation(len(people))
         test_people = people[perm[: self.n_test]]
         rest = people[perm[self.n_test:]]
         train_people = rest if self.n_train is None else rest[: self.n_train]
-        test_mask = np.isin(ids, test_people)
-        train = np.flatnonzero(np.isin(ids, train_people))
+        test_mask = np.isin(ids, test_people) & usable
+        train = np.flatnonzero(np.isin(ids, train_people) & usable)
+        probe_k, gal_k = self._shots()
 
         if self.gallery == "cam":
             cams = dataset.column("cam").astype(str)
-            probe = np.flatnonzero(test_mask & (cams == str(self.probe_cam)))
-            gal = np.flatnonzero(test_mask & (cams == str(self.gallery_cam)))
+            probe = _draw(dataset, np.flatnonzero(test_mask & (cams == str(self.probe_cam))), probe_k, rng)
+            gal = _draw(dataset, np.flatnonzero(test_mask & (cams == str(self.gallery_cam))), gal_k, rng)
         else:
             copy = _copies(dataset)
             probe, gal = [], []
             for p in test_people:
-                rows = rng.permutation(np.flatnonzero(ids == p))
-                gal.append(rows[0])
-                others = rows[1:] if copy is None else rows[1:][copy[rows[1:]] != copy[rows[0]]]  # no copy of it
-                probe.extend(others[:1] if self.gallery == "pair" else others)
-            probe, gal = np.sort(np.array(probe)), np.sort(np.array(gal))
+                rows = rng.permutation(np.flatnonzero(test_mask & (ids == p)))
+                g = min(int(gal_k), len(rows) - 1)
+                gal.extend(rows[:g])
+                others = rows[g:] if copy is None else rows[g:][~np.isin(copy[rows[g:]], copy[rows[:g]])]  # no copy
+                probe.extend(others if probe_k == "all" else others[:int(probe_k)])
+            probe, gal = np.sort(np.array(probe, dtype=int)), np.sort(np.array(gal, dtype=int))
             if self.gallery == "pair":
                 # the pair protocol trains on two images per person as well
                 train = np.sort(np.concatenate([
-                    rng.permutation(np.flatnonzero(ids == p))[:2] for p in train_people
+                    rng.permutation(np.flatnonzero(usable & (ids == p)))[:2] for p in train_people
                 ])) if len(train_people) else train
+        extra = np.concatenate([np.flatnonzero(marked), _draw(dataset, self._unpaired(dataset), gal_k, rng)])
+        if len(extra):
+            gal = np.sort(np.concatenate([gal, extra]))
         return {"train": train.tolist(), "probe": probe.tolist(), "gallery": gal.tolist()}
+
+    def _fixed_split(self, dataset: Dataset, rng: np.random.Generator, trial: int) -> dict[str, Any]:
+        trials = self._fixed(dataset)
+        if trial >= len(trials):
+            raise ConfigError(f"trials: expected at most {len(trials)}, the trials of the protocol's fixed split, "
+                              f"got trial {trial}")
+        t = trials[trial]
+        _, marked = self._usable(dataset)
+        probe_k, gal_k = self._shots()
+        gal = t["gallery"]
+        probe = _draw(dataset, t["probe"], probe_k, rng)
+        gal = np.sort(np.concatenate([_draw(dataset, gal[~marked[gal]], gal_k, rng), gal[marked[gal]]]))
+        return {"train": np.sort(t["train"]).tolist(), "probe": probe.tolist(), "gallery": gal.tolist()}
 
     # ------------------------------------------------------------------ evaluate
     def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
@@ -199,7 +424,7 @@ class ReIdentification(Protocol):
                             "taken by another camera (every test person was seen by one camera only)")
         S, cand, p_ids = np.asarray(S)[kept], cand[kept], ids[probe][kept]
         curve = cmc_curve(S, p_ids, ids[gal], cand)
-        metrics = {f"cmc@{r}": float(curve[r - 1]) for r in self._ranks()}
+        metrics = {f"cmc@{r}": float(curve[r - 1]) for r in self._ranks(dataset)}
         metrics["nauc"] = nauc(curve)
         metrics["map"] = float(np.mean(reid_average_precisions(S, p_ids, ids[gal], cand)))
         extra: dict[str, Any] = {"diagnostics": diagnostics(ranker)}
@@ -210,8 +435,16 @@ class ReIdentification(Protocol):
 
 def _copies(dataset: Dataset) -> np.ndarray | None:
     """Per row, the first row with the same image bytes (:func:`~rankbench.datasets.base.same_files`);
-    None for a dataset without image files."""
-    return same_files(list(dataset.column("path"))) if "path" in dataset.items.columns else None
+    None for a dataset without image files. Read once per process and list of files (every trial's
+    split asks)."""
+    return _same_files(tuple(map(str, dataset.column("path")))) if "path" in dataset.items.columns else None
+
+
+@functools.lru_cache(maxsize=4)
+def _same_files(paths: tuple[str, ...]) -> np.ndarray:
+    out = same_files(list(paths))
+    out.flags.writeable = False
+    return out
 
 
 def own_view_left_out(ids: np.ndarray, cams: np.ndarray | None, probe: np.ndarray, gal: np.ndarray) -> np.ndarray:
@@ -222,3 +455,111 @@ def own_view_left_out(ids: np.ndarray, cams: np.ndarray | None, probe: np.ndarra
     cams = np.asarray(cams).astype(str)
     own = (ids[probe][:, None] == ids[gal][None, :]) & (cams[probe][:, None] == cams[gal][None, :])
     return ~own
+
+
+def _groups(dataset: Dataset, rows: np.ndarray) -> list[np.ndarray]:
+    """``rows`` grouped by person and camera (by person when there are no cameras), in row order."""
+    rows = np.asarray(rows, dtype=int)
+    key = dataset.column("identity")[rows].astype(str)
+    if "cam" in dataset.items.columns:
+        key = np.char.add(np.char.add(key, "\x00"), dataset.column("cam")[rows].astype(str))
+    _, inverse = np.unique(key, return_inverse=True)
+    return [rows[inverse == g] for g in range(inverse.max() + 1)] if len(rows) else []
+
+
+def _draw(dataset: Dataset, rows: np.ndarray, k: int | str, rng: np.random.Generator) -> np.ndarray:
+    """``k`` of each person's (and camera's) ``rows`` at random (all of them for ``all`` or when
+    there are no more), sorted. Draws nothing from ``rng`` for ``all``."""
+    rows = np.asarray(rows, dtype=int)
+    if k == "all":
+        return np.sort(rows)
+    picked = [g if len(g) <= int(k) else rng.choice(g, int(k), replace=False) for g in _groups(dataset, rows)]
+    return np.sort(np.concatenate(picked)) if picked else rows
+
+
+# ----------------------------------------------------------------------------- split files
+#: a split file beyond this size is refused (Market-1501's one trial is about 1 MB of names)
+MAX_SPLIT_BYTES = 256 * 2**20
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(path: str, stamp: tuple[int, int]) -> Any:
+    del stamp  # in the key only: a file changed on disk is read again
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_SPLIT_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the split file ({exc.strerror or exc})") from None
+    if len(raw) > MAX_SPLIT_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_SPLIT_BYTES // 2**20} MB; expected a split file of item names")
+    try:
+        text = raw.decode("utf-8")
+        if path.lower().endswith(".json"):
+            return json.loads(text)
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError) as exc:
+        first = (getattr(exc, "problem", None) or str(exc) or type(exc).__name__).splitlines()[0]
+        raise ConfigError(f"{path}: not a readable split file ({first})") from None
+
+
+def read_split_file(path: str) -> list[dict[str, list[str]]]:
+    """A split file's trials, each ``{train, probe, gallery}`` lists of item names (checked in form:
+    a mapping with ``trials``, a non-empty list of mappings of exactly those three lists of
+    names); one ConfigError line naming the file and the trial otherwise."""
+    st = os.stat(path)
+    doc = _parsed(path, (st.st_mtime_ns, st.st_size))
+    trials = doc.get("trials") if isinstance(doc, dict) else None
+    if not isinstance(trials, list) or not trials:
+        got = f"a mapping with keys {', '.join(map(str, doc))}" if isinstance(doc, dict) else type(doc).__name__
+        raise ConfigError(f"{path}: expected a mapping with 'trials', a list of {{train, probe, gallery}} item "
+                          f"lists, got {got}")
+    for i, t in enumerate(trials):
+        if not isinstance(t, dict):
+            raise ConfigError(f"{path}: trials[{i}]: expected a mapping of train, probe and gallery, "
+                              f"got {type(t).__name__}")
+        unknown = [k for k in t if k not in PARTS]
+        missing = [k for k in PARTS if k not in t]
+        if unknown or missing:
+            raise ConfigError(f"{path}: trials[{i}]: expected the keys train, probe and gallery, got "
+                              + (f"an unknown key {unknown[0]!r}" if unknown else f"no {missing[0]!r}"))
+        for part in PARTS:
+            names = t[part]
+            if not isinstance(names, list) or not names:
+                raise ConfigError(f"{path}: trials[{i}].{part}: expected a non-empty list of item names, got "
+                                  f"{names!r:.60}")
+            bad = next((n for n in names if not isinstance(n, (str, int)) or isinstance(n, bool)), None)
+            if bad is not None:
+                raise ConfigError(f"{path}: trials[{i}].{part}: expected item names, got {bad!r:.60}")
+    return trials
+
+
+@functools.lru_cache(maxsize=8)
+def _index(names: tuple[str, ...]) -> dict[str, int]:
+    return {n: i for i, n in enumerate(names)}
+
+
+def _rows_of(trials: list[dict[str, list]], names: tuple[str, ...], path: str) -> list[dict[str, list[int]]]:
+    """Each trial's parts as rows of the dataset whose item ids are ``names``; an unknown name, a
+    name given twice, or one item in two parts is one line naming the file, the trial and the item."""
+    index = _index(names)
+    out = []
+    for i, t in enumerate(trials):
+        rows: dict[str, list[int]] = {}
+        where: dict[int, str] = {}
+        for part in PARTS:
+            rows[part] = []
+            for name in t[part]:
+                r = index.get(str(name))
+                if r is None:
+                    hint = "" if isinstance(name, str) else "; it was read as a number: quote it"
+                    raise ConfigError(f"{path}: trials[{i}].{part}: unknown item {str(name)!r} (expected the "
+                                      f"dataset's item ids, such as {str(names[0])!r}{hint})")
+                if r in where:
+                    raise ConfigError(f"{path}: trials[{i}].{part}: item {str(name)!r} is listed twice "
+                                      f"(in {where[r]} too)")
+                where[r] = part
+                rows[part].append(r)
+        out.append(rows)
+    return out

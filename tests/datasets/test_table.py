@@ -40,9 +40,10 @@ def make_files(root: Path, rng) -> None:
             image(mine / "crops" / f"{p:04d}_{cam}.png", colour, rng)
             people.append((f"crops/{p:04d}_{cam}.png", f"{p:04d}", cam))
     pd.DataFrame(people, columns=["path", "identity", "cam"]).to_csv(mine / "people.csv", index=False)
-    for p in range(24):  # Market-1501 names, two sub-folders, plus a junk and a distractor image
+    for p in range(24):  # Market-1501 names, three sub-folders, plus a junk and a distractor image
         colour = rng.integers(0, 255, 3)
         for cam, sub in (("1", "bounding_box_test"), ("2", "query"), ("2", "bounding_box_test")):
+            sub = "bounding_box_train" if p < 12 else sub
             image(root / "market" / sub / f"{p + 1:04d}_c{cam}s1_{rng.integers(1e5):06d}_01.jpg", colour, rng)
     image(root / "market" / "bounding_box_test" / "-1_c1s1_000001_00.jpg", (0, 0, 0), rng)
     image(root / "market" / "bounding_box_test" / "0000_c2s1_000002_00.jpg", (0, 0, 0), rng)
@@ -82,12 +83,12 @@ def test_there_is_an_example_for_every_protocol():
 
 @pytest.mark.parametrize("k", range(len(EXAMPLES)))
 def test_each_documented_example_runs_as_written(k, root, tmp_path):
-    cfg = {"name": f"example{k}", **yaml.safe_load(EXAMPLES[k]), "trials": 2}
+    cfg = {"name": f"example{k}", "trials": 2, **yaml.safe_load(EXAMPLES[k])}   # a fixed split says its trials
     path = tmp_path / "example.yaml"
     path.write_text(yaml.safe_dump(cfg))
     res = app.run(path, out=tmp_path / "run", options=app.EngineOptions(data_root=str(root), progress=False),
                   plots=False)
-    assert res.outcome.n_done == res.outcome.n_total == 2
+    assert res.outcome.n_done == res.outcome.n_total == cfg["trials"]
     headline = {"reid": "cmc@1", "ordinal": "mae", "classification": "error_rate", "comparison": "pair_acc",
                 "retrieval": "map", "video_classification": "error_rate"}[cfg["protocol"]["name"]]
     assert headline in set(res.report["summary"]["metric"])
@@ -133,13 +134,25 @@ def test_tracks_are_cut_into_sequences_and_sorted_with_their_features(root):
     assert (ds.items["identity"] == ds.items["track"]).all() and ds.items["group"].iat[0] == "55"
 
 
-def test_market1501_names_give_identity_cam_and_subset_without_junk_or_distractors(root):
+def test_market1501_names_give_identity_cam_and_subset_and_keep_junk_and_distractors_as_labels(root):
     ds = load(root, root="market", pattern="market1501")
-    assert len(ds) == 24 * 3 and not {"-1", "0000"} & set(ds.items["identity"])
-    assert set(ds.items["cam"]) == {"1", "2"} and set(ds.items["subset"]) == {"bounding_box_test", "query"}
-    assert ds.items["id"].iat[0].startswith("0001_c")
+    assert len(ds) == 24 * 3 + 2 and {"-1", "0000"} <= set(ds.items["identity"])
+    assert ds.info["identity_roles"] == {"-1": "junk", "0000": "distractor"}
+    assert set(ds.items["cam"]) == {"1", "2"}
+    assert set(ds.items["subset"]) == {"bounding_box_test", "bounding_box_train", "query"}
+    assert ds.items.loc[ds.items["identity"] == "0000", "subset"].tolist() == ["bounding_box_test"]
+    assert ds.items["id"].iat[0].startswith("-1_c1")
     own = load(root, root="market", pattern=r"(?P<identity>-?\d+)_c(?P<cam>\d)s1_(?P<frame>\d+)")
-    assert len(own) == 24 * 3 + 2 and own.items["frame"].dtype == np.int64   # a pattern of one's own keeps all
+    assert len(own) == 24 * 3 + 2 and own.items["frame"].dtype == np.int64 and "identity_roles" not in own.info
+
+
+def test_a_market1501_run_must_say_what_junk_and_distractors_are(root, tmp_path):
+    cfg = yaml.safe_load(next(e for e in EXAMPLES if "market1501" in e))
+    cfg["protocol"] = {k: v for k, v in cfg["protocol"].items() if k != "junk"}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"name": "x", **cfg}))
+    with pytest.raises(ConfigError, match=r"protocol.junk: dataset .*market' marks identity '-1' as junk images"):
+        app.validate(path, data_root=str(root))
 
 
 def test_parquet_needs_pyarrow_and_reads_like_csv(root):
