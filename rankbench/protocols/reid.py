@@ -435,13 +435,16 @@ class ReIdentification(Protocol):
 
 def _copies(dataset: Dataset) -> np.ndarray | None:
     """Per row, the first row with the same image bytes (:func:`~rankbench.datasets.base.same_files`);
-    None for a dataset without image files. Read once per process and list of files (every trial's
-    split asks)."""
-    return _same_files(tuple(map(str, dataset.column("path")))) if "path" in dataset.items.columns else None
+    None for a dataset without image files. Read once per process while the files are unchanged
+    (every trial's split asks)."""
+    if "path" not in dataset.items.columns:
+        return None
+    paths = tuple(map(str, dataset.column("path")))
+    return _same_files(paths, tuple((st.st_size, st.st_mtime_ns) for st in map(os.stat, paths)))
 
 
 @functools.lru_cache(maxsize=4)
-def _same_files(paths: tuple[str, ...]) -> np.ndarray:
+def _same_files(paths: tuple[str, ...], stamps: tuple) -> np.ndarray:
     out = same_files(list(paths))
     out.flags.writeable = False
     return out
