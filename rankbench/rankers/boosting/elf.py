@@ -17,8 +17,8 @@ from ...utils.threads import in_threads
 from .._pair_grid import build_pair_grid
 from .._validation import checked_input
 from ..base import PairScorer
-from ._histograms import (PairedCodes, first_least, grid_codes, quantiles, reweighted_hist, threshold_codes,
-                          weighted_hist)
+from ._histograms import (HELD_PAIRS, PairedCodes, SortedUnits, first_least, grid_codes, quantiles, reweighted_hist,
+                          sorted_cum_hist, threshold_codes, weighted_hist)
 
 
 #: rounds between fresh histograms (between them, each round's histograms are re-weighted from the
@@ -83,6 +83,14 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         sum of the chosen features' distances, ``-sum_t alpha_t d_t`` (weights as AdaBoost chose
         them, no threshold). An "always +1" learner (theta = inf) adds ``alpha_t`` (nothing to
         ``"distance"``). The fit does not depend on ``score``.
+    max_held_pairs : the memory bound of the full-grid fit. Up to this many training pairs (default
+        131,072: VIPeR p = 316's 99,856 fit), every unit's threshold code of every pair is held
+        (1 byte per unit and pair; re-weighted histograms, the fastest fit). Beyond it the
+        single-dimension units hold no code per pair: each image keeps its order and each
+        (probe image, unit) the places of its thresholds in it (2 bytes per threshold), every
+        round's histograms come from running sums over those orders, and only the histogram
+        units keep a code per pair (units="both" at 800 training people: ~0.5 GB instead of
+        3.8 GB). The same choices and weights to rounding (1e-12; the sums add in another order).
     random_state : seed of the negative sampling.
 
     Attributes
@@ -99,7 +107,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
                  neg_per_pos: Annotated[float, Field(gt=0)] | None = None,
                  neg_sampling: Literal["uniform", "hard"] = "uniform", resample: bool = True,
                  score: Literal["vote", "margin", "tanh", "distance"] = "vote", n_jobs: PositiveInt = 1,
-                 random_state: Seed = None):
+                 max_held_pairs: PositiveInt = HELD_PAIRS, random_state: Seed = None):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.n_bins = n_bins
@@ -112,6 +120,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         self.resample = resample
         self.score = score
         self.n_jobs = n_jobs
+        self.max_held_pairs = max_held_pairs
         self.random_state = random_state
 
     def fit(self, X, y, cams=None):
@@ -129,13 +138,18 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         n = len(r)
         A, B = P.X[P.rows], P.X[P.cols]
 
+        n_hist = X.shape[1] // self.n_bins if self.units in ("hist", "both") else 0
+        n_units = n_hist + (X.shape[1] if self.units in ("bin", "both") else 0)
+
         def dist_of(idx, n_jobs=self.n_jobs, hist_only=False):  # unit distances of pairs idx, in blocks
             dist = self._hist_distances if hist_only else self._pair_distances  # no (pairs x d) copy of X
+            out = np.empty((len(idx), n_hist if hist_only else n_units), dtype=np.float32)
 
-            def part(a, b):  # blocks a..b-1
-                return [dist(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]]).astype(np.float32)
-                        for s0 in range(a * _CHUNK, min(len(idx), b * _CHUNK), _CHUNK)]
-            return np.concatenate(sum(in_threads(part, -(-len(idx) // _CHUNK), n_jobs, grain=1), []))
+            def part(a, b):  # blocks a..b-1, written in place (no second copy of a sample's distances)
+                for s0 in range(a * _CHUNK, min(len(idx), b * _CHUNK), _CHUNK):
+                    out[s0:s0 + _CHUNK] = dist(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]])
+            in_threads(part, -(-len(idx) // _CHUNK), n_jobs, grain=1)
+            return out
 
         w = np.where(label > 0, 0.5 / max((label > 0).sum(), 1), 0.5 / max((label < 0).sum(), 1)) \
             if self.balance else np.full(n, 1.0 / n)
@@ -143,12 +157,15 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         step = max(1, n // 20000)
         thr = _thresholds(dist_of(np.flatnonzero(label > 0)), dist_of(np.flatnonzero(label < 0)[::step]),
                           self.n_thresholds, self.n_jobs).astype(np.float32)
-        spread = np.maximum(dist_of(np.arange(0, n, step)).std(axis=0), 1e-12)
+        sample = dist_of(np.arange(0, n, step))  # its spread a few hundred units at a time: no full temporaries
+        spread = np.maximum(np.concatenate([sample[:, s:s + 256].std(axis=0) for s in range(0, n_units, 256)]), 1e-12)
+        del sample
         H = thr.shape[0]
+        if n > self.max_held_pairs:
+            return self._fit_streamed(P, r, c, label, w, thr, spread, n_hist, dist_of)
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
-        n_hist = X.shape[1] // self.n_bins if self.units in ("hist", "both") else 0
         coded = 0
         if P.col_side is not None and self.units != "hist":
             # two cameras: the pairs are the whole grid, row by row, and the single-dimension units'
@@ -195,6 +212,52 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             if t + 1 < n_rounds:  # next round's histograms: only the smaller group of pairs is re-read
                 hist = reweighted_hist(hist, codes, v, label * h < 0, np.exp(-a) / z, np.exp(a) / z, self.n_jobs)
                 stale += 1
+        return self._store(hists, cuts, alphas, spread)
+
+    def _fit_streamed(self, P, r, c, label, w, thr, spread, n_hist, dist_of):
+        """The full-grid fit without a code per pair of the single-dimension units: their
+        histograms come from each image's sorted order (:class:`~._histograms.SortedUnits`), the
+        histogram units' codes are held per pair (one byte or two per pair of them). Each round's
+        histograms are fresh (re-weighting would save nothing: the sorted sums read every pair)."""
+        H, q = thr.shape[0], int(self.n_thresholds)
+        n = len(r)
+        hist_codes = None
+        if n_hist:  # coded and paired a chunk at a time: no unpaired copy of every pair's codes
+            data = np.empty(((n_hist + 1) // 2, n), dtype=np.uint8 if q <= 16 else np.uint16)
+
+            def code(a, b):  # chunks a..b-1 of _CHUNK pairs
+                for s0 in range(a * _CHUNK, min(n, b * _CHUNK), _CHUNK):
+                    D = dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 1, hist_only=True)
+                    data[:, s0:s0 + _CHUNK] = PairedCodes.of(threshold_codes(D, thr[:n_hist]).T, q).data
+            in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
+            hist_codes = PairedCodes(data, n_hist, q)
+        bins = SortedUnits.of(P.X[P.rows], P.X[P.cols], thr[n_hist:], self.n_jobs) if H > n_hist else None
+        thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
+        self.candidate_thresholds_ = thr
+        grid = np.zeros(P.shape)
+        hists, cuts, alphas = [], [], []
+        n_rounds = int(self.n_rounds)
+        for t in range(n_rounds):
+            tick("round", t + 1, n_rounds)
+            v, wp = w * label, w[label > 0].sum()
+            cum = []
+            if hist_codes is not None:
+                cum.append(np.cumsum(weighted_hist(hist_codes, v, self.n_jobs), axis=1))
+            if bins is not None:
+                grid[r, c] = v
+                cum.append(sorted_cum_hist(bins, grid, self.n_jobs))
+            err = wp - np.concatenate(cum)
+            k, j = first_least(err)
+            e = float(np.clip(err[k, j] / w.sum(), 1e-12, 1 - 1e-12))
+            if e >= 0.5:
+                break
+            a = 0.5 * np.log((1 - e) / e)
+            h = np.where(hist_codes.unit(k) <= j if k < n_hist else bins.within(k - n_hist, j)[r, c], 1.0, -1.0)
+            w = w * np.exp(-a * label * h)
+            w /= w.sum()
+            hists.append(int(k))
+            cuts.append(float(thr[k, j]))
+            alphas.append(a)
         return self._store(hists, cuts, alphas, spread)
 
     def _fit_sampled(self, X, y, cams):

@@ -15,7 +15,8 @@ from ...utils.progress import tick
 from .._pair_grid import build_pair_grid
 from .._validation import checked_input
 from ..base import PairScorer
-from ._histograms import PairedCodes, first_least, grid_codes, quantiles, weighted_cum_hist
+from ._histograms import (HELD_PAIRS, PairedCodes, SortedUnits, first_least, grid_codes, quantiles, sorted_cum_hist,
+                          weighted_cum_hist)
 
 
 #: units coded (then paired) at a time: an even number
@@ -51,17 +52,25 @@ class RankBoost(PairScorer, BaseEstimator):
     n_jobs : threads sharing each round's histograms, the coding of the differences and the
         threshold quantiles (the fitted model does not depend on it; 1 when trials already run side
         by side on every core).
+    max_held_pairs : the memory bound. Up to this many grid entries (default 131,072: VIPeR p = 316's
+        99,856 fit), every dimension's threshold code of every entry is held (half a byte each:
+        the fastest rounds). Beyond it no code per entry is held: each image keeps its order in
+        each dimension and each (row image, dimension) the places of its thresholds in it (2 bytes
+        per threshold), and each round's histograms are running sums over those orders (at 800
+        training people ~0.3 GB instead of 1.2 GB). The same choices and weights to rounding
+        (1e-12; the sums add in another order).
     random_state : seeds that sample.
     """
 
     def __init__(self, n_rounds: PositiveInt = 100, n_thresholds: Annotated[int, Field(ge=2, le=255)] = 16,
                  block: PositiveInt = 4, threshold_sample: PositiveInt = 20000, n_jobs: PositiveInt = 1,
-                 random_state: Seed = None):
+                 max_held_pairs: PositiveInt = HELD_PAIRS, random_state: Seed = None):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.block = block
         self.threshold_sample = threshold_sample
         self.n_jobs = n_jobs
+        self.max_held_pairs = max_held_pairs
         self.random_state = random_state
 
     def fit(self, X, y, cams=None):
@@ -70,7 +79,14 @@ class RankBoost(PairScorer, BaseEstimator):
         P = build_pair_grid(X, np.asarray(y), cams, block=self.block)
         nr, nc = P.shape
         thr = self._thresholds(P)                      # (d, q) ascending
-        codes = self._codes(P, thr)                    # d units' codes over nr*nc: first threshold >= value
+        if nr * nc <= self.max_held_pairs:             # d units' codes over nr*nc: first threshold >= value
+            codes = self._codes(P, thr)
+            cum_hist = lambda pi: weighted_cum_hist(codes, pi.ravel(), self.n_jobs)
+            within = lambda f, j: (codes.unit(f) <= j).reshape(nr, nc)
+        else:                                          # no code per pair: each image's order per unit
+            units = SortedUnits.of(P.X[P.rows], P.X[P.cols], thr[:, :-1], self.n_jobs)
+            cum_hist = lambda pi: sorted_cum_hist(units, pi, self.n_jobs)
+            within = units.within
         # roles: each grid entry is an instance of its row query and (two cameras) its column query
         roles = []
         for side, is_row in P.sides():
@@ -93,13 +109,13 @@ class RankBoost(PairScorer, BaseEstimator):
                 s_pos = (vv * pos).sum(ax, keepdims=True)   # per query: sum v over its true matches
                 s_neg = (vv * neg).sum(ax, keepdims=True)
                 pi += np.where(pos, vv * s_neg, 0.0) - np.where(neg, vv * s_pos, 0.0)
-            r_all = weighted_cum_hist(codes, pi.ravel(), self.n_jobs)  # (d, q): sum pi [x_f <= thr_fj]
+            r_all = cum_hist(pi)                       # (d, q): sum pi [x_f <= thr_fj]
             f, j = first_least(-np.abs(r_all))   # ties within rounding: the first
             r = float(np.clip(r_all[f, j], -1 + 1e-12, 1 - 1e-12))
             if abs(r) < 1e-12:
                 break
             a = 0.5 * np.log((1 + r) / (1 - r))
-            h = (codes.unit(f) <= j).reshape(nr, nc)
+            h = within(f, j)
             z = 0.0
             for i, (pos, neg, ax) in enumerate(roles):
                 v[i] = v[i] * np.where(pos, np.exp(-a * h), np.exp(a * h))
