@@ -165,12 +165,15 @@ def _rankbench_version() -> str:
     return __version__
 
 
-def _on_worker(fn: JobFn, *args) -> tuple[str, Any, str]:
+def _on_worker(job: bytes, X: Any, dataset: Any) -> tuple[str, Any, str]:
     """Run one job on a Dask worker: ``("ok", record, worker)`` or ``("user-error", exc, worker)``.
 
-    A user mistake (a :class:`RankbenchError`) comes back as a value, so that Dask does not retry
-    what would fail the same way again; any other exception is raised and retried.
+    ``job`` is ``(fn, job, protocol, spec, split)`` pickled by cloudpickle (:func:`_pickled_job`);
+    ``X`` and ``dataset`` are the scattered data. A user mistake (a :class:`RankbenchError`; a
+    module the job's code imports that this worker lacks) comes back as a value, so that Dask does
+    not retry what would fail the same way again; any other exception is raised and retried.
     """
+    import cloudpickle
     from distributed import get_worker
 
     try:
@@ -178,9 +181,26 @@ def _on_worker(fn: JobFn, *args) -> tuple[str, Any, str]:
     except ValueError:  # not on a worker (a client running tasks in-process)
         worker = "client"
     try:
-        return "ok", fn(*args), worker
+        fn, job, protocol, spec, split = cloudpickle.loads(job)
+    except Exception as exc:  # noqa: BLE001 - the worker's Python lacks what the code needs
+        return "user-error", ConfigError(
+            f"dask worker {worker}: cannot load a job ({type(exc).__name__}: {exc}); expected every module "
+            "the run's components import installed there"), worker
+    try:
+        return "ok", fn(job, protocol, spec, X, dataset, split), worker
     except RankbenchError as exc:
         return "user-error", exc, worker
+
+
+def _pickled_job(fn: JobFn, w: Work) -> bytes:
+    """A job's objects, pickled by cloudpickle: the classes of modules loaded from a file
+    (:func:`rankbench.registry.load_by_path`, registered to be pickled by value) travel inside.
+    Dask pickles a task's arguments with plain pickle, which names a class by its module, and
+    uses cloudpickle only for an object of ``__main__`` or of a registered module at the top;
+    a worker cannot import a module that exists only in this process."""
+    import cloudpickle
+
+    return cloudpickle.dumps((fn, w.job, w.protocol, w.spec, w.split))
 
 
 class DaskExecutor:
@@ -306,10 +326,9 @@ class DaskExecutor:
             for w, attempt in items:
                 keys.append(f"rankbench-{session}-{w.id}" + (f"-again{attempt}" if attempt else ""))
             ws = [w for w, _ in items]
-            futures = self.client.map(_on_worker, [fn] * len(ws), [w.job for w in ws], [w.protocol for w in ws],
-                                      [w.spec for w in ws], [remote[id(w.X)] for w in ws],
-                                      [remote[id(w.dataset)] for w in ws], [w.split for w in ws],
-                                      key=keys, pure=False, retries=self.retries)
+            futures = self.client.map(_on_worker, [_pickled_job(fn, w) for w in ws], [remote[id(w.X)] for w in ws],
+                                      [remote[id(w.dataset)] for w in ws], key=keys, pure=False,
+                                      retries=self.retries)
             for (w, attempt), key, fut in zip(items, keys, futures):
                 pending[key] = (w, fut, attempt)
             ac.update(futures)
