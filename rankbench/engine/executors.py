@@ -219,6 +219,9 @@ class DaskExecutor:
     """
 
     kind = "dask"
+    #: seconds each step of stopping may take (saving the results that arrived, closing the client,
+    #: closing a LocalCluster): Ctrl-C ends a run within seconds, whatever state the cluster is in
+    STOP_S = 5.0
 
     def __init__(self, scheduler: str | None = None, timeout: float = 20.0, retries: int = 2):
         self.scheduler = scheduler
@@ -234,6 +237,7 @@ class DaskExecutor:
                               "checkout), got no importable 'distributed' module") from None
         _quiet_interrupted_sync()
         self._cluster = self.client = None
+        self.interrupted = False
         self.jobs_per_worker: Counter = Counter()
         self.workers_lost: list[str] = []
         self.resubmitted = self.n_scattered = 0
@@ -283,14 +287,26 @@ class DaskExecutor:
                                   f"{got}") from None
 
     def _close_cluster(self) -> None:
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
+        """Close the LocalCluster this executor started, within :attr:`STOP_S` seconds; its worker
+        processes still alive then are killed (they ignore Ctrl-C, and a job's thread does not stop
+        for a close: left alone, they would hold the interpreter's exit, which waits for them)."""
+        cluster, self._cluster = self._cluster, None
+        if cluster is None:
+            return
+        if self.interrupted:  # their jobs are abandoned: no need to wait for them to end
+            _kill_workers(cluster)
+        try:
+            cluster.close(timeout=self.STOP_S)
+        except Exception:  # noqa: BLE001 - a TimeoutError, or the cluster broke: its workers go below
+            _kill_workers(cluster)
 
     def __exit__(self, *exc) -> None:
-        if self.client is not None:
-            self.client.close()
-            self.client = None
+        client, self.client = self.client, None
+        if client is not None:
+            try:
+                client.close(timeout=self.STOP_S)
+            except Exception:  # noqa: BLE001 - a TimeoutError, or the cluster went away: nothing to close
+                pass
         self._close_cluster()
 
     # ------------------------------------------------------------------ running
@@ -378,10 +394,16 @@ class DaskExecutor:
                                              f"saved in {folder.path}; continue with --resume")
                 time.sleep(0.005)
         except KeyboardInterrupt:
+            self.interrupted = True
             self._save_ready(ac, pending, folder, progress)
             raise
         finally:
-            self._cancel([f for _, f, _ in pending.values()])
+            # Release every future now, while the client is open: the scheduler then drops the jobs
+            # no longer wanted. An exception's traceback keeps this frame, and a future released
+            # after the client has closed prints a traceback of its own (Future.__del__).
+            ac.clear()
+            pending.clear()
+            remote = batch = fut = None  # noqa: F841
         return computed
 
     def _processing(self, pending: dict[str, tuple[Work, Any, int]]) -> set[str]:
@@ -448,24 +470,27 @@ class DaskExecutor:
         raise exc.with_traceback(fut.traceback())
 
     def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: RunProgress) -> None:
-        """On an interruption: write the results that have arrived but are not written yet."""
-        for fut, result in self._results(ac.next_batch(block=False)):
+        """On an interruption: write the results that have arrived but are not written yet, as many
+        as can be fetched within :attr:`STOP_S` seconds (the others are computed again on resume)."""
+        deadline = time.monotonic() + self.STOP_S
+        for fut in ac.next_batch(block=False):
             w = pending.pop(fut.key, (None,))[0]
-            if result is not None and result[0] == "ok":
-                folder.write_trial(result[1])
-                if w is not None:
-                    finished(progress, w.id, result[1])
-
-    def _cancel(self, futures: list) -> None:
-        if futures and self.client is not None and self.client.status == "running":
+            left = deadline - time.monotonic()
+            if fut.status != "finished" or left <= 0:
+                continue
             try:
-                self.client.cancel(futures, force=True)
-            except Exception:  # noqa: BLE001 - the cluster may be going away; nothing left to save
-                pass
+                status, record, _ = fut.result(timeout=left)
+            except Exception:  # noqa: BLE001 - lost or too slow to fetch: computed again on resume
+                continue
+            if status == "ok":
+                folder.write_trial(record)
+                if w is not None:
+                    finished(progress, w.id, record)
 
     def describe(self) -> dict[str, Any]:
-        """For the manifest: the scheduler, every worker seen (threads, jobs it computed), lost ones."""
-        if self.client is not None:
+        """For the manifest: the scheduler, every worker seen (threads, jobs it computed), lost ones
+        (as last seen when the run was interrupted: the cluster is not asked again)."""
+        if self.client is not None and not self.interrupted:
             self._workers()
         return {"kind": "dask", "scheduler": self.address, "local_cluster": self.scheduler is None,
                 "retries": self.retries,
@@ -517,6 +542,19 @@ def _local_cluster(distributed):
     finally:
         if main:
             signal.signal(signal.SIGINT, old)
+
+
+def _kill_workers(cluster) -> None:
+    """Kill the worker processes of ``cluster``, a LocalCluster of this process (its nannies' children)."""
+    import signal
+
+    for nanny in list(cluster.workers.values()):
+        pid = getattr(nanny, "pid", None)
+        if pid:
+            try:
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+            except OSError:  # gone meanwhile
+                pass
 
 
 def _ignore_sigint_plugin(distributed):
