@@ -14,13 +14,16 @@ from the run seed and the trial.
     a dask.distributed cluster through its futures API (``pip install -e '.[dask]'`` in the
     rankbench checkout): the cluster at ``scheduler``, or a LocalCluster sized to this machine. The
     feature matrices and datasets are scattered to every worker once (``broadcast``), each job is one task and future
+    (its objects pickled by cloudpickle, so classes from a user's file travel by value)
     with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
     up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
     time). The scheduler and every worker are checked for this rankbench when connecting. When a
     worker dies, the scheduler runs its jobs again on another worker (up to its
     ``allowed-failures``, 3 by default); an exception other than a user error is retried
     ``retries`` times; if every copy of the scattered data dies with its workers, the data is
-    scattered again and the jobs that needed it are submitted again.
+    scattered again and the jobs that needed it are submitted again. On Ctrl-C every step of
+    stopping has a time limit (:attr:`DaskExecutor.STOP_S`); a LocalCluster's workers that do
+    not close in time are killed.
 """
 
 from __future__ import annotations
@@ -287,17 +290,17 @@ class DaskExecutor:
                                   f"{got}") from None
 
     def _close_cluster(self) -> None:
-        """Close the LocalCluster this executor started, within :attr:`STOP_S` seconds; its worker
-        processes still alive then are killed (they ignore Ctrl-C, and a job's thread does not stop
-        for a close: left alone, they would hold the interpreter's exit, which waits for them)."""
+        """Close the LocalCluster this executor started, within twice :attr:`STOP_S` seconds (its
+        nannies give a worker busy in a job 4 s, then kill it); worker processes still alive then
+        are killed (they ignore Ctrl-C, and left alone they would hold the interpreter's exit,
+        which waits for them). Not killed first: workers killed under a running scheduler make it
+        log their lost connections, after the close has restored distributed's logging."""
         cluster, self._cluster = self._cluster, None
         if cluster is None:
             return
-        if self.interrupted:  # their jobs are abandoned: no need to wait for them to end
-            _kill_workers(cluster)
         try:
-            cluster.close(timeout=self.STOP_S)
-        except Exception:  # noqa: BLE001 - a TimeoutError, or the cluster broke: its workers go below
+            cluster.close(timeout=2 * self.STOP_S)
+        except Exception:  # noqa: BLE001 - a TimeoutError, or the cluster broke
             _kill_workers(cluster)
 
     def __exit__(self, *exc) -> None:
