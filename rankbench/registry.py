@@ -25,6 +25,7 @@ optional libraries inside functions, not at top level.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -32,6 +33,7 @@ import pkgutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable
 
 from .errors import ConfigError, did_you_mean
@@ -157,17 +159,7 @@ def load_by_path(spec: str, prefix: str = "", kind: str = "component") -> type:
             path = Path(target).expanduser()
             if not path.is_file():
                 raise ConfigError(f"{prefix}{kind} file {path} not found")
-            mod_name = f"rankbench_user_{abs(hash(str(path.resolve())))}"
-            module = sys.modules.get(mod_name)
-            if module is None:
-                spec_ = importlib.util.spec_from_file_location(mod_name, path)
-                module = importlib.util.module_from_spec(spec_)
-                sys.modules[mod_name] = module
-                try:
-                    spec_.loader.exec_module(module)
-                except BaseException:  # as a failed import: no half-made module left behind
-                    sys.modules.pop(mod_name, None)
-                    raise
+            module = _load_file(path.resolve())
         else:
             module = importlib.import_module(target)
     except ConfigError:
@@ -184,6 +176,31 @@ def load_by_path(spec: str, prefix: str = "", kind: str = "component") -> type:
     if "registry_name" not in cls.__dict__:
         cls.registry_name = spec
     return cls
+
+
+def _load_file(path: Path) -> ModuleType:
+    """The module of ``path``, a file outside any package, loaded once per process.
+
+    Its name is a digest of the path, the same in every process (so the cache keys and records
+    that name a class of it do not change between runs), and it is registered with cloudpickle to
+    be pickled by value: its classes and functions travel inside the pickled objects, so a worker
+    process (joblib's, which pickles with cloudpickle; a Dask worker, to which the executor sends
+    a job pickled by cloudpickle) never has to import the file."""
+    import cloudpickle
+
+    name = "rankbench_user_" + hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:  # as a failed import: no half-made module left behind
+            sys.modules.pop(name, None)
+            raise
+        cloudpickle.register_pickle_by_value(module)
+    return module
 
 
 def parameter_table(cls: type) -> list[tuple[str, str, str]]:

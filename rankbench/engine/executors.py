@@ -14,13 +14,16 @@ from the run seed and the trial.
     a dask.distributed cluster through its futures API (``pip install -e '.[dask]'`` in the
     rankbench checkout): the cluster at ``scheduler``, or a LocalCluster sized to this machine. The
     feature matrices and datasets are scattered to every worker once (``broadcast``), each job is one task and future
+    (its objects pickled by cloudpickle, so classes from a user's file travel by value)
     with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
     up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
     time). The scheduler and every worker are checked for this rankbench when connecting. When a
     worker dies, the scheduler runs its jobs again on another worker (up to its
     ``allowed-failures``, 3 by default); an exception other than a user error is retried
     ``retries`` times; if every copy of the scattered data dies with its workers, the data is
-    scattered again and the jobs that needed it are submitted again.
+    scattered again and the jobs that needed it are submitted again. On Ctrl-C every step of
+    stopping has a time limit (:attr:`DaskExecutor.STOP_S`); a LocalCluster's workers that do
+    not close in time are killed.
 """
 
 from __future__ import annotations
@@ -165,12 +168,15 @@ def _rankbench_version() -> str:
     return __version__
 
 
-def _on_worker(fn: JobFn, *args) -> tuple[str, Any, str]:
+def _on_worker(job: bytes, X: Any, dataset: Any) -> tuple[str, Any, str]:
     """Run one job on a Dask worker: ``("ok", record, worker)`` or ``("user-error", exc, worker)``.
 
-    A user mistake (a :class:`RankbenchError`) comes back as a value, so that Dask does not retry
-    what would fail the same way again; any other exception is raised and retried.
+    ``job`` is ``(fn, job, protocol, spec, split)`` pickled by cloudpickle (:func:`_pickled_job`);
+    ``X`` and ``dataset`` are the scattered data. A user mistake (a :class:`RankbenchError`; a
+    module the job's code imports that this worker lacks) comes back as a value, so that Dask does
+    not retry what would fail the same way again; any other exception is raised and retried.
     """
+    import cloudpickle
     from distributed import get_worker
 
     try:
@@ -178,9 +184,26 @@ def _on_worker(fn: JobFn, *args) -> tuple[str, Any, str]:
     except ValueError:  # not on a worker (a client running tasks in-process)
         worker = "client"
     try:
-        return "ok", fn(*args), worker
+        fn, job, protocol, spec, split = cloudpickle.loads(job)
+    except Exception as exc:  # noqa: BLE001 - the worker's Python lacks what the code needs
+        return "user-error", ConfigError(
+            f"dask worker {worker}: cannot load a job ({type(exc).__name__}: {exc}); expected every module "
+            "the run's components import installed there"), worker
+    try:
+        return "ok", fn(job, protocol, spec, X, dataset, split), worker
     except RankbenchError as exc:
         return "user-error", exc, worker
+
+
+def _pickled_job(fn: JobFn, w: Work) -> bytes:
+    """A job's objects, pickled by cloudpickle: the classes of modules loaded from a file
+    (:func:`rankbench.registry.load_by_path`, registered to be pickled by value) travel inside.
+    Dask pickles a task's arguments with plain pickle, which names a class by its module, and
+    uses cloudpickle only for an object of ``__main__`` or of a registered module at the top;
+    a worker cannot import a module that exists only in this process."""
+    import cloudpickle
+
+    return cloudpickle.dumps((fn, w.job, w.protocol, w.spec, w.split))
 
 
 class DaskExecutor:
@@ -199,6 +222,9 @@ class DaskExecutor:
     """
 
     kind = "dask"
+    #: seconds each step of stopping may take (saving the results that arrived, closing the client,
+    #: closing a LocalCluster): Ctrl-C ends a run within seconds, whatever state the cluster is in
+    STOP_S = 5.0
 
     def __init__(self, scheduler: str | None = None, timeout: float = 20.0, retries: int = 2):
         self.scheduler = scheduler
@@ -214,6 +240,7 @@ class DaskExecutor:
                               "checkout), got no importable 'distributed' module") from None
         _quiet_interrupted_sync()
         self._cluster = self.client = None
+        self.interrupted = False
         self.jobs_per_worker: Counter = Counter()
         self.workers_lost: list[str] = []
         self.resubmitted = self.n_scattered = 0
@@ -263,14 +290,26 @@ class DaskExecutor:
                                   f"{got}") from None
 
     def _close_cluster(self) -> None:
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
+        """Close the LocalCluster this executor started, within twice :attr:`STOP_S` seconds (its
+        nannies give a worker busy in a job 4 s, then kill it); worker processes still alive then
+        are killed (they ignore Ctrl-C, and left alone they would hold the interpreter's exit,
+        which waits for them). Not killed first: workers killed under a running scheduler make it
+        log their lost connections, after the close has restored distributed's logging."""
+        cluster, self._cluster = self._cluster, None
+        if cluster is None:
+            return
+        try:
+            cluster.close(timeout=2 * self.STOP_S)
+        except Exception:  # noqa: BLE001 - a TimeoutError, or the cluster broke
+            _kill_workers(cluster)
 
     def __exit__(self, *exc) -> None:
-        if self.client is not None:
-            self.client.close()
-            self.client = None
+        client, self.client = self.client, None
+        if client is not None:
+            try:
+                client.close(timeout=self.STOP_S)
+            except Exception:  # noqa: BLE001 - a TimeoutError, or the cluster went away: nothing to close
+                pass
         self._close_cluster()
 
     # ------------------------------------------------------------------ running
@@ -306,10 +345,9 @@ class DaskExecutor:
             for w, attempt in items:
                 keys.append(f"rankbench-{session}-{w.id}" + (f"-again{attempt}" if attempt else ""))
             ws = [w for w, _ in items]
-            futures = self.client.map(_on_worker, [fn] * len(ws), [w.job for w in ws], [w.protocol for w in ws],
-                                      [w.spec for w in ws], [remote[id(w.X)] for w in ws],
-                                      [remote[id(w.dataset)] for w in ws], [w.split for w in ws],
-                                      key=keys, pure=False, retries=self.retries)
+            futures = self.client.map(_on_worker, [_pickled_job(fn, w) for w in ws], [remote[id(w.X)] for w in ws],
+                                      [remote[id(w.dataset)] for w in ws], key=keys, pure=False,
+                                      retries=self.retries)
             for (w, attempt), key, fut in zip(items, keys, futures):
                 pending[key] = (w, fut, attempt)
             ac.update(futures)
@@ -359,10 +397,16 @@ class DaskExecutor:
                                              f"saved in {folder.path}; continue with --resume")
                 time.sleep(0.005)
         except KeyboardInterrupt:
+            self.interrupted = True
             self._save_ready(ac, pending, folder, progress)
             raise
         finally:
-            self._cancel([f for _, f, _ in pending.values()])
+            # Release every future now, while the client is open: the scheduler then drops the jobs
+            # no longer wanted. An exception's traceback keeps this frame, and a future released
+            # after the client has closed prints a traceback of its own (Future.__del__).
+            ac.clear()
+            pending.clear()
+            remote = batch = fut = None  # noqa: F841
         return computed
 
     def _processing(self, pending: dict[str, tuple[Work, Any, int]]) -> set[str]:
@@ -429,24 +473,27 @@ class DaskExecutor:
         raise exc.with_traceback(fut.traceback())
 
     def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: RunProgress) -> None:
-        """On an interruption: write the results that have arrived but are not written yet."""
-        for fut, result in self._results(ac.next_batch(block=False)):
+        """On an interruption: write the results that have arrived but are not written yet, as many
+        as can be fetched within :attr:`STOP_S` seconds (the others are computed again on resume)."""
+        deadline = time.monotonic() + self.STOP_S
+        for fut in ac.next_batch(block=False):
             w = pending.pop(fut.key, (None,))[0]
-            if result is not None and result[0] == "ok":
-                folder.write_trial(result[1])
-                if w is not None:
-                    finished(progress, w.id, result[1])
-
-    def _cancel(self, futures: list) -> None:
-        if futures and self.client is not None and self.client.status == "running":
+            left = deadline - time.monotonic()
+            if fut.status != "finished" or left <= 0:
+                continue
             try:
-                self.client.cancel(futures, force=True)
-            except Exception:  # noqa: BLE001 - the cluster may be going away; nothing left to save
-                pass
+                status, record, _ = fut.result(timeout=left)
+            except Exception:  # noqa: BLE001 - lost or too slow to fetch: computed again on resume
+                continue
+            if status == "ok":
+                folder.write_trial(record)
+                if w is not None:
+                    finished(progress, w.id, record)
 
     def describe(self) -> dict[str, Any]:
-        """For the manifest: the scheduler, every worker seen (threads, jobs it computed), lost ones."""
-        if self.client is not None:
+        """For the manifest: the scheduler, every worker seen (threads, jobs it computed), lost ones
+        (as last seen when the run was interrupted: the cluster is not asked again)."""
+        if self.client is not None and not self.interrupted:
             self._workers()
         return {"kind": "dask", "scheduler": self.address, "local_cluster": self.scheduler is None,
                 "retries": self.retries,
@@ -498,6 +545,19 @@ def _local_cluster(distributed):
     finally:
         if main:
             signal.signal(signal.SIGINT, old)
+
+
+def _kill_workers(cluster) -> None:
+    """Kill the worker processes of ``cluster``, a LocalCluster of this process (its nannies' children)."""
+    import signal
+
+    for nanny in list(cluster.workers.values()):
+        pid = getattr(nanny, "pid", None)
+        if pid:
+            try:
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+            except OSError:  # gone meanwhile
+                pass
 
 
 def _ignore_sigint_plugin(distributed):

@@ -238,11 +238,18 @@ def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env):
     import psutil
 
     out = tmp_path / "run"
-    cfg, _ = gated(tmp_path)  # never opened: the run is still going when Ctrl-C comes
+    cfg, gate = gated(tmp_path)  # never opened: the run is still going when Ctrl-C comes
     proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out),
                              "-q", "--no-plots", "--executor", "dask"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, start_new_session=True)
-    wait_for_results(proc, out, 3)
+    # Ctrl-C once a result is saved and a job is running on a worker (held at the gate), whatever
+    # the machine's speed: the client is in its loop, waiting for results
+    wait_for_results(proc, out, 1)
+    reached = gate.with_name(gate.name + ".reached")
+    deadline = time.monotonic() + LIMIT
+    while not reached.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "no job reached the gate"
+        time.sleep(0.02)
     family = psutil.Process(proc.pid).children(recursive=True)
     assert len(family) >= 2  # the workers (and multiprocessing's resource tracker)
     os.killpg(proc.pid, signal.SIGINT)

@@ -15,8 +15,9 @@ from rankbench.utils.progress import tick
 
 class SlowL1(PairScorer, BaseEstimator):
     """L1 matching that sleeps ``delay`` seconds in fit and, given a ``gate`` file, then waits until
-    that file exists (at most 10 minutes): a test holds a run open for as long as it needs, on a
-    machine of any speed, by creating the gate only after it has interrupted or hurt the run.
+    that file exists (at most 10 minutes; ``<gate>.reached`` says a fit has got there): a test holds
+    a run open for as long as it needs, on a machine of any speed, by creating the gate only after
+    it has interrupted or hurt the run.
     With ``ticks`` the sleep is cut into that many steps, each reported as fit progress; ``warn``
     is a warning the fit raises."""
 
@@ -35,6 +36,7 @@ class SlowL1(PairScorer, BaseEstimator):
         if not self.ticks:
             time.sleep(self.delay)
         if self.gate is not None:
+            Path(f"{self.gate}.reached").touch()  # a job is waiting at the gate
             deadline = time.monotonic() + 600
             while not Path(self.gate).exists():
                 if time.monotonic() > deadline:
