@@ -19,7 +19,7 @@ from rankbench.utils.seeds import split_seed, stream_seed
 def test_a_name_is_looked_up_and_its_parameters_checked_once_with_the_key_paths_given():
     spec = ComponentSpec.checked("rankers", "svm_bank", {"C": [1, 2], "gamma": 2}, "protocol.base_models",
                                  "protocol.base_models.ranker")
-    assert spec.cls is SVMBank and spec.params == {"C": [1.0, 2.0], "gamma": 2.0}  # as the constructor takes it
+    assert spec.cls is SVMBank and spec.params == {"C": (1.0, 2.0), "gamma": 2.0}  # as the constructor takes it: a tuple
     assert all(isinstance(v, float) for v in (*spec.params["C"], spec.params["gamma"]))
     with pytest.raises(ConfigError, match=r"^protocol.base_models.ranker: unknown ranker 'svm_bnak'; did you mean"):
         ComponentSpec.checked("rankers", "svm_bnak", {}, "protocol.base_models", "protocol.base_models.ranker")
