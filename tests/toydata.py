@@ -6,6 +6,9 @@ tests/conftest.py (rootdir-relative "prepend" import mode).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pandas as pd
 
@@ -127,3 +130,19 @@ def write_tracks_table(folder, rng) -> None:
     pd.DataFrame(rows, columns=["track", "frame"]).to_csv(folder / "tracks.csv", index=False)
     who = np.array([t for t, _ in rows])
     np.save(folder / "tracks.npy", (who[:, None] == np.array([139, 58, 55])[None, :]) + rng.normal(0, 0.4, (len(rows), 3)))
+
+
+def people(folder: Path, n: int = 6, copies: dict | None = None, rng=None) -> list[str]:
+    """Two images per person (cameras a and b), each different; ``copies`` {target: source}
+    makes a file a byte copy of another."""
+    rng = rng or np.random.default_rng(0)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = []
+    for p in range(n):
+        for cam in "ab":
+            name = f"{p:04d}_{cam}.png"
+            cv2.imwrite(str(folder / name), rng.integers(0, 255, (16, 8, 3), dtype=np.uint8))
+            names.append(name)
+    for target, source in (copies or {}).items():
+        (folder / target).write_bytes((folder / source).read_bytes())
+    return names

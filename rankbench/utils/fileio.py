@@ -19,7 +19,6 @@ command line turns them into one line.
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import secrets

@@ -6,9 +6,9 @@ import struct
 import zlib
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
+from toydata import people
 
 from rankbench.errors import ConfigError, DataError
 from rankbench.registry import datasets
@@ -24,22 +24,6 @@ def png_header(width: int, height: int) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
-
-
-def people(folder: Path, n: int = 6, copies: dict | None = None, rng=None) -> list[str]:
-    """Two images per person (cameras a and b), each different; ``copies`` {target: source}
-    makes a file a byte copy of another."""
-    rng = rng or np.random.default_rng(0)
-    folder.mkdir(parents=True, exist_ok=True)
-    names = []
-    for p in range(n):
-        for cam in "ab":
-            name = f"{p:04d}_{cam}.png"
-            cv2.imwrite(str(folder / name), rng.integers(0, 255, (16, 8, 3), dtype=np.uint8))
-            names.append(name)
-    for target, source in (copies or {}).items():
-        (folder / target).write_bytes((folder / source).read_bytes())
-    return names
 
 
 @pytest.fixture

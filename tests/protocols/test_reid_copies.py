@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pandas as pd
 import pytest
+from toydata import people
 import yaml
 
 from rankbench import app
@@ -18,22 +19,6 @@ from rankbench.registry import datasets, protocols
 
 def load(data_root, **params):
     return datasets.build("table", params, "dataset").load(str(data_root))
-
-
-def people(folder: Path, n: int = 6, copies: dict | None = None, rng=None) -> list[str]:
-    """Two images per person (cameras a and b), each different; ``copies`` {target: source}
-    makes a file a byte copy of another."""
-    rng = rng or np.random.default_rng(0)
-    folder.mkdir(parents=True, exist_ok=True)
-    names = []
-    for p in range(n):
-        for cam in "ab":
-            name = f"{p:04d}_{cam}.png"
-            cv2.imwrite(str(folder / name), rng.integers(0, 255, (16, 8, 3), dtype=np.uint8))
-            names.append(name)
-    for target, source in (copies or {}).items():
-        (folder / target).write_bytes((folder / source).read_bytes())
-    return names
 
 
 def reid_table(root: Path, copies: dict, n: int = 6) -> None:

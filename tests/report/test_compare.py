@@ -1,7 +1,6 @@
 """Paired comparisons of runs and of methods, checked against independent computations."""
 
 import itertools
-import json
 
 import numpy as np
 import pandas as pd
