@@ -51,7 +51,7 @@ labels (the table loader's ``market1501`` pattern) declares them, and a run must
 
 Metrics: ``cmc@K`` for K in ``ranks`` (default 1, 5, 10, 20, 25, 50 as far as the smallest gallery
 reaches; a rank beyond it is refused) (matching rate at rank K: the rank of a probe's first correct
-gallery item, ties against the method), ``nauc`` and ``map``, the mean over probes of the average
+gallery item, ties at their expected value), ``nauc`` and ``map``, the mean over probes of the average
 precision of each probe's ranking of the gallery over all its correct items (torchreid's
 ``eval_market1501``, :func:`rankbench.metrics.reid_average_precisions`); every probe image is a
 query. The whole CMC curve is kept for plots. As in torchreid, a probe does not rank the images of
