@@ -127,17 +127,15 @@ def labels(values, what: str = "labels") -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- re-identification
-def _match_counts(S: np.ndarray, probe_ids, gallery_ids, candidates) -> tuple:
-    """Per probe: the candidates' mask, the true matches' mask, and (g, t, m): the wrong candidates
-    scoring above the best true match, those tied with it, and the true matches tied at it."""
+def _matches(S: np.ndarray, probe_ids, gallery_ids, candidates) -> tuple[np.ndarray, np.ndarray]:
+    """The (n_probe, n_gallery) masks of each probe's candidates and of its true matches among
+    them, after checking that the candidates' similarities are finite and every probe has a match."""
     cand = np.ones(S.shape, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
     finite(S[cand], "similarity")
     match = (np.asarray(probe_ids)[:, None] == np.asarray(gallery_ids)[None, :]) & cand
     if not match.any(axis=1).all():
         raise ValueError("every probe identity must appear among its gallery candidates")
-    wrong = cand & ~match
-    best = np.where(match, S, -np.inf).max(axis=1)[:, None]
-    return cand, match, ((S > best) & wrong).sum(1), ((S == best) & wrong).sum(1), ((S == best) & match).sum(1)
+    return cand, match
 
 
 def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.ndarray,
@@ -159,7 +157,10 @@ def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.nda
     order of t + m, so P(rank <= g + j) = 1 - prod_{i<j} (t - i) / (t + m - i).
     """
     S = np.asarray(similarity, dtype=float)
-    _, _, above, tied, true_tied = _match_counts(S, probe_ids, gallery_ids, candidates)
+    cand, match = _matches(S, probe_ids, gallery_ids, candidates)
+    wrong = cand & ~match
+    best = np.where(match, S, -np.inf).max(axis=1)[:, None]
+    above, tied, true_tied = ((S > best) & wrong).sum(1), ((S == best) & wrong).sum(1), ((S == best) & match).sum(1)
     n_probe, n_gallery = S.shape
     plain = tied == 0
     counts = np.bincount(above[plain], minlength=n_gallery)[:n_gallery]
@@ -194,7 +195,7 @@ def reid_average_precisions(similarity: np.ndarray, probe_ids: np.ndarray, galle
     ap : (n_probe,) float array. Ties count at their expected value (:func:`average_precisions`).
     """
     S = np.asarray(similarity, dtype=float)
-    cand, match, _, _, _ = _match_counts(S, probe_ids, gallery_ids, candidates)
+    cand, match = _matches(S, probe_ids, gallery_ids, candidates)
     # candidates first, then by similarity (descending)
     order = np.lexsort((-S, ~cand), axis=1)
     ranked = np.take_along_axis(S, order, axis=1)
