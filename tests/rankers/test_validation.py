@@ -35,7 +35,8 @@ def test_checked_matrix_passes_a_finite_float_matrix_through_without_copy():
 
 
 @pytest.mark.parametrize("X, words", [
-    (np.array([[1.0, np.nan], [np.inf, 2.0], [0.0, 0.0]]), "has 2 non-finite values (NaN or infinite; 1 NaN), the first in row 0"),
+    (np.array([[1.0, np.nan], [np.inf, 2.0], [0.0, 0.0]]),
+     "has 2 non-finite values (NaN or infinite; 1 NaN), the first in row 0"),
     (np.array([[0.0, 1.0], [2.0, -np.inf]]), "has 1 non-finite values (NaN or infinite; 0 NaN), the first in row 1"),
     (np.ones(4), "has shape (4,); expected a 2-D array"),
     (np.ones((2, 2, 2)), "has shape (2, 2, 2); expected a 2-D array"),
