@@ -2,6 +2,7 @@
 PIL reads them, digests that follow the bytes, and each refusal one DataError line naming the file."""
 
 import struct
+import warnings
 import zlib
 
 import numpy as np
@@ -138,7 +139,7 @@ def test_an_image_claiming_too_many_pixels_is_refused_before_decoding(tmp_path):
     huge.write_bytes(bomb_png(20_000, 20_000))
     with pytest.raises(DataError, match=r"^image .*huge.png has more than the 89,478,485 pixels"):
         read_image(huge)
-    with pytest.raises(DataError, match=r"^viper: image .*huge.png has more than the 89,478,485 pixels"):
+    with pytest.raises(DataError, match=r"^image .*huge.png has more than the 89,478,485 pixels"):
         check_image_sizes([huge], (10, 10), "viper")
 
 
@@ -221,3 +222,14 @@ def test_loader_params_and_root_dir(tmp_path):
         Folder(root="rel").load(tmp_path)
     with pytest.raises(DataError, match=r"\(set by dataset.root in the config\)"):
         Folder(root=str(tmp_path / "abs")).load(tmp_path)
+
+
+def test_an_image_just_over_the_limit_is_one_error_and_no_warning(tmp_path):
+    path = tmp_path / "bomb.png"
+    path.write_bytes(bomb_png(10_000, 10_000))          # over the limit, under twice it: PIL only warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataError) as info:
+            check_image_sizes([path], (10_000, 10_000), "viper")
+    assert one_line(info) == (f"image {path} is 10000x10000 pixels, more than the 89,478,485 pixels an image "
+                              "may have (a decompression bomb or a wrong file); expected a photograph-sized image")
