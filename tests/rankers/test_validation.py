@@ -149,6 +149,10 @@ def test_check_pairs_accepts_and_types_valid_pairs():
     ([[0, 1]], [2], "sign must be +1, -1 (ordered) or 0 (similar)"),
     ([[0, 1], [1, 2]], [0, 0], "at least one ordered pair"),
     ([["a", "b"]], [1], "pairs must be an (p, 2) integer array"),
+    ([[0, 1, 2]], [1], "pairs must be an (p, 2) integer array"),
+    ([[0.5, 1.7]], [1], "pairs must be an (p, 2) integer array"),       # never truncated to (0, 1)
+    ([[0, 1]], [0.9], "pairs must be an (p, 2) integer array"),         # never truncated to 0 (similar)
+    ([[0, 1]], [np.nan], "pairs must be an (p, 2) integer array"),
 ])
 def test_check_pairs_refusals(pairs, sign, words):
     msg = refusal(check_pairs, pairs, sign, 3, who="R.fit")
@@ -160,6 +164,8 @@ def test_check_constraints_accepts_integral_floats_and_nothing():
     assert check_constraints([], 3).shape == (0, 3)
     C = check_constraints(np.array([[0.0, 2.0, 1.0]]), 3)
     assert C.dtype == np.intp and C.tolist() == [[0, 2, 1]]
+    pairs, sign = check_pairs(np.array([[0.0, 2.0]]), np.array([-1.0]), 3)
+    assert pairs.tolist() == [[0, 2]] and sign.tolist() == [-1]
 
 
 @pytest.mark.parametrize("C, words", [
@@ -167,6 +173,8 @@ def test_check_constraints_accepts_integral_floats_and_nothing():
     ([[0.5, 1, 1]], "must hold integers"),
     ([[0, 3, 1]], "must lie in 0..2"),
     ([[0, 1, 2]], "must be 1 (same object) or 0 (different)"),
+    ([[0, np.nan, 1]], "must hold integers"),
+    ([["0", "1", "1"]], "must hold integers"),
 ])
 def test_check_constraints_refusals(C, words):
     assert words in refusal(check_constraints, C, 3)
