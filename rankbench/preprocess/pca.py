@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..params import PositiveInt
 from ..registry import preprocessors
@@ -33,7 +33,7 @@ class PCA(BaseEstimator, TransformerMixin):
         self.whiten = whiten
 
     def fit(self, X, y=None):
-        X = np.asarray(X, float)
+        X = validate_data(self, X, dtype=float)
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
         n, d = Xc.shape
@@ -60,7 +60,7 @@ class PCA(BaseEstimator, TransformerMixin):
 
     def transform(self, X):
         check_is_fitted(self, "components_")
-        Z = (np.asarray(X, float) - self.mean_) @ self.components_.T
+        Z = (validate_data(self, X, dtype=float, reset=False) - self.mean_) @ self.components_.T
         if self.whiten:
             Z /= np.sqrt(self.explained_variance_ + 1e-12)
         return Z

@@ -63,3 +63,17 @@ def test_whitened_training_rows_have_unit_variance():
 def test_transform_before_fit_is_refused():
     with pytest.raises(NotFittedError):
         PCA().transform(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("shape", [(6, 3), (3, 6)])      # both routes: never an empty or garbled result
+def test_non_finite_rows_and_another_width_are_refused(shape):
+    X = np.random.default_rng(5).normal(size=shape)
+    p = PCA(n_components=2).fit(X)
+    assert p.n_features_in_ == shape[1]
+    with pytest.raises(ValueError, match="X has 4 features, but PCA is expecting"):
+        p.transform(np.ones((1, 4)))
+    X[1, 2] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        PCA(n_components=2).fit(X)
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        p.transform(np.where(np.isnan(X), np.inf, X))
