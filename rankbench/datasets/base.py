@@ -144,10 +144,10 @@ def _cv2():
 MAX_PIXELS = 89_478_485
 
 
-def image_size(data: bytes | np.ndarray, path: str | os.PathLike) -> tuple[int, int] | None:
-    """(height, width) of an image from its header alone (None: a format PIL does not read); an
-    image of more than :data:`MAX_PIXELS` pixels is a DataError naming the file, before anything
-    is decoded."""
+def image_size(data: bytes | np.ndarray | str | os.PathLike, path: str | os.PathLike) -> tuple[int, int] | None:
+    """(height, width) of an image (its bytes, or the file) from its header alone (None: a format
+    PIL does not read); an image of more than :data:`MAX_PIXELS` pixels is a DataError naming the
+    file, before anything is decoded."""
     import io
     import warnings
 
@@ -156,7 +156,7 @@ def image_size(data: bytes | np.ndarray, path: str | os.PathLike) -> tuple[int, 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(memoryview(data))) as im:
+            with Image.open(data if isinstance(data, (str, os.PathLike)) else io.BytesIO(memoryview(data))) as im:
                 w, h = im.size
         said = f" is {h}x{w} pixels,"
     except Image.DecompressionBombError:  # over twice PIL's limit: the size is not given back
@@ -195,21 +195,14 @@ def read_image(path: str | os.PathLike, grey: bool = False, size: tuple[int, int
 
 
 def check_image_sizes(paths: list, size: tuple[int, int], what: str) -> None:
-    """Every image is ``size`` = (height, width) pixels, read from the file headers only (fast);
-    otherwise one DataError naming the first file and both sizes."""
-    from PIL import Image, UnidentifiedImageError
-
+    """Every image is ``size`` = (height, width) pixels, read from the file headers only (fast,
+    :func:`image_size`); otherwise one DataError naming the first file and both sizes."""
     for p in paths:
-        try:
-            with Image.open(p) as im:
-                w, h = im.size
-        except Image.DecompressionBombError:
-            raise DataError(f"{what}: image {p} has more than the {MAX_PIXELS:,} pixels an image may have "
-                            "(a decompression bomb or a wrong file)") from None
-        except (OSError, UnidentifiedImageError):
-            raise DataError(f"{what}: image {p} is unreadable (not an image file)") from None
-        if (h, w) != tuple(size):
-            raise DataError(f"{what}: image {p} is {h}x{w} pixels, expected {size[0]}x{size[1]}")
+        hw = image_size(p, p)
+        if hw is None:
+            raise DataError(f"{what}: image {p} is unreadable (not an image file)")
+        if hw != tuple(size):
+            raise DataError(f"{what}: image {p} is {hw[0]}x{hw[1]} pixels, expected {size[0]}x{size[1]}")
 
 
 def fingerprint_files(paths: list[str | os.PathLike], extra: str = "") -> str:

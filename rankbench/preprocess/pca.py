@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..params import PositiveInt
 from ..registry import preprocessors
@@ -33,7 +33,7 @@ class PCA(BaseEstimator, TransformerMixin):
         self.whiten = whiten
 
     def fit(self, X, y=None):
-        X = np.asarray(X, float)
+        X = validate_data(self, X, dtype=float)
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
         n, d = Xc.shape
@@ -42,15 +42,14 @@ class PCA(BaseEstimator, TransformerMixin):
             # eigenvectors of the n x n Gram matrix give the components as Xc^T u / s
             evals, U = np.linalg.eigh(Xc @ Xc.T)
             order = np.argsort(evals)[::-1][:k]
-            s = np.sqrt(np.clip(evals[order], 0, None))
-            keep = s > s[0] * 1e-10 if len(s) else s > 0
-            comps = (Xc.T @ U[:, order[keep]]) / s[keep]
-            self.components_ = comps.T
-            self.explained_variance_ = s[keep] ** 2 / max(n - 1, 1)
+            var = np.clip(evals[order], 0, None)
         else:
             _, s, vt = np.linalg.svd(Xc, full_matrices=False)
-            self.components_ = vt[:k]
-            self.explained_variance_ = s[:k] ** 2 / max(n - 1, 1)
+            var = s[:k] ** 2
+        # a direction carries variance above the rounding of the Gram matrix's eigenvalues
+        keep = var > (var[0] if len(var) else 0.0) * max(n, d) * np.finfo(float).eps
+        self.components_ = (Xc.T @ U[:, order[keep]] / np.sqrt(var[keep])).T if n < d else vt[:k][keep]
+        self.explained_variance_ = var[keep] / max(n - 1, 1)
         # each component signed so that its largest loading is positive: the eigen-solver's signs
         # are arbitrary, and a learner that starts from the first coordinates (cMDS-DML's
         # L0 = (e_1 .. e_s)) depends on them
@@ -61,7 +60,7 @@ class PCA(BaseEstimator, TransformerMixin):
 
     def transform(self, X):
         check_is_fitted(self, "components_")
-        Z = (np.asarray(X, float) - self.mean_) @ self.components_.T
+        Z = (validate_data(self, X, dtype=float, reset=False) - self.mean_) @ self.components_.T
         if self.whiten:
             Z /= np.sqrt(self.explained_variance_ + 1e-12)
         return Z

@@ -155,12 +155,19 @@ def checked_rows(block: np.ndarray, who: str, arg: str) -> np.ndarray:
     return block
 
 
+def _whole(values) -> np.ndarray:
+    """``values`` as int64 when every one is a whole number (never truncated); else ValueError."""
+    A = np.asarray(values)
+    if A.dtype.kind not in "biu" and (A.dtype.kind != "f" or not np.all(np.mod(A, 1) == 0)):
+        raise ValueError(f"{A.dtype} values that are not all whole numbers")
+    return A.astype(np.int64)
+
+
 def check_pairs(pairs, sign, n_items: int, who: str = "") -> tuple[np.ndarray, np.ndarray]:
     """``(pairs, sign)`` as int arrays, or InputError (``"<who>: ..."``) naming what is wrong."""
     at = f"{who}: " if who else ""
     try:
-        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        sign = np.asarray(sign, dtype=np.int64).ravel()
+        pairs, sign = _whole(pairs).reshape(-1, 2), _whole(sign).ravel()
     except (TypeError, ValueError) as exc:
         raise InputError(f"{at}pairs must be an (p, 2) integer array and sign p integers ({exc})") from None
     if len(sign) != len(pairs):
@@ -183,10 +190,10 @@ def check_constraints(constraints, n_rows: int) -> np.ndarray:
         return np.zeros((0, 3), dtype=np.intp)
     if C.ndim != 2 or C.shape[1] != 3:
         raise InputError(f"constraints must be an (c, 3) array of (i, j, same), got shape {C.shape}")
-    if not np.issubdtype(C.dtype, np.integer):
-        if not np.issubdtype(C.dtype, np.number) or not np.all(np.equal(np.mod(C, 1), 0)):
-            raise InputError("constraints must hold integers (row indices and same = 0 / 1)")
-        C = C.astype(np.intp)
+    try:
+        C = _whole(C)
+    except (TypeError, ValueError):
+        raise InputError("constraints must hold integers (row indices and same = 0 / 1)") from None
     if C[:, :2].min() < 0 or C[:, :2].max() >= n_rows:
         raise InputError(f"constraint row indices must lie in 0..{n_rows - 1} (the rows of X)")
     if not np.isin(C[:, 2], (0, 1)).all():

@@ -1,0 +1,235 @@
+"""The in-memory dataset and the file helpers of datasets/base.py on their own: images read as
+PIL reads them, digests that follow the bytes, and each refusal one DataError line naming the file."""
+
+import struct
+import warnings
+import zlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from PIL import Image
+
+from rankbench.datasets.base import (MAX_PIXELS, Dataset, Loader, check_image_sizes, fingerprint_arrays,
+                                     fingerprint_files, read_image, require_dir, require_file, resolve_root,
+                                     same_files)
+from rankbench.errors import DataError
+
+
+def one_line(info) -> str:
+    msg = str(info.value)
+    assert "\n" not in msg
+    return msg
+
+
+def small(n=4):
+    rng = np.random.default_rng(0)
+    imgs = rng.integers(0, 255, size=(n, 5, 3, 3), dtype=np.uint8)
+    items = pd.DataFrame({"id": [f"i{k}" for k in range(n)], "label": np.arange(n) * 10})
+    return Dataset(name="toy", items=items, arrays={"images": imgs, "feat": np.arange(n * 2.0).reshape(n, 2)},
+                   info={"k": 1}, fingerprint="abc")
+
+
+def test_column_and_its_refusal():
+    d = small()
+    assert d.column("label").tolist() == [0, 10, 20, 30]
+    with pytest.raises(DataError) as info:
+        d.column("identity")
+    assert one_line(info) == "dataset 'toy' has no 'identity' column (has: id, label)"
+
+
+def test_subset_slices_every_array_and_keys_its_own_fingerprint():
+    d = small()
+    s = d.subset([3, 1])
+    assert s.items["id"].tolist() == ["i3", "i1"] and s.items.index.tolist() == [0, 1]
+    np.testing.assert_array_equal(s.arrays["feat"], d.arrays["feat"][[3, 1]])
+    np.testing.assert_array_equal(s.image(0), d.arrays["images"][3])
+    assert s.info is d.info and len(s) == 2
+    assert s.fingerprint.startswith("abc:") and s.fingerprint != d.subset([1, 3]).fingerprint
+    assert s.fingerprint == d.subset(np.array([3, 1])).fingerprint
+
+
+def test_images_come_from_the_reader_the_arrays_or_the_paths(tmp_path):
+    d = small()
+    assert d.image(2) is not None and (d.image(2) == d.arrays["images"][2]).all()
+    lean = d.without_images()
+    assert "images" not in lean.arrays and "feat" in lean.arrays and lean.fingerprint == "abc"
+    with pytest.raises(DataError) as info:
+        lean.image(0)
+    assert one_line(info) == "dataset 'toy' has no images (it ships only arrays: feat)"
+    read = Dataset(name="r", items=d.items, image_reader=lambda i: np.full((2, 2), i, np.uint8))
+    assert read.image(3).tolist() == [[3, 3], [3, 3]]
+    png = tmp_path / "a.png"
+    Image.fromarray(d.arrays["images"][1]).save(png)
+    on_disk = Dataset(name="p", items=pd.DataFrame({"id": ["a"], "path": [str(png)]}))
+    np.testing.assert_array_equal(on_disk.image(0), d.arrays["images"][1])
+
+
+def test_resolve_root(tmp_path, monkeypatch):
+    monkeypatch.delenv("RANKBENCH_DATA", raising=False)
+    assert resolve_root(None, "viper", None) == resolve_root(None, "viper", "datasets")
+    assert str(resolve_root(None, "viper", None)) == "datasets/viper"
+    monkeypatch.setenv("RANKBENCH_DATA", str(tmp_path / "env"))
+    assert resolve_root(None, "viper", None) == tmp_path / "env" / "viper"
+    assert resolve_root("mine/v", "viper", tmp_path) == tmp_path / "mine" / "v"
+    assert resolve_root(str(tmp_path / "abs"), "viper", "elsewhere") == tmp_path / "abs"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert resolve_root("~/v", "viper", "elsewhere") == tmp_path / "home" / "v"
+
+
+def test_require_dir_and_file(tmp_path):
+    (tmp_path / "f.txt").write_text("x")
+    assert require_dir(tmp_path, "viper", "a/*.png") == tmp_path
+    assert require_file(tmp_path / "f.txt", "viper", "f.txt") == tmp_path / "f.txt"
+    with pytest.raises(DataError) as info:
+        require_dir(tmp_path / "f.txt", "viper", "cam_a/*.bmp")
+    assert one_line(info) == f"viper: folder {tmp_path / 'f.txt'} not found; expected layout: cam_a/*.bmp"
+    with pytest.raises(DataError, match="viper: file .* not found; expected layout: labels.mat"):
+        require_file(tmp_path, "viper", "labels.mat")
+
+
+def test_read_image_matches_pil_in_colour_and_grey(tmp_path):
+    rng = np.random.default_rng(1)
+    rgb = rng.integers(0, 255, size=(7, 9, 3), dtype=np.uint8)
+    path = tmp_path / "x.png"
+    Image.fromarray(rgb).save(path)
+    np.testing.assert_array_equal(read_image(path), rgb)
+    grey = read_image(path, grey=True)
+    want = np.asarray(Image.open(path).convert("L"), dtype=int)
+    assert grey.shape == (7, 9) and np.abs(grey.astype(int) - want).max() <= 1
+    assert read_image(path, size=(7, 9)).shape == (7, 9, 3)
+
+
+def test_read_image_refusals(tmp_path):
+    path = tmp_path / "x.png"
+    Image.fromarray(np.zeros((4, 6, 3), np.uint8)).save(path)
+    with pytest.raises(DataError) as info:
+        read_image(path, size=(6, 4))
+    assert one_line(info) == f"image {path} is 4x6 pixels, expected 6x4"
+    with pytest.raises(DataError, match="not found"):
+        read_image(tmp_path / "none.png")
+    for name, data in (("empty.png", b""), ("cut.png", path.read_bytes()[:30]), ("text.jpg", b"not an image")):
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(DataError) as info:
+            read_image(tmp_path / name)
+        assert one_line(info) == f"image {tmp_path / name} is unreadable or truncated (could not be decoded)"
+
+
+def bomb_png(width, height) -> bytes:
+    """A valid PNG header claiming width x height pixels, with no pixel data behind it."""
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)) + \
+        chunk(b"IEND", b"")
+
+
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")
+def test_an_image_claiming_too_many_pixels_is_refused_before_decoding(tmp_path):
+    path = tmp_path / "bomb.png"
+    path.write_bytes(bomb_png(10_000, 10_000))
+    assert 10_000 * 10_000 > MAX_PIXELS
+    with pytest.raises(DataError) as info:
+        read_image(path)
+    assert one_line(info).startswith(f"image {path} is 10000x10000 pixels, more than the 89,478,485 pixels")
+    ok = tmp_path / "ok.png"
+    ok.write_bytes(bomb_png(9_000, 9_000))   # under the limit: not a bomb, only truncated
+    with pytest.raises(DataError, match="unreadable or truncated"):
+        read_image(ok)
+    huge = tmp_path / "huge.png"               # over twice the limit: PIL does not give the size back
+    huge.write_bytes(bomb_png(20_000, 20_000))
+    with pytest.raises(DataError, match=r"^image .*huge.png has more than the 89,478,485 pixels"):
+        read_image(huge)
+    with pytest.raises(DataError, match=r"^image .*huge.png has more than the 89,478,485 pixels"):
+        check_image_sizes([huge], (10, 10), "viper")
+
+
+def test_check_image_sizes(tmp_path):
+    paths = []
+    for k, shape in enumerate([(4, 6), (4, 6), (5, 6)]):
+        paths.append(tmp_path / f"{k}.png")
+        Image.fromarray(np.zeros(shape, np.uint8)).save(paths[-1])
+    check_image_sizes(paths[:2], (4, 6), "viper")
+    with pytest.raises(DataError) as info:
+        check_image_sizes(paths, (4, 6), "viper")
+    assert one_line(info) == f"viper: image {paths[2]} is 5x6 pixels, expected 4x6"
+    (tmp_path / "t.png").write_text("text")
+    with pytest.raises(DataError, match=r"viper: image .*t.png is unreadable \(not an image file\)"):
+        check_image_sizes([tmp_path / "t.png"], (4, 6), "viper")
+
+
+def test_fingerprint_files_follows_names_and_bytes(tmp_path):
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(b"one")
+    b.write_bytes(b"two")
+    base = fingerprint_files([a, b])
+    assert base == fingerprint_files([str(a), str(b)]) and len(base) == 16
+    assert fingerprint_files([a, b], extra="x") != base
+    a.write_bytes(b"two")
+    b.write_bytes(b"one")                       # swapped contents, same names and sizes
+    assert fingerprint_files([a, b]) != base
+    a.write_bytes(b"one")
+    b.write_bytes(b"two")
+    assert fingerprint_files([a, b]) == base
+
+
+def test_same_files_finds_byte_identical_copies_as_brute_force_does(tmp_path):
+    rng = np.random.default_rng(2)
+    contents = [b"aa", b"ab", b"aa", b"", b"ab", b"xyz", b"", b"aa"]
+    order = rng.permutation(len(contents))
+    paths = []
+    for k in order:
+        paths.append(tmp_path / f"{len(paths)}.bin")
+        paths[-1].write_bytes(contents[k])
+    data = [p.read_bytes() for p in paths]
+    want = [next(i for i in range(len(data)) if data[i] == d) for d in data]
+    assert same_files(paths).tolist() == want
+
+
+def test_fingerprint_arrays_keys_shape_dtype_and_bytes():
+    a = np.arange(6, dtype=np.int64)
+    base = fingerprint_arrays(a)
+    assert fingerprint_arrays(a.copy()) == base
+    assert fingerprint_arrays(a.reshape(2, 3)) != base
+    assert fingerprint_arrays(a.view(np.float64)) != base
+    assert fingerprint_arrays(a[::-1].copy()) != base
+    assert fingerprint_arrays(a, extra="v2") != base
+    assert fingerprint_arrays(np.asfortranarray(a.reshape(2, 3))) == fingerprint_arrays(a.reshape(2, 3))
+
+
+class Folder(Loader):
+    registry_name = "folder_set"
+    folder = "folder_set"
+    layout = "images/*.png"
+
+    def __init__(self, root=None, size: int = 3):
+        self.root = root
+        self.size = size
+
+    def load(self, data_root=None):
+        return Dataset(name="folder_set", items=pd.DataFrame({"id": [str(self.root_dir(data_root))]}))
+
+
+def test_loader_params_and_root_dir(tmp_path):
+    assert Folder(root="x", size=5).get_params() == {"root": "x", "size": 5}
+    (tmp_path / "folder_set").mkdir()
+    assert Folder().load(tmp_path).items["id"][0] == str(tmp_path / "folder_set")
+    with pytest.raises(DataError) as info:
+        Folder().load(tmp_path / "nothing")
+    msg = one_line(info)
+    assert msg.startswith(f"dataset folder_set: folder {tmp_path / 'nothing' / 'folder_set'} not found (<data root>")
+    assert msg.endswith("expected layout: images/*.png")
+    with pytest.raises(DataError, match=r"\(dataset.root 'rel' in the config, relative to the data root\)"):
+        Folder(root="rel").load(tmp_path)
+    with pytest.raises(DataError, match=r"\(set by dataset.root in the config\)"):
+        Folder(root=str(tmp_path / "abs")).load(tmp_path)
+
+
+def test_an_image_just_over_the_limit_is_one_error_and_no_warning(tmp_path):
+    path = tmp_path / "bomb.png"
+    path.write_bytes(bomb_png(10_000, 10_000))          # over the limit, under twice it: PIL only warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataError) as info:
+            check_image_sizes([path], (10_000, 10_000), "viper")
+    assert one_line(info) == (f"image {path} is 10000x10000 pixels, more than the 89,478,485 pixels an image "
+                              "may have (a decompression bomb or a wrong file); expected a photograph-sized image")

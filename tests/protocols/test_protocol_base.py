@@ -1,0 +1,107 @@
+"""What every protocol shares (protocols/base.py) on its own: the check of a ranker's output before a
+metric sees it, the ranker's capability check, and rows of a matrix or of views."""
+
+import numpy as np
+import pytest
+
+from rankbench.errors import ConfigError, RankerFault
+from rankbench.protocols.base import Protocol, TrialResult, checked_output, take
+from rankbench.rankers.base import ItemScorer
+
+
+class Scores(ItemScorer):
+    registry_name = "scores"
+
+    def fit(self, X, y):
+        return self
+
+    def decision_function(self, X):
+        return np.zeros(len(X))
+
+
+class Nothing:
+    """Not a ranker of any capability."""
+
+
+class Task(Protocol):
+    registry_name = "task"
+    capability = ("item_scorer", "pair_scorer")
+
+    def split(self, dataset, rng):
+        return {}
+
+    def evaluate(self, make_ranker, X, dataset, split, meter):
+        return TrialResult(metrics={})
+
+
+def fault(values, shape, what="R.decision_function") -> str:
+    with pytest.raises(RankerFault) as info:
+        checked_output(values, shape, what)
+    msg = str(info.value)
+    assert "\n" not in msg
+    return msg
+
+
+def test_checked_output_passes_numbers_of_the_right_shape_as_floats():
+    out = checked_output([1, 2, 3], (3,), "R.decision_function")
+    assert out.dtype == float and out.tolist() == [1.0, 2.0, 3.0]
+    assert checked_output(np.ones((3, 1), np.float32), (3,), "R").shape == (3,)      # a column counts as (n,)
+    assert checked_output(np.zeros((2, 5)), (2, None), "R").shape == (2, 5)
+    assert checked_output(np.array([True, False]), (2,), "R").tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("values, shape, want", [
+    (None, (3,), "R.decision_function returned None, expected an array of shape (3,)"),
+    ([[1, 2], [3]], (2, None), "R.decision_function returned list that is no array"),
+    (np.array(["a", "b"]), (2,), "R.decision_function returned ndarray of <U1 values, expected numbers"),
+    (np.array([1 + 0j, 2]), (2,), "R.decision_function returned ndarray of complex128 values, expected numbers"),
+    (np.zeros(4), (3,), "R.decision_function returned shape (4,), expected (3,)"),
+    (np.zeros((3, 2)), (3,), "R.decision_function returned shape (3, 2), expected (3,)"),
+    (np.zeros((2, 4)), (2, 3), "R.decision_function returned shape (2, 4), expected (2, 3)"),
+    (np.zeros(6), (2, None), "R.decision_function returned shape (6,), expected (2, any)"),
+    (np.array([0.0, np.nan, np.inf, 1.0]), (4,), "R.decision_function returned 2 non-finite value(s) (NaN or "
+                                                "infinite) of 4"),
+])
+def test_checked_output_refusals(values, shape, want):
+    assert fault(values, shape).startswith(want)
+
+
+def test_checked_output_counts_non_finite_values_as_numpy_does():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(5, 6))
+    A[rng.random(A.shape) < 0.25] = np.nan
+    A[rng.random(A.shape) < 0.1] = -np.inf
+    bad = int((~np.isfinite(A)).sum())
+    assert fault(A, (5, 6)) == f"R.decision_function returned {bad} non-finite value(s) (NaN or infinite) of 30"
+
+
+def test_check_ranker_names_what_is_needed_and_offered():
+    Task().check_ranker(Scores(), "methods[0]")
+    with pytest.raises(ConfigError) as info:
+        Task().check_ranker(Nothing(), "methods[1]")
+    assert str(info.value) == ("methods[1]: ranker 'Nothing' cannot run under protocol 'task' (it needs one of: "
+                               "item_scorer, pair_scorer; the ranker offers: nothing)")
+
+    class Strict(Task):
+        capability = ("classifier",)
+
+    with pytest.raises(ConfigError, match="the ranker offers: item_scorer\\)$"):
+        Strict().check_ranker(Scores(), "methods[0]")
+
+
+def test_defaults_of_a_protocol():
+    t = Task()
+    assert t.fit_sizes(None, (7, "the feature length")) == {"n_features": (7, "the feature length")}
+    assert t.fixed_trials(None) is None
+    assert t.check_dataset(None) is None and t.check_features(["a"]) is None
+    assert TrialResult(metrics={"x": 1.0}).curves == {}
+
+
+def test_take_rows_of_a_matrix_or_of_every_view():
+    X = np.arange(12).reshape(4, 3)
+    np.testing.assert_array_equal(take(X, [2, 0]), X[[2, 0]])
+    views = {"a": X, "b": -X[:, :1]}
+    got = take(views, np.array([3, 1]))
+    assert set(got) == {"a", "b"}
+    np.testing.assert_array_equal(got["a"], X[[3, 1]])
+    np.testing.assert_array_equal(got["b"], [[-9], [-3]])
