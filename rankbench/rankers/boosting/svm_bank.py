@@ -84,7 +84,7 @@ class SVMBank(ModelBank, ItemScorer, BaseEstimator):
     def fit(self, X, y):
         """Train ``bags_per_type`` SVMs per view on balanced bags of the rows of ``X`` (labels 0/1)."""
         views = _views(checked_input(self, X, "fit", y=y))
-        y = np.asarray(y).astype(int).ravel()
+        y = np.asarray(y, dtype=float).ravel()  # relevant when > 0: a graded 0.5 is not cut to 0
         pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y <= 0)
         if len(pos) < 2 or len(neg) < 2:
             raise InputError(f"SVMBank.fit: needs at least 2 relevant and 2 irrelevant training rows, got "

@@ -109,3 +109,10 @@ def test_pickled_bank_gives_the_same_outputs_without_its_evaluation_matrices():
     copy = pickle.loads(pickle.dumps(bank))
     assert "_expansions" not in copy.__dict__
     assert np.array_equal(copy.outputs(X), before)
+
+
+def test_a_graded_relevance_below_one_counts_as_relevant():
+    X, y = data(n=200)
+    whole = SVMBank(bags_per_type=1, random_state=0).fit(X, y)
+    graded = SVMBank(bags_per_type=1, random_state=0).fit(X, 0.5 * y)  # relevant is y > 0, not int(y) > 0
+    assert [b.tolist() for b in graded.bags_] == [b.tolist() for b in whole.bags_]
