@@ -714,13 +714,12 @@ def committed_configs(configs: str | Path, paper: str) -> dict[str, tuple[Path, 
 
 
 def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path | None = None,
-          configs: str | Path = "configs", history: str | Path | None = None,
-          results: str | Path = "results") -> NotesResult:
+          configs: str | Path = "configs", results: str | Path = "results") -> NotesResult:
     """Write PAPER's page (default ``docs/papers/<paper>.md``) from its run folders (default every
     run folder in ``results/<paper>/``): the verdict, the graded published numbers and claims with
     their reasons, what differs and why, each run's facts, tables and the rankers' choices, then
-    the history; the hand-written parts are ``<out>`` with ``.opening.md``, ``.differs.md`` and
-    ``.history.md`` (or ``history``), kept verbatim. See :mod:`rankbench.report.notes`.
+    the history; the hand-written parts, beside ``out`` (``<paper>.opening.md``, ``.differs.md``,
+    ``.history.md``), are kept verbatim. See :mod:`rankbench.report.notes`.
 
     A run is graded with the published numbers and claims of the committed config of its name
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
@@ -765,11 +764,10 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     order = {name: i for i, name in enumerate(committed)}
     entries.sort(key=lambda e: order.get(e.run.name, len(order)))  # stable: unmatched runs last, as given
     out = Path(out) if out else Path("docs") / "papers" / f"{paper}.md"
-    kept = {part: Path(history) if part == "history" and history else out.with_name(f"{out.stem}.{part}.md")
-            for part in ("opening", "differs", "history")}
-    text = {part: path.read_text() if path.is_file() else None for part, path in kept.items()}
-    md = paper_note(paper, entries, f"rankbench notes {paper}", **text,
-                    kept=tuple(path.as_posix() for part, path in kept.items() if text[part] is not None))
+    hand = {part: out.with_name(f"{out.stem}.{part}.md") for part in ("opening", "differs", "history")}
+    hand = {part: path for part, path in hand.items() if path.is_file()}
+    md = paper_note(paper, entries, kept=tuple(path.as_posix() for path in hand.values()),
+                    **{part: path.read_text() for part, path in hand.items()})
     try:
         atomic_write_text(out, md)
     except OSError as exc:

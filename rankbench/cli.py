@@ -512,10 +512,8 @@ def collect(run_dirs, out):
 @click.option("--out", type=click.Path(dir_okay=False), help="The page (default docs/papers/PAPER.md).")
 @click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
               help="The folder of the papers' configs (a run is graded with its committed config's numbers).")
-@click.option("--history", type=click.Path(dir_okay=False),
-              help="The hand-written history kept verbatim at the end (default: the note's name with .history.md).")
 @user_errors
-def notes(paper, run_dirs, out, configs, history):
+def notes(paper, run_dirs, out, configs):
     """Write PAPER's page from its run folders (default: every run folder in results/PAPER/).
 
     \b
@@ -525,11 +523,11 @@ def notes(paper, run_dirs, out, configs, history):
     hold the configuration; what was measured lives in these pages (make reproduce-PAPER).
     \b
     Example:
-      rankbench notes yuli results/yuli/umist_table3_K --out docs/papers/yuli.md
+      rankbench notes yuli results/umist_table3_K/latest --out docs/papers/yuli.md
     """
     from . import app
 
-    res = app.notes(paper, list(run_dirs) or None, out, configs, history)
+    res = app.notes(paper, list(run_dirs) or None, out, configs)
     click.echo(f"wrote {res.path} ({res.n_runs} runs; {res.n_committed} graded with their committed config)")
 
 
