@@ -91,6 +91,7 @@ def paper_page(paper: str, parts: list[RunPart], verdict_line: str, opening: str
             + (": the hand-written parts are kept verbatim from " + ", ".join(f"`{k}`" for k in kept) if kept else "")
             + ".", "", "## Verdict", "", verdict_line, "", *([opening.strip(), ""] if opening else [])]
     graded = [f"### {p.name}: graded\n\n{demoted(p.graded, 2).strip()}\n" for p in parts if p.graded.strip()]
+    graded = [re.sub(rf"\(docs/papers/{paper}\.md#([\w-]+)\)", r"([why](#\1))", g) for g in graded]  # a reason's pointer
     head += ["## Graded", "", "\n".join(graded).strip() if graded else "Nothing to grade: no published numbers or claims.",
              "", "## What differs and why", "",
              demoted(differs.strip(), 1) if differs else "Nothing documented.", "",

@@ -140,7 +140,10 @@ def test_what_differs_is_kept_under_its_heading_with_its_anchors(runs, paper):
     configs, out = paper
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_name("papera.differs.md").write_text("## L1 at rank 1\n\nThe number was made up: 99 %.\n")
+    cfg = configs / "papera" / "reid_a.yaml"
+    cfg.write_text(cfg.read_text().replace('"made-up number"', '"Made up (docs/papers/papera.md#l1-at-rank-1)"'))
     md = app.notes("papera", [runs["a"]], out=out, configs=configs).markdown
+    assert "known gap: Made up ([why](#l1-at-rank-1))" in md  # the reason's pointer, a link within the page
     assert md.index("## Graded") < md.index("\n## What differs and why\n\n### L1 at rank 1\n\nThe number was made up: 99 %.\n") \
         < md.index("## What the runs measured")
     assert "`" + out.with_name("papera.differs.md").as_posix() + "`" in md.split("\n")[2]
