@@ -70,7 +70,7 @@ report-$(1): $(patsubst configs/%.yaml,reproduce/%,$(wildcard configs/$(1)/*.yam
 	@runs=$$$$(for c in configs/$(1)/*.yaml; do d=results/$(1)/$$$$(basename $$$$c .yaml); \
 	  [ -f $$$$d/config.yaml ] && echo $$$$d; done); \
 	[ -z "$$$$runs" ] || { $(BIN)/rankbench collect $$$$runs --out results/$(1)/REPORT.md; \
-	  $(BIN)/rankbench notes $(1) $$$$runs --out docs/$(1).md; $$(if $$(AFTER_$(1)),$$(AFTER_$(1));) }
+	  $(BIN)/rankbench notes $(1) $$$$runs --out docs/papers/$(1).md; $$(if $$(AFTER_$(1)),$$(AFTER_$(1));) }
 reproduce-$(1): report-$(1)
 endef
 $(foreach p,$(PAPERS),$(eval $(call reproduce,$(p))))

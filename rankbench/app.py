@@ -714,13 +714,12 @@ def committed_configs(configs: str | Path, paper: str) -> dict[str, tuple[Path, 
 
 
 def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path | None = None,
-          configs: str | Path = "configs", history: str | Path | None = None,
-          results: str | Path = "results") -> NotesResult:
-    """Write PAPER's result note (default ``docs/<paper>.md``) from its run folders (default every
-    run folder in ``results/<paper>/``): per run its facts, summary tables, graded published numbers
-    and claims with their reasons, and the rankers' choices, then the hand-written history
-    (default ``<out>`` with ``.history.md``), verbatim; a short hand-written opening
-    (``<out>`` with ``.opening.md``) follows the verdict. See :mod:`rankbench.report.notes`.
+          configs: str | Path = "configs", results: str | Path = "results") -> NotesResult:
+    """Write PAPER's page (default ``docs/papers/<paper>.md``) from its run folders (default every
+    run folder in ``results/<paper>/``): the verdict, the graded published numbers and claims with
+    their reasons, what differs and why, each run's facts, tables and the rankers' choices, then
+    the history; the hand-written parts, beside ``out`` (``<paper>.opening.md``, ``.differs.md``,
+    ``.history.md``), are kept verbatim. See :mod:`rankbench.report.notes`.
 
     A run is graded with the published numbers and claims of the committed config of its name
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
@@ -764,12 +763,11 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
         entries.append(NoteEntry(run, config_path.as_posix() if config_path else "", expected, claims, graded_with))
     order = {name: i for i, name in enumerate(committed)}
     entries.sort(key=lambda e: order.get(e.run.name, len(order)))  # stable: unmatched runs last, as given
-    out = Path(out) if out else Path("docs") / f"{paper}.md"
-    history_path = Path(history) if history else out.with_name(f"{out.stem}.history.md")
-    text = history_path.read_text() if history_path.is_file() else None
-    opening = out.with_name(f"{out.stem}.opening.md")
-    md = paper_note(paper, entries, text, history_path.as_posix(), command=f"rankbench notes {paper}",
-                    opening=opening.read_text() if opening.is_file() else None)
+    out = Path(out) if out else Path("docs") / "papers" / f"{paper}.md"
+    hand = {part: out.with_name(f"{out.stem}.{part}.md") for part in ("opening", "differs", "history")}
+    hand = {part: path for part, path in hand.items() if path.is_file()}
+    md = paper_note(paper, entries, kept=tuple(path.as_posix() for path in hand.values()),
+                    **{part: path.read_text() for part, path in hand.items()})
     try:
         atomic_write_text(out, md)
     except OSError as exc:

@@ -509,27 +509,25 @@ def collect(run_dirs, out):
 @main.command()
 @click.argument("paper")
 @click.argument("run_dirs", nargs=-1, type=click.Path(file_okay=False), metavar="[RUN_DIR]...")
-@click.option("--out", type=click.Path(dir_okay=False), help="The note (default docs/PAPER.md).")
+@click.option("--out", type=click.Path(dir_okay=False), help="The page (default docs/papers/PAPER.md).")
 @click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
               help="The folder of the papers' configs (a run is graded with its committed config's numbers).")
-@click.option("--history", type=click.Path(dir_okay=False),
-              help="The hand-written history kept verbatim at the end (default: the note's name with .history.md).")
 @user_errors
-def notes(paper, run_dirs, out, configs, history):
-    """Write PAPER's result note from its run folders (default: every run folder in results/PAPER/).
+def notes(paper, run_dirs, out, configs):
+    """Write PAPER's page from its run folders (default: every run folder in results/PAPER/).
 
     \b
-    Per run: its facts (folder, commit, trials, seed), the summary tables, the published
-    numbers and claims graded with their reasons, what the rankers chose; then the paper's
-    hand-written history (docs/PAPER.history.md), verbatim. Configs hold the configuration;
-    what was measured, and when, lives in these notes (make reproduce-PAPER rewrites them).
+    The verdict first, then the published numbers and claims graded with their reasons, what
+    differs and why, each run's facts, tables and the rankers' choices, then the history (the
+    hand-written parts: the page's name with .opening.md, .differs.md, .history.md). Configs
+    hold the configuration; what was measured lives in these pages (make reproduce-PAPER).
     \b
     Example:
-      rankbench notes yuli results/umist_table3_K/latest --out docs/yuli.md
+      rankbench notes yuli results/umist_table3_K/latest --out docs/papers/yuli.md
     """
     from . import app
 
-    res = app.notes(paper, list(run_dirs) or None, out, configs, history)
+    res = app.notes(paper, list(run_dirs) or None, out, configs)
     click.echo(f"wrote {res.path} ({res.n_runs} runs; {res.n_committed} graded with their committed config)")
 
 

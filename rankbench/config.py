@@ -5,7 +5,7 @@ with what it ``extends``, overridden (the ``regress`` block, ``--set``, ``--tria
 validated against the schema below, and every component it names is looked up and its
 parameters checked against the constraints the component declares (:mod:`rankbench.params`).
 Every mistake is one :class:`~rankbench.errors.ConfigError` line: ``<file>: <key path>: expected
-<what>, got <value>``. The schema is documented in ``DEVELOPING.md``.
+<what>, got <value>``. The schema is documented in ``docs/developer/extending.md``.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ def block(after: str, lang: str) -> str:
 def test_minimal_config_with_a_ranker_from_a_file_outside_the_repo(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
-    (tmp_path / "my_ranker.py").write_text(block("## Adding a ranker", "python"))
-    (tmp_path / "minimal.yaml").write_text(block("A minimal one", "yaml"))
+    (tmp_path / "my_ranker.py").write_text(block("### Your own ranker", "python"))
+    (tmp_path / "minimal.yaml").write_text(block("a minimal one", "yaml"))
     res = CliRunner().invoke(main, ["run", "minimal.yaml", "--out", "run", "-q", "--trials", "2"],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
@@ -37,8 +37,8 @@ def test_evaluate_an_object_in_memory_as_the_readme_shows(tmp_path, monkeypatch)
     monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
     (tmp_path / "configs").symlink_to(Path(__file__).resolve().parents[1] / "configs")
     namespace: dict = {}
-    exec(block("## Adding a ranker", "python"), namespace)            # MyRanker
-    exec(block("## Your model, in memory", "python").replace("trials=3)", "trials=3, progress=False)")
+    exec(block("### Your own ranker", "python"), namespace)            # MyRanker
+    exec(block("Evaluate an object you hold", "python").replace("trials=3)", "trials=3, progress=False)")
          .replace('out="results/mine")', 'out="results/mine", progress=False)'), namespace)
     summary = namespace["summary"]
     assert set(summary.method) == {"MyRanker"} and "cmc@1" in set(summary.metric)

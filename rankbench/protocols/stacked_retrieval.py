@@ -99,7 +99,7 @@ class StackedRetrieval(Protocol):
     metric_families = ("ap@D", "ap", "map@D", "map")
     parameter_labels = {"base_fraction": "Base-model fraction", "boost_fraction": "Boosting fraction",
                         "min_positives": "Least relevant items per part"}
-    #: the feature views feed the base models, not the compared methods (see DEVELOPING.md)
+    #: the feature views feed the base models, not the compared methods (docs/developer/extending.md)
     consumes_views = True
 
     def __init__(self, base_models: dict[str, Any] | None = None, base_fraction: OpenFraction = 0.5,

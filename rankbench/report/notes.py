@@ -1,31 +1,24 @@
-"""A paper's result note (``docs/<paper>.md``): what its runs measured, graded, written from run folders.
+"""A paper's page (``docs/papers/<paper>.md``), verdict first, written from its run folders by ``rankbench notes``.
 
-Configs hold a configuration (parameters, published numbers, claims, one-line reasons); what the
-runs of a paper measured lives here instead, regenerated from the run folders by ``rankbench
-notes PAPER``. Per config, in the order of the config files:
-
-* the run's facts: its folder, commit, start, trials and seed (from the run, never the config's prose);
-* the summary tables (mean ± std over trials);
-* the published numbers and claims graded on the run's stored trials, each with its reason; they
-  are the committed config's (so a reason edited after the run is the one shown) when the run was
-  made with what the committed config computes, else the run's own, and the note says which;
-* what the rankers chose (hyper-parameters, per setting).
-
-Then the hand-written history of the paper (``docs/<paper>.history.md``: how the configs came to
-be, readings and variants measured, dated), kept verbatim (its headings one level deeper). The note depends only on the run
-folders, the configs and the history file: written twice, it is the same file.
+Top down: the verdict (then the hand-written ``<paper>.opening.md``); per run, its published numbers
+and claims graded with their reasons; what differs and why (``<paper>.differs.md``, where the configs'
+``known_gap`` sentences point); per run, its facts, tables and the rankers' choices; the history
+(``<paper>.history.md``). Hand-written files are kept verbatim: written twice, the page is the same.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .build import RunData, graded_sections, run_description, run_facts, status_lines, summary_of
 from .check import totals_line
 from .html import verdict
 from .tables import headline_metric, summary_markdown
+
+#: a run's sections that grade it (the rest says what it measured)
+GRADED = ("Published numbers", "Claims", "Failed jobs")
 
 
 @dataclass
@@ -42,9 +35,26 @@ class NoteEntry:
     graded_with: str
 
 
+class RunPart(NamedTuple):
+    """One run's two parts of the page, in Markdown with ``##`` sections: what grades it and what it measured."""
+
+    name: str
+    graded: str
+    measured: str
+
+
 def demoted(md: str, levels: int) -> str:
     """Markdown with every heading ``levels`` deeper (``## x`` -> ``#### x`` for 2)."""
     return re.sub(r"^(#+) ", lambda m: "#" * (len(m.group(1)) + levels) + " ", md, flags=re.MULTILINE)
+
+
+def split_run(name: str, md: str) -> RunPart:
+    """A run's Markdown (its facts, then ``## `` sections) cut into the graded sections and the rest."""
+    preamble, *rest = re.split(r"^## ", md, flags=re.MULTILINE)
+    text = {True: [], False: [preamble.strip() + "\n"] if preamble.strip() else []}
+    for title, body in (s.split("\n", 1) for s in rest):
+        text[title.strip() in GRADED].append(f"## {title.strip()}\n\n{body.strip()}\n")
+    return RunPart(name, "\n".join(text[True]), "\n".join(text[False]))
 
 
 def _provenance(entry: NoteEntry) -> list[str]:
@@ -58,57 +68,48 @@ def _provenance(entry: NoteEntry) -> list[str]:
     return lines + [f"- {run_facts(run)}"] + [f"- {s}" for s in status_lines(run)]
 
 
-def entry_markdown(entry: NoteEntry) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
-    """One run's section (``## <config>``) and its graded numbers and claims."""
+def run_part(entry: NoteEntry) -> tuple[RunPart, list[dict[str, Any]], list[dict[str, Any]]]:
+    """One run's parts of the page and its graded numbers and claims."""
     run = entry.run
     summary = summary_of(run)
     tables = summary_markdown(summary, run.name, run.methods, run.setting_order, values=run.setting_values(),
                               headline=headline_metric(run.protocol_name, set(summary["metric"])))
     tables = tables.split("\n", 2)[2]  # the title line and the blank line after it
     graded, grades, claims = graded_sections(run, summary, entry.expected, entry.claims)
-    lines = [f"## {run.name}", ""]
     description = run_description(run)
-    if description:
-        lines += [description, ""]
-    lines += _provenance(entry) + ["", "### Results", "", demoted(tables, 2).strip(), ""]
-    if graded:
-        lines += [demoted(graded, 1).strip(), ""]
-    return "\n".join(lines), grades, claims
+    lines = ([description, ""] if description else []) + _provenance(entry)
+    lines += ["", "## Results", "", demoted(tables, 1).strip(), ""] + ([graded.strip(), ""] if graded else [])
+    return split_run(run.name, "\n".join(lines)), grades, claims
 
 
-def paper_note(paper: str, entries: list[NoteEntry], history: str | None = None, history_name: str = "",
-               command: str = "", opening: str | None = None) -> str:
-    """The whole note of ``paper``: a verdict over its runs, one section per run, then the history.
-
-    Parameters
-    ----------
-    paper : the paper's name (its config folder).
-    entries : its runs, in the order to show them.
-    history : the hand-written history, kept verbatim but for its headings, one level deeper (its
-        ``# title`` becomes the note's last section); None: no history.
-    history_name : the history file, as the note names it.
-    command : the command that regenerates the note, as the note names it.
-    opening : a short hand-written summary (``docs/<paper>.opening.md``), kept verbatim after the verdict.
-    """
-    sections, grades, claims = [], [], []
-    for e in entries:
-        md, g, c = entry_markdown(e)
-        sections.append(md)
-        grades += g
-        claims += c
-    _, sentence = verdict(grades, claims)
-    head = [f"# {paper}: what the runs measured", "",
-            f"Generated by `{command or f'rankbench notes {paper}'}` from {len(entries)} run folder(s); "
-            "do not edit by hand" + (f": the history at the end is kept verbatim from `{history_name}`."
-                                     if history is not None else "."), "",
-            f"**Verdict over these runs:** {sentence} {totals_line(grades, claims)}", "",
-            *([opening.strip(), ""] if opening else []),
-            "Runs: " + ", ".join(f"[{e.run.name}](#{_anchor(e.run.name)})" for e in entries) + ".", ""]
-    body = "\n".join(head) + "\n" + "\n".join(sections)
-    if history is not None:  # its own title becomes the note's last section; without one: "History"
+def paper_page(paper: str, parts: list[RunPart], verdict_line: str, opening: str | None = None,
+               differs: str | None = None, history: str | None = None, kept: tuple[str, ...] = ()) -> str:
+    """The page of ``paper`` from its runs' parts (in order) and ``verdict_line``: the hand-written
+    ``opening``, ``differs`` and ``history`` (None: absent) are kept verbatim, their files named as ``kept``;
+    the history's own ``# title`` becomes the page's last section."""
+    head = [f"# {paper}", "", f"Generated by `rankbench notes {paper}` from {len(parts)} run folder(s); do not edit by hand"
+            + (": the hand-written parts are kept verbatim from " + ", ".join(f"`{k}`" for k in kept) if kept else "")
+            + ".", "", "## Verdict", "", verdict_line, "", *([opening.strip(), ""] if opening else [])]
+    graded = [f"### {p.name}: graded\n\n{demoted(p.graded, 2).strip()}\n" for p in parts if p.graded.strip()]
+    graded = [re.sub(rf"\(docs/papers/{paper}\.md#([\w-]+)\)", r"([why](#\1))", g) for g in graded]  # a reason's pointer
+    head += ["## Graded", "", "\n".join(graded).strip() if graded else "Nothing to grade: no published numbers or claims.",
+             "", "## What differs and why", "",
+             demoted(differs.strip(), 1) if differs else "Nothing documented.", "",
+             "## What the runs measured", "",
+             "Runs: " + ", ".join(f"[{p.name}](#{_anchor(p.name)})" for p in parts) + ".", ""]
+    body = "\n".join(head) + "\n" + "\n".join(f"### {p.name}\n\n{demoted(p.measured, 2).strip()}\n" for p in parts)
+    if history is not None:  # its own title becomes the page's last section; without one: "History"
         titled = history.lstrip().startswith("# ")
         body += "\n" + ("" if titled else "## History\n\n") + demoted(history.strip(), int(titled)) + "\n"
     return body.rstrip() + "\n"
+
+
+def paper_note(paper: str, entries: list[NoteEntry], **hand_written: Any) -> str:
+    """The page of ``paper`` from its runs (``hand_written``: as :func:`paper_page` takes them)."""
+    runs = [run_part(e) for e in entries]
+    grades, claims = [g for _, gs, _ in runs for g in gs], [c for *_, cs in runs for c in cs]
+    _, sentence = verdict(grades, claims)
+    return paper_page(paper, [p for p, *_ in runs], f"**{sentence}** {totals_line(grades, claims)}", **hand_written)
 
 
 def _anchor(title: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 from rankbench import app
 from rankbench.errors import RankbenchError
-from rankbench.report.notes import demoted
+from rankbench.report.notes import demoted, split_run
 
 
 @pytest.fixture
@@ -22,19 +22,25 @@ def test_the_note_holds_each_runs_facts_tables_grades_and_choices(runs, paper):
     res = app.notes("papera", [runs["sweep"], runs["a"]], out=out, configs=configs)
     md = out.read_text()
     assert res.path == out and res.markdown == md and res.n_runs == 2 and res.n_committed == 2
-    assert md.startswith("# papera: what the runs measured")
-    # in the order of the config files, whatever the order given
-    assert md.index("\n## reid_a\n") < md.index("\n## reid_sweep\n")
-    section = md[md.index("\n## reid_a\n"):md.index("\n## reid_sweep\n")]
+    assert md.startswith("# papera\n")
+    # in the order of the config files, whatever the order given, graded first, then what was measured
+    order = ["## Verdict", "## Graded", "### reid_a: graded", "## What differs and why",
+             "## What the runs measured", "### reid_a", "### reid_sweep"]
+    assert [md.index(f"\n{h}\n") for h in order] == sorted(md.index(f"\n{h}\n") for h in order)
+    assert "reid_sweep: graded" not in md  # nothing grades it
+    graded = md[md.index("\n### reid_a: graded\n"):md.index("\n## What differs and why\n")]
+    assert "#### Published numbers" in graded and "known gap: made-up number" in graded
+    assert "#### Claims" in graded and "| L1 better than Euclidean" in graded
+    assert "Mean ± standard deviation" not in graded and "Chosen by the rankers" not in graded
+    section = md[md.index("\n### reid_a\n"):md.index("\n### reid_sweep\n")]
     assert "Generated re-identification for report tests." in section
     assert "This run: 3 trials (run seed 0); methods: L1, Euclidean, Bhattacharyya." in section
     assert f"run folder `{runs['a'].name}`" in section and "commit" in section
-    assert "| L1 |" in section and "### Results" in section
-    assert "### Published numbers" in section and "known gap: made-up number" in section
-    assert "### Claims" in section and "| L1 better than Euclidean" in section
+    assert "| L1 |" in section and "#### Results" in section and "Published numbers" not in section
     assert f"graded: with the published numbers and claims of `{(configs / 'papera' / 'reid_a.yaml').as_posix()}`" \
            f" as committed" in section
-    assert "**Verdict over these runs:**" in md and "Totals:" in md
+    verdict = md[md.index("## Verdict"):md.index("## Graded")]
+    assert "reproduced" in verdict and "Totals:" in verdict
     # the same folders give the same file
     assert app.notes("papera", [runs["a"], runs["sweep"]], out=out, configs=configs).markdown == md
 
@@ -78,7 +84,7 @@ def test_a_run_without_a_committed_config_is_graded_with_its_own(runs, paper):
     (configs / "papera" / "reid_c.yaml").unlink()
     md = app.notes("papera", [runs["c"], runs["a"]], out=out, configs=configs).markdown
     assert "no config of papera is named 'reid_c'" in md
-    assert md.index("\n## reid_a\n") < md.index("\n## reid_c\n")  # runs without a config come last
+    assert md.index("\n### reid_a\n") < md.index("\n### reid_c\n")  # runs without a config come last
 
 
 def test_the_history_is_kept_verbatim_with_its_headings_one_level_down(runs, paper):
@@ -89,7 +95,7 @@ def test_the_history_is_kept_verbatim_with_its_headings_one_level_down(runs, pap
     md = app.notes("papera", [runs["a"]], out=out, configs=configs).markdown
     tail = md[md.index("## papera: history"):]
     assert tail == "## papera: history\n\nIn 2026-11 the tolerance was *wider*.\n\n### reid_a\n\n| a | b |\n|---|---|\n"
-    assert "kept verbatim from" in md
+    assert f"kept verbatim from `{(out.parent / 'papera.history.md').as_posix()}`" in md
     (out.parent / "papera.history.md").unlink()
     without = app.notes("papera", [runs["a"]], out=out, configs=configs).markdown
     assert "tolerance was" not in without and "kept verbatim" not in without
@@ -118,7 +124,7 @@ def test_the_cli_writes_the_note(cli, runs, paper):
     res = cli("notes", "papera", runs["a"], "--configs", configs, "--out", out)
     assert res.exit_code == 0, res.output
     assert f"wrote {out} (1 runs; 1 graded with their committed config)" in res.output
-    assert out.read_text().startswith("# papera:")
+    assert out.read_text().startswith("# papera\n")
 
 
 def test_a_hand_written_opening_follows_the_verdict_and_survives_regeneration(runs, paper):
@@ -126,5 +132,35 @@ def test_a_hand_written_opening_follows_the_verdict_and_survives_regeneration(ru
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_name("papera.opening.md").write_text("| regime | verdict |\n|---|---|\n| easy | holds |\n")
     md = app.notes("papera", [runs["a"]], out=out, configs=configs).markdown
-    assert md.index("**Verdict over these runs:**") < md.index("| easy | holds |") < md.index("Runs: ")
+    assert md.index("## Verdict") < md.index("Totals:") < md.index("| easy | holds |") < md.index("## Graded")
     assert app.notes("papera", [runs["a"]], out=out, configs=configs).markdown == md
+
+
+def test_what_differs_is_kept_under_its_heading_with_its_anchors(runs, paper):
+    configs, out = paper
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_name("papera.differs.md").write_text("## L1 at rank 1\n\nThe number was made up: 99 %.\n")
+    cfg = configs / "papera" / "reid_a.yaml"
+    cfg.write_text(cfg.read_text().replace('"made-up number"', '"Made up (docs/papers/papera.md#l1-at-rank-1)"'))
+    md = app.notes("papera", [runs["a"]], out=out, configs=configs).markdown
+    assert "known gap: Made up ([why](#l1-at-rank-1))" in md  # the reason's pointer, a link within the page
+    assert md.index("## Graded") < md.index("\n## What differs and why\n\n### L1 at rank 1\n\nThe number was made up: 99 %.\n") \
+        < md.index("## What the runs measured")
+    assert "`" + out.with_name("papera.differs.md").as_posix() + "`" in md.split("\n")[2]
+    out.with_name("papera.differs.md").unlink()
+    assert "## What differs and why\n\nNothing documented.\n" in app.notes("papera", [runs["a"]], out=out,
+                                                                            configs=configs).markdown
+
+
+def test_the_page_goes_to_docs_papers_by_default(runs, paper, tmp_path, monkeypatch):
+    configs, _ = paper
+    monkeypatch.chdir(tmp_path)
+    res = app.notes("papera", [runs["a"]], configs=configs)
+    assert res.path.as_posix() == "docs/papers/papera.md" and (tmp_path / "docs" / "papers" / "papera.md").is_file()
+
+
+def test_the_page_splits_a_run_into_what_grades_it_and_what_it_measured():
+    part = split_run("r", "Facts.\n\n## Results\n\n### sweep\n\n| a |\n\n## Claims\n\n| c |\n\n"
+                          "## Failed jobs\n\n| f |\n\n## Chosen by the rankers\n\n| C |\n")
+    assert part.graded == "## Claims\n\n| c |\n\n## Failed jobs\n\n| f |\n"
+    assert part.measured == "Facts.\n\n## Results\n\n### sweep\n\n| a |\n\n## Chosen by the rankers\n\n| C |\n"
