@@ -35,10 +35,19 @@ def on_files(files, config):
     return files
 
 
+def on_page_content(html, page, config, files):
+    """Sphinx roles and literal-block markers left in rendered docstrings, as plain code and text."""
+    html = re.sub(r":(?:mod|class|func|meth|attr|data|exc|obj):<code>~?", "<code>", html)
+    return re.sub(r"::</p>", ":</p>", html)
+
+
 # ------------------------------------------------------------------------------------- helpers
 def _cell(text: str) -> str:
-    """Text for one Markdown table cell."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """Text for one Markdown table cell: one line, pipes escaped, < and > outside code spans too."""
+    parts = " ".join(str(text).split()).split("`")
+    for i in range(0, len(parts), 2):
+        parts[i] = parts[i].replace("<", "&lt;").replace(">", "&gt;")
+    return "`".join(parts).replace("|", "\\|")
 
 
 def _code(text: str) -> str:
@@ -119,7 +128,7 @@ def _type_name(annotation) -> str:
     text = text or str(annotation)
     text = re.sub(r"typing\.|rankbench\.config\.|annotated_types\.|pydantic\.\w+\.", "", text)
     text = re.sub(r"Annotated\[(\w+), FieldInfo\([^]]*\)\]", r"\1", text)
-    return text.replace("NoneType", "None")
+    return text.replace("NoneType", "None").replace(" | ", " or ")
 
 
 def _constraints(field) -> str:
@@ -183,7 +192,8 @@ def config_page() -> str:
              "(`rankbench.config.Config`) that checks it. A key not listed is an error, except in "
              "`dataset`, `features[]`, `rankers[]` and `protocol`, whose other keys are the named "
              "component's parameters ([Components](components.md)).", ""]
-    for model in _models(Config):
+    models = _models(Config)
+    for model in models:
         title = "Config (the top level)" if model is Config else model.__name__
         lines += [f"## {title}", ""]
         if model.__doc__ and model is not Config and "Usage docs" not in model.__doc__:
@@ -198,7 +208,9 @@ def config_page() -> str:
                 default = "(required)"
             else:
                 default = repr(f.default_factory() if f.default_factory else f.default)
-            lines.append(f"| `{key}` | {_cell(_code(_type_name(f.annotation)))} | {_cell(_code(default))} | "
+            kind = re.sub(rf"\b({'|'.join(m.__name__ for m in models)})\b",
+                          lambda m: f"[{m[1]}](#{m[1].lower()})", _type_name(f.annotation))
+            lines.append(f"| `{key}` | {_cell(kind)} | {_cell(_code(default))} | "
                          f"{_cell(_constraints(f))} | {_cell(_rst(comments.get(name, '')))} |")
         lines.append("")
     return "\n".join(lines)
@@ -260,7 +272,7 @@ def metrics_page() -> str:
               "      show_source: false",
               "      heading_level: 3",
               "      members_order: source",
-              "      filters: [\"!^_\", \"!^MetricInfo$\", \"!^METRICS$\", \"!^finite$\", \"!^labels$\"]",
+              "      filters: [\"!^_\", \"!^MetricInfo$\", \"!^METRICS$\", \"!^finite$\", \"!^labels$\", \"!^metric_\", \"!^is_rate$\"]",
               ""]
     return "\n".join(lines)
 
