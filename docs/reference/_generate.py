@@ -41,6 +41,48 @@ def on_page_content(html, page, config, files):
     return re.sub(r"::</p>", ":</p>", html)
 
 
+# ------------------------------------------------------------------------- griffe (mkdocstrings)
+_SECTION = re.compile(r"^(\s*)(Parameters|Other Parameters|Returns|Yields|Raises|Attributes)\n\1-+\n", re.M)
+_TYPE = re.compile(r"[\w\[\]., |*-]+")
+_ENTRY = r"(?:\w+(?:\s*,\s*\w+)*|\([\w, ]+\))"   # a name, names, or a returned tuple
+
+
+def house_docstring(text: str) -> str:
+    """The house's ``name : what it is, in prose`` entries as numpy's ``name`` + description.
+
+    numpy style reads the text after `` : `` as a type; the house writes a description there
+    (``trials, seed : override the config's.``), which would render as code in the type column.
+    An entry whose text is not a plain type (prose: a period at its end, brackets, quotes, more
+    than six words) gets it on the next line, as its description."""
+    out, in_section, indent = [], False, ""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and _SECTION.match(line + "\n" + lines[i + 1] + "\n"):
+            in_section, indent = True, re.match(r"\s*", line).group(0)
+        elif line.strip() and not line.startswith(indent + " ") and not re.fullmatch(r"\s*-+", line) \
+                and not re.fullmatch(rf"{indent}{_ENTRY}( : .+)?", line):
+            in_section = False
+        m = re.fullmatch(rf"({indent})({_ENTRY}) : (.+)", line) if in_section else None
+        if m and not (_TYPE.fullmatch(m[3]) and not m[3].endswith(".") and len(m[3].split()) <= 6):
+            out += [f"{m[1]}{m[2]}", f"{m[1]}    {m[3]}"]
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+try:
+    import griffe
+
+    class HouseDocstrings(griffe.Extension):
+        """mkdocstrings' docstrings read as the house writes them (:func:`house_docstring`)."""
+
+        def on_instance(self, *, obj, **kwargs):
+            if obj.docstring is not None:
+                obj.docstring.value = house_docstring(obj.docstring.value)
+except ImportError:  # the page writers and their tests need no griffe
+    pass
+
+
 # ------------------------------------------------------------------------------------- helpers
 def _cell(text: str) -> str:
     """Text for one Markdown table cell: one line, pipes escaped, < and > outside code spans too."""
@@ -66,7 +108,7 @@ def _paragraphs(doc: str) -> list[str]:
 
 def _numpy_parameters(doc: str) -> dict[str, str]:
     """``{name: description}`` from a numpy-style docstring's Parameters section."""
-    m = re.search(r"^Parameters\n-+\n(.*?)(?:^\S[^\n]*\n-+\n|\Z)", doc or "", re.S | re.M)
+    m = re.search(r"^Parameters\n-+\n(.*?)(?:^\S[^\n]*\n-+\n|\Z)", house_docstring(doc or ""), re.S | re.M)
     out: dict[str, str] = {}
     if not m:
         return out
@@ -268,7 +310,6 @@ def metrics_page() -> str:
               "    options:",
               "      show_root_heading: false",
               "      show_root_toc_entry: false",
-              "      show_docstring_description: false",
               "      show_source: false",
               "      heading_level: 3",
               "      members_order: source",

@@ -70,6 +70,10 @@ def test_every_component_and_parameter_is_in_the_components_page(gen):
 def test_a_parameter_is_described_from_its_docstring(gen):
     doc = "Summary.\n\nParameters\n----------\nC : float\n    Loss weight.\na, b : int\n    Both.\n\nNotes\n-----\nx : y\n"
     assert gen._numpy_parameters(doc) == {"C": "Loss weight.", "a": "Both.", "b": "Both."}
+    # the house's one-line entries: prose after the colon is the description, a type is not
+    house = "S.\n\nParameters\n----------\nk : int\n    Neighbours.\ntrials, seed : override the config's.\n"
+    assert gen._numpy_parameters(house) == {"k": "Neighbours.", "trials": "override the config's.",
+                                            "seed": "override the config's."}
 
 
 def test_every_metric_and_its_direction_is_in_the_metrics_page(gen):
