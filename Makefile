@@ -12,7 +12,7 @@ AFTER_yuli = $(BIN)/rankbench figures yuli $$runs --out results/yuli/figures
 # every run folder of a paper already under results/ (for its figures alone)
 runs_of = $$(for d in results/$(1)/*/; do [ -f $$d/config.yaml ] && echo $$d; done)
 
-.PHONY: install quickstart run test regress reproduce-all yuli-figures yan-figures merler-figures $(addprefix reproduce-,$(PAPERS)) $(addprefix report-,$(PAPERS)) bench bench-quick demo-dask clean
+.PHONY: install quickstart run test regress reproduce-all yuli-figures yan-figures merler-figures $(addprefix reproduce-,$(PAPERS)) $(addprefix report-,$(PAPERS)) bench bench-quick demo-dask docs clean
 
 $(BIN)/rankbench: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -123,8 +123,12 @@ bench: install  ## speed/memory benchmarks, each side by side with a peer or the
 bench-quick: install  ## every benchmark in its quick mode: does it still run to the end? (CI; timings mean nothing)
 	@$(MAKE) --no-print-directory bench ARGS=--quick
 
+docs: install  ## the documentation site into site/ (warnings are errors; the reference is generated from the code)
+	$(BIN)/pip install --quiet -e '.[docs]'
+	$(BIN)/mkdocs build --strict --site-dir site
+
 demo-dask: install  ## 1000-setting sweep on a 2-worker loopback Dask cluster, one worker killed mid-run
 	$(BIN)/python scripts/demo_dask.py --out results/demo_dask
 
 clean:
-	rm -rf $(VENV) results/regress .pytest_cache
+	rm -rf $(VENV) results/regress .pytest_cache site

@@ -151,6 +151,8 @@ def cmc_curve(similarity: np.ndarray, probe_ids: np.ndarray, gallery_ids: np.nda
         against (e.g. only another camera's images); default every gallery item. Only candidates'
         similarities must be finite (a ranker may mark the others ``-inf``).
 
+    Notes
+    -----
     Ties count at their expected value (the module's rule): a probe whose best true match ties
     with t wrong candidates (and m true ones), below g wrong ones, has its first true match at
     rank g + j with the probability that the first of m marked items lands at place j of a random
