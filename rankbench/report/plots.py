@@ -871,8 +871,8 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     (their layout warnings logged again) instead of being drawn again.
 
     ``n_jobs`` > 1 draws a report of at least :data:`PARALLEL_FIGURES` figures in that many
-    processes (each reads the run folder and draws every n-th figure): the same files, as each
-    figure is drawn alone.
+    processes (each given the run and drawing every n-th figure): the same files, as each figure
+    is drawn alone.
     """
     out = run.folder.plots_dir
     refuse_link(out)   # its old figures are deleted below: never those of a folder it names
@@ -896,7 +896,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
         from joblib import Parallel, delayed
 
         parts = Parallel(n_jobs=n, backend="loky")(
-            delayed(_draw_part)(str(run.folder.path), summary, max_rank, None if style is None else str(style), (k, n))
+            delayed(_draw_part)(run, summary, max_rank, None if style is None else str(style), (k, n))
             for k in range(n))
         drawn = sorted((d for part in parts for d in part), key=lambda d: d[0])
     files = [f for _, fs, _ in drawn for f in fs]
@@ -911,17 +911,16 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
 
 
 #: the fewest figures drawn in several processes (``make_plots(n_jobs=...)``): below it, starting
-#: the processes and reading the run again costs more than it saves
+#: the processes and sending them the run costs more than it saves
 PARALLEL_FIGURES = 24
 
 
-def _draw_part(folder: str, summary: pd.DataFrame, max_rank: int | None, style: str | None,
+def _draw_part(run, summary: pd.DataFrame, max_rank: int | None, style: str | None,
                part: tuple[int, int]) -> list[tuple[int, list[PlotFile], list[str]]]:
-    """One process's share of a report's figures (:func:`make_plots` with ``n_jobs``)."""
-    from .build import load_run
-
+    """One process's share of a report's figures (:func:`make_plots` with ``n_jobs``), drawn from
+    the run as the report holds it (not read again from its folder)."""
     with user_style(style):
-        return _make_plots(load_run(folder), summary, max_rank, part)
+        return _make_plots(run, summary, max_rank, part)
 
 
 def _plots_key(run, summary: pd.DataFrame, max_rank: int | None, style: str | Path | None) -> str:
