@@ -15,7 +15,7 @@ from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_C
     TRIALS_CSV, Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
 from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
-from .plots import make_plots
+from .plots.draw import make_plots
 from .results import RESULTS, results_document, results_json
 from .tables import (
     curves_frame,
@@ -245,7 +245,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     plots : draw the figures (PNG at 300 dpi, SVG and PDF).
     max_rank : last rank of CMC figures (default: the largest rank the run reports).
     style : a matplotlib style file applied on top of rankbench's own (``--style``).
-    n_jobs : processes drawing the figures of a large report (:func:`~rankbench.report.plots.make_plots`).
+    n_jobs : processes drawing the figures of a large report (:func:`~rankbench.report.plots.draw.make_plots`).
 
     Returns
     -------

@@ -22,7 +22,7 @@
   ``<name>`` run (the same splits and base models) for reference.
 
 Runs are recognised by their config's name; each figure is written as PNG, SVG and PDF
-(:func:`rankbench.report.plots.save`).
+(:func:`rankbench.report.plots.style.save`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 from ...runfolder import TrialRecord
 from ..build import RunData
 from ..claims import mean_curve
-from ..plots import pyplot, save
+from ..plots.style import pyplot, save
 
 COLOURS = {"bipartite_rankboost": "tab:red", "imbalanced_rankboost": "tab:blue", "lgbm_lambdarank": "tab:green",
            "xgb_pairwise": "tab:purple"}

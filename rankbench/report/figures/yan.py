@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..build import RunData
-from ..plots import pyplot, save
+from ..plots.style import pyplot, save
 from ...utils.fileio import atomic_write_text
 
 PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..build import RunData
-from ..plots import pyplot, save
+from ..plots.style import pyplot, save
 
 #: the swept values of the paper's figures (UMIST: n = 30, FG-NET: n = 40; K = 5, s = 3)
 FIGURE_VALUES = {"umist": {"protocol.n_per_label": 10}, "fgnet": {"protocol.n_per_label": 8}}
