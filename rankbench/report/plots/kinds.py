@@ -37,12 +37,6 @@ def _scale(metric: str) -> float:
     return 100.0 if is_rate(metric) else 1.0
 
 
-def axis_label(metric: str) -> str:
-    """What the metric is, with its unit: "Matching rate at rank 1 (%)", "Mean absolute error",
-    "Training time (s)" (:func:`rankbench.metrics.metric_label`)."""
-    return metric_label(metric)
-
-
 def parameter_label(key: str, protocol_name: str | None = None) -> str:
     """A swept key path as a reader names it: a protocol parameter by the protocol's
     ``parameter_labels`` ("Test people"), else by its name ("n_constraints" -> "Constraints"); a
@@ -222,7 +216,7 @@ def bar_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting: 
     ax.set_ylim(0, top * 1.08 if top > 0 else 1)
     category_labels(ax, x, present, 0.8)
     ax.grid(axis="x", visible=False)
-    ax.set_ylabel(axis_label(metric))
+    ax.set_ylabel(metric_label(metric))
     set_title(ax, title)
     ax.legend(handles, labels, handler_map={tuple: HandlerTuple(ndivide=None, pad=0)}, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
@@ -284,7 +278,7 @@ def _task_row(ax, sub: pd.DataFrame, methods: list[str], family: str, tasks: lis
     ax.set_ylim(bottom=0)
     if k == 100:
         ax.set_ylim(0, 100)
-    ax.set_ylabel(axis_label(family))
+    ax.set_ylabel(metric_label(family))
 
 
 @styled
@@ -330,7 +324,7 @@ def sweep_figure(summary: pd.DataFrame, methods: list[str], metric: str, key: st
     elif all(isinstance(v, (int, np.integer)) for v in xs):
         ax.set_xticks(sorted(set(xs)))
     ax.set_xlabel(parameter_label(key, protocol))
-    ax.set_ylabel(axis_label(metric))
+    ax.set_ylabel(metric_label(metric))
     if k == 100 or (metric_info(metric) and not is_cost(metric)):
         ax.set_ylim(bottom=0)
     set_title(ax, title)
@@ -361,8 +355,8 @@ def time_figure(summary: pd.DataFrame, methods: list[str], metric: str, setting:
         plt.close(fig)
         return None
     _room(ax, xs, ys, k == 100)
-    ax.set_xlabel(axis_label(cost))
-    ax.set_ylabel(axis_label(metric))
+    ax.set_xlabel(metric_label(cost))
+    ax.set_ylabel(metric_label(metric))
     set_title(ax, title)
     _legend(ax)
     return fig
@@ -441,8 +435,8 @@ def _curve_panel(ax, methods: list[str], series: dict[str, list[tuple[np.ndarray
         all_y.append(np.max(top))
     if all_x:
         _room(ax, all_x if is_cost(x) else None, all_y, k == 100)
-    ax.set_xlabel(axis_label(x))
-    ax.set_ylabel(axis_label(y))
+    ax.set_xlabel(metric_label(x))
+    ax.set_ylabel(metric_label(y))
 
 
 def view_weights(records: list[TrialRecord], method: str, setting: str) -> tuple[str, list[dict[str, dict[str, float]]]] | None:
