@@ -48,7 +48,7 @@ def _distance_plot(dist, y, title, out: Path, stem: str) -> list[Path]:
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    return [f.path for f in save(fig, out, stem)]
+    return save(fig, out, stem)
 
 
 def _embedding_plot(Z, y, title, out: Path, stem: str) -> list[Path]:
@@ -61,7 +61,7 @@ def _embedding_plot(Z, y, title, out: Path, stem: str) -> list[Path]:
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    return [f.path for f in save(fig, out, stem)]
+    return save(fig, out, stem)
 
 
 def _cmds_dml(run: RunData) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -23,7 +24,7 @@ from ...utils.diskcache import digest, module_fingerprint
 from ...utils.fileio import atomic_write_text, refuse_link
 from .choice import Figure, run_figures
 from .layout import layout_problems
-from .style import FORMATS, STYLE_FILE, PlotFile, in_style, save, style_file, user_style
+from .style import FORMATS, STYLE_FILE, in_style, save, style_file, user_style
 
 log = logging.getLogger("rankbench.report")
 
@@ -32,6 +33,26 @@ PLOTS_INDEX = ".index.json"
 #: the fewest figures drawn in several processes (``make_plots(n_jobs=...)``): below it, starting
 #: the processes and sending them the figures' data costs more than it saves
 PARALLEL_FIGURES = 24
+
+
+@dataclass
+class PlotFile:
+    """One written figure file and the sentence that says what it shows."""
+
+    path: Path
+    caption: str
+
+    @property
+    def suffix(self) -> str:
+        return self.path.suffix
+
+    @property
+    def stem(self) -> str:
+        return self.path.stem
+
+    @property
+    def name(self) -> str:
+        return self.path.name
 
 
 def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: str | Path | None = None,
@@ -99,7 +120,8 @@ def _draw(figures: list[Figure], out: Path, root: Path, style: str | None) -> li
                 continue
             with in_style():
                 warnings = [f"plots/{f.stem}: {problem}" for problem in layout_problems(fig)]
-            drawn.append((save(fig, out, f.stem, f.caption, laid_out=True, root=root), warnings))
+            drawn.append(([PlotFile(p, f.caption) for p in save(fig, out, f.stem, laid_out=True, root=root)],
+                          warnings))
     return drawn
 
 

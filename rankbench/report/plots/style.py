@@ -9,7 +9,6 @@ import contextlib
 import contextvars
 import functools
 import io
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,27 +37,6 @@ def figsize(categories: int = 0, per_category: float = 0.0, fixed: float = 0.0) 
 
     w, h = matplotlib.rcParams["figure.figsize"]
     return min(2 * w, max(w, fixed + per_category * categories)), h
-
-
-
-@dataclass
-class PlotFile:
-    """One written figure file and the sentence that says what it shows."""
-
-    path: Path
-    caption: str
-
-    @property
-    def suffix(self) -> str:
-        return self.path.suffix
-
-    @property
-    def stem(self) -> str:
-        return self.path.stem
-
-    @property
-    def name(self) -> str:
-        return self.path.name
 
 
 def pyplot():
@@ -114,12 +92,11 @@ def styled(fn):
     return wrapper
 
 
-def save(fig, out: Path, stem: str, caption: str = "", laid_out: bool = False,
-         root: Path | None = None) -> list[PlotFile]:
+def save(fig, out: Path, stem: str, laid_out: bool = False, root: Path | None = None) -> list[Path]:
     """Write ``fig`` as ``<stem>.png`` (300 dpi), ``<stem>.svg`` (editable text) and ``<stem>.pdf``
-    and close it. No creation date is written, so the same figure is the same file. Each file is
-    written atomically through no link below ``root`` (default ``out``; a run's plots: the run
-    folder).
+    and close it; the paths written. No creation date is written, so the same figure is the same
+    file. Each file is written atomically through no link below ``root`` (default ``out``; a
+    run's plots: the run folder).
 
     The figure is laid out once (its constrained layout and, with ``savefig.bbox: tight``, the
     tight box, both in inches) and every format is written from that layout, instead of each
@@ -146,7 +123,7 @@ def save(fig, out: Path, stem: str, caption: str = "", laid_out: bool = False,
                 p, buf = out / f"{stem}.{ext}", io.BytesIO()
                 fig.savefig(buf, format=ext, metadata=undated.get(ext), bbox_inches=bbox)
                 atomic_write_bytes(p, buf.getvalue(), root=out if root is None else root)
-                files.append(PlotFile(p, caption))
+                files.append(p)
     plt.close(fig)
     return files
 
