@@ -55,7 +55,7 @@ from .report.build import build_report, grade_run_claims, load_run, status_lines
 from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
-from .report.plots import style_file
+from .report.plots.style import style_file
 from .runfolder import CONFIG, RunFolder
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown

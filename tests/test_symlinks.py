@@ -39,7 +39,7 @@ def invoke(monkeypatch):
 
     def run(cache: Path, *args) -> tuple[int, str]:
         monkeypatch.setenv("RANKBENCH_CACHE", str(cache))
-        monkeypatch.setenv("RANKBENCH_REUSE", "1")   # the cache's trials/ and reports/ entries too
+        monkeypatch.setenv("RANKBENCH_REUSE", "1")   # the cache's trials/ entries too
         res = runner.invoke(main, [str(a) for a in args], catch_exceptions=True)
         if res.exception is not None and not isinstance(res.exception, SystemExit):
             raise res.exception
@@ -86,7 +86,7 @@ def test_no_file_is_written_through_a_link(tmp_path, invoke):
     transient = [Path("run/.lock"), *(Path("run/.running") / f"{j}.json" for j in jobs), Path("cache/.clear.lock"),
                  *(p.with_suffix(".lock") for p in written if p.parts[0] == "cache")]
     assert len(written) >= 20 and any(p.parts[1] == "plots" for p in written if p.parts[0] == "run")
-    assert {p.parts[1] for p in written if p.parts[0] == "cache"} >= {"features", "trials", "reports"}
+    assert {p.parts[1] for p in written if p.parts[0] == "cache"} >= {"features", "trials"}
 
     def kinds(rel: Path) -> list[str]:
         if rel.parts[0] == "cache":

@@ -11,12 +11,11 @@ from typing import Any
 import pandas as pd
 
 from ..errors import RankbenchError
-from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, PLOTS, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
+from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
     TRIALS_CSV, Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
-from ..utils.diskcache import cached, digest, file_digest, reuse_allowed, source_fingerprint
 from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
-from .plots import PLOTS_INDEX, make_plots, plot_warnings, style_file
+from .plots.draw import make_plots
 from .results import RESULTS, results_document, results_json
 from .tables import (
     curves_frame,
@@ -231,12 +230,8 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
     return headline_metric(run.protocol_name, set(summary["metric"]))
 
 
-#: the files a report writes into its run folder, beside its figures
-WRITTEN = (TRIALS_CSV, SUMMARY_CSV, CURVES_CSV, DIAGNOSTICS_CSV, RESULTS, SUMMARY_TEX, SUMMARY_MD)
-
-
 def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None,
-                 style: str | None = None, n_jobs: int = 1, reuse: bool | None = None) -> dict:
+                 style: str | None = None, n_jobs: int = 1) -> dict:
     """Rebuild a run's derived files from its per-trial results.
 
     Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
@@ -244,19 +239,13 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     chosen hyper-parameters, plots), ``summary.tex`` (booktabs tables), ``results.json`` (the
     machine-readable results, :mod:`rankbench.report.results`) and ``plots/``.
 
-    A report built before from the same run files (:meth:`RunFolder.inputs_digest`), with the same
-    options, by the same rankbench source and libraries, is taken from the one cache (kind
-    ``reports``) instead, when the folder still holds every file it wrote, byte for byte: so
-    ``rankbench collect`` of finished runs reads their reports rather than building each again.
-
     Parameters
     ----------
     folder : the run folder.
     plots : draw the figures (PNG at 300 dpi, SVG and PDF).
     max_rank : last rank of CMC figures (default: the largest rank the run reports).
     style : a matplotlib style file applied on top of rankbench's own (``--style``).
-    n_jobs : processes drawing the figures of a large report (:func:`~rankbench.report.plots.make_plots`).
-    reuse : take a current report from the cache (default: unless ``$RANKBENCH_REUSE`` is ``0``).
+    n_jobs : processes drawing the figures of a large report (:func:`~rankbench.report.plots.draw.make_plots`).
 
     Returns
     -------
@@ -264,35 +253,6 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     ``claims`` (graded rows) and ``run`` (:class:`RunData`).
     """
     run = load_run(folder)
-    key = _report_key(run, plots, max_rank, style) if (reuse_allowed() if reuse is None else reuse) else None
-    built, hit = cached("reports", key or "", lambda: _written_report(run, plots, max_rank, style, n_jobs),
-                        enabled=key is not None, valid=lambda b: _still_written(run, b))
-    if hit:
-        for w in built["warnings"]:
-            log.warning("%s", w)
-    return {**{k: v for k, v in built.items() if k not in ("files", "warnings")}, "run": run}
-
-
-def _report_key(run: RunData, plots: bool, max_rank: int | None, style: str | None) -> str:
-    """What a report is built from: the run folder (where it is, its files), the options, and the
-    code and libraries that build it."""
-    import matplotlib
-    import numpy as np
-
-    styles = [style_file(style).read_text(encoding="utf-8")] if style else []
-    return digest(str(run.folder.path.resolve()), run.folder.inputs_digest(), bool(plots), max_rank, styles,
-                  source_fingerprint("rankbench"), [pd.__version__, np.__version__, matplotlib.__version__])
-
-
-def _still_written(run: RunData, built: dict) -> bool:
-    """Whether the run folder still holds every file the report ``built`` wrote, as it wrote them."""
-    return all(file_digest(run.folder.path / name) == d for name, d in built["files"].items()) and \
-        all(p.path.is_file() for p in built["plots"])
-
-
-def _written_report(run: RunData, plots: bool, max_rank: int | None, style: str | None, n_jobs: int) -> dict:
-    """Build and write the report of ``run`` (:func:`build_report`); what it returns, without the
-    run, with the digests of the files written and the figures' layout warnings."""
     values = run.setting_values()
     trials = run.ordered(trials_frame(run.records))
     summary = summary_frame(trials, run.methods, run.setting_order)
@@ -317,10 +277,8 @@ def _written_report(run: RunData, plots: bool, max_rank: int | None, style: str 
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
     run.folder.write_text(SUMMARY_MD, md)
-    written = list(WRITTEN) + ([f"{PLOTS}/{PLOTS_INDEX}"] if plots else [])
     return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "grades": grades,
-            "claims": claim_rows, "files": {name: file_digest(run.folder.path / name) for name in written},
-            "warnings": plot_warnings(run.folder.plots_dir) if plots else []}
+            "claims": claim_rows, "run": run}
 
 
 def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]) -> str:

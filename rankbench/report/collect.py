@@ -33,9 +33,6 @@ def paper_of(run) -> str:
     return parent if parent and parent != "configs" else "other"
 
 
-_paper = paper_of  # older name
-
-
 def _provenance_md(prov: dict[str, Any]) -> list[str]:
     commit = (f"`{prov['commit'][:12]}`" + (" (with local changes)" if prov["dirty"] else "")) if prov["commit"] \
         else "unknown"

@@ -206,9 +206,6 @@ def ordered_metrics(metrics: list[str]) -> list[str]:
     return sorted(metrics, key=key)
 
 
-_ordered_metrics = ordered_metrics  # older name
-
-
 @dataclass
 class Block:
     """One printed table: methods down, ``columns`` across, from ``sub`` (summary rows)."""

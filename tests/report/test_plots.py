@@ -10,19 +10,10 @@ import pytest
 
 from toydata import record
 
-from rankbench.report.plots import (
-    PLOTS_INDEX,
-    bar_figure,
-    cmc_figure,
-    context,
-    curve_figure,
-    drawn_curves,
-    save,
-    setting_slug,
-    sweep_figure,
-    sweep_groups,
-    task_figure,
-)
+from rankbench.report.plots.choice import context, drawn_curves, setting_slug, sweep_groups
+from rankbench.report.plots.draw import PLOTS_INDEX
+from rankbench.report.plots.kinds import bar_figure, cmc_figure, curve_figure, sweep_figure, task_figure
+from rankbench.report.plots.style import save
 
 matplotlib.use("Agg")
 
@@ -115,7 +106,7 @@ def test_several_task_families_are_rows_of_one_figure_over_the_same_tasks():
         assert [b.get_height() for b in ax.patches] == [b.get_height() for b in alone.patches]
     assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == ["sky", "car"]
     assert not any(t.get_visible() and t.get_text() for t in fig.axes[0].get_xticklabels())
-    from rankbench.report.plots import layout_problems
+    from rankbench.report.plots.layout import layout_problems
 
     assert layout_problems(fig) == []
 
@@ -170,7 +161,7 @@ def test_a_family_of_curves_is_drawn_once_as_its_aggregate_or_else_its_members_m
 
 
 def test_a_members_mean_is_drawn_at_a_bounded_number_of_points():
-    from rankbench.report.plots import MEMBER_MEAN_POINTS
+    from rankbench.report.plots.kinds import MEMBER_MEAN_POINTS
 
     rng = np.random.default_rng(0)
     curves = {f"staged/{k}": {"rank_s": np.sort(rng.random(400)).tolist(), "ap": rng.random(400).tolist()}
@@ -202,7 +193,8 @@ def test_a_curves_several_series_are_panels_of_one_figure():
         alone = curve_figure(recs, ["IRB"], "staged", "evals", y, "", "t").axes[0]
         assert ax.get_ylabel() == alone.get_ylabel() and ax.get_xlabel() == alone.get_xlabel()
         assert np.array_equal(ax.get_lines()[0].get_ydata(), alone.get_lines()[0].get_ydata())
-    from rankbench.report.plots import _shared_words, layout_problems
+    from rankbench.report.plots.choice import _shared_words
+    from rankbench.report.plots.layout import layout_problems
 
     assert layout_problems(fig) == []
 
@@ -227,8 +219,7 @@ def _png_dpi(data: bytes) -> float:
 
 def test_files_png_300_dpi_and_svg_with_editable_text(tmp_path):
     s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
-    files = save(bar_figure(s, ["A"], "cmc@1", "", "title here", []), tmp_path, "cmc1", "caption")
-    png, svg, pdf = (f.path for f in files)
+    png, svg, pdf = save(bar_figure(s, ["A"], "cmc@1", "", "title here", []), tmp_path, "cmc1")
     assert png.name == "cmc1.png" and svg.name == "cmc1.svg" and pdf.name == "cmc1.pdf"
     assert pdf.read_bytes().startswith(b"%PDF") and b"CreationDate" not in pdf.read_bytes()
     assert _png_dpi(png.read_bytes()) == pytest.approx(300, abs=0.5)
@@ -263,7 +254,7 @@ def test_report_ends_the_cmc_axis_at_a_chosen_rank_in_a_file_of_its_own(runs):
 
 
 def test_no_per_task_figure_when_bars_would_be_too_thin_to_read():
-    from rankbench.report.plots import MAX_TASKS
+    from rankbench.report.plots.kinds import MAX_TASKS
 
     s = summary([("", "A", f"ap@100/c{i}", 0.5, 0.0, 1) for i in range(MAX_TASKS + 1)])
     assert task_figure(s, ["A"], "ap@100", "", "t", []) is None
@@ -271,7 +262,7 @@ def test_no_per_task_figure_when_bars_would_be_too_thin_to_read():
 
 
 def test_every_figure_has_the_house_height_and_grows_only_in_width():
-    from rankbench.report.plots import FIG_H, FIG_W
+    from rankbench.report.plots.style import FIG_H, FIG_W
 
     s = summary([("", m, f"pair_acc/t{k}", 0.8, 0.01, 2) for m in "AB" for k in range(40)]
                 + [("", m, "map", 0.4, 0.01, 2) for m in "AB"])
@@ -286,8 +277,8 @@ def test_every_figure_has_the_house_height_and_grows_only_in_width():
 
 def test_a_figure_redrawn_from_the_same_numbers_is_the_same_svg(tmp_path):
     s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
-    one = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "1", "x")[1].path.read_bytes()
-    two = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "2", "x")[1].path.read_bytes()
+    one = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "1", "x")[1].read_bytes()
+    two = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "2", "x")[1].read_bytes()
     assert one == two
 
 
@@ -298,7 +289,8 @@ LONG = ["Ensemble RankSVM (ELF strips)", "PRSVM", "RankBoost on ELF", "L1-norm",
 def test_every_kind_of_figure_reads_without_cut_off_text_or_overlaps():
     """Each figure kind, with long method names, many tasks and a long context, passes the layout
     check (matplotlib's renderer extents of every title, label, tick label and the legend)."""
-    from rankbench.report.plots import kernel_weight_figure, layout_problems, time_figure
+    from rankbench.report.plots.kinds import kernel_weight_figure, time_figure
+    from rankbench.report.plots.layout import layout_problems
 
     where = "a_dataset_with_a_long_name, Test people = 316, Training people = 316, 10 trials, mean ± 1 std"
     rng = np.random.default_rng(0)
@@ -342,7 +334,7 @@ def test_every_kind_of_figure_reads_without_cut_off_text_or_overlaps():
 def test_the_layout_check_finds_cut_off_text_overlapping_labels_and_a_legend_over_the_plot():
     import matplotlib.pyplot as plt
 
-    from rankbench.report.plots import layout_problems
+    from rankbench.report.plots.layout import layout_problems
 
     fig, ax = plt.subplots(figsize=(3, 2), layout="none")
     ax.set_title("a title far too long to fit into a figure three inches wide, so it is cut off")
@@ -427,7 +419,7 @@ def test_a_report_from_the_same_trials_reuses_its_figures_and_redraws_after_any_
     import shutil
 
     from rankbench import app
-    from rankbench.report import plots as plots_module
+    from rankbench.report.plots import draw as plots_module
 
     run = tmp_path / "one"
     shutil.copytree(runs["one"], run)
@@ -461,7 +453,7 @@ def test_a_report_from_the_same_trials_reuses_its_figures_and_redraws_after_any_
 def test_figures_drawn_in_two_processes_are_the_files_one_process_draws(runs, tmp_path, monkeypatch):
     import shutil
 
-    from rankbench.report import plots as plots_module
+    from rankbench.report.plots import draw as plots_module
     from rankbench.report.build import build_report
 
     monkeypatch.setattr(plots_module, "PARALLEL_FIGURES", 1)   # a small run, drawn in parallel all the same

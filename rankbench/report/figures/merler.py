@@ -22,7 +22,7 @@
   ``<name>`` run (the same splits and base models) for reference.
 
 Runs are recognised by their config's name; each figure is written as PNG, SVG and PDF
-(:func:`rankbench.report.plots.save`).
+(:func:`rankbench.report.plots.style.save`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 from ...runfolder import TrialRecord
 from ..build import RunData
 from ..claims import mean_curve
-from ..plots import pyplot, save
+from ..plots.style import pyplot, save
 
 COLOURS = {"bipartite_rankboost": "tab:red", "imbalanced_rankboost": "tab:blue", "lgbm_lambdarank": "tab:green",
            "xgb_pairwise": "tab:purple"}
@@ -69,11 +69,6 @@ def _style(method: str, entries: dict[str, dict], i: int) -> dict:
             "linewidth": 1.9 if paper_algo else 1.2}
 
 
-def _save(fig, out: Path, stem: str) -> list[Path]:
-    """``<stem>.png``, ``.svg`` and ``.pdf`` in ``out`` (the figure is closed)."""
-    return [f.path for f in save(fig, out, stem)]
-
-
 def figure6(run: RunData, out: Path) -> list[Path]:
     plt = pyplot()
 
@@ -102,7 +97,7 @@ def figure6(run: RunData, out: Path) -> list[Path]:
     fig.suptitle(f"{run.name}: MAP against ranking cost (mean over concepts and {n_trials} trial(s); "
                  "Merler et al. Fig. 6; solid: outputs in [-1, 1], dashed: in [0, 1])", fontsize=11)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    paths = _save(fig, out, f"fig6_{run.name}")
+    paths = save(fig, out, f"fig6_{run.name}")
     return paths
 
 
@@ -149,7 +144,7 @@ def figure7(run: RunData, out: Path, t: float | None) -> list[Path]:
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    paths = _save(fig, out, f"fig7_{run.name}")
+    paths = save(fig, out, f"fig7_{run.name}")
     return paths
 
 
@@ -206,7 +201,7 @@ def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Pat
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=9, frameon=False)
     fig.suptitle("Imbalanced RankBoost: regulariser x lambda (Merler et al. Fig. 9)", fontsize=11)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    paths = _save(fig, out, "fig9")
+    paths = save(fig, out, "fig9")
     return paths
 
 
@@ -257,7 +252,7 @@ def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Pa
     fig.suptitle(f"{run.name}: Imbalanced RankBoost's MAP / cost trade-off over lambda (labels: lambda; "
                  f"{len(trials)} trial(s), RankBoost on the same)", fontsize=11)
     fig.tight_layout()
-    paths = _save(fig, out, f"lambda_{run.name}")
+    paths = save(fig, out, f"lambda_{run.name}")
     return paths
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..build import RunData
-from ..plots import pyplot, save
+from ..plots.style import pyplot, save
 from ...utils.fileio import atomic_write_text
 
 PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
@@ -88,7 +88,7 @@ def figure3(run: RunData, out: Path, refit) -> list[Path]:
         ax.set_title(f"({letter}) {method}: error {100 * e0:.1f} % (trial 0), "
                      f"{100 * mine.error_rate.mean():.1f} % (mean of {len(mine)})", fontsize=9)
     fig.tight_layout()
-    return [f.path for f in save(fig, out, "figure3_spirals")]
+    return save(fig, out, "figure3_spirals")
 
 
 # ----------------------------------------------------------------------------- Figure 6
@@ -142,7 +142,7 @@ def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
         lines += ["", f"KLR with the per-sequence majority vote (K = 0): {100 * vote.mean():.1f} +- "
                       f"{100 * vote.std():.1f} %", ""]
     fig.tight_layout()
-    written = [f.path for f in save(fig, out, "figure6")]
+    written = save(fig, out, "figure6")
     atomic_write_text(out / "figure6.md", "\n".join(lines) + "\n")
     return written + [out / "figure6.md"]
 

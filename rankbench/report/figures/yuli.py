@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..build import RunData
-from ..plots import pyplot, save
+from ..plots.style import pyplot, save
 
 #: the swept values of the paper's figures (UMIST: n = 30, FG-NET: n = 40; K = 5, s = 3)
 FIGURE_VALUES = {"umist": {"protocol.n_per_label": 10}, "fgnet": {"protocol.n_per_label": 8}}
@@ -48,7 +48,7 @@ def _distance_plot(dist, y, title, out: Path, stem: str) -> list[Path]:
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    return [f.path for f in save(fig, out, stem)]
+    return save(fig, out, stem)
 
 
 def _embedding_plot(Z, y, title, out: Path, stem: str) -> list[Path]:
@@ -61,7 +61,7 @@ def _embedding_plot(Z, y, title, out: Path, stem: str) -> list[Path]:
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    return [f.path for f in save(fig, out, stem)]
+    return save(fig, out, stem)
 
 
 def _cmds_dml(run: RunData) -> str | None:
