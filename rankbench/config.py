@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import os
 import re
 import stat
@@ -22,9 +23,10 @@ from typing import Annotated, Any, ClassVar, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .components import ComponentSpec
 from .errors import ConfigError, ErrorList, did_you_mean
 from .metrics import METRICS, metric_info
-from .registry import datasets, features, preprocessors, protocols, rankers
+from .registry import preprocessors, protocols
 
 
 # ------------------------------------------------------------------------------------ schema
@@ -204,22 +206,39 @@ class Config(_Strict):
         return [r for r in self.rankers if self.methods is None or r.name in self.methods]
 
 
+@dataclass(frozen=True)
+class Components:
+    """A config's components, each looked up and its parameters checked once
+    (:func:`check_components`): what the engine builds, never checked again."""
+
+    dataset: ComponentSpec
+    #: by feature set (``FeatureCfg.key``)
+    features: dict[str, ComponentSpec]
+    protocol: ComponentSpec
+    #: by display name: the ranker and its preprocessing steps, in order
+    rankers: dict[str, tuple[ComponentSpec, tuple[ComponentSpec, ...]]]
+
+
 @dataclass
 class Setting:
-    """One sweep setting: its label (``protocol.n_test=316``), typed values and validated config."""
+    """One sweep setting: its label (``protocol.n_test=316``), typed values, validated config and
+    its checked components."""
 
     label: str
     values: dict[str, Any]
     config: Config
+    components: Components
 
 
 @dataclass
 class Experiment:
-    """A resolved config: the dict written to ``config.yaml``, its validated form and its settings."""
+    """A resolved config: the dict written to ``config.yaml``, its validated form, its checked
+    components and its settings."""
 
     origin: str
     data: dict[str, Any]
     config: Config
+    components: Components
     settings: list[Setting] = field(default_factory=list)
 
     @property
@@ -517,13 +536,6 @@ def _has(node: Any, part: Any) -> bool:
     return isinstance(part, int) and part < len(node)
 
 
-def validate(data: dict, origin: str) -> Config:
-    """The schema and every component reference of one (sweep-free) config dict."""
-    cfg = _schema(data, origin)
-    check_components(cfg, origin)
-    return cfg
-
-
 def _schema(data: dict, origin: str) -> Config:
     """A config dict against the schema; every mistake one line."""
     proto = data.get("protocol")
@@ -569,40 +581,52 @@ def _where(origin: str, path: str) -> str:
     return f"{origin}: {path}"
 
 
-def check_components(cfg: Config, origin: str) -> None:
-    """Registry names, declared parameter constraints and cross-references of every component;
-    every mistake found (one per component at most) is reported together."""
-    errors = ErrorList()
+def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Components:
+    """Registry names, declared parameter constraints and cross-references of every component,
+    each component kept checked (:class:`Components`); every mistake found (one per component at
+    most) is reported together. ``memo`` holds the components already checked (one config's
+    sweep settings share most of theirs): each name with its parameters is checked once."""
+    errors, memo = ErrorList(), {} if memo is None else memo
+
+    def spec(kind: str, name: str, params: dict, path: str, name_path: str) -> ComponentSpec:
+        key = (kind, name, json.dumps(params, sort_keys=True, default=repr))
+        if key not in memo:
+            memo[key] = ComponentSpec.checked(kind, name, params, _where(origin, path), _where(origin, name_path))
+        return memo[key]
+
+    dataset = protocol = pcls = None
+    feats, ranked = {}, {}
     with errors.check():
-        datasets.checked(cfg.dataset.name, dataset_params(cfg), _where(origin, "dataset"), _where(origin, "dataset.name"))
+        dataset = spec("datasets", cfg.dataset.name, dataset_params(cfg), "dataset", "dataset.name")
     keys = [f.key for f in cfg.features]
     for f in cfg.features:
         with errors.check():
-            features.checked(f.extractor, f.params(), _where(origin, f"features.{f.key}"),
-                             _where(origin, f"features.{f.key}.extractor"))
+            feats[f.key] = spec("features", f.extractor, f.params(), f"features.{f.key}", f"features.{f.key}.extractor")
     dup = [k for k in keys if keys.count(k) > 1]
     if dup:
         errors.add(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
-    pcls = None
     with errors.check():
         pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))  # published numbers need it
-        protocols.checked(cfg.protocol.name, cfg.protocol.params(), _where(origin, "protocol"))
+        protocol = spec("protocols", cfg.protocol.name, cfg.protocol.params(), "protocol", "protocol.name")
     names = [r.name for r in cfg.rankers]
     dup = [n for n in names if names.count(n) > 1]
     if dup:
         errors.add(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
     for r in cfg.rankers:
         with errors.check():
-            _check_ranker(cfg, r, keys, origin)
+            ranked[r.name] = _check_ranker(cfg, r, keys, origin, spec)
     with errors.check():
         _check_methods(cfg.methods, names, f"{origin}: methods")
     if pcls is not None:
         _check_expected(cfg, pcls, origin, errors)
     errors.raise_any()
+    return Components(dataset, feats, protocol, ranked)
 
 
-def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str) -> None:
-    rankers.checked(r.ranker, r.params(), _where(origin, f"rankers.{r.name}"), _where(origin, f"rankers.{r.name}.ranker"))
+def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str,
+                  spec) -> tuple[ComponentSpec, tuple[ComponentSpec, ...]]:
+    """A ranker entry: its ranker and preprocessing steps checked (by ``spec``), its feature sets."""
+    ranker = spec("rankers", r.ranker, r.params(), f"rankers.{r.name}", f"rankers.{r.name}.ranker")
     for fname in ranker_feature_names(cfg, r):
         if fname not in keys:
             raise ConfigError(f"{origin}: rankers.{r.name}.features: unknown feature set {fname!r}; "
@@ -610,14 +634,16 @@ def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str) -> No
     if r.preprocess and r.combine == "views":
         raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: not available with combine: views "
                           "(each view would need its own steps); preprocess the views' features instead")
+    steps = []
     for i, step in enumerate(r.preprocess):
         step = dict(step)
         sname = step.pop("name", None)
         if sname is None:
             raise ConfigError(f"{origin}: rankers.{r.name}.preprocess.{i}: missing 'name'; valid: "
                               f"{', '.join(preprocessors.names())}")
-        preprocessors.checked(sname, step, _where(origin, f"rankers.{r.name}.preprocess.{sname}"),
-                              _where(origin, f"rankers.{r.name}.preprocess.{i}"))
+        steps.append(spec("preprocessors", sname, step, f"rankers.{r.name}.preprocess.{sname}",
+                          f"rankers.{r.name}.preprocess.{i}"))
+    return ranker, tuple(steps)
 
 
 def _check_methods(methods: list[str] | None, names: list[str], where: str) -> None:
@@ -861,7 +887,9 @@ def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experi
         raise ConfigError(f"{origin}: sweep: {n:,} settings, more than the limit of {max_settings:,}; sweep fewer "
                           "values, or raise the limit with --max-settings")
     data = fold_known_gaps(data, origin)
-    cfg = validate(data, origin)
+    memo: dict = {}   # the components checked so far: each one once, whichever settings share it
+    cfg = _schema(data, origin)
+    components = check_components(cfg, origin, memo)
     if len(cfg.sweep) > 2:
         raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
     settings, errors, seen = [], ErrorList(), set()
@@ -875,13 +903,14 @@ def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experi
         with found.check():
             for k, v in values.items():
                 set_path(d, k, v, f"{origin}: sweep")
-            settings.append(Setting(label, values, validate(d, where)))
+            checked = _schema(d, where)
+            settings.append(Setting(label, values, checked, check_components(checked, where, memo)))
         for error in found.found:  # a mistake every setting shares: reported once, at its first
             if str(error).replace(where, origin, 1) not in seen:
                 seen.add(str(error).replace(where, origin, 1))
                 errors.add(error)
     errors.raise_any()
-    return Experiment(origin, data, cfg, settings)
+    return Experiment(origin, data, cfg, components, settings)
 
 
 def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Experiment:
