@@ -295,7 +295,8 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         method, the trial and the fault; it carries the finished jobs' frames (``.trials``,
         ``.summary``) and every failed job (``.failed``).
     ConfigError : an estimator with none of the protocol's capabilities, one that cannot be
-        built, or an argument the command line would refuse too (``jobs=0``), before any job.
+        built or breaks its declared parameter constraints, or an argument the command line would
+        refuse too (``jobs=0``), before any job.
 
     Example::
 
@@ -331,7 +332,8 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
                               f"importable from a module), got {type(exc).__name__}: {exc}; use jobs=1") from None
     consumes = getattr(exp.components.protocol.cls, "consumes_views", False)
     sets_used = [features] if isinstance(features, str) else list(features or [])
-    spec = MethodSpec(label, ComponentSpec.of(estimator), sets_used, combine or ("views" if consumes else "concat"))
+    spec = MethodSpec(label, ComponentSpec.of(estimator, where=f"evaluate: estimator {label!r}"), sets_used,
+                      combine or ("views" if consumes else "concat"))
     p = plan(exp, data_root, methods=[spec])
     if p.faults():   # a copy of the estimator cannot be made: every job would fail
         raise ConfigErrors(p.faults())

@@ -5,7 +5,8 @@ trains for itself) is a registry name or an import path with parameters, or an o
 user holds (``app.evaluate``). :meth:`ComponentSpec.checked` looks the name up and checks the
 parameters against the component's declared constraints, through :meth:`Registry.checked
 <rankbench.registry.Registry.checked>`, the one check a config, the engine and the protocols share
-(one line naming the key path on a mistake). :meth:`ComponentSpec.build` makes a fresh instance
+(one line naming the key path on a mistake); :meth:`ComponentSpec.of` checks an object's current
+parameters the same way. :meth:`ComponentSpec.build` makes a fresh instance
 wherever it is called (a worker process resolves the name itself), and gives it ``seed`` as its
 ``random_state`` where it takes one and none was set; seeds come from :mod:`rankbench.utils.seeds`
 (a trial's ranker stream, or a stream a protocol records in its split).
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .params import init_params
+from .params import init_params, validate_estimator
 from .registry import ALL
 
 
@@ -45,9 +46,11 @@ class ComponentSpec:
         return cls(kind, name, checked)
 
     @classmethod
-    def of(cls, estimator: Any, kind: str = "rankers") -> "ComponentSpec":
-        """An object as a component: every build is a fresh, unfitted copy of it."""
+    def of(cls, estimator: Any, kind: str = "rankers", where: str | None = None) -> "ComponentSpec":
+        """An object as a component, its parameters checked here, where it enters (named at
+        ``where``; :func:`rankbench.params.validate_estimator`): every build is a fresh, unfitted copy."""
         klass = type(estimator)
+        validate_estimator(estimator, where)
         return cls(kind, f"{klass.__module__}:{klass.__qualname__}", {}, estimator)
 
     @property

@@ -266,7 +266,13 @@ def _check_sklearn(cls, constraints, params, where):
 
 
 def validate_estimator(est: Any, where: str | None = None) -> None:
-    """Check an instance's current parameters (for ``fit`` of components used from Python)."""
+    """Check an object's current parameters where a Python caller's values enter (a ranker's ``fit``,
+    an object given to ``app.evaluate``); not where the engine set scikit-learn's
+    ``skip_parameter_validation`` (its components come from checked specs), nor of an object that
+    does not keep each parameter as an attribute of its name, as scikit-learn's estimators do."""
+    from sklearn import get_config
+
     cls = type(est)
-    check_params(cls, {k: getattr(est, k) for k in init_params(cls) if hasattr(est, k)},
-                 where or cls.__name__)
+    given = {k: getattr(est, k) for k in init_params(cls) if hasattr(est, k)}
+    if len(given) == len(init_params(cls)) and not get_config()["skip_parameter_validation"]:
+        check_params(cls, given, where or cls.__name__)

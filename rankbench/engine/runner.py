@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 import numpy as np
 from pydantic import ValidationError
+from sklearn import config_context
 
 from .. import __version__
 from ..components import ComponentSpec
@@ -634,6 +635,8 @@ def _computed(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Datase
     try:
         with contextlib.ExitStack() as stack:
             caught = stack.enter_context(warnings.catch_warnings(record=True))
+            # every component of a job is built from a spec the config checked: not checked again at fit
+            stack.enter_context(config_context(skip_parameter_validation=True))
             if sink is not None:
                 if progress_to is None:
                     stack.callback(folder.remove_heartbeat, jid)
