@@ -3,9 +3,8 @@
 A component (a compared ranker, a preprocessing step, the model bank or the selector a protocol
 trains for itself) is a registry name or an import path with parameters, or an object a Python
 user holds (``app.evaluate``). :meth:`ComponentSpec.checked` looks the name up and checks the
-parameters against the component's declared constraints, through :meth:`Registry.checked
-<rankbench.registry.Registry.checked>`, the one check a config, the engine and the protocols share
-(one line naming the key path on a mistake); :meth:`ComponentSpec.of` checks an object's current
+parameters against the component's declared constraints (:func:`rankbench.params.check_params`),
+the one check a config and the protocols share (one line naming the key path on a mistake); :meth:`ComponentSpec.of` checks an object's current
 parameters the same way. :meth:`ComponentSpec.build` makes a fresh instance
 wherever it is called (a worker process resolves the name itself), and gives it ``seed`` as its
 ``random_state`` where it takes one and none was set; seeds come from :mod:`rankbench.utils.seeds`
@@ -21,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .params import init_params, validate_estimator
+from .params import check_params, init_params, validate_estimator
 from .registry import ALL
 
 
@@ -41,9 +40,9 @@ class ComponentSpec:
     def checked(cls, kind: str, name: Any, params: dict[str, Any], where: str,
                 name_where: str | None = None) -> "ComponentSpec":
         """``name`` looked up (a mistake named at ``name_where``, default ``where``) and ``params``
-        checked (named at ``where``): :meth:`rankbench.registry.Registry.checked`."""
-        _, checked = ALL[kind].checked(name, params, where, name_where)
-        return cls(kind, name, checked)
+        checked as its constructor takes them (named at ``where``)."""
+        klass = ALL[kind].get(name, where if name_where is None else name_where)
+        return cls(kind, name, check_params(klass, params, where))
 
     @classmethod
     def of(cls, estimator: Any, kind: str = "rankers", where: str | None = None) -> "ComponentSpec":

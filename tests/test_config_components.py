@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from rankbench import app, params, registry
+from rankbench import app, components, params, registry
 from rankbench.components import ComponentSpec
 from rankbench.config import resolve
 from rankbench.errors import ConfigError, ParameterError
@@ -34,8 +34,8 @@ def checks(monkeypatch):
         seen[cls.__name__] += 1
         return real(cls, values, where)
 
-    monkeypatch.setattr(params, "check_params", counted)
-    monkeypatch.setattr(registry, "check_params", counted)
+    for module in (params, registry, components):
+        monkeypatch.setattr(module, "check_params", counted)
     return seen
 
 
