@@ -582,10 +582,9 @@ def _where(origin: str, path: str) -> str:
 
 
 def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Components:
-    """Registry names, declared parameter constraints and cross-references of every component,
-    each component kept checked (:class:`Components`); every mistake found (one per component at
-    most) is reported together. ``memo`` holds the components already checked (one config's
-    sweep settings share most of theirs): each name with its parameters is checked once."""
+    """Every component looked up, its parameters checked and kept (:class:`Components`), and the
+    cross-references; every mistake found (one per component at most) is reported together.
+    ``memo`` holds the components already checked (sweep settings share most): each once."""
     errors, memo = ErrorList(), {} if memo is None else memo
 
     def spec(kind: str, name: str, params: dict, path: str, name_path: str) -> ComponentSpec:
@@ -688,33 +687,25 @@ def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list
 
 def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], families: set[str],
                  labels: list[str]) -> None:
-    for field_ in ("method", "than", "from_method"):
-        m = getattr(c, field_)
+    ref = c.baseline_limit if isinstance(c.baseline_limit, BaselineRef) else None
+    for field_, m in (("method", c.method), ("than", c.than), ("from_method", c.from_method),
+                      ("baseline_limit.method", ref.method if ref else None)):
         if m is not None and m not in methods:
             raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
                               f"{', '.join(methods)})")
-    ref = c.baseline_limit if isinstance(c.baseline_limit, BaselineRef) else None
-    if ref is not None and ref.method not in methods:
-        raise ConfigError(f"{where}.baseline_limit.method: {ref.method!r} is not a ranker of this config (rankers: "
-                          f"{', '.join(methods)})")
+    valid = ", ".join(l for l in labels if l) or "(none: no sweep)"
     if ref is not None and ref.setting and ref.setting not in labels:
-        raise ConfigError(f"{where}.baseline_limit.setting: {ref.setting!r} is not a sweep setting; valid: "
-                          f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+        raise ConfigError(f"{where}.baseline_limit.setting: {ref.setting!r} is not a sweep setting; valid: {valid}")
     for field_, m in (("metric", c.metric), ("from_metric", c.from_metric),
                       ("baseline_limit.metric", ref.metric if ref else None)):
         info = metric_info(m) if m is not None else None
         if m is not None and (info is None or info.family not in families):
             raise ConfigError(f"{where}.{field_}: unknown metric {m!r} for protocol "
                               f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
-    for field_ in ("from_", "to", "setting"):
-        v = getattr(c, field_)
+    named = (("from", c.from_), ("to", c.to), ("setting", c.setting), *(("settings", s) for s in c.settings or []))
+    for field_, v in named:
         if v is not None and v not in labels:
-            raise ConfigError(f"{where}.{field_.rstrip('_')}: {v!r} is not a sweep setting; valid: "
-                              f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
-    for v in c.settings or []:
-        if v not in labels:
-            raise ConfigError(f"{where}.settings: {v!r} is not a sweep setting; valid: "
-                              f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+            raise ConfigError(f"{where}.{field_}: {v!r} is not a sweep setting; valid: {valid}")
     _check_claim_values(c, where)
 
 
