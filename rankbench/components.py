@@ -4,11 +4,11 @@ A component (a compared ranker, a preprocessing step, the model bank or the sele
 trains for itself) is a registry name or an import path with parameters, or an object a Python
 user holds (``app.evaluate``). :meth:`ComponentSpec.checked` looks the name up and checks the
 parameters against the component's declared constraints (:func:`rankbench.params.check_params`),
-the one check a config and the protocols share (one line naming the key path on a mistake); :meth:`ComponentSpec.of` checks an object's current
-parameters the same way. :meth:`ComponentSpec.build` makes a fresh instance
-wherever it is called (a worker process resolves the name itself), and gives it ``seed`` as its
-``random_state`` where it takes one and none was set; seeds come from :mod:`rankbench.utils.seeds`
-(a trial's ranker stream, or a stream a protocol records in its split).
+the one check a config and the protocols share (one line naming the key path on a mistake);
+:meth:`ComponentSpec.of` checks an object's parameters the same way. :meth:`ComponentSpec.build`
+makes a fresh instance wherever it is called (a worker process resolves the name itself), and
+gives it ``seed`` as its ``random_state`` where it takes one and none was set; seeds come from
+:mod:`rankbench.utils.seeds` (a trial's ranker stream, or a stream a protocol records in its split).
 
 The engine's compared methods (:class:`rankbench.engine.estimator.MethodSpec`) hold one for their
 ranker and one per preprocessing step; ``stacked_retrieval`` holds one for its base-model bank and

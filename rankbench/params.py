@@ -266,10 +266,9 @@ def _check_sklearn(cls, constraints, params, where):
 
 
 def validate_estimator(est: Any, where: str | None = None) -> None:
-    """Check an object's current parameters where a Python caller's values enter (a ranker's ``fit``,
-    an object given to ``app.evaluate``); not where the engine set scikit-learn's
-    ``skip_parameter_validation`` (its components come from checked specs), nor of an object that
-    does not keep each parameter as an attribute of its name, as scikit-learn's estimators do."""
+    """Check an object's parameters where a Python caller's values enter (a ranker's ``fit``, an object
+    given to ``app.evaluate``); not under scikit-learn's ``skip_parameter_validation`` (the engine's
+    jobs: built from checked specs), nor of an object not keeping each as an attribute of its name."""
     from sklearn import get_config
 
     cls = type(est)

@@ -3,10 +3,10 @@ of the ``PairwiseRanker`` capability and the constraints of the classifiers.
 
 :func:`checked_input` is THE check of a ranker's features, called once where they enter (at the
 top of ``fit``, with a Python caller's parameters, and of every scoring method) and passed on
-typed: 2-D, numeric and real, non-empty, finite (scikit-learn's ``check_array``), at scoring as wide as at fit (``n_features_in_``, each
-view's width for rankers that take a dict of views). Whatever is wrong is one
-:class:`~rankbench.errors.InputError` (a ``ValueError``, as scikit-learn's checks expect) naming the
-ranker, the method, the argument and what was wrong.
+typed: 2-D, numeric and real, non-empty, finite (scikit-learn's ``check_array``), at scoring as
+wide as at fit (``n_features_in_``, each view's width for rankers that take a dict of views).
+Whatever is wrong is one :class:`~rankbench.errors.InputError` (a ``ValueError``, as
+scikit-learn's checks expect) naming the ranker, the method, the argument and what was wrong.
 """
 
 from __future__ import annotations
