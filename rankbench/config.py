@@ -885,10 +885,8 @@ def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experi
         raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
     settings, errors, seen = [], ErrorList(), set()
     for label, values in sweep_settings(cfg.sweep):
-        d = copy.deepcopy(data)
-        d.pop("sweep", None)
-        d.pop("expected", None)  # checked above against the sweep's labels
-        d.pop("claims", None)
+        # the published numbers and claims: checked above against the sweep's labels
+        d = copy.deepcopy({k: v for k, v in data.items() if k not in ("sweep", "expected", "claims")})
         where = f"{origin} [{label}]" if label else origin
         found = ErrorList()
         with found.check():
