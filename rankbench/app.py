@@ -295,7 +295,8 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         method, the trial and the fault; it carries the finished jobs' frames (``.trials``,
         ``.summary``) and every failed job (``.failed``).
     ConfigError : an estimator with none of the protocol's capabilities, one that cannot be
-        built, or an argument the command line would refuse too (``jobs=0``), before any job.
+        built or breaks its declared parameter constraints, or an argument the command line would
+        refuse too (``jobs=0``), before any job.
 
     Example::
 
@@ -307,7 +308,6 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
 
     from .components import ComponentSpec
     from .engine.estimator import MethodSpec
-    from .registry import protocols
 
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ConfigError(f"evaluate: name: expected a method name (text), got {name!r}")
@@ -330,9 +330,10 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         except Exception as exc:  # noqa: BLE001 - whatever stops pickling stops worker processes
             raise ConfigError(f"evaluate: jobs: {jobs} worker processes need an estimator that pickles (its class "
                               f"importable from a module), got {type(exc).__name__}: {exc}; use jobs=1") from None
-    consumes = getattr(protocols.get(exp.config.protocol.name), "consumes_views", False)
+    consumes = getattr(exp.components.protocol.cls, "consumes_views", False)
     sets_used = [features] if isinstance(features, str) else list(features or [])
-    spec = MethodSpec(label, ComponentSpec.of(estimator), sets_used, combine or ("views" if consumes else "concat"))
+    spec = MethodSpec(label, ComponentSpec.of(estimator, where=f"evaluate: estimator {label!r}"), sets_used,
+                      combine or ("views" if consumes else "concat"))
     p = plan(exp, data_root, methods=[spec])
     if p.faults():   # a copy of the estimator cannot be made: every job would fail
         raise ConfigErrors(p.faults())
@@ -471,15 +472,13 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
     if Path(out).exists() and not overwrite:
         raise RankbenchError(f"{out}: already exists; choose another --out or add --force to replace it")
     exp = load_experiment(config)
-    cfg = exp.config
-    ds = load_dataset(cfg, data_root, exp.origin)
+    ds = exp.components.dataset.build().load(data_root)
     arrays: dict[str, np.ndarray] = {"ids": ds.items["id"].astype(str).to_numpy()}
     for col in ("identity", "cam", "label", "category", "subject", "group"):
         if col in ds.items.columns:
             arrays[col] = ds.items[col].to_numpy()
-    for f in cfg.features:
-        ext = feature_registry.build(f.extractor, f.params(), f"{exp.origin}: features.{f.key}")
-        arrays[f"X_{f.key}"] = get_features(ds, ext, n_jobs=jobs, progress=progress)
+    for key, extractor in exp.components.features.items():
+        arrays[f"X_{key}"] = get_features(ds, extractor.build(), n_jobs=jobs, progress=progress)
     buf = io.BytesIO()
     np.savez_compressed(buf, **{k: (v.astype(str) if v.dtype == object else v) for k, v in arrays.items()})
     try:

@@ -3,12 +3,12 @@
 A component (a compared ranker, a preprocessing step, the model bank or the selector a protocol
 trains for itself) is a registry name or an import path with parameters, or an object a Python
 user holds (``app.evaluate``). :meth:`ComponentSpec.checked` looks the name up and checks the
-parameters against the component's declared constraints, through :meth:`Registry.checked
-<rankbench.registry.Registry.checked>`, the one check a config, the engine and the protocols share
-(one line naming the key path on a mistake). :meth:`ComponentSpec.build` makes a fresh instance
-wherever it is called (a worker process resolves the name itself), and gives it ``seed`` as its
-``random_state`` where it takes one and none was set; seeds come from :mod:`rankbench.utils.seeds`
-(a trial's ranker stream, or a stream a protocol records in its split).
+parameters against the component's declared constraints (:func:`rankbench.params.check_params`),
+the one check a config and the protocols share (one line naming the key path on a mistake);
+:meth:`ComponentSpec.of` checks an object's parameters the same way. :meth:`ComponentSpec.build`
+makes a fresh instance wherever it is called (a worker process resolves the name itself), and
+gives it ``seed`` as its ``random_state`` where it takes one and none was set; seeds come from
+:mod:`rankbench.utils.seeds` (a trial's ranker stream, or a stream a protocol records in its split).
 
 The engine's compared methods (:class:`rankbench.engine.estimator.MethodSpec`) hold one for their
 ranker and one per preprocessing step; ``stacked_retrieval`` holds one for its base-model bank and
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .params import init_params
+from .params import check_params, init_params, validate_estimator
 from .registry import ALL
 
 
@@ -40,14 +40,16 @@ class ComponentSpec:
     def checked(cls, kind: str, name: Any, params: dict[str, Any], where: str,
                 name_where: str | None = None) -> "ComponentSpec":
         """``name`` looked up (a mistake named at ``name_where``, default ``where``) and ``params``
-        checked (named at ``where``): :meth:`rankbench.registry.Registry.checked`."""
-        _, checked = ALL[kind].checked(name, params, where, name_where)
-        return cls(kind, name, checked)
+        checked as its constructor takes them (named at ``where``)."""
+        klass = ALL[kind].get(name, where if name_where is None else name_where)
+        return cls(kind, name, check_params(klass, params, where))
 
     @classmethod
-    def of(cls, estimator: Any, kind: str = "rankers") -> "ComponentSpec":
-        """An object as a component: every build is a fresh, unfitted copy of it."""
+    def of(cls, estimator: Any, kind: str = "rankers", where: str | None = None) -> "ComponentSpec":
+        """An object as a component, its parameters checked here, where it enters (named at
+        ``where``; :func:`rankbench.params.validate_estimator`): every build is a fresh, unfitted copy."""
         klass = type(estimator)
+        validate_estimator(estimator, where)
         return cls(kind, f"{klass.__module__}:{klass.__qualname__}", {}, estimator)
 
     @property

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import os
 import re
 import stat
@@ -22,9 +23,10 @@ from typing import Annotated, Any, ClassVar, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .components import ComponentSpec
 from .errors import ConfigError, ErrorList, did_you_mean
 from .metrics import METRICS, metric_info
-from .registry import datasets, features, preprocessors, protocols, rankers
+from .registry import preprocessors, protocols
 
 
 # ------------------------------------------------------------------------------------ schema
@@ -204,22 +206,39 @@ class Config(_Strict):
         return [r for r in self.rankers if self.methods is None or r.name in self.methods]
 
 
+@dataclass(frozen=True)
+class Components:
+    """A config's components, each looked up and its parameters checked once
+    (:func:`check_components`): what the engine builds, never checked again."""
+
+    dataset: ComponentSpec
+    #: by feature set (``FeatureCfg.key``)
+    features: dict[str, ComponentSpec]
+    protocol: ComponentSpec
+    #: by display name: the ranker and its preprocessing steps, in order
+    rankers: dict[str, tuple[ComponentSpec, tuple[ComponentSpec, ...]]]
+
+
 @dataclass
 class Setting:
-    """One sweep setting: its label (``protocol.n_test=316``), typed values and validated config."""
+    """One sweep setting: its label (``protocol.n_test=316``), typed values, validated config and
+    its checked components."""
 
     label: str
     values: dict[str, Any]
     config: Config
+    components: Components
 
 
 @dataclass
 class Experiment:
-    """A resolved config: the dict written to ``config.yaml``, its validated form and its settings."""
+    """A resolved config: the dict written to ``config.yaml``, its validated form, its checked
+    components and its settings."""
 
     origin: str
     data: dict[str, Any]
     config: Config
+    components: Components
     settings: list[Setting] = field(default_factory=list)
 
     @property
@@ -517,13 +536,6 @@ def _has(node: Any, part: Any) -> bool:
     return isinstance(part, int) and part < len(node)
 
 
-def validate(data: dict, origin: str) -> Config:
-    """The schema and every component reference of one (sweep-free) config dict."""
-    cfg = _schema(data, origin)
-    check_components(cfg, origin)
-    return cfg
-
-
 def _schema(data: dict, origin: str) -> Config:
     """A config dict against the schema; every mistake one line."""
     proto = data.get("protocol")
@@ -569,40 +581,51 @@ def _where(origin: str, path: str) -> str:
     return f"{origin}: {path}"
 
 
-def check_components(cfg: Config, origin: str) -> None:
-    """Registry names, declared parameter constraints and cross-references of every component;
-    every mistake found (one per component at most) is reported together."""
-    errors = ErrorList()
+def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Components:
+    """Every component looked up, its parameters checked and kept (:class:`Components`), and the
+    cross-references; every mistake found (one per component at most) is reported together.
+    ``memo`` holds the components already checked (sweep settings share most): each once."""
+    errors, memo = ErrorList(), {} if memo is None else memo
+
+    def spec(kind: str, name: str, params: dict, path: str, name_path: str) -> ComponentSpec:
+        key = (kind, name, json.dumps(params, sort_keys=True, default=repr))
+        if key not in memo:
+            memo[key] = ComponentSpec.checked(kind, name, params, _where(origin, path), _where(origin, name_path))
+        return memo[key]
+
+    dataset = protocol = pcls = None
+    feats, ranked = {}, {}
     with errors.check():
-        datasets.checked(cfg.dataset.name, dataset_params(cfg), _where(origin, "dataset"), _where(origin, "dataset.name"))
+        dataset = spec("datasets", cfg.dataset.name, dataset_params(cfg), "dataset", "dataset.name")
     keys = [f.key for f in cfg.features]
     for f in cfg.features:
         with errors.check():
-            features.checked(f.extractor, f.params(), _where(origin, f"features.{f.key}"),
-                             _where(origin, f"features.{f.key}.extractor"))
+            feats[f.key] = spec("features", f.extractor, f.params(), f"features.{f.key}", f"features.{f.key}.extractor")
     dup = [k for k in keys if keys.count(k) > 1]
     if dup:
         errors.add(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
-    pcls = None
     with errors.check():
         pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))  # published numbers need it
-        protocols.checked(cfg.protocol.name, cfg.protocol.params(), _where(origin, "protocol"))
+        protocol = spec("protocols", cfg.protocol.name, cfg.protocol.params(), "protocol", "protocol.name")
     names = [r.name for r in cfg.rankers]
     dup = [n for n in names if names.count(n) > 1]
     if dup:
         errors.add(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
     for r in cfg.rankers:
         with errors.check():
-            _check_ranker(cfg, r, keys, origin)
+            ranked[r.name] = _check_ranker(cfg, r, keys, origin, spec)
     with errors.check():
         _check_methods(cfg.methods, names, f"{origin}: methods")
     if pcls is not None:
         _check_expected(cfg, pcls, origin, errors)
     errors.raise_any()
+    return Components(dataset, feats, protocol, ranked)
 
 
-def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str) -> None:
-    rankers.checked(r.ranker, r.params(), _where(origin, f"rankers.{r.name}"), _where(origin, f"rankers.{r.name}.ranker"))
+def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str,
+                  spec) -> tuple[ComponentSpec, tuple[ComponentSpec, ...]]:
+    """A ranker entry: its ranker and preprocessing steps checked (by ``spec``), its feature sets."""
+    ranker = spec("rankers", r.ranker, r.params(), f"rankers.{r.name}", f"rankers.{r.name}.ranker")
     for fname in ranker_feature_names(cfg, r):
         if fname not in keys:
             raise ConfigError(f"{origin}: rankers.{r.name}.features: unknown feature set {fname!r}; "
@@ -610,14 +633,16 @@ def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str) -> No
     if r.preprocess and r.combine == "views":
         raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: not available with combine: views "
                           "(each view would need its own steps); preprocess the views' features instead")
+    steps = []
     for i, step in enumerate(r.preprocess):
         step = dict(step)
         sname = step.pop("name", None)
         if sname is None:
             raise ConfigError(f"{origin}: rankers.{r.name}.preprocess.{i}: missing 'name'; valid: "
                               f"{', '.join(preprocessors.names())}")
-        preprocessors.checked(sname, step, _where(origin, f"rankers.{r.name}.preprocess.{sname}"),
-                              _where(origin, f"rankers.{r.name}.preprocess.{i}"))
+        steps.append(spec("preprocessors", sname, step, f"rankers.{r.name}.preprocess.{sname}",
+                          f"rankers.{r.name}.preprocess.{i}"))
+    return ranker, tuple(steps)
 
 
 def _check_methods(methods: list[str] | None, names: list[str], where: str) -> None:
@@ -662,33 +687,25 @@ def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list
 
 def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], families: set[str],
                  labels: list[str]) -> None:
-    for field_ in ("method", "than", "from_method"):
-        m = getattr(c, field_)
+    ref = c.baseline_limit if isinstance(c.baseline_limit, BaselineRef) else None
+    for field_, m in (("method", c.method), ("than", c.than), ("from_method", c.from_method),
+                      ("baseline_limit.method", ref.method if ref else None)):
         if m is not None and m not in methods:
             raise ConfigError(f"{where}.{field_}: {m!r} is not a ranker of this config (rankers: "
                               f"{', '.join(methods)})")
-    ref = c.baseline_limit if isinstance(c.baseline_limit, BaselineRef) else None
-    if ref is not None and ref.method not in methods:
-        raise ConfigError(f"{where}.baseline_limit.method: {ref.method!r} is not a ranker of this config (rankers: "
-                          f"{', '.join(methods)})")
+    valid = ", ".join(l for l in labels if l) or "(none: no sweep)"
     if ref is not None and ref.setting and ref.setting not in labels:
-        raise ConfigError(f"{where}.baseline_limit.setting: {ref.setting!r} is not a sweep setting; valid: "
-                          f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+        raise ConfigError(f"{where}.baseline_limit.setting: {ref.setting!r} is not a sweep setting; valid: {valid}")
     for field_, m in (("metric", c.metric), ("from_metric", c.from_metric),
                       ("baseline_limit.metric", ref.metric if ref else None)):
         info = metric_info(m) if m is not None else None
         if m is not None and (info is None or info.family not in families):
             raise ConfigError(f"{where}.{field_}: unknown metric {m!r} for protocol "
                               f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
-    for field_ in ("from_", "to", "setting"):
-        v = getattr(c, field_)
+    named = (("from", c.from_), ("to", c.to), ("setting", c.setting), *(("settings", s) for s in c.settings or []))
+    for field_, v in named:
         if v is not None and v not in labels:
-            raise ConfigError(f"{where}.{field_.rstrip('_')}: {v!r} is not a sweep setting; valid: "
-                              f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
-    for v in c.settings or []:
-        if v not in labels:
-            raise ConfigError(f"{where}.settings: {v!r} is not a sweep setting; valid: "
-                              f"{', '.join(l for l in labels if l) or '(none: no sweep)'}")
+            raise ConfigError(f"{where}.{field_}: {v!r} is not a sweep setting; valid: {valid}")
     _check_claim_values(c, where)
 
 
@@ -861,27 +878,28 @@ def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experi
         raise ConfigError(f"{origin}: sweep: {n:,} settings, more than the limit of {max_settings:,}; sweep fewer "
                           "values, or raise the limit with --max-settings")
     data = fold_known_gaps(data, origin)
-    cfg = validate(data, origin)
+    memo: dict = {}   # the components checked so far: each one once, whichever settings share it
+    cfg = _schema(data, origin)
+    components = check_components(cfg, origin, memo)
     if len(cfg.sweep) > 2:
         raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
     settings, errors, seen = [], ErrorList(), set()
     for label, values in sweep_settings(cfg.sweep):
-        d = copy.deepcopy(data)
-        d.pop("sweep", None)
-        d.pop("expected", None)  # checked above against the sweep's labels
-        d.pop("claims", None)
+        # the published numbers and claims: checked above against the sweep's labels
+        d = copy.deepcopy({k: v for k, v in data.items() if k not in ("sweep", "expected", "claims")})
         where = f"{origin} [{label}]" if label else origin
         found = ErrorList()
         with found.check():
             for k, v in values.items():
                 set_path(d, k, v, f"{origin}: sweep")
-            settings.append(Setting(label, values, validate(d, where)))
+            checked = _schema(d, where)
+            settings.append(Setting(label, values, checked, check_components(checked, where, memo)))
         for error in found.found:  # a mistake every setting shares: reported once, at its first
             if str(error).replace(where, origin, 1) not in seen:
                 seen.add(str(error).replace(where, origin, 1))
                 errors.add(error)
     errors.raise_any()
-    return Experiment(origin, data, cfg, settings)
+    return Experiment(origin, data, cfg, components, settings)
 
 
 def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Experiment:

@@ -266,7 +266,12 @@ def _check_sklearn(cls, constraints, params, where):
 
 
 def validate_estimator(est: Any, where: str | None = None) -> None:
-    """Check an instance's current parameters (for ``fit`` of components used from Python)."""
+    """Check an object's parameters where a Python caller's values enter (a ranker's ``fit``, an object
+    given to ``app.evaluate``); not under scikit-learn's ``skip_parameter_validation`` (the engine's
+    jobs: built from checked specs), nor of an object not keeping each as an attribute of its name."""
+    from sklearn import get_config
+
     cls = type(est)
-    check_params(cls, {k: getattr(est, k) for k in init_params(cls) if hasattr(est, k)},
-                 where or cls.__name__)
+    given = {k: getattr(est, k) for k in init_params(cls) if hasattr(est, k)}
+    if len(given) == len(init_params(cls)) and not get_config()["skip_parameter_validation"]:
+        check_params(cls, given, where or cls.__name__)

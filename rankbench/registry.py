@@ -129,19 +129,11 @@ class Registry:
         """(name, first docstring line, origin) for ``rankbench list``."""
         return [(e.name, first_line(e.cls), e.origin) for e in self.entries()]
 
-    def checked(self, name: str, params: dict[str, Any], where: str = "",
-                name_where: str | None = None) -> tuple[type, dict[str, Any]]:
-        """The class named ``name`` and ``params`` checked against its declared constraints
-        (:func:`rankbench.params.check_params`), as its constructor takes them: the one check of
-        a component's name and parameters that configs, the engine and protocols make. A mistake
-        in the name is named at ``name_where`` (default ``where``), one in a parameter at ``where``."""
-        cls = self.get(name, where if name_where is None else name_where)
-        return cls, check_params(cls, params, where or f"{self.kind} {name}")
-
     def build(self, name: str, params: dict[str, Any], where: str = "") -> Any:
-        """Instantiate ``name`` with ``params`` checked against its declared constraints."""
-        cls, checked = self.checked(name, params, where)
-        return cls(**checked)
+        """Instantiate ``name`` with ``params`` checked against its declared constraints (a config's
+        components are checked once instead, as ``ComponentSpec`` s: :mod:`rankbench.components`)."""
+        cls = self.get(name, where)
+        return cls(**check_params(cls, params, where or f"{self.kind} {name}"))
 
 
 def first_line(cls: type) -> str:

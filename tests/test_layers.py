@@ -22,7 +22,7 @@ ALLOWED = {
     "features": {"datasets", "params", "registry", "utils"} | BASE,
     "datasets": {"params", "registry", "utils"} | BASE,
     "preprocess": {"params", "registry"} | BASE,
-    "config": {"registry", "params", "metrics"} | BASE,
+    "config": {"components", "registry", "params", "metrics"} | BASE,
     "runfolder": {"records", "utils"} | BASE,
     "records": {"metrics", "utils"} | BASE,
     "components": {"registry", "params", "utils"} | BASE,

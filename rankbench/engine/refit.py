@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn import config_context
 
 from ..config import Experiment
 from ..datasets.base import Dataset
@@ -58,5 +59,6 @@ def refit(experiment: Experiment, data_root: str | None, setting: str, method: s
         made.append(spec.make(split.get("ranker_seed", split.get("seed"))))
         return made[-1]
 
-    result = sp.protocol.evaluate(make, X, sp.dataset, split, Meter(measure_memory=False))
+    with config_context(skip_parameter_validation=True):   # built from the checked specs, as a job
+        result = sp.protocol.evaluate(make, X, sp.dataset, split, Meter(measure_memory=False))
     return Refitted(made[-1], X, sp.dataset, split, result.metrics)

@@ -38,10 +38,12 @@ from typing import Any, Callable
 
 import numpy as np
 from pydantic import ValidationError
+from sklearn import config_context
 
 from .. import __version__
 from ..components import ComponentSpec
 from ..config import (
+    Components,
     Config,
     DatasetCfg,
     Experiment,
@@ -57,7 +59,7 @@ from ..errors import ConfigError, DataError, ErrorList, RankbenchError, Terminat
 from ..params import check_data_bounds, data_bounds
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views, capabilities
-from ..registry import datasets, features, protocols
+from ..registry import datasets, protocols
 from ..runfolder import (
     CONFIG,
     MANIFEST,
@@ -139,6 +141,7 @@ class SettingPlan:
     dataset: Dataset
     protocol: Protocol
     methods: list[MethodSpec]
+    components: Components
 
 
 @dataclass
@@ -183,12 +186,9 @@ class Outcome:
 
 
 # ----------------------------------------------------------------------------- planning
-def _method(rcfg: RankerCfg, cfg: Config, origin: str) -> MethodSpec:
-    where = f"{origin}: rankers.{rcfg.name}"
-    steps = [ComponentSpec.checked("preprocessors", step["name"], {k: v for k, v in step.items() if k != "name"},
-                                   f"{where}.preprocess.{i}") for i, step in enumerate(rcfg.preprocess)]
-    return MethodSpec(rcfg.name, ComponentSpec.checked("rankers", rcfg.ranker, rcfg.params(), where),
-                      ranker_feature_names(cfg, rcfg), rcfg.combine, steps)
+def _method(rcfg: RankerCfg, cfg: Config, components: Components) -> MethodSpec:
+    ranker, steps = components.rankers[rcfg.name]
+    return MethodSpec(rcfg.name, ranker, ranker_feature_names(cfg, rcfg), rcfg.combine, list(steps))
 
 
 def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Dataset:
@@ -245,11 +245,11 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         dkey = json.dumps(cfg.dataset.model_dump(), sort_keys=True, default=str)
         if dkey not in loaded:
             try:
-                loaded[dkey] = load_dataset(cfg, data_root, experiment.origin)
+                loaded[dkey] = st.components.dataset.build().load(data_root)
             except DataError as exc:   # said with the rankers' mistakes, not instead of them
                 loaded[dkey] = exc
         dataset = loaded[dkey]
-        protocol = protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{origin}: protocol")
+        protocol = st.components.protocol.build()
         errors = ErrorList()
         checks = [(protocol.check_features, [f.key for f in cfg.features])]
         if isinstance(dataset, DataError):
@@ -265,23 +265,23 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
             except DataError as exc:
                 errors.add(exc)
         specs = []
-        bounds = None if isinstance(dataset, DataError) else DataBounds(cfg, dataset, protocol)
+        bounds = None if isinstance(dataset, DataError) else DataBounds(st.components.features, dataset, protocol)
         for rcfg in cfg.run_rankers() if methods is None else []:
             with errors.check():
-                specs.append(_checked_method(rcfg, cfg, protocol, origin, bounds))
+                specs.append(_checked_method(rcfg, cfg, st.components, protocol, origin, bounds))
         for given in methods or []:
             with errors.check():
                 specs.append(_checked_object(given, cfg, protocol, origin, bounds))
         errors.raise_any()
-        out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs))
+        out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs, st.components))
     return Plan(experiment, out)
 
 
-def _checked_method(rcfg: RankerCfg, cfg: Config, protocol: Protocol, origin: str,
+def _checked_method(rcfg: RankerCfg, cfg: Config, components: Components, protocol: Protocol, origin: str,
                     bounds: "DataBounds | None" = None) -> MethodSpec:
     """One ranker entry as a method, checked against the protocol (:func:`_capable`)."""
     where = f"{origin}: rankers.{rcfg.name}"
-    spec = _method(rcfg, cfg, origin)
+    spec = _method(rcfg, cfg, components)
     _require_features(spec, where)
     return _capable(spec, protocol, where, bounds)
 
@@ -335,14 +335,13 @@ class DataBounds:
     item, computed only when a ranker declares a bound), through the method's preprocessing
     steps, and the sizes the protocol gives (:meth:`Protocol.fit_sizes`)."""
 
-    def __init__(self, cfg: Config, dataset: Dataset, protocol: Protocol):
-        self.cfg, self.dataset, self.protocol = cfg, dataset, protocol
+    def __init__(self, extractors: dict[str, ComponentSpec], dataset: Dataset, protocol: Protocol):
+        self.extractors, self.dataset, self.protocol = extractors, dataset, protocol
         self._dims: dict[str, int | None] = {}
 
     def _dim(self, key: str) -> int | None:
         if key not in self._dims:
-            f = next(f for f in self.cfg.features if f.key == key)
-            extractor = features.build(f.extractor, f.params(), f"features.{key}")
+            extractor = self.extractors[key].build()
             try:
                 self._dims[key] = extractor.n_features(self.dataset)
             except RankbenchError:
@@ -403,7 +402,7 @@ def setting_features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: 
     for f in sp.config.features:
         if f.key not in used and not sp.protocol.split_uses_features:
             continue
-        extractor = features.build(f.extractor, f.params(), f"features.{f.key}")
+        extractor = sp.components.features[f.key].build()
         fkey = sp.dataset.fingerprint + json.dumps(extractor.cache_key(), sort_keys=True, default=str)
         if fkey not in cache:
             t0 = time.perf_counter()
@@ -636,6 +635,8 @@ def _computed(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Datase
     try:
         with contextlib.ExitStack() as stack:
             caught = stack.enter_context(warnings.catch_warnings(record=True))
+            # every component of a job is built from a spec the config checked: not checked again at fit
+            stack.enter_context(config_context(skip_parameter_validation=True))
             if sink is not None:
                 if progress_to is None:
                     stack.callback(folder.remove_heartbeat, jid)

@@ -2,11 +2,11 @@
 of the ``PairwiseRanker`` capability and the constraints of the classifiers.
 
 :func:`checked_input` is THE check of a ranker's features, called once where they enter (at the
-top of ``fit`` and of every scoring method) and passed on typed: 2-D, numeric and real, non-empty,
-finite (scikit-learn's ``check_array``), at scoring as wide as at fit (``n_features_in_``, each
-view's width for rankers that take a dict of views). Whatever is wrong is one
-:class:`~rankbench.errors.InputError` (a ``ValueError``, as scikit-learn's checks expect) naming the
-ranker, the method, the argument and what was wrong.
+top of ``fit``, with a Python caller's parameters, and of every scoring method) and passed on
+typed: 2-D, numeric and real, non-empty, finite (scikit-learn's ``check_array``), at scoring as
+wide as at fit (``n_features_in_``, each view's width for rankers that take a dict of views).
+Whatever is wrong is one :class:`~rankbench.errors.InputError` (a ``ValueError``, as
+scikit-learn's checks expect) naming the ranker, the method, the argument and what was wrong.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..params import validate_estimator
 
 
 def _problem(X, exc: Exception) -> str:
@@ -83,6 +84,8 @@ def checked_input(ranker, X, method: str, arg: str = "X", *, y=None, cams=None, 
     (labels or identities of ``fit``) and ``cams``, when given, have one entry per row; ``min_rows`` is
     the fewest rows ``fit`` learns from (2 for rankers of pairs of rows).
     """
+    if method == "fit":  # a Python caller's parameters (the engine's rankers: checked by the config)
+        validate_estimator(ranker, getattr(ranker, "registry_name", None))
     out = _checked_input(ranker, X, method, arg, dtype, lazy_ok)
     shape = np.shape(next(iter(out.values())) if isinstance(out, dict) else out)
     if shape[0] < min_rows:  # in scikit-learn's words

@@ -55,7 +55,6 @@ capability (mixin)        methods                                               
 
 from __future__ import annotations
 
-import functools
 import inspect
 from abc import ABCMeta, abstractmethod
 
@@ -67,22 +66,13 @@ from ..errors import InputError
 class _Capability(metaclass=ABCMeta):
     """Base of the capability mixins: what a ranker can do, declared by inheritance.
 
-    A ranker that lacks a method its capability needs cannot be instantiated, and every ``fit``
-    a ranker defines first checks the parameters against their declared constraints (as
-    scikit-learn's estimators do), so a Python caller gets the same one-line error as a config.
+    A ranker that lacks a method its capability needs cannot be instantiated.
     """
 
     #: the capability a mixin stands for (protocols ask for it by this name)
     _capability: str = ""
     #: rankers that take a dict of feature views instead of one matrix set this True
     accepts_views: bool = False
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        fit = cls.__dict__.get("fit")
-        if fit is not None and not getattr(fit, "__isabstractmethod__", False) \
-                and not getattr(fit, "_checks_params", False):
-            cls.fit = _checked(fit)
 
 
 class PairScorer(_Capability):
@@ -293,18 +283,6 @@ class LazyColumns:
 def as_columns(X) -> LazyColumns:
     """``X`` itself when it is a :class:`LazyColumns`, else a plain 2-D array wrapped as one."""
     return X if isinstance(X, LazyColumns) else LazyColumns.of_array(X)
-
-
-def _checked(fit):
-    @functools.wraps(fit)
-    def fit_with_checked_params(self, *args, **kwargs):
-        from ..params import validate_estimator
-
-        validate_estimator(self, getattr(self, "registry_name", type(self).__name__))
-        return fit(self, *args, **kwargs)
-
-    fit_with_checked_params._checks_params = True
-    return fit_with_checked_params
 
 
 def capabilities(est) -> frozenset[str]:

@@ -111,10 +111,11 @@ def test_the_plan_refuses_exactly_what_the_fit_would(data, case, ranker, feats, 
     split = sp.protocol.split(sp.dataset, np.random.default_rng(0))
     X = np.hstack([sp.dataset.arrays[f"feat/{k}"] for k in feats])[split["train"]]
     y = sp.dataset.column("label")[split["train"]]
-    from rankbench.config import RankerCfg
+    from rankbench.config import Config, check_components
     from rankbench.engine.runner import _method
 
-    method = _method(RankerCfg.model_validate({"name": "M", **ranker, "features": list(feats)}), sp.config, str(path))
+    given = Config.model_validate(cfg)   # the ranker as first given (the plan refused it)
+    method = _method(given.rankers[0], given, check_components(given, str(path)))
     est = method.make(0)
     target = getattr(est, "fit_target", est)
     if hasattr(target, "max_iter"):

@@ -43,7 +43,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, validate_estimator
+from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...errors import InputError
 from ...registry import rankers
 from .._validation import check_constraints, checked_input
@@ -118,7 +118,6 @@ class RCA(TransformerMixin, BaseEstimator):
 
         ``y`` is ignored. Without a positive constraint there is no chunklet and W = I.
         """
-        validate_estimator(self, "rca")
         X = checked_input(self, X, "fit")
         d = X.shape[1]
         self.chunklets_ = chunklets(len(X), constraints)
