@@ -26,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from .config import (
+    ClaimCfg,
     Experiment,
+    ExpectedCfg,
     Overrides,
     apply_overrides,
     first_difference,
@@ -453,13 +455,14 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
 
 
-def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[list[dict], list[dict]]:
-    """A document's ``expected`` and ``claims`` lists as dicts the graders take, checked by the one
-    check a config's own expected: and claims: get (:func:`rankbench.config.check_published`; a
-    ranker ``--methods`` left out is still a ranker of the config: its rows are graded NOT RUN)."""
-    from .config import check_published, published
+def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[list[ExpectedCfg], list[ClaimCfg]]:
+    """A document's ``expected`` and ``claims`` lists, checked by the one check a config's own
+    expected: and claims: get (:func:`rankbench.config.check_published`; a ranker ``--methods``
+    left out is still a ranker of the config: its rows are graded NOT RUN)."""
+    from .config import check_published
 
-    return published(check_published(run_data.config, doc, str(source)))
+    cfg = check_published(run_data.config, doc, str(source))
+    return cfg.expected, cfg.claims
 
 
 # ----------------------------------------------------------------------------- features
@@ -726,7 +729,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
     dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
     """
-    from .config import published, resolve
+    from .config import resolve
     from .report.notes import NoteEntry, paper_note
 
     committed = committed_configs(configs, paper)
@@ -754,7 +757,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
             theirs = computes(exp.config)
             differs = [k for k in COMPUTES if ours.get(k) != theirs.get(k)]
         if exp is not None and not differs:
-            expected, claims = published(exp.config)
+            expected, claims = exp.config.expected, exp.config.claims
             graded_with = f"with the published numbers and claims of `{config_path.as_posix()}` as committed"
         else:
             expected, claims = _graded_entries(run.config, path / CONFIG, run)

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import ClaimCfg, ExpectedCfg
 from .build import RunData, graded_sections, run_description, run_facts, status_lines, summary_of
 from .check import totals_line
 from .html import verdict
@@ -35,9 +36,9 @@ class NoteEntry:
     run: RunData
     #: the committed config file the run belongs to ("" when none has its name)
     config_file: str
-    #: published numbers and claims that grade the run (validated dicts; claims with ``from_``)
-    expected: list[dict[str, Any]]
-    claims: list[dict[str, Any]]
+    #: published numbers and claims that grade the run
+    expected: list[ExpectedCfg]
+    claims: list[ClaimCfg]
     #: one sentence: whose published numbers and claims these are, and why
     graded_with: str
 

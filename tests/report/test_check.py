@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rankbench.config import ExpectedCfg
 from rankbench.report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
 
 
@@ -13,7 +14,7 @@ def summary(mean, std=0.001, n=10, method="A", metric="cmc@1", setting=""):
 
 
 def one(s, **entry) -> dict:
-    row, = grade_rows(s, [{"method": "A", "metric": "cmc@1", "value": 0.50, "tolerance": 0.02, **entry}])
+    row, = grade_rows(s, [ExpectedCfg(method="A", metric="cmc@1", value=0.50, tolerance=0.02, **entry)])
     return row
 
 
@@ -42,8 +43,8 @@ def test_a_known_gap_turns_a_fail_into_gap_only():
 
 def test_missing_and_published_only():
     assert one(summary(0.5, method="B"))["grade"] == "MISSING"
-    row, = grade_rows(summary(0.5), [{"method": "P", "metric": "cmc@1", "value": 0.3, "tolerance": 0.1,
-                                      "published_only": True}])
+    row, = grade_rows(summary(0.5), [ExpectedCfg(method="P", metric="cmc@1", value=0.3, tolerance=0.1,
+                                                 published_only=True)])
     assert row["grade"] == "PUBLISHED" and row["ours"] is None
 
 
@@ -98,12 +99,12 @@ def test_many_per_task_numbers_print_as_a_method_by_task_matrix():
     s = pd.DataFrame([("", m, f"pair_acc/{t}", 0.80 + 0.01 * i, 0.01, 3) for m in ("A", "B") for i, t in enumerate(tasks)]
                      + [("", "A", "pair_acc", 0.8, 0.01, 3)],
                      columns=["setting", "method", "metric", "mean", "std", "n_trials"])
-    entries = [{"method": m, "metric": f"pair_acc/{t}", "value": 0.80, "tolerance": 0.02} for m in ("A", "B")
-               for t in tasks] + [{"method": "A", "metric": "pair_acc", "value": 0.8, "tolerance": 0.02}]
+    entries = [ExpectedCfg(method=m, metric=f"pair_acc/{t}", value=0.80, tolerance=0.02) for m in ("A", "B")
+               for t in tasks] + [ExpectedCfg(method="A", metric="pair_acc", value=0.8, tolerance=0.02)]
     md = check_markdown(grade_rows(s, entries))
     assert "| method | natural | open | perspective | size |" in md
     assert "| A | 80.00 / 80.00 OK | 81.00 / 80.00 OK | 82.00 / 80.00 OK | 83.00 / 80.00 OKISH |" in md
     assert "- B, size: OKISH, off by 3.00 points" in md
     assert md.count("| A | pair_acc | 80.00 ± 1.00 |") == 1          # the plain mean in the table below
-    three = check_markdown(grade_rows(s, [e for e in entries if not e["metric"].endswith("size")]))
+    three = check_markdown(grade_rows(s, [e for e in entries if not e.metric.endswith("size")]))
     assert "| method | natural" not in three                          # 3 tasks: one table as before
