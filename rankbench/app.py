@@ -54,7 +54,7 @@ from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchE
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
-from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
+from .report.check import Grade, any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .report.plots import style_file
@@ -64,7 +64,7 @@ from .utils.progress import configure_logging, progress_shown
 
 log = logging.getLogger("rankbench.app")
 
-__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
+__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "Grade", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings",
            "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
            "components", "describe_component",

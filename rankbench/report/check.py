@@ -39,10 +39,12 @@ class Grade(StrEnum):
                 "the claimed sign with a 95 % interval clear of zero (or of its margin)")
     OKISH = ("OKISH", "a number beyond its tolerance but within 1.5x (passes)")
     TREND = ("TREND", "a claim of the right sign that is not significant (or rests on one trial): never OK")
-    INCONCLUSIVE = ("INCONCLUSIVE", "the standard error of our mean exceeds the tolerance: the check cannot tell")
-    GAP = ("GAP", "a documented, understood mismatch (its reason is given)")
+    INCONCLUSIVE = ("INCONCLUSIVE", "the standard error of our mean exceeds the tolerance: the check cannot tell "
+                                    "(passes)")
+    GAP = ("GAP", "a documented, understood mismatch: a FAIL (for a claim also a TREND) whose config gives "
+                  "a known_gap (its reason is given)")
     VOID = ("VOID", "the baseline measured worse than the paper's own: not a fair test of the claim")
-    FAIL = ("FAIL", "beyond 1.5x the tolerance, or a claim of the wrong sign")
+    FAIL = ("FAIL", "beyond 1.5x the tolerance, or a claim of the wrong sign, a tie or short of its margin")
     FAILED = ("FAILED", "the method's jobs failed (its ranker raised, or returned what the protocol cannot score)")
     MISSING = ("MISSING", "something the run lacks")
     PUBLISHED = ("PUBLISHED", "a published row of a method we do not run")

@@ -1,11 +1,15 @@
 """Published numbers graded: every grade, its boundaries, the trial count and the standard error."""
 
+import json
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from rankbench.config import ExpectedCfg
-from rankbench.report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
+from rankbench.report.check import Grade, any_fail, legend, check_markdown, counts_line, grade_counts, grade_rows
 
 
 def summary(mean, std=0.001, n=10, method="A", metric="cmc@1", setting=""):
@@ -77,6 +81,26 @@ def test_one_trial_uses_the_published_spread_when_the_config_gives_it():
     assert one(summary(0.51, n=1), std=0.01)["grade"] == "OK"
     plain = one(summary(0.51, n=1))
     assert plain["grade"] == "OK" and plain["reason"].endswith("one trial: its spread is unknown")
+
+
+def test_every_grade_has_its_meaning_and_only_fail_failed_missing_fail_check():
+    assert [g for g in Grade if g.fails] == ["FAIL", "FAILED", "MISSING"]
+    assert Grade("NOT RUN") is Grade.NOT_RUN and json.dumps([Grade.NOT_RUN]) == '["NOT RUN"]' and f"{Grade.OK}" == "OK"
+    text = legend()
+    assert all(g.meaning and f"{g} = {g.meaning}" in text for g in Grade)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "DEVELOPING.md"])
+def test_the_documents_point_to_the_legend_instead_of_restating_it(doc):
+    """A legend written by hand goes stale: no table row starts with a grade, and no paragraph names
+    most grades (a verdict rule may name a few)."""
+    text = (Path(__file__).resolve().parents[2] / doc).read_text(encoding="utf-8")
+    names = "|".join(re.escape(g) for g in Grade)
+    for block in re.split(r"\n\s*\n", text):
+        for part in block.splitlines() if block.lstrip().startswith("|") else [block]:
+            assert not re.match(rf"\|\s*({names})\s*\|", part), part
+            named = {g for g in Grade if re.search(rf"(?<![\w-]){re.escape(g)}(?![\w-])", part)}
+            assert len(named) < 6, part
 
 
 def test_only_fail_and_missing_fail_check_and_counts_keep_the_grade_order():
