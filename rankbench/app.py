@@ -66,7 +66,7 @@ log = logging.getLogger("rankbench.app")
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "Grade", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings",
-           "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
+           "report", "check", "export", "Exported", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
            "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
@@ -496,21 +496,31 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
 EXPORT_FORMATS = ("trec", "svmlight", "json", "mlflow")
 
 
+@dataclass
+class Exported:
+    """What :func:`export` made: the files it wrote, the results document (``json``) and the MLflow
+    parent run's id (``mlflow``)."""
+
+    files: list[Path] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+    run_id: str = ""
+
+
 def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
-           jobs: int = 1, progress: bool = True) -> list[Path] | dict[str, Any]:
+           jobs: int = 1, progress: bool = True) -> Exported:
     """A run's results or data in another tool's format.
 
     ``json``: the run's results document (``results.json``'s, with its ``schema_version``),
-    returned and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
+    returned as ``document`` and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
     (its protocol's ``keep_scores: true``), for ``trec_eval`` / ``pytrec_eval``. ``svmlight``: the
     training and test rows of each trial of a retrieval or relative-attribute run, one query per
     concept / attribute, for RankLib, LightGBM or xgboost (:mod:`rankbench.engine.export` lists the
     files). ``mlflow``: the run logged to the local MLflow store ``out`` (a folder, default
     ``./mlruns``; the optional extra ``rankbench[mlflow]``): a parent run with the config's
     parameters and the run's files, a child run per setting and method with its metrics
-    (:mod:`rankbench.report.mlflow_store`); returns the parent run's id. trec and svmlight read the run's dataset again (from ``data_root``, else the one the run
-    recorded; it must be unchanged) and write into ``out`` (default ``<run>/export/<format>``);
-    they return the files written.
+    (:mod:`rankbench.report.mlflow_store`), the parent run's id as ``run_id``. trec and svmlight read
+    the run's dataset again (from ``data_root``, else the one the run recorded; it must be
+    unchanged) and write into ``out`` (default ``<run>/export/<format>``).
     """
     from .engine.export import write_svmlight, write_trec
     from .report.build import results_of
@@ -524,13 +534,13 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         doc = results_of(run_data)
         if out is not None:
             _write(Path(out), results_json(doc))
-        return doc
+        return Exported([Path(out)] if out is not None else [], doc)
     if fmt == "mlflow":
         from .report.mlflow_store import log_run
 
         store = Path(out) if out is not None else Path("mlruns")
         try:
-            return log_run(results_of(run_data), run_data.config, folder.concrete.path, store)
+            return Exported(run_id=log_run(results_of(run_data), run_data.config, folder.concrete.path, store))
         except OSError as exc:
             raise _cannot_write(store, exc) from None
     protocol_name = run_data.protocol_name
@@ -545,9 +555,9 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
                 held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
             root = target if out is not None else folder.path   # no link followed below it
             if fmt == "trec":
-                return write_trec(run_data.records, run_data.settings, sources.dataset, target, root)
-            return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
-                                  sources.features, target, root)
+                return Exported(write_trec(run_data.records, run_data.settings, sources.dataset, target, root))
+            return Exported(write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
+                                           sources.features, target, root))
     except OSError as exc:
         raise _cannot_write(target, exc) from None
 

@@ -262,7 +262,7 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
     if mlflow_store:
-        parent = app.export(result.folder.path, "mlflow", mlflow_store)
+        parent = app.export(result.folder.path, "mlflow", mlflow_store).run_id
         click.echo(f"logged to the MLflow store {mlflow_store} (parent run {parent})")
     if result.outcome.failed:  # each was named as it failed; the exit status says the run is not whole
         _fail(app.failed_line(result.outcome))
@@ -476,16 +476,11 @@ def export(run_dir, fmt, out, data_root, jobs):
 
     got = app.export(run_dir, fmt, out, data_root, jobs, progress=app.progress_shown())
     if fmt == "json":
-        if out is None:
-            click.echo(json.dumps(got, indent=1, ensure_ascii=False))
-        else:
-            click.echo(f"wrote {out}")
-        return
-    if fmt == "mlflow":
-        click.echo(f"logged to the MLflow store {out or 'mlruns'} (parent run {got})")
-        return
-    where = out or f"{run_dir}/export/{fmt}"
-    click.echo(f"wrote {len(got)} files into {where}")
+        click.echo(json.dumps(got.document, indent=1, ensure_ascii=False) if out is None else f"wrote {out}")
+    elif fmt == "mlflow":
+        click.echo(f"logged to the MLflow store {out or 'mlruns'} (parent run {got.run_id})")
+    else:
+        click.echo(f"wrote {len(got.files)} files into {out or f'{run_dir}/export/{fmt}'}")
 
 
 @main.command()
