@@ -26,11 +26,10 @@ from typing import Any
 import numpy as np
 
 from .config import (
-    ClaimCfg,
     Experiment,
-    ExpectedCfg,
     Overrides,
     apply_overrides,
+    check_published,
     first_difference,
     load_experiment,
     load_raw,
@@ -65,8 +64,8 @@ from .utils.progress import configure_logging, progress_shown
 log = logging.getLogger("rankbench.app")
 
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "Grade", "check_markdown", "claims_markdown",
-           "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings",
-           "report", "check", "export", "Exported", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
+           "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings", "Exported",
+           "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
            "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
 
@@ -447,22 +446,12 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
         status = status_lines(run_data)
         return CheckResult([], {}, status, not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
-    entries, claims = _graded_entries(doc, source, run_data)
-    summary = summary_of(run_data)
-    rows = grade_rows(summary, entries, run_data.methods, run_data.failures())
-    claim_rows = grade_run_claims(run_data, claims)
+    # checked as a config's own are (a ranker --methods left out stays a ranker: its rows are NOT RUN)
+    published = check_published(run_data.config, doc, str(source))
+    rows = grade_rows(summary_of(run_data), published.expected, run_data.methods, run_data.failures())
+    claim_rows = grade_run_claims(run_data, published.claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
-
-
-def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[list[ExpectedCfg], list[ClaimCfg]]:
-    """A document's ``expected`` and ``claims`` lists, checked by the one check a config's own
-    expected: and claims: get (:func:`rankbench.config.check_published`; a ranker ``--methods``
-    left out is still a ranker of the config: its rows are graded NOT RUN)."""
-    from .config import check_published
-
-    cfg = check_published(run_data.config, doc, str(source))
-    return cfg.expected, cfg.claims
 
 
 # ----------------------------------------------------------------------------- features
@@ -770,7 +759,8 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
             expected, claims = exp.config.expected, exp.config.claims
             graded_with = f"with the published numbers and claims of `{config_path.as_posix()}` as committed"
         else:
-            expected, claims = _graded_entries(run.config, path / CONFIG, run)
+            own = check_published(run.config, run.config, str(path / CONFIG))
+            expected, claims = own.expected, own.claims
             graded_with = ("with the run's own config: " + (f"no config of {paper} is named {run.name!r}"
                            if exp is None else f"`{config_path.as_posix()}` now computes something else "
                            f"(it differs in {', '.join(differs)})"))

@@ -629,7 +629,8 @@ def test_check_help_lists_every_grade_from_its_one_definition():
     text = CliRunner().invoke(main, ["check", "--help"], terminal_width=400).output
     for g in Grade:
         assert f"  {g.value}" in text and g.meaning in text, g
-    exits = {line.split()[0]: line for line in text.split("Exit status:")[1].splitlines() if line.strip()[:1] in ("0", "1", "2")}
+    status = text.split("Exit status:")[1].splitlines()
+    exits = {line.split()[0]: line for line in status if line.strip()[:1] in ("0", "1", "2")}
     assert all(g.value in exits["1"] for g in Grade if g.fails)
     assert all(g.value in exits["0"] and g.value not in exits["1"].split(" grade")[0] for g in Grade if not g.fails)
 

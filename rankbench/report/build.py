@@ -344,8 +344,9 @@ def graded_rows(run: RunData, summary: pd.DataFrame, expected: list[ExpectedCfg]
 
 def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[ExpectedCfg], claims: list[ClaimCfg],
                     diag: pd.DataFrame | None = None) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
-    """A run graded against published numbers ``expected`` and ``claims``, in Markdown: the ``## Published numbers``, ``## Claims``, ``## Failed jobs``
-    and ``## Chosen by the rankers`` sections (each only when it has rows), and the graded rows of both.
+    """A run graded against published numbers ``expected`` and ``claims``, in Markdown: the
+    ``## Published numbers``, ``## Claims``, ``## Failed jobs`` and ``## Chosen by the rankers``
+    sections (each only when it has rows), and the graded rows of both.
 
     ``diag`` is the run's diagnostics frame in its order (default: read from its records).
     """

@@ -1,20 +1,12 @@
-"""Grade a run against published numbers: OK within the tolerance, OKISH within 1.5x, else FAIL.
+"""Grade a run against published numbers: OK within the tolerance, OKISH within 1.5x, else FAIL;
+every grade and what it means is :class:`Grade`, the one legend.
 
-OKISH passes ``rankbench check`` (it is counted and shown in every summary, so the effective band
-of a passing number is 1.5x its stated tolerance); MISSING (a number the run should have but does
-not, e.g. an incomplete run) fails it.
-
-An expected entry may carry ``known_gap: <reason>``: a documented, understood mismatch. Beyond
-1.5x its tolerance it is graded GAP instead of FAIL, shown with its reason in every table, and does
-not fail ``rankbench check``; within tolerance it is graded OK like any other number.
-
-A mean is only as exact as its trials allow. When the standard error of our mean (``std /
-sqrt(n)`` over the run's trials; with one trial the entry's published ``std``, the spread of a
-single trial, when the config gives it) exceeds the tolerance, the check cannot tell a match from
-a miss: a number that would be OK or OKISH is graded INCONCLUSIVE (passes ``check``, counted
-separately), and a miss keeps its grade with the standard error said. A run with fewer trials than
-the paper averaged (the entry's ``trials``) says so in the reason ("over 3 of the paper's 50
-trials").
+A known gap (``known_gap: <reason>``) turns only a FAIL into GAP; within 1.5x its tolerance the
+entry is graded like any other. When the standard error of our mean (``std / sqrt(n)`` over the
+run's trials; with one trial the entry's published ``std``, when the config gives it) exceeds the
+tolerance, a number that would be OK or OKISH is INCONCLUSIVE, and a miss keeps its grade with the
+standard error said. A run with fewer trials than the paper averaged (the entry's ``trials``) says
+so in the reason ("over 3 of the paper's 50 trials").
 """
 
 from __future__ import annotations
@@ -245,8 +237,6 @@ def counts_line(rows: list[dict[str, Any]], what: str) -> str:
         return ""
     counts = grade_counts(rows)
     return f"{len(rows)} {what}{'s' if len(rows) != 1 else ''}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
-
-
 
 
 def totals_line(numbers: list[dict[str, Any]], claims: list[dict[str, Any]]) -> str:

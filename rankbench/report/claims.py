@@ -33,32 +33,19 @@ flat after its last point), and the pair is the mean gap over the grid (the area
 curves over the width); ``speedup`` pairs the per-trial ratios on a log scale (the interval of
 their geometric mean).
 
-The grades
-----------
-``OK``
-    the difference has the claimed sign and its interval clears the margin (zero, or ``by``).
-``TREND``
-    the claimed sign, but the interval does not clear the margin: not significant, never OK. With
-    fewer than two pairs no interval exists ("1 trial: no test possible"), so TREND is the best
-    grade. When every pair differs by the same amount (zero variance) the t-interval is undefined;
-    all pairs then agree in sign, and the exact two-sided sign test gives p = 2^(1 - n), below 0.05
-    from 6 pairs on: a constant difference beyond the margin is OK from 6 pairs, TREND below.
-``FAIL``
-    the wrong sign (a tie included: a zero difference is never OK), or a mean on the wrong side of
-    the margin; for ``dominates`` also ``than`` significantly above, by more than ``by``, at some
-    grid point; for ``speedup`` a method that never reaches the target.
-``GAP``
-    a FAIL or TREND of a claim whose config documents a ``known_gap`` (the reason is in the note).
-``VOID``
-    ``than`` (for ``improves`` the ``from`` side, for curves the end of ``than``'s curve) measured
-    worse than ``baseline_limit``, the worst value that still resembles the paper's own baseline:
-    the comparison is not a fair test of the claim, whatever its outcome.
-``MISSING``
-    the run lacks what the claim needs.
+How a claim is graded
+---------------------
+(what each grade means: :class:`~rankbench.report.check.Grade`) OK needs the claimed sign with an
+interval clear of the margin (zero, or ``by``); the right sign without it is a TREND, and so is any
+claim on one pair. Identical differences (zero variance) have no t-interval: the exact two-sided
+sign test, p = 2^(1 - n), makes them OK from 6 pairs on. A tie is a FAIL; so is, for ``dominates``,
+``than`` significantly above by more than ``by`` at some grid point, and for ``speedup`` never
+reaching the target. VOID compares ``than`` (for ``improves`` the ``from`` side, for curves the end
+of ``than``'s curve) with ``baseline_limit``, whatever the claim's outcome.
 
 A claim over several settings takes the worst grade of its settings (FAIL, then VOID, then TREND):
 requiring every setting to be significant on its own is an intersection-union test, valid at the
-5 % level without a multiple-comparison correction. ``check`` fails on FAIL and MISSING only.
+5 % level without a multiple-comparison correction.
 
 Curves are what protocols store per trial under ``curves[<curve>]`` as a mapping of series
 (``{"rank_s": [...], "map@100": [...]}``).

@@ -294,7 +294,8 @@ def compare_methods(run, method_a: str, method_b: str, metrics: list[str] | None
             trials, a, b = _pairs(t, t, s, metric, method_a, method_b)
             if trials:
                 st = paired_stats(a, b)
-                rows.append({"setting": s, "a": method_a, "b": method_b, "metric": metric, **asdict(st), "same_splits": True})
+                rows.append({"setting": s, "a": method_a, "b": method_b, "metric": metric, **asdict(st),
+                             "same_splits": True})
     if not rows:
         raise CompareError(f"{run.folder.path}: {method_a} and {method_b} share no trial")
     table, note = _finish(rows, correction, (method_a, method_b))

@@ -118,8 +118,8 @@ def test_claims_grade_protocol_curves():
     claim = {"curve": "staged", "x": "rank_s", "y": "map@100", "than": "RB"}
     g = grade_claims([ClaimCfg.model_validate(c) for c in (
         {"kind": "dominates", "method": "same", **claim}, {"kind": "speedup", "method": "same", "at_least": 3, **claim},
-        {"kind": "speedup", "method": "4x", "at_least": 3, **claim}, {"kind": "dominates", "method": "lower", **claim})],
-        recs, [""])
+        {"kind": "speedup", "method": "4x", "at_least": 3, **claim},
+        {"kind": "dominates", "method": "lower", **claim})], recs, [""])
     # a curve equal to the other is a tie, not a win; one trial is at best a trend
     assert [r["grade"] for r in g] == ["FAIL", "FAIL", "TREND", "FAIL"]
     assert g[2]["measured"].startswith("4.00x (1 trial;")
