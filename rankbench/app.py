@@ -53,8 +53,8 @@ from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchE
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
-from .report.check import Grade, any_fail, check_markdown, counts_line, grade_counts, grade_rows
-from .report.claims import claims_markdown
+from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
+from .report.claims import GradedClaim, claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .report.plots import style_file
 from .runfolder import CONFIG, RunFolder
@@ -423,11 +423,11 @@ class CheckResult:
     """Graded published numbers (``rows``) and claims, their grade counts, what to know about the
     run (``status``), whether ``check`` fails, and a note when there was nothing to grade."""
 
-    rows: list[dict[str, Any]]
+    rows: list[GradedNumber]
     counts: dict[str, int]
     status: list[str]
     failed: bool
-    claims: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[GradedClaim] = field(default_factory=list)
     note: str = ""
 
 

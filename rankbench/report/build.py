@@ -15,8 +15,8 @@ from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, PLOTS, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
     TRIALS_CSV, Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
 from ..utils.diskcache import cached, digest, file_digest, reuse_allowed, source_fingerprint
-from .check import check_markdown, counts_line, grade_rows
-from .claims import claims_markdown, grade_claims
+from .check import GradedNumber, check_markdown, counts_line, grade_rows
+from .claims import GradedClaim, claims_markdown, grade_claims
 from .plots import PLOTS_INDEX, make_plots, plot_warnings, style_file
 from .results import RESULTS, results_document, results_json
 from .tables import (
@@ -336,14 +336,14 @@ def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]
 
 
 def graded_rows(run: RunData, summary: pd.DataFrame, expected: list[ExpectedCfg],
-                claims: list[ClaimCfg]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                claims: list[ClaimCfg]) -> tuple[list[GradedNumber], list[GradedClaim]]:
     """The run's graded published numbers and claims."""
     grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
     return grades, grade_run_claims(run, claims) if claims else []
 
 
 def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[ExpectedCfg], claims: list[ClaimCfg],
-                    diag: pd.DataFrame | None = None) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+                    diag: pd.DataFrame | None = None) -> tuple[str, list[GradedNumber], list[GradedClaim]]:
     """A run graded against published numbers ``expected`` and ``claims``, in Markdown: the
     ``## Published numbers``, ``## Claims``, ``## Failed jobs`` and ``## Chosen by the rankers``
     sections (each only when it has rows), and the graded rows of both.
@@ -401,7 +401,7 @@ def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[st
     return "\n".join(lines)
 
 
-def grade_run_claims(run: RunData, claims: list[ClaimCfg]) -> list[dict[str, Any]]:
+def grade_run_claims(run: RunData, claims: list[ClaimCfg]) -> list[GradedClaim]:
     """A run's claims graded on its trial records, trials paired by its recorded splits."""
     splits = {s: run.splits_of(s) for s in run.setting_order} if run.settings else None
     return grade_claims(claims, run.records, run.setting_order, splits, run.setting_values(), run.methods,

@@ -12,7 +12,7 @@ so in the reason ("over 3 of the paper's 50 trials").
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -53,17 +53,22 @@ class Grade(StrEnum):
         return self in (Grade.FAIL, Grade.FAILED, Grade.MISSING)
 
 
+#: a published number graded (:func:`grade_rows`), as ``check``, the reports and results.json read it;
+#: ``reason`` says why it got its grade in one phrase, ``failed`` why its jobs failed (FAILED only)
+GradedNumber = TypedDict("GradedNumber", {
+    "method": str, "metric": str, "setting": str, "published": float, "tolerance": float, "source": str,
+    "note": str, "ours": float | None, "diff": float | None, "n_trials": int | None, "std": float | None,
+    "se": float | None, "known_gap": str | None, "grade": Grade, "reason": str, "failed": NotRequired[str]})
+
+
 def grade_rows(summary: pd.DataFrame, expected: list[ExpectedCfg],
                methods: list[str] | None = None,
-               failed: dict[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
+               failed: dict[tuple[str, str], str] | None = None) -> list[GradedNumber]:
     """One graded row per expected number (see the module docstring); MISSING where the run has
     no value for a method it was meant to run (an incomplete run); NOT RUN for a method outside
     ``methods``, the rankers the run computes (``--methods``); FAILED for a (setting, method) with
     failed jobs (``failed`` maps it to why, :meth:`rankbench.report.build.RunData.failures`), even
     where other trials finished: a mean over the trials that survived is not the method's number.
-
-    Each row holds ``method, metric, setting, published, tolerance, source, note, ours, diff,
-    n_trials, std, se, known_gap, grade`` and ``reason`` (why it got its grade, in one phrase).
     """
     idx = summary.set_index(["setting", "method", "metric"])
     rows = []
@@ -101,7 +106,7 @@ def _grade(off: float, tol: float, se: float | None, known_gap: bool) -> Grade:
     return Grade.GAP if grade == Grade.FAIL and known_gap else grade
 
 
-def _reason(row: dict[str, Any], e: ExpectedCfg) -> str:
+def _reason(row: GradedNumber, e: ExpectedCfg) -> str:
     """Why a row got its grade, in one phrase (the documented reason for a GAP), with how many
     trials it rests on when that is fewer than the paper's."""
     m, g = row["metric"], row["grade"]
@@ -164,7 +169,7 @@ def task_matrices(items: list, row=lambda item: item, key=lambda item: ()) -> tu
     return matrices, [it for it in items if id(it) not in taken]
 
 
-def matrix_markdown(rows: list[dict[str, Any]]) -> str:
+def matrix_markdown(rows: list[GradedNumber]) -> str:
     """One per-task family's grades as a method x task table (cells: ``ours / published GRADE``),
     with the reason of every cell that is not OK listed below."""
     family = rows[0]["metric"].split("/", 1)[0]
@@ -190,7 +195,7 @@ def matrix_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
-def check_markdown(rows: list[dict[str, Any]]) -> str:
+def check_markdown(rows: list[GradedNumber]) -> str:
     """The graded numbers in Markdown: per-task families with many tasks as method x task matrices
     (:func:`matrix_markdown`), the other numbers as one table with ours (and its trials), the
     published number, the grade and why."""
@@ -201,7 +206,7 @@ def check_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n\n".join(out)
 
 
-def _table_markdown(rows: list[dict[str, Any]]) -> str:
+def _table_markdown(rows: list[GradedNumber]) -> str:
     lines = ["| setting | method | metric | ours | trials | published | diff | tolerance | grade | why | source | note |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -65,17 +65,12 @@ from ..metrics import metric_info
 from ..runfolder import TrialRecord
 from .check import Grade
 from .compare import IDENTICAL, TESTED, PairedStats, mean_interval, paired_stats, rows_key
-from .tables import setting_title, trials_frame
+from .tables import higher_is_better, setting_title, trials_frame
 
 #: how a claim over several settings (or a curve with failing points) combines its parts: worst first
 _WORST_FIRST = (Grade.FAIL, Grade.VOID, Grade.TREND, Grade.OK)
 #: pairs needed before identical differences count as significant (two-sided sign test p = 2^(1-n) < 0.05)
 SIGN_TEST_PAIRS = 6
-
-
-def _higher(metric: str) -> bool:
-    info = metric_info(metric)
-    return True if info is None else info.higher_is_better
 
 
 def _fmt(metric: str, v: float) -> str:
@@ -210,11 +205,15 @@ class _Missing(Exception):
 
 
 # ----------------------------------------------------------------------------- grading
+#: a claim graded (:func:`grade_claims`): its name, grade, the figures that decided it, source and note
+GradedClaim = TypedDict("GradedClaim", {"claim": str, "grade": Grade, "measured": str, "source": str, "note": str})
+
+
 def grade_claims(claims: list[ClaimCfg], records: list[TrialRecord], setting_order: list[str],
                  splits: dict[str, dict[int, dict]] | None = None,
                  values: dict[str, dict[str, Any]] | None = None,
                  methods: list[str] | None = None,
-                 failed: dict[str, str] | None = None) -> list[dict[str, Any]]:
+                 failed: dict[str, str] | None = None) -> list[GradedClaim]:
     """One row per claim: ``claim``, ``grade``, ``measured`` (the figures that decided it),
     ``source`` and ``note``; NOT RUN when a method it names is outside ``methods``, the rankers
     the run computes (``--methods``).
@@ -280,7 +279,7 @@ def _units(st: PairedStats, unit: str) -> str:
 
 
 def _better(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
-    m, higher, unit, limit = c.metric, _higher(c.metric), c.unit, run.limit(c.baseline_limit)
+    m, higher, unit, limit = c.metric, higher_is_better(c.metric), c.unit, run.limit(c.baseline_limit)
     settings = list(c.settings or run.setting_order)
     grades, parts = [], []
     for s in settings:
@@ -311,7 +310,7 @@ def _tally(grades: list[Grade], what: str) -> str:
 
 
 def _improves(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
-    m, higher, unit, limit = c.metric, _higher(c.metric), c.unit, run.limit(c.baseline_limit)
+    m, higher, unit, limit = c.metric, higher_is_better(c.metric), c.unit, run.limit(c.baseline_limit)
     from_method, from_metric = c.from_method or c.method, c.from_metric or m
     sa = run.series(c.to, c.method, m, unit)
     sb = run.series(c.from_, from_method, from_metric, unit)
@@ -383,7 +382,7 @@ def _curve_end_void(c: ClaimCfg, b: list, run: _Run) -> Judged | None:
     limit = run.limit(c.baseline_limit)
     if limit is None:
         return None
-    higher = _higher(c.y)
+    higher = higher_is_better(c.y)
     end = float(np.mean([ys[-1] for _, ys in b]))
     return Judged(Grade.VOID, _void_text(f"{c.than}'s final {c.y}", c.y, end, limit, higher)) \
         if _worse(end, limit[0], higher) else None
@@ -393,7 +392,7 @@ def _dominates(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
     from scipy.integrate import trapezoid
 
     _, a, b = _curve_pair(c, run)
-    higher, tol, xname = _higher(c.y), c.by, c.x
+    higher, tol, xname = higher_is_better(c.y), c.by, c.x
     first_a, last_a = min(xs[0] for xs, _ in a), max(xs[-1] for xs, _ in a)
     first_b, last_b = min(xs[0] for xs, _ in b), max(xs[-1] for xs, _ in b)
     lo = max(first_a, first_b)
@@ -437,7 +436,7 @@ def _reach(xs: np.ndarray, ys: np.ndarray, target: float, higher: bool) -> float
 
 def _speedup(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
     trials, a, b = _curve_pair(c, run)
-    higher, level, need = _higher(c.y), c.level, c.at_least
+    higher, level, need = higher_is_better(c.y), c.level, c.at_least
     y = c.y
     ratios, never, xa_all, xb_all, targets = [], [], [], [], []
     for t, (ax, ay), (bx, by_) in zip(trials, a, b):
@@ -472,7 +471,7 @@ def _speedup(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
 _GRADERS = {"better": _better, "improves": _improves, "dominates": _dominates, "speedup": _speedup}
 
 
-def claims_markdown(rows: list[dict[str, Any]]) -> str:
+def claims_markdown(rows: list[GradedClaim]) -> str:
     lines = ["| claim | grade | measured | source | note |", "|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['claim']} | {r['grade']} | {r['measured']} | {r['source']} | {r['note']} |")

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..config import ClaimCfg, ExpectedCfg
 from .build import RunData, graded_sections, run_description, run_facts, status_lines, summary_of
-from .check import totals_line
+from .check import GradedNumber, totals_line
+from .claims import GradedClaim
 from .html import verdict
 from .tables import headline_metric, summary_markdown
 
@@ -59,7 +59,7 @@ def _provenance(entry: NoteEntry) -> list[str]:
     return lines + [f"- {run_facts(run)}"] + [f"- {s}" for s in status_lines(run)]
 
 
-def entry_markdown(entry: NoteEntry) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+def entry_markdown(entry: NoteEntry) -> tuple[str, list[GradedNumber], list[GradedClaim]]:
     """One run's section (``## <config>``) and its graded numbers and claims."""
     run = entry.run
     summary = summary_of(run)
