@@ -132,3 +132,23 @@ def test_many_per_task_numbers_print_as_a_method_by_task_matrix():
     assert md.count("| A | pair_acc | 80.00 ± 1.00 |") == 1          # the plain mean in the table below
     three = check_markdown(grade_rows(s, [e for e in entries if not e.metric.endswith("size")]))
     assert "| method | natural" not in three                          # 3 tasks: one table as before
+
+
+def test_a_report_refuses_a_hand_broken_published_entry_in_one_line(runs, tmp_path):
+    """A run's own published numbers are checked where they are read, as `check` checks them: a
+    negative tolerance written into config.yaml by hand is one line naming the file and field."""
+    import shutil
+
+    import yaml
+
+    from rankbench.errors import ConfigError
+    from rankbench.report.build import build_report
+
+    run = shutil.copytree(runs["a"], tmp_path / "a")
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    config["expected"][0]["tolerance"] = -0.1
+    (run / "config.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError) as err:
+        build_report(run, plots=False, reuse=False)
+    message = str(err.value)
+    assert "\n" not in message and "config.yaml" in message and "expected" in message and "tolerance" in message
