@@ -29,6 +29,7 @@ from .config import (
     Experiment,
     Overrides,
     apply_overrides,
+    check_published,
     first_difference,
     load_experiment,
     load_raw,
@@ -52,8 +53,8 @@ from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchE
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
 from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
-from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
-from .report.claims import claims_markdown
+from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
+from .report.claims import GradedClaim, claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .report.plots.style import style_file
 from .runfolder import CONFIG, RunFolder
@@ -62,8 +63,8 @@ from .utils.progress import configure_logging, progress_shown
 
 log = logging.getLogger("rankbench.app")
 
-__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "check_markdown", "claims_markdown",
-           "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings",
+__all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "Grade", "check_markdown", "claims_markdown",
+           "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings", "Exported",
            "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
            "components", "describe_component",
            "load_results", "configure_logging", "progress_shown"]
@@ -423,11 +424,11 @@ class CheckResult:
     """Graded published numbers (``rows``) and claims, their grade counts, what to know about the
     run (``status``), whether ``check`` fails, and a note when there was nothing to grade."""
 
-    rows: list[dict[str, Any]]
+    rows: list[GradedNumber]
     counts: dict[str, int]
     status: list[str]
     failed: bool
-    claims: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[GradedClaim] = field(default_factory=list)
     note: str = ""
 
 
@@ -446,21 +447,12 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
         status = status_lines(run_data)
         return CheckResult([], {}, status, not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
-    entries, claims = _graded_entries(doc, source, run_data)
-    summary = summary_of(run_data)
-    rows = grade_rows(summary, entries, run_data.methods, run_data.failures())
-    claim_rows = grade_run_claims(run_data, claims)
+    # checked as a config's own are (a ranker --methods left out stays a ranker: its rows are NOT RUN)
+    published = check_published(run_data.config, doc, str(source))
+    rows = grade_rows(summary_of(run_data), published.expected, run_data.methods, run_data.failures())
+    claim_rows = grade_run_claims(run_data, published.claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete
     return CheckResult(rows, grade_counts(rows + claim_rows), status_lines(run_data), failed, claim_rows)
-
-
-def _graded_entries(doc: dict[str, Any], source: str | Path, run_data) -> tuple[list[dict], list[dict]]:
-    """A document's ``expected`` and ``claims`` lists as dicts the graders take, checked by the one
-    check a config's own expected: and claims: get (:func:`rankbench.config.check_published`; a
-    ranker ``--methods`` left out is still a ranker of the config: its rows are graded NOT RUN)."""
-    from .config import check_published, published
-
-    return published(check_published(run_data.config, doc, str(source)))
 
 
 # ----------------------------------------------------------------------------- features
@@ -492,21 +484,31 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
 EXPORT_FORMATS = ("trec", "svmlight", "json", "mlflow")
 
 
+@dataclass
+class Exported:
+    """What :func:`export` made: the files it wrote, the results document (``json``) and the MLflow
+    parent run's id (``mlflow``)."""
+
+    files: list[Path] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+    run_id: str = ""
+
+
 def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
-           jobs: int = 1, progress: bool = True) -> list[Path] | dict[str, Any]:
+           jobs: int = 1, progress: bool = True) -> Exported:
     """A run's results or data in another tool's format.
 
     ``json``: the run's results document (``results.json``'s, with its ``schema_version``),
-    returned and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
+    returned as ``document`` and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
     (its protocol's ``keep_scores: true``), for ``trec_eval`` / ``pytrec_eval``. ``svmlight``: the
     training and test rows of each trial of a retrieval or relative-attribute run, one query per
     concept / attribute, for RankLib, LightGBM or xgboost (:mod:`rankbench.engine.export` lists the
     files). ``mlflow``: the run logged to the local MLflow store ``out`` (a folder, default
     ``./mlruns``; the optional extra ``rankbench[mlflow]``): a parent run with the config's
     parameters and the run's files, a child run per setting and method with its metrics
-    (:mod:`rankbench.report.mlflow_store`); returns the parent run's id. trec and svmlight read the run's dataset again (from ``data_root``, else the one the run
-    recorded; it must be unchanged) and write into ``out`` (default ``<run>/export/<format>``);
-    they return the files written.
+    (:mod:`rankbench.report.mlflow_store`), the parent run's id as ``run_id``. trec and svmlight read
+    the run's dataset again (from ``data_root``, else the one the run recorded; it must be
+    unchanged) and write into ``out`` (default ``<run>/export/<format>``).
     """
     from .engine.export import write_svmlight, write_trec
     from .report.build import results_of
@@ -520,13 +522,13 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         doc = results_of(run_data)
         if out is not None:
             _write(Path(out), results_json(doc))
-        return doc
+        return Exported([Path(out)] if out is not None else [], doc)
     if fmt == "mlflow":
         from .report.mlflow_store import log_run
 
         store = Path(out) if out is not None else Path("mlruns")
         try:
-            return log_run(results_of(run_data), run_data.config, folder.concrete.path, store)
+            return Exported(run_id=log_run(results_of(run_data), run_data.config, folder.concrete.path, store))
         except OSError as exc:
             raise _cannot_write(store, exc) from None
     protocol_name = run_data.protocol_name
@@ -541,9 +543,9 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
                 held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
             root = target if out is not None else folder.path   # no link followed below it
             if fmt == "trec":
-                return write_trec(run_data.records, run_data.settings, sources.dataset, target, root)
-            return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
-                                  sources.features, target, root)
+                return Exported(write_trec(run_data.records, run_data.settings, sources.dataset, target, root))
+            return Exported(write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
+                                           sources.features, target, root))
     except OSError as exc:
         raise _cannot_write(target, exc) from None
 
@@ -724,7 +726,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
     dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
     """
-    from .config import published, resolve
+    from .config import resolve
     from .report.notes import NoteEntry, paper_note
 
     committed = committed_configs(configs, paper)
@@ -752,10 +754,11 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
             theirs = computes(exp.config)
             differs = [k for k in COMPUTES if ours.get(k) != theirs.get(k)]
         if exp is not None and not differs:
-            expected, claims = published(exp.config)
+            expected, claims = exp.config.expected, exp.config.claims
             graded_with = f"with the published numbers and claims of `{config_path.as_posix()}` as committed"
         else:
-            expected, claims = _graded_entries(run.config, path / CONFIG, run)
+            own = check_published(run.config, run.config, str(path / CONFIG))
+            expected, claims = own.expected, own.claims
             graded_with = ("with the run's own config: " + (f"no config of {paper} is named {run.name!r}"
                            if exp is None else f"`{config_path.as_posix()}` now computes something else "
                            f"(it differs in {', '.join(differs)})"))

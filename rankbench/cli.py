@@ -262,7 +262,7 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
     click.echo(result.report["markdown"])
     click.echo(f"results in {result.folder.path}")
     if mlflow_store:
-        parent = app.export(result.folder.path, "mlflow", mlflow_store)
+        parent = app.export(result.folder.path, "mlflow", mlflow_store).run_id
         click.echo(f"logged to the MLflow store {mlflow_store} (parent run {parent})")
     if result.outcome.failed:  # each was named as it failed; the exit status says the run is not whole
         _fail(app.failed_line(result.outcome))
@@ -359,7 +359,26 @@ def report(run_dir, no_plots, latex, max_rank, style):
     click.echo(built["latex"] if latex else built["markdown"])
 
 
-@main.command()
+class _GradedCommand(click.Command):
+    """A command whose help lists the grades and the exit status from their one definition
+    (:class:`rankbench.app.Grade`), read when the help is shown."""
+
+    def format_help_text(self, ctx, formatter):
+        from .app import Grade
+
+        super().format_help_text(ctx, formatter)
+        with formatter.section("Grades"):
+            formatter.write_dl([(g.value, g.meaning) for g in Grade])
+        failing = [g.value for g in Grade if g.fails]
+        with formatter.section("Exit status"):
+            formatter.write_dl([
+                ("0", f"nothing failed ({', '.join(g for g in Grade if not g.fails)}), or nothing to grade"),
+                ("1", f"a {', '.join(failing[:-1])} or {failing[-1]} grade, or an incomplete run (failed jobs, "
+                      "missing results)"),
+                ("2", "a usage error: a wrong argument, a folder that is not a run, a bad --expected file")])
+
+
+@main.command(cls=_GradedCommand)
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--expected", type=click.Path(dir_okay=False),
               help="A YAML file with 'expected:' and / or 'claims:' lists (default: the run's own config).")
@@ -367,21 +386,7 @@ def report(run_dir, no_plots, latex, max_rank, style):
 def check(run_dir, expected):
     """Grade RUN_DIR against its config's published numbers and claims.
 
-    A number is OK within its tolerance, OKISH within 1.5x the tolerance (counted, and passing),
-    FAIL beyond; INCONCLUSIVE when the standard error of our mean exceeds the tolerance (the
-    check cannot tell); GAP is a miss the config documents as a known gap (with its reason);
-    PUBLISHED rows are methods this run does not include; MISSING is a number the run lacks;
-    FAILED a number or claim of a method whose jobs failed (the run lists each failed job).
-    A claim is OK when the paired difference has the claimed sign and its 95 % interval clears
-    the margin, TREND when the sign is right but not significant (or one trial), FAIL on the
-    wrong sign, VOID when the baseline measured worse than the paper's own, GAP for a
-    documented known gap. A grade line says when the run has fewer trials than the paper.
-
-    \b
-    Exit status:
-      0  nothing failed (OK, OKISH, TREND, INCONCLUSIVE, GAP, VOID, PUBLISHED), or nothing to grade
-      1  a FAIL, FAILED or MISSING grade, or an incomplete run (failed jobs, missing results)
-      2  a usage error: a wrong argument, a folder that is not a run, a bad --expected file
+    A grade line says when the run has fewer trials than the paper.
 
     \b
     Example:
@@ -471,16 +476,11 @@ def export(run_dir, fmt, out, data_root, jobs):
 
     got = app.export(run_dir, fmt, out, data_root, jobs, progress=app.progress_shown())
     if fmt == "json":
-        if out is None:
-            click.echo(json.dumps(got, indent=1, ensure_ascii=False))
-        else:
-            click.echo(f"wrote {out}")
-        return
-    if fmt == "mlflow":
-        click.echo(f"logged to the MLflow store {out or 'mlruns'} (parent run {got})")
-        return
-    where = out or f"{run_dir}/export/{fmt}"
-    click.echo(f"wrote {len(got)} files into {where}")
+        click.echo(json.dumps(got.document, indent=1, ensure_ascii=False) if out is None else f"wrote {out}")
+    elif fmt == "mlflow":
+        click.echo(f"logged to the MLflow store {out or 'mlruns'} (parent run {got.run_id})")
+    else:
+        click.echo(f"wrote {len(got.files)} files into {out or f'{run_dir}/export/{fmt}'}")
 
 
 @main.command()

@@ -571,12 +571,6 @@ def check_published(config: dict, doc: dict, origin: str) -> Config:
     return cfg
 
 
-def published(cfg: Config) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """A checked config's published numbers (``expected``) and ``claims`` as the graders take them
-    (plain dicts, every field present): the one form ``check`` and ``notes`` grade with."""
-    return [e.model_dump() for e in cfg.expected], [c.model_dump() for c in cfg.claims]
-
-
 def _where(origin: str, path: str) -> str:
     return f"{origin}: {path}"
 

@@ -621,6 +621,20 @@ def test_help_says_what_each_option_does_and_no_more():
     assert "(with --resume) the run's own" in help_of("run")
 
 
+def test_check_help_lists_every_grade_from_its_one_definition():
+    from click.testing import CliRunner
+
+    from rankbench.report.check import Grade
+
+    text = CliRunner().invoke(main, ["check", "--help"], terminal_width=400).output
+    for g in Grade:
+        assert f"  {g.value}" in text and g.meaning in text, g
+    status = text.split("Exit status:")[1].splitlines()
+    exits = {line.split()[0]: line for line in status if line.strip()[:1] in ("0", "1", "2")}
+    assert all(g.value in exits["1"] for g in Grade if g.fails)
+    assert all(g.value in exits["0"] and g.value not in exits["1"].split(" grade")[0] for g in Grade if not g.fails)
+
+
 def test_shell_completion_works_as_the_readme_says(tmp_path):
     """The README's line (click's completion) prints a script, and the script's protocol completes."""
     readme = (REPO / "README.md").read_text()

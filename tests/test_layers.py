@@ -16,7 +16,7 @@ ALLOWED = {
     "app": {"config", "components", "engine", "report", "registry", "runfolder", "utils", "params"} | BASE,
     "engine": {"protocols", "rankers", "features", "datasets", "preprocess", "config", "runfolder",
                "components", "registry", "params", "metrics", "utils", "__init__"} | BASE,
-    "report": {"runfolder", "registry", "metrics", "utils"} | BASE,
+    "report": {"config", "runfolder", "registry", "metrics", "utils"} | BASE,
     "protocols": {"rankers", "datasets", "metrics", "params", "components", "registry", "utils"} | BASE,
     "rankers": {"params", "registry", "metrics", "utils"} | BASE,
     "features": {"datasets", "params", "registry", "utils"} | BASE,

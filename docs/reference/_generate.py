@@ -4,7 +4,7 @@ Each page is written at build time from the one place the code defines it, so it
 the commands from click (``rankbench.cli.main``), the config keys from the pydantic schema
 (``rankbench.config.Config``), the components from the registries (what ``rankbench list`` shows),
 the metrics from their declarations (``rankbench.metrics.METRICS``) and the grades from
-:func:`grade_legend`. ``tests/docs/test_reference.py`` checks the pages hold every one.
+:func:`grade_legend` (from ``rankbench.report.check.Grade``). ``tests/docs/test_reference.py`` checks the pages hold every one.
 """
 
 from __future__ import annotations
@@ -320,13 +320,11 @@ def metrics_page() -> str:
 
 # -------------------------------------------------------------------------------------- grades
 def grade_legend() -> list[tuple[str, str, bool]]:
-    """(grade, meaning, fails ``rankbench check``) for every grade, in the order reports count them.
+    """(grade, meaning, fails ``rankbench check``) for every grade, in the order reports count them,
+    from the one definition: the ``Grade`` enum of ``rankbench.report.check``."""
+    from rankbench.report.check import Grade
 
-    The one definition of the grades lives in ``rankbench.report.check`` (``MEANINGS``,
-    ``FAILING``); point this function at wherever it moves."""
-    from rankbench.report.check import FAILING, MEANINGS
-
-    return [(grade, meaning, grade in FAILING) for grade, meaning in MEANINGS.items()]
+    return [(g.value, g.meaning, g.fails) for g in Grade]
 
 
 def grades_page() -> str:

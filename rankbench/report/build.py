@@ -10,11 +10,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..config import ClaimCfg, ExpectedCfg, check_published
 from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
     TRIALS_CSV, Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
-from .check import check_markdown, counts_line, grade_rows
-from .claims import claims_markdown, grade_claims
+from .check import GradedNumber, check_markdown, counts_line, grade_rows
+from .claims import GradedClaim, claims_markdown, grade_claims
 from .plots.draw import make_plots
 from .results import RESULTS, results_document, results_json
 from .tables import (
@@ -263,8 +264,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     md = summary_markdown(summary, run.name, run.methods, run.setting_order,
                           description=run_description(run), status=[run_facts(run)] + status_lines(run),
                           values=values, headline=headline_of(run, summary))
-    graded, grades, claim_rows = graded_sections(run, summary, run.config.get("expected") or [],
-                                                 _claim_dicts(run.config.get("claims") or []), diag)
+    graded, grades, claim_rows = graded_sections(run, summary, *published(run), diag)
     md += graded
     run.folder.write_text(RESULTS, results_json(results_document(run, summary, headline_of(run, summary), grades,
                                                                  claim_rows)))
@@ -293,19 +293,18 @@ def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]
     return "\n".join(lines)
 
 
-def graded_rows(run: RunData, summary: pd.DataFrame, expected: list[dict],
-                claims: list[dict]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The run's graded published numbers and claims (``expected`` and ``claims`` as validated
-    dicts, claims with ``from_``)."""
+def graded_rows(run: RunData, summary: pd.DataFrame, expected: list[ExpectedCfg],
+                claims: list[ClaimCfg]) -> tuple[list[GradedNumber], list[GradedClaim]]:
+    """The run's graded published numbers and claims."""
     grades = grade_rows(summary, expected, run.methods, run.failures()) if expected else []
     return grades, grade_run_claims(run, claims) if claims else []
 
 
-def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[dict], claims: list[dict],
-                    diag: pd.DataFrame | None = None) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
-    """A run graded against published numbers ``expected`` and ``claims`` (as validated dicts,
-    claims with ``from_``), in Markdown: the ``## Published numbers``, ``## Claims``, ``## Failed jobs``
-    and ``## Chosen by the rankers`` sections (each only when it has rows), and the graded rows of both.
+def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[ExpectedCfg], claims: list[ClaimCfg],
+                    diag: pd.DataFrame | None = None) -> tuple[str, list[GradedNumber], list[GradedClaim]]:
+    """A run graded against published numbers ``expected`` and ``claims``, in Markdown: the
+    ``## Published numbers``, ``## Claims``, ``## Failed jobs`` and ``## Chosen by the rankers``
+    sections (each only when it has rows), and the graded rows of both.
 
     ``diag`` is the run's diagnostics frame in its order (default: read from its records).
     """
@@ -328,8 +327,7 @@ def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[dict], c
 def results_of(run: RunData) -> dict[str, Any]:
     """The run's ``results.json`` document (:mod:`rankbench.report.results`), computed afresh."""
     summary = summary_of(run)
-    grades, claim_rows = graded_rows(run, summary, run.config.get("expected") or [],
-                                     _claim_dicts(run.config.get("claims") or []))
+    grades, claim_rows = graded_rows(run, summary, *published(run))
     return results_document(run, summary, headline_of(run, summary), grades, claim_rows)
 
 
@@ -361,13 +359,16 @@ def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[st
     return "\n".join(lines)
 
 
-def grade_run_claims(run: RunData, claims: list[dict]) -> list[dict[str, Any]]:
+def grade_run_claims(run: RunData, claims: list[ClaimCfg]) -> list[GradedClaim]:
     """A run's claims graded on its trial records, trials paired by its recorded splits."""
     splits = {s: run.splits_of(s) for s in run.setting_order} if run.settings else None
     return grade_claims(claims, run.records, run.setting_order, splits, run.setting_values(), run.methods,
                         run.failed_methods())
 
 
-def _claim_dicts(claims: list[dict]) -> list[dict]:
-    """Claims as stored in config.yaml, with ``from`` spelt as the field name ``from_``."""
-    return [{("from_" if k == "from" else k): v for k, v in c.items()} for c in claims if isinstance(c, dict)]
+def published(run: RunData) -> tuple[list[ExpectedCfg], list[ClaimCfg]]:
+    """The run's own published numbers and claims, checked as ``check`` checks them."""
+    if not run.config.get("expected") and not run.config.get("claims"):
+        return [], []
+    cfg = check_published(run.config, run.config, str(run.folder.path / CONFIG))
+    return cfg.expected, cfg.claims

@@ -1,114 +1,143 @@
-"""Grade a run against published numbers: OK within the tolerance, OKISH within 1.5x, else FAIL.
+"""Grade a run against published numbers: OK within the tolerance, OKISH within 1.5x, else FAIL;
+every grade and what it means is :class:`Grade`, the one legend.
 
-OKISH passes ``rankbench check`` (it is counted and shown in every summary, so the effective band
-of a passing number is 1.5x its stated tolerance); MISSING (a number the run should have but does
-not, e.g. an incomplete run) fails it.
-
-An expected entry may carry ``known_gap: <reason>``: a documented, understood mismatch. Beyond
-1.5x its tolerance it is graded GAP instead of FAIL, shown with its reason in every table, and does
-not fail ``rankbench check``; within tolerance it is graded OK like any other number.
-
-A mean is only as exact as its trials allow. When the standard error of our mean (``std /
-sqrt(n)`` over the run's trials; with one trial the entry's published ``std``, the spread of a
-single trial, when the config gives it) exceeds the tolerance, the check cannot tell a match from
-a miss: a number that would be OK or OKISH is graded INCONCLUSIVE (passes ``check``, counted
-separately), and a miss keeps its grade with the standard error said. A run with fewer trials than
-the paper averaged (the entry's ``trials``) says so in the reason ("over 3 of the paper's 50
-trials").
+A known gap (``known_gap: <reason>``) turns only a FAIL into GAP; within 1.5x its tolerance the
+entry is graded like any other. When the standard error of our mean (``std / sqrt(n)`` over the
+run's trials; with one trial the entry's published ``std``, when the config gives it) exceeds the
+tolerance, a number that would be OK or OKISH is INCONCLUSIVE, and a miss keeps its grade with the
+standard error said. A run with fewer trials than the paper averaged (the entry's ``trials``) says
+so in the reason ("over 3 of the paper's 50 trials").
 """
 
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 import pandas as pd
 
+from ..config import ExpectedCfg
 from ..metrics import is_rate
 from .tables import fmt_value
 
 
-def grade_rows(summary: pd.DataFrame, expected: list[dict[str, Any]],
+class Grade(StrEnum):
+    """Every grade a published number or a claim can get, in the order summaries count them, each
+    with what it means (``Grade.OKISH.meaning``): the one legend of ``check --help``, every report
+    and the documentation. A ``str``, so written files hold the bare name (``"NOT RUN"``)."""
+
+    OK = ("OK", "a number within its tolerance of the published one; a claim whose paired difference has "
+                "the claimed sign with a 95 % interval clear of zero (or of its margin)")
+    OKISH = ("OKISH", "a number beyond its tolerance but within 1.5x (passes)")
+    TREND = ("TREND", "a claim of the right sign that is not significant (or rests on one trial): never OK")
+    INCONCLUSIVE = ("INCONCLUSIVE", "the standard error of our mean exceeds the tolerance: the check cannot tell "
+                                    "(passes)")
+    GAP = ("GAP", "a documented, understood mismatch: a FAIL (for a claim also a TREND) whose config gives "
+                  "a known_gap (its reason is given)")
+    VOID = ("VOID", "the baseline measured worse than the paper's own: not a fair test of the claim")
+    FAIL = ("FAIL", "beyond 1.5x the tolerance, or a claim of the wrong sign, a tie or short of its margin")
+    FAILED = ("FAILED", "the method's jobs failed (its ranker raised, or returned what the protocol cannot score)")
+    MISSING = ("MISSING", "something the run lacks")
+    PUBLISHED = ("PUBLISHED", "a published row of a method we do not run")
+    NOT_RUN = ("NOT RUN", "a method of the config this run left out (--methods)")
+
+    def __new__(cls, value: str, meaning: str):
+        member = str.__new__(cls, value)
+        member._value_, member.meaning = value, meaning
+        return member
+
+    @property
+    def fails(self) -> bool:
+        """Whether this grade fails ``rankbench check`` (FAIL, FAILED, MISSING)."""
+        return self in (Grade.FAIL, Grade.FAILED, Grade.MISSING)
+
+
+#: a published number graded (:func:`grade_rows`), as ``check``, the reports and results.json read it;
+#: ``reason`` says why it got its grade in one phrase, ``failed`` why its jobs failed (FAILED only)
+GradedNumber = TypedDict("GradedNumber", {
+    "method": str, "metric": str, "setting": str, "published": float, "tolerance": float, "source": str,
+    "note": str, "ours": float | None, "diff": float | None, "n_trials": int | None, "std": float | None,
+    "se": float | None, "known_gap": str | None, "grade": Grade, "reason": str, "failed": NotRequired[str]})
+
+
+def grade_rows(summary: pd.DataFrame, expected: list[ExpectedCfg],
                methods: list[str] | None = None,
-               failed: dict[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
+               failed: dict[tuple[str, str], str] | None = None) -> list[GradedNumber]:
     """One graded row per expected number (see the module docstring); MISSING where the run has
     no value for a method it was meant to run (an incomplete run); NOT RUN for a method outside
     ``methods``, the rankers the run computes (``--methods``); FAILED for a (setting, method) with
     failed jobs (``failed`` maps it to why, :meth:`rankbench.report.build.RunData.failures`), even
     where other trials finished: a mean over the trials that survived is not the method's number.
-
-    Each row holds ``method, metric, setting, published, tolerance, source, note, ours, diff,
-    n_trials, std, se, known_gap, grade`` and ``reason`` (why it got its grade, in one phrase).
     """
     idx = summary.set_index(["setting", "method", "metric"])
     rows = []
     for e in expected:
-        setting = e.get("setting") or ""
-        row = {"method": e["method"], "metric": e["metric"], "setting": setting,
-               "published": e["value"], "tolerance": e["tolerance"], "source": e.get("source", ""),
-               "note": e.get("note", ""), "ours": None, "diff": None, "n_trials": None, "std": None, "se": None,
-               "known_gap": e.get("known_gap")}
-        key = (setting, e["method"], e["metric"])
-        if e.get("published_only"):
-            row["grade"] = "PUBLISHED"
-        elif methods is not None and e["method"] not in methods:
-            row["grade"] = "NOT RUN"
-        elif failed and (setting, e["method"]) in failed:
-            row.update(grade="FAILED", failed=failed[(setting, e["method"])])
+        setting = e.setting or ""
+        row = {"method": e.method, "metric": e.metric, "setting": setting, "published": e.value,
+               "tolerance": e.tolerance, "source": e.source, "note": e.note, "ours": None, "diff": None,
+               "n_trials": None, "std": None, "se": None, "known_gap": e.known_gap or None}
+        key = (setting, e.method, e.metric)
+        if e.published_only:
+            row["grade"] = Grade.PUBLISHED
+        elif methods is not None and e.method not in methods:
+            row["grade"] = Grade.NOT_RUN
+        elif failed and (setting, e.method) in failed:
+            row.update(grade=Grade.FAILED, failed=failed[(setting, e.method)])
         elif key not in idx.index:
-            row["grade"] = "MISSING"
+            row["grade"] = Grade.MISSING
         else:
             hit = idx.loc[key]
             n, std = int(hit["n_trials"]), float(hit["std"])
             ours = float(hit["mean"])
-            se = std / np.sqrt(n) if n > 1 else e.get("std")
-            row.update(ours=ours, diff=ours - e["value"], n_trials=n, std=std if n > 1 else None, se=se)
-            row["grade"] = _grade(abs(row["diff"]), e["tolerance"], se, bool(e.get("known_gap")))
+            se = std / np.sqrt(n) if n > 1 else e.std
+            row.update(ours=ours, diff=ours - e.value, n_trials=n, std=std if n > 1 else None, se=se)
+            row["grade"] = _grade(abs(row["diff"]), e.tolerance, se, bool(e.known_gap))
         row["reason"] = _reason(row, e)
         rows.append(row)
     return rows
 
 
-def _grade(off: float, tol: float, se: float | None, known_gap: bool) -> str:
+def _grade(off: float, tol: float, se: float | None, known_gap: bool) -> Grade:
     """OK / OKISH / INCONCLUSIVE / FAIL / GAP of a number ``off`` from the published one."""
-    grade = "OK" if off <= tol + 1e-12 else "OKISH" if off <= 1.5 * tol + 1e-12 else "FAIL"
-    if grade != "FAIL" and se is not None and se > tol:
-        return "INCONCLUSIVE"
-    return "GAP" if grade == "FAIL" and known_gap else grade
+    grade = Grade.OK if off <= tol + 1e-12 else Grade.OKISH if off <= 1.5 * tol + 1e-12 else Grade.FAIL
+    if grade != Grade.FAIL and se is not None and se > tol:
+        return Grade.INCONCLUSIVE
+    return Grade.GAP if grade == Grade.FAIL and known_gap else grade
 
 
-def _reason(row: dict[str, Any], e: dict[str, Any]) -> str:
+def _reason(row: GradedNumber, e: ExpectedCfg) -> str:
     """Why a row got its grade, in one phrase (the documented reason for a GAP), with how many
     trials it rests on when that is fewer than the paper's."""
     m, g = row["metric"], row["grade"]
     unit = " points" if is_rate(m) else ""
     tol = fmt_value(m, row["tolerance"]) + unit
-    if g == "PUBLISHED":
+    if g == Grade.PUBLISHED:
         return "published only: a method this run does not include"
-    if g == "MISSING":
+    if g == Grade.MISSING:
         return "not measured in this run"
-    if g == "NOT RUN":
+    if g == Grade.NOT_RUN:
         return "not run: this run computes only some of the config's rankers (--methods)"
-    if g == "FAILED":
+    if g == Grade.FAILED:
         return row["failed"]
     off = fmt_value(m, abs(row["diff"])) + unit
     se = row["se"]
     noisy = se is not None and se > row["tolerance"]
     se_text = (f"standard error {fmt_value(m, se)}{unit} exceeds the tolerance {tol}"
                + ("" if row["n_trials"] > 1 else " (one trial; the published spread)"))
-    if g == "OK":
+    if g == Grade.OK:
         why = f"off by {off}, within the tolerance {tol}"
-    elif g == "OKISH":
+    elif g == Grade.OKISH:
         why = f"off by {off}, beyond the tolerance {tol} but within 1.5x"
-    elif g == "INCONCLUSIVE":
+    elif g == Grade.INCONCLUSIVE:
         why = f"off by {off}, but the {se_text}: this check cannot tell"
-    elif g == "GAP":
-        why = f"off by {off}; known gap: {e['known_gap']}"
+    elif g == Grade.GAP:
+        why = f"off by {off}; known gap: {e.known_gap}"
     else:
         why = f"off by {off}, beyond 1.5x the tolerance {tol}"
-    if noisy and g in ("FAIL", "GAP"):
+    if noisy and g in (Grade.FAIL, Grade.GAP):
         why += f" (the {se_text})"
-    n, paper = row["n_trials"], e.get("trials")
+    n, paper = row["n_trials"], e.trials
     if paper and n < int(paper):
         why += f"; over {n} of the paper's {paper} trials"
     elif n == 1 and se is None:
@@ -140,7 +169,7 @@ def task_matrices(items: list, row=lambda item: item, key=lambda item: ()) -> tu
     return matrices, [it for it in items if id(it) not in taken]
 
 
-def matrix_markdown(rows: list[dict[str, Any]]) -> str:
+def matrix_markdown(rows: list[GradedNumber]) -> str:
     """One per-task family's grades as a method x task table (cells: ``ours / published GRADE``),
     with the reason of every cell that is not OK listed below."""
     family = rows[0]["metric"].split("/", 1)[0]
@@ -158,15 +187,15 @@ def matrix_markdown(rows: list[dict[str, Any]]) -> str:
                 cells.append("–")
                 continue
             ours = fmt_value(r["metric"], r["ours"]) if r["ours"] is not None else "–"
-            grade = "" if r["grade"] == "PUBLISHED" else f" {r['grade']}"     # a row we do not run: "– / 95.24"
+            grade = "" if r["grade"] == Grade.PUBLISHED else f" {r['grade']}"     # a row we do not run: "– / 95.24"
             cells.append(f"{ours} / {fmt_value(r['metric'], r['published'])}{grade}")
-            if r["grade"] not in ("OK", "PUBLISHED"):
+            if r["grade"] not in (Grade.OK, Grade.PUBLISHED):
                 notes.append(f"- {meth}, {t}: {r['grade']}, {r['reason']}")
         lines.append(f"| {meth} | " + " | ".join(cells) + " |")
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
-def check_markdown(rows: list[dict[str, Any]]) -> str:
+def check_markdown(rows: list[GradedNumber]) -> str:
     """The graded numbers in Markdown: per-task families with many tasks as method x task matrices
     (:func:`matrix_markdown`), the other numbers as one table with ours (and its trials), the
     published number, the grade and why."""
@@ -177,7 +206,7 @@ def check_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n\n".join(out)
 
 
-def _table_markdown(rows: list[dict[str, Any]]) -> str:
+def _table_markdown(rows: list[GradedNumber]) -> str:
     lines = ["| setting | method | metric | ours | trials | published | diff | tolerance | grade | why | source | note |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -190,42 +219,20 @@ def _table_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-#: the grades that fail ``rankbench check``
-FAILING = ("FAIL", "FAILED", "MISSING")
-#: every grade a published number or a claim can get, in the order summaries count them, with
-#: what it means (the legend of every report)
-MEANINGS = {
-    "OK": "a number within its tolerance of the published one; a claim whose paired difference has the "
-          "claimed sign with a 95 % interval clear of zero (or of its margin)",
-    "OKISH": "a number beyond its tolerance but within 1.5x (passes)",
-    "TREND": "a claim of the right sign that is not significant (or rests on one trial): never OK",
-    "INCONCLUSIVE": "the standard error of our mean exceeds the tolerance: the check cannot tell",
-    "GAP": "a documented, understood mismatch (its reason is given)",
-    "VOID": "the baseline measured worse than the paper's own: not a fair test of the claim",
-    "FAIL": "beyond 1.5x the tolerance, or a claim of the wrong sign",
-    "FAILED": "the method's jobs failed (its ranker raised, or returned what the protocol cannot score)",
-    "MISSING": "something the run lacks",
-    "PUBLISHED": "a published row of a method we do not run",
-    "NOT RUN": "a method of the config this run left out (--methods)",
-}
-ALL_GRADES = tuple(MEANINGS)
-
-
 def legend() -> str:
     """Every grade and what it means, in one paragraph."""
-    return "; ".join(f"{g} = {m}" for g, m in MEANINGS.items()) + "."
+    return "; ".join(f"{g} = {g.meaning}" for g in Grade) + "."
 
 
 def any_fail(rows: list[dict[str, Any]]) -> bool:
-    """FAIL, FAILED and MISSING fail ``rankbench check``; every other grade (OK, OKISH, INCONCLUSIVE, GAP,
-    PUBLISHED, NOT RUN; for claims TREND and VOID) does not."""
-    return any(r["grade"] in FAILING for r in rows)
+    """Whether a row's grade fails ``rankbench check`` (:attr:`Grade.fails`)."""
+    return any(Grade(r["grade"]).fails for r in rows)
 
 
 def grade_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    """How many rows got each grade, in :data:`ALL_GRADES` order (grades nobody got left out)."""
+    """How many rows got each grade, in :class:`Grade` order (grades nobody got left out)."""
     found = [r["grade"] for r in rows]
-    return {g: found.count(g) for g in ALL_GRADES if g in found}
+    return {g.value: found.count(g) for g in Grade if g in found}
 
 
 def counts_line(rows: list[dict[str, Any]], what: str) -> str:
@@ -235,8 +242,6 @@ def counts_line(rows: list[dict[str, Any]], what: str) -> str:
         return ""
     counts = grade_counts(rows)
     return f"{len(rows)} {what}{'s' if len(rows) != 1 else ''}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
-
-
 
 
 def totals_line(numbers: list[dict[str, Any]], claims: list[dict[str, Any]]) -> str:

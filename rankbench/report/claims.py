@@ -33,32 +33,19 @@ flat after its last point), and the pair is the mean gap over the grid (the area
 curves over the width); ``speedup`` pairs the per-trial ratios on a log scale (the interval of
 their geometric mean).
 
-The grades
-----------
-``OK``
-    the difference has the claimed sign and its interval clears the margin (zero, or ``by``).
-``TREND``
-    the claimed sign, but the interval does not clear the margin: not significant, never OK. With
-    fewer than two pairs no interval exists ("1 trial: no test possible"), so TREND is the best
-    grade. When every pair differs by the same amount (zero variance) the t-interval is undefined;
-    all pairs then agree in sign, and the exact two-sided sign test gives p = 2^(1 - n), below 0.05
-    from 6 pairs on: a constant difference beyond the margin is OK from 6 pairs, TREND below.
-``FAIL``
-    the wrong sign (a tie included: a zero difference is never OK), or a mean on the wrong side of
-    the margin; for ``dominates`` also ``than`` significantly above, by more than ``by``, at some
-    grid point; for ``speedup`` a method that never reaches the target.
-``GAP``
-    a FAIL or TREND of a claim whose config documents a ``known_gap`` (the reason is in the note).
-``VOID``
-    ``than`` (for ``improves`` the ``from`` side, for curves the end of ``than``'s curve) measured
-    worse than ``baseline_limit``, the worst value that still resembles the paper's own baseline:
-    the comparison is not a fair test of the claim, whatever its outcome.
-``MISSING``
-    the run lacks what the claim needs.
+How a claim is graded
+---------------------
+(what each grade means: :class:`~rankbench.report.check.Grade`) OK needs the claimed sign with an
+interval clear of the margin (zero, or ``by``); the right sign without it is a TREND, and so is any
+claim on one pair. Identical differences (zero variance) have no t-interval: the exact two-sided
+sign test, p = 2^(1 - n), makes them OK from 6 pairs on. A tie is a FAIL; so is, for ``dominates``,
+``than`` significantly above by more than ``by`` at some grid point, and for ``speedup`` never
+reaching the target. VOID compares ``than`` (for ``improves`` the ``from`` side, for curves the end
+of ``than``'s curve) with ``baseline_limit``, whatever the claim's outcome.
 
 A claim over several settings takes the worst grade of its settings (FAIL, then VOID, then TREND):
 requiring every setting to be significant on its own is an intersection-union test, valid at the
-5 % level without a multiple-comparison correction. ``check`` fails on FAIL and MISSING only.
+5 % level without a multiple-comparison correction.
 
 Curves are what protocols store per trial under ``curves[<curve>]`` as a mapping of series
 (``{"rank_s": [...], "map@100": [...]}``).
@@ -68,25 +55,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
+from ..config import BaselineRef, ClaimCfg
 from ..metrics import metric_info
 from ..runfolder import TrialRecord
-from .compare import IDENTICAL, TESTED, mean_interval, paired_stats, rows_key
-from .tables import setting_title, trials_frame
+from .check import Grade
+from .compare import IDENTICAL, TESTED, PairedStats, mean_interval, paired_stats, rows_key
+from .tables import higher_is_better, setting_title, trials_frame
 
 #: how a claim over several settings (or a curve with failing points) combines its parts: worst first
-_WORST_FIRST = ("FAIL", "VOID", "TREND", "OK")
+_WORST_FIRST = (Grade.FAIL, Grade.VOID, Grade.TREND, Grade.OK)
 #: pairs needed before identical differences count as significant (two-sided sign test p = 2^(1-n) < 0.05)
 SIGN_TEST_PAIRS = 6
-
-
-def _higher(metric: str) -> bool:
-    info = metric_info(metric)
-    return True if info is None else info.higher_is_better
 
 
 def _fmt(metric: str, v: float) -> str:
@@ -107,40 +91,40 @@ def _plural(n: int, word: str) -> str:
 class Judged:
     """A paired comparison graded against a claim: the grade, and what to add to the figures."""
 
-    grade: str
+    grade: Grade
     why: str = ""
 
 
-def judge(st: dict[str, Any], higher: bool, margin: float = 0.0) -> Judged:
+def judge(st: PairedStats, higher: bool, margin: float = 0.0) -> Judged:
     """Grade :func:`paired_stats` of ``a - b`` for the claim "a beats b by more than ``margin``"
     (``higher``: whether larger values are better). See the module docstring for the rules."""
-    n = int(st["n_trials"])
-    gain = st["diff"] if higher else -st["diff"]
-    low = st["ci_low"] if higher else -st["ci_high"]
+    n = st.n_trials
+    gain = st.diff if higher else -st.diff
+    low = st.ci_low if higher else -st.ci_high
     if n == 0:
-        return Judged("FAIL", "no pair")
+        return Judged(Grade.FAIL, "no pair")
     if not gain - margin > IDENTICAL:
         why = "a tie" if abs(gain) <= IDENTICAL else "the wrong sign" if gain < 0 else "short of the margin"
-        return Judged("FAIL", why)
-    if st["test"] == TESTED:
-        return Judged("OK" if low > margin else "TREND", "" if low > margin else "not significant")
-    if st["test"] == "identical differences":
+        return Judged(Grade.FAIL, why)
+    if st.test == TESTED:
+        return Judged(Grade.OK if low > margin else Grade.TREND, "" if low > margin else "not significant")
+    if st.test == "identical differences":
         p = 2.0 ** (1 - n)
-        return Judged("OK" if n >= SIGN_TEST_PAIRS else "TREND",
+        return Judged(Grade.OK if n >= SIGN_TEST_PAIRS else Grade.TREND,
                       f"identical differences: no t-interval; sign test p = {p:.3g}")
-    return Judged("TREND", f"{_plural(n, 'trial')}: no test possible")
+    return Judged(Grade.TREND, f"{_plural(n, 'trial')}: no test possible")
 
 
-def _worst(grades: list[str]) -> str:
+def _worst(grades: list[Grade]) -> Grade:
     return min(grades, key=_WORST_FIRST.index)
 
 
-def _interval(metric: str, st: dict[str, Any]) -> str:
+def _interval(metric: str, st: PairedStats) -> str:
     """``-0.90 [-3.10, +1.30]``: the mean difference and its interval, in the metric's units."""
-    d = _signed(metric, st["diff"])
-    if st["test"] != TESTED:
+    d = _signed(metric, st.diff)
+    if st.test != TESTED:
         return d
-    return f"{d} [{_signed(metric, st['ci_low'])}, {_signed(metric, st['ci_high'])}]"
+    return f"{d} [{_signed(metric, st.ci_low)}, {_signed(metric, st.ci_high)}]"
 
 
 def _worse(value: float, limit: float, higher: bool) -> bool:
@@ -182,19 +166,18 @@ class _Run:
             index = pd.Index(sel["trial"])
         return pd.Series(sel["value"].to_numpy(float), index=index).sort_index()
 
-    def limit(self, limit) -> tuple[float, str] | None:
+    def limit(self, limit: float | BaselineRef | None) -> tuple[float, str] | None:
         """A claim's ``baseline_limit`` as (value, what it is): a number, or the mean of a measured
-        value of the run (``{method, metric, setting}``)."""
+        value of the run (:class:`~rankbench.config.BaselineRef`)."""
         if limit is None:
             return None
-        if not isinstance(limit, dict):
+        if not isinstance(limit, BaselineRef):
             return float(limit), ""
-        s = self.series(limit.get("setting") or "", limit["method"], limit["metric"], "trials")
+        s = self.series(limit.setting, limit.method, limit.metric, "trials")
+        where = f" at {self.title(limit.setting)}" if limit.setting else ""
         if s.empty:
-            raise _Missing(f"baseline_limit: {limit['metric']} of {limit['method']} not measured"
-                           + (f" at {self.title(limit.get('setting') or '')}" if limit.get("setting") else ""))
-        where = f" at {self.title(limit['setting'])}" if limit.get("setting") else ""
-        return float(s.mean()), f", {limit['method']}'s {limit['metric']}{where}"
+            raise _Missing(f"baseline_limit: {limit.metric} of {limit.method} not measured{where}")
+        return float(s.mean()), f", {limit.method}'s {limit.metric}{where}"
 
     def task_families_hint(self, unit: str) -> str:
         """For a ``unit: tasks`` claim that found nothing: the per-task families the run has."""
@@ -222,18 +205,22 @@ class _Missing(Exception):
 
 
 # ----------------------------------------------------------------------------- grading
-def grade_claims(claims: list[dict[str, Any]], records: list[TrialRecord], setting_order: list[str],
+#: a claim graded (:func:`grade_claims`): its name, grade, the figures that decided it, source and note
+GradedClaim = TypedDict("GradedClaim", {"claim": str, "grade": Grade, "measured": str, "source": str, "note": str})
+
+
+def grade_claims(claims: list[ClaimCfg], records: list[TrialRecord], setting_order: list[str],
                  splits: dict[str, dict[int, dict]] | None = None,
                  values: dict[str, dict[str, Any]] | None = None,
                  methods: list[str] | None = None,
-                 failed: dict[str, str] | None = None) -> list[dict[str, Any]]:
+                 failed: dict[str, str] | None = None) -> list[GradedClaim]:
     """One row per claim: ``claim``, ``grade``, ``measured`` (the figures that decided it),
     ``source`` and ``note``; NOT RUN when a method it names is outside ``methods``, the rankers
     the run computes (``--methods``).
 
     Parameters
     ----------
-    claims : the config's claims (``from`` spelt ``from_``).
+    claims : the config's claims.
     records : the run's trial records (per-trial ``metrics`` and ``curves``).
     setting_order : the run's settings in sweep order (a claim without ``settings`` grades all).
     splits : each setting's recorded split per trial (``RunData.splits_of``), to pair trials of two
@@ -245,43 +232,41 @@ def grade_claims(claims: list[dict[str, Any]], records: list[TrialRecord], setti
     run = _Run(records, setting_order, splits, values or {})
     rows = []
     for c in claims:
-        row = {"claim": c.get("name") or _describe(c), "grade": "FAIL", "measured": "",
-               "source": c.get("source", ""), "note": c.get("note", "")}
-        named = {c["method"], c.get("than") or c["method"], c.get("from_method") or c["method"]}
+        row = {"claim": c.name or _describe(c), "grade": Grade.FAIL, "measured": "", "source": c.source,
+               "note": c.note}
+        named = {c.method, c.than or c.method, c.from_method or c.method}
         if methods is not None and not named <= set(methods):
-            rows.append({**row, "grade": "NOT RUN", "measured": "a method it names is not run (--methods)"})
+            rows.append({**row, "grade": Grade.NOT_RUN, "measured": "a method it names is not run (--methods)"})
             continue
         broken = [m for m in sorted(named) if m in (failed or {})]
         if broken:
-            rows.append({**row, "grade": "FAILED", "measured": "; ".join(f"{m}: {failed[m]}" for m in broken)})
+            rows.append({**row, "grade": Grade.FAILED, "measured": "; ".join(f"{m}: {failed[m]}" for m in broken)})
             continue
         try:
-            grade, measured = _GRADERS[c["kind"]](c, run)
+            grade, measured = _GRADERS[c.kind](c, run)
         except _Missing as exc:
-            row.update(grade="MISSING", measured=str(exc))
+            row.update(grade=Grade.MISSING, measured=str(exc))
             rows.append(row)
             continue
-        if grade in ("FAIL", "TREND") and c.get("known_gap"):
-            grade = "GAP"
-            row["note"] = (row["note"] + " " if row["note"] else "") + f"known gap: {c['known_gap']}"
+        if grade in (Grade.FAIL, Grade.TREND) and c.known_gap:
+            grade = Grade.GAP
+            row["note"] = (row["note"] + " " if row["note"] else "") + f"known gap: {c.known_gap}"
         row.update(grade=grade, measured=measured)
         rows.append(row)
     return rows
 
 
-def _describe(c: dict) -> str:
-    k = c["kind"]
-    if k == "better":
-        return f"{c['method']} better than {c['than']} on {c['metric']}"
-    if k == "improves":
-        src, src_metric = c.get("from_method") or c["method"], c.get("from_metric") or c["metric"]
-        before = c["from_"] if (src, src_metric) == (c["method"], c["metric"]) else f"{src}'s {src_metric} at {c['from_']}"
-        return f"{c['method']} {c['metric']}: {c['to']} better than {before}"
-    if k == "dominates":
-        return f"{c['method']}'s {c['y']} above {c['than']}'s over {c['x']}"
-    level = float(c.get("level") or 1.0)
-    target = f"{level:.0%} of {c['than']}'s best" if level < 1 else f"{c['than']}'s best"
-    return f"{c['method']} reaches {target} {c['y']} {c['at_least']:g}x faster in {c['x']}"
+def _describe(c: ClaimCfg) -> str:
+    if c.kind == "better":
+        return f"{c.method} better than {c.than} on {c.metric}"
+    if c.kind == "improves":
+        src, src_metric = c.from_method or c.method, c.from_metric or c.metric
+        before = c.from_ if (src, src_metric) == (c.method, c.metric) else f"{src}'s {src_metric} at {c.from_}"
+        return f"{c.method} {c.metric}: {c.to} better than {before}"
+    if c.kind == "dominates":
+        return f"{c.method}'s {c.y} above {c.than}'s over {c.x}"
+    target = f"{c.level:.0%} of {c.than}'s best" if c.level < 1 else f"{c.than}'s best"
+    return f"{c.method} reaches {target} {c.y} {c.at_least:g}x faster in {c.x}"
 
 
 def _pair(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -289,68 +274,66 @@ def _pair(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return a.to_numpy(float), b.to_numpy(float)
 
 
-def _units(st: dict[str, Any], unit: str) -> str:
-    return _plural(int(st["n_trials"]), "trial" if unit == "trials" else "trial x task pair")
+def _units(st: PairedStats, unit: str) -> str:
+    return _plural(st.n_trials, "trial" if unit == "trials" else "trial x task pair")
 
 
-def _better(c: dict, run: _Run) -> tuple[str, str]:
-    m, higher, by = c["metric"], _higher(c["metric"]), float(c.get("by") or 0.0)
-    unit, limit = c.get("unit") or "trials", run.limit(c.get("baseline_limit"))
-    settings = list(c.get("settings") or run.setting_order)
+def _better(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
+    m, higher, unit, limit = c.metric, higher_is_better(c.metric), c.unit, run.limit(c.baseline_limit)
+    settings = list(c.settings or run.setting_order)
     grades, parts = [], []
     for s in settings:
-        sa, sb = run.series(s, c["method"], m, unit), run.series(s, c["than"], m, unit)
+        sa, sb = run.series(s, c.method, m, unit), run.series(s, c.than, m, unit)
         if sa.empty or sb.empty:
             what = f"per-task {m}" if unit == "tasks" else m
-            raise _Missing(f"{what} of {c['method'] if sa.empty else c['than']} not measured"
+            raise _Missing(f"{what} of {c.method if sa.empty else c.than} not measured"
                            + (f" at {run.title(s)}" if s else "") + run.task_families_hint(unit))
         a, b = _pair(sa, sb)
         if not len(a):
-            raise _Missing(f"{c['method']} and {c['than']} share no trial" + (f" at {run.title(s)}" if s else ""))
+            raise _Missing(f"{c.method} and {c.than} share no trial" + (f" at {run.title(s)}" if s else ""))
         st = paired_stats(a, b)
-        j = judge(st, higher, by)
-        if limit is not None and _worse(st["mean_b"], limit[0], higher):
-            j = Judged("VOID", _void_text(c["than"], m, st["mean_b"], limit, higher))
+        j = judge(st, higher, c.by)
+        if limit is not None and _worse(st.mean_b, limit[0], higher):
+            j = Judged(Grade.VOID, _void_text(c.than, m, st.mean_b, limit, higher))
         grades.append(j.grade)
         where = f"{run.title(s)}: " if s else ""
-        parts.append(f"{where}{_fmt(m, st['mean_a'])} vs {_fmt(m, st['mean_b'])}, {_interval(m, st)} over "
+        parts.append(f"{where}{_fmt(m, st.mean_a)} vs {_fmt(m, st.mean_b)}, {_interval(m, st)} over "
                      f"{_units(st, unit)}: {j.grade}" + (f" ({j.why})" if j.why else ""))
     head = _tally(grades, "setting") if len(settings) > 1 else ""
     return _worst(grades), (head + "; ".join(parts))
 
 
-def _tally(grades: list[str], what: str) -> str:
+def _tally(grades: list[Grade], what: str) -> str:
     """``OK at 3, TREND at 2 of 5 settings: ``."""
-    counts = [f"{g} at {grades.count(g)}" for g in ("OK", "TREND", "VOID", "FAIL") if g in grades]
+    counts = [f"{g} at {grades.count(g)}" for g in (Grade.OK, Grade.TREND, Grade.VOID, Grade.FAIL) if g in grades]
     return f"{', '.join(counts)} of {len(grades)} {what}s: "
 
 
-def _improves(c: dict, run: _Run) -> tuple[str, str]:
-    m, higher, by = c["metric"], _higher(c["metric"]), float(c.get("by") or 0.0)
-    unit, limit = c.get("unit") or "trials", run.limit(c.get("baseline_limit"))
-    from_method, from_metric = c.get("from_method") or c["method"], c.get("from_metric") or m
-    sa = run.series(c["to"], c["method"], m, unit)
-    sb = run.series(c["from_"], from_method, from_metric, unit)
+def _improves(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
+    m, higher, unit, limit = c.metric, higher_is_better(c.metric), c.unit, run.limit(c.baseline_limit)
+    from_method, from_metric = c.from_method or c.method, c.from_metric or m
+    sa = run.series(c.to, c.method, m, unit)
+    sb = run.series(c.from_, from_method, from_metric, unit)
     if sa.empty or sb.empty:
-        who, what, where = (c["method"], m, c["to"]) if sa.empty else (from_method, from_metric, c["from_"])
+        who, what, where = (c.method, m, c.to) if sa.empty else (from_method, from_metric, c.from_)
         raise _Missing(f"{'per-task ' if unit == 'tasks' else ''}{what} of {who} not measured"
                        + (f" at {run.title(where)}" if where else "") + run.task_families_hint(unit))
     shared = sorted(set(sa.index.get_level_values(0)) & set(sb.index.get_level_values(0)))
-    keep, dropped = run.same_rows(c["to"], c["from_"], shared)
+    keep, dropped = run.same_rows(c.to, c.from_, shared)
     sa, sb = (x[x.index.get_level_values(0).isin(keep)] for x in (sa, sb))
     a, b = _pair(sa, sb)
     st = paired_stats(a, b)
-    j = judge(st, higher, by) if len(a) else Judged("TREND", "no trial shares its train / test rows between the "
-                                                              "two settings: no paired test possible")
-    if limit is not None and len(a) and _worse(st["mean_b"], limit[0], higher):
-        j = Judged("VOID", _void_text(f"{from_method} at {run.title(c['from_'])}", from_metric, st["mean_b"],
-                                      limit, higher))
+    j = judge(st, higher, c.by) if len(a) else Judged(Grade.TREND, "no trial shares its train / test rows between "
+                                                                   "the two settings: no paired test possible")
+    if limit is not None and len(a) and _worse(st.mean_b, limit[0], higher):
+        j = Judged(Grade.VOID, _void_text(f"{from_method} at {run.title(c.from_)}", from_metric, st.mean_b,
+                                          limit, higher))
     left = (f"; trial(s) {', '.join(map(str, dropped))} left out: their train / test rows differ between the "
             "settings" if dropped else "")
     if not len(a):
         return j.grade, j.why + left
-    margin = f"; needs a gain above {_fmt(m, by)}" if by else ""
-    return j.grade, (f"{_fmt(from_metric, st['mean_b'])} -> {_fmt(m, st['mean_a'])}, {_interval(m, st)} over "
+    margin = f"; needs a gain above {_fmt(m, c.by)}" if c.by else ""
+    return j.grade, (f"{_fmt(from_metric, st.mean_b)} -> {_fmt(m, st.mean_a)}, {_interval(m, st)} over "
                      f"{_units(st, unit)}{margin}" + (f" ({j.why})" if j.why else "") + left)
 
 
@@ -381,39 +364,39 @@ def mean_curve(records: list[TrialRecord], method: str, curve: str, x: str, y: s
     return grid, np.mean([np.interp(grid, sx, sy) for sx, sy in series], axis=0)
 
 
-def _curve_pair(c: dict, run: _Run):
+def _curve_pair(c: ClaimCfg, run: _Run):
     """Both methods' per-trial curves, on the trials both stored."""
-    setting = c.get("setting") or ""
-    a = run.curves(c["method"], c["curve"], c["x"], c["y"], setting)
-    b = run.curves(c["than"], c["curve"], c["x"], c["y"], setting)
+    setting = c.setting or ""
+    a = run.curves(c.method, c.curve, c.x, c.y, setting)
+    b = run.curves(c.than, c.curve, c.x, c.y, setting)
     if not a or not b:
-        raise _Missing(f"curve {c['curve']!r} of {c['method'] if not a else c['than']} not stored")
+        raise _Missing(f"curve {c.curve!r} of {c.method if not a else c.than} not stored")
     trials = sorted(set(a) & set(b))
     if not trials:
-        raise _Missing(f"{c['method']} and {c['than']} share no trial with curve {c['curve']!r}")
+        raise _Missing(f"{c.method} and {c.than} share no trial with curve {c.curve!r}")
     return trials, [a[t] for t in trials], [b[t] for t in trials]
 
 
-def _curve_end_void(c: dict, b: list, run: _Run) -> Judged | None:
+def _curve_end_void(c: ClaimCfg, b: list, run: _Run) -> Judged | None:
     """VOID when ``than``'s curves end (on average) worse than the claim's ``baseline_limit``."""
-    limit = run.limit(c.get("baseline_limit"))
+    limit = run.limit(c.baseline_limit)
     if limit is None:
         return None
-    higher = _higher(c["y"])
+    higher = higher_is_better(c.y)
     end = float(np.mean([ys[-1] for _, ys in b]))
-    return Judged("VOID", _void_text(f"{c['than']}'s final {c['y']}", c["y"], end, limit, higher)) \
+    return Judged(Grade.VOID, _void_text(f"{c.than}'s final {c.y}", c.y, end, limit, higher)) \
         if _worse(end, limit[0], higher) else None
 
 
-def _dominates(c: dict, run: _Run) -> tuple[str, str]:
+def _dominates(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
     from scipy.integrate import trapezoid
 
     _, a, b = _curve_pair(c, run)
-    higher, tol, xname = _higher(c["y"]), float(c.get("by") or 0.0), c["x"]
+    higher, tol, xname = higher_is_better(c.y), c.by, c.x
     first_a, last_a = min(xs[0] for xs, _ in a), max(xs[-1] for xs, _ in a)
     first_b, last_b = min(xs[0] for xs, _ in b), max(xs[-1] for xs, _ in b)
     lo = max(first_a, first_b)
-    hi = max(last_a, last_b) if c.get("span") == "union" else min(last_a, last_b)
+    hi = max(last_a, last_b) if c.span == "union" else min(last_a, last_b)
     grid = np.unique(np.concatenate([xs for xs, _ in a + b]))
     grid = grid[(grid >= lo) & (grid <= hi)]
     if not len(grid):
@@ -433,14 +416,14 @@ def _dominates(c: dict, run: _Run) -> tuple[str, str]:
     at_or_above = int((mean_gap >= -tol - IDENTICAL).sum())
     worst = int(np.argmin(mean_gap))
     ya, yb = fa.mean(axis=0), fb.mean(axis=0)
-    text = (f"mean gap {_interval(c['y'], st)} over {xname} {grid[0]:.3g} to {grid[-1]:.3g} ({_plural(n, 'trial')})"
+    text = (f"mean gap {_interval(c.y, st)} over {xname} {grid[0]:.3g} to {grid[-1]:.3g} ({_plural(n, 'trial')})"
             + (f" ({j.why})" if j.why else "")
             + f"; {at_or_above} of {len(grid)} {xname} points at or above; worst at {xname} = {grid[worst]:.3g}: "
-              f"{_fmt(c['y'], ya[worst])} vs {_fmt(c['y'], yb[worst])}")
+              f"{_fmt(c.y, ya[worst])} vs {_fmt(c.y, yb[worst])}")
     grade = j.grade
     if below.any():
-        grade = "FAIL"
-        text += (f"; {c['than']} significantly above at {int(below.sum())} point(s), from {xname} = "
+        grade = Grade.FAIL
+        text += (f"; {c.than} significantly above at {int(below.sum())} point(s), from {xname} = "
                  f"{grid[np.argmax(below)]:.3g}")
     void = _curve_end_void(c, b, run)
     return (void.grade, f"{void.why}; {text}") if void is not None else (grade, text)
@@ -451,10 +434,10 @@ def _reach(xs: np.ndarray, ys: np.ndarray, target: float, higher: bool) -> float
     return float(xs[np.argmax(hit)]) if hit.any() else None
 
 
-def _speedup(c: dict, run: _Run) -> tuple[str, str]:
+def _speedup(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
     trials, a, b = _curve_pair(c, run)
-    higher, level, need = _higher(c["y"]), float(c.get("level") or 1.0), float(c["at_least"])
-    y = c["y"]
+    higher, level, need = higher_is_better(c.y), c.level, c.at_least
+    y = c.y
     ratios, never, xa_all, xb_all, targets = [], [], [], [], []
     for t, (ax, ay), (bx, by_) in zip(trials, a, b):
         best = float(by_.max() if higher else by_.min())
@@ -467,20 +450,20 @@ def _speedup(c: dict, run: _Run) -> tuple[str, str]:
         xa_all.append(xa)
         xb_all.append(xb)
         ratios.append(xb / max(xa, 1e-12))
-    what = f"{level:.0%} of {c['than']}'s best {y}" if level < 1 else f"{c['than']}'s best {y}"
+    what = f"{level:.0%} of {c.than}'s best {y}" if level < 1 else f"{c.than}'s best {y}"
     void = _curve_end_void(c, b, run)
     if never:
-        text = (f"{c['method']} never reaches {what} ({_fmt(y, float(np.mean(targets)))}) in "
+        text = (f"{c.method} never reaches {what} ({_fmt(y, float(np.mean(targets)))}) in "
                 f"{len(never)} of {_plural(len(a), 'trial')}"
                 + (f" (trial(s) {', '.join(map(str, never))})" if len(a) > 1 else ""))
-        return (void.grade, f"{void.why}; {text}") if void is not None else ("FAIL", text)
+        return (void.grade, f"{void.why}; {text}") if void is not None else (Grade.FAIL, text)
     logs = np.log(ratios)
     st = paired_stats(logs, np.zeros_like(logs))
     j = judge(st, True, float(np.log(need)))
-    gm = float(np.exp(st["diff"]))
-    spread = (f" [{np.exp(st['ci_low']):.2f}, {np.exp(st['ci_high']):.2f}]" if st["test"] == TESTED else "")
+    gm = float(np.exp(st.diff))
+    spread = (f" [{np.exp(st.ci_low):.2f}, {np.exp(st.ci_high):.2f}]" if st.test == TESTED else "")
     mean_of = "geometric mean over " + _plural(len(ratios), "trial") if len(ratios) > 1 else "1 trial"
-    text = (f"{gm:.2f}x{spread} ({mean_of}; {c['x']} {np.mean(xa_all):.3g} vs {np.mean(xb_all):.3g} to reach "
+    text = (f"{gm:.2f}x{spread} ({mean_of}; {c.x} {np.mean(xa_all):.3g} vs {np.mean(xb_all):.3g} to reach "
             f"{what}, {_fmt(y, float(np.mean(targets)))}; needs {need:g}x)" + (f" ({j.why})" if j.why else ""))
     return (void.grade, f"{void.why}; {text}") if void is not None else (j.grade, text)
 
@@ -488,7 +471,7 @@ def _speedup(c: dict, run: _Run) -> tuple[str, str]:
 _GRADERS = {"better": _better, "improves": _improves, "dominates": _dominates, "speedup": _speedup}
 
 
-def claims_markdown(rows: list[dict[str, Any]]) -> str:
+def claims_markdown(rows: list[GradedClaim]) -> str:
     lines = ["| claim | grade | measured | source | note |", "|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['claim']} | {r['grade']} | {r['measured']} | {r['source']} | {r['note']} |")

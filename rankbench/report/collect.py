@@ -10,7 +10,7 @@ from typing import Any
 
 from ..utils.fileio import atomic_write_text
 from .build import build_report
-from .check import FAILING, grade_counts, legend, totals_line
+from .check import Grade, grade_counts, legend, totals_line
 from .html import page, verdict
 
 
@@ -53,7 +53,7 @@ def write_collected(run_dirs: list[Path], out: Path) -> Collected:
     numbers = [r for bs in papers.values() for b in bs for r in b["grades"]]
     claims = [r for bs in papers.values() for b in bs for r in b["claims"]]
     totals = grade_counts(numbers + claims)
-    n_fail = sum(r["grade"] in FAILING for r in numbers + claims)
+    n_fail = sum(Grade(r["grade"]).fails for r in numbers + claims)
     lines = ["# rankbench reproduction report", "",
              f"Grades: {legend()} The same report with figures inline: "
              f"[{out.with_suffix('.html').name}]({out.with_suffix('.html').name}).", "",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -83,37 +83,48 @@ def mean_interval(d, level: float = 0.95):
     return mean, sd, stats.t.ppf((1 + level) / 2, n - 1) * sd / np.sqrt(n)
 
 
-def paired_stats(a, b) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PairedStats:
+    """The paired comparison of ``a - b`` (:func:`paired_stats`): ``n_trials`` pairs, both means,
+    ``diff`` (mean of ``a - b``), ``sd`` (of the differences, ddof = 1), the 95 % t-interval
+    ``ci_low`` / ``ci_high``, the paired t-test's and Wilcoxon's p-values, and ``test``: ``"t"``
+    (:data:`TESTED`) when the interval and tests apply, else why not (the interval and p-values NaN)."""
+
+    n_trials: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    sd: float
+    ci_low: float = np.nan
+    ci_high: float = np.nan
+    t_p: float = np.nan
+    wilcoxon_p: float = np.nan
+    test: str = TESTED
+
+
+def paired_stats(a, b) -> PairedStats:
     """Mean difference, its 95 % t-interval and the paired t-test and Wilcoxon p-values of ``a - b``.
 
-    Returns ``n_trials``, ``mean_a``, ``mean_b``, ``diff`` (mean of ``a - b``), ``sd`` (standard
-    deviation of the differences, ddof = 1), ``ci_low`` / ``ci_high``, ``t_p``, ``wilcoxon_p`` and
-    ``test``: ``"t"`` when the interval and tests apply, else why not (``"1 trial"`` for fewer than
-    two pairs, ``"identical differences"`` when every difference is the same, zero or not); the
-    interval and p-values are then NaN. Differences within :data:`IDENTICAL` of each other count as
-    identical (a rounding error is not a spread).
+    No test applies (``test`` says why) for fewer than two pairs (``"1 trial"``) or when every
+    difference is the same, zero or not (``"identical differences"``); differences within
+    :data:`IDENTICAL` of each other count as identical (a rounding error is not a spread).
     """
     from scipy import stats
 
     a, b = np.asarray(a, float), np.asarray(b, float)
     d = a - b
     n = len(d)
-    out: dict[str, Any] = {"n_trials": n, "mean_a": float(a.mean()) if n else np.nan,
-                           "mean_b": float(b.mean()) if n else np.nan, "diff": float(d.mean()) if n else np.nan,
-                           "sd": float(d.std(ddof=1)) if n > 1 else np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                           "t_p": np.nan, "wilcoxon_p": np.nan, "test": f"{n} trial" + ("s" if n != 1 else "")}
+    means = (float(a.mean()), float(b.mean()), float(d.mean())) if n else (np.nan,) * 3
     if n < 2:
-        return out
+        return PairedStats(n, *means, sd=np.nan, test=f"{n} trial" + ("s" if n != 1 else ""))
     if np.ptp(d) <= IDENTICAL:
-        out.update(sd=0.0, test="identical differences")
-        return out
-    _, _, half = mean_interval(d)
-    out.update(ci_low=out["diff"] - half, ci_high=out["diff"] + half, test=TESTED)
+        return PairedStats(n, *means, sd=0.0, test="identical differences")
+    _, sd, half = mean_interval(d)
     with warnings.catch_warnings():  # small samples: scipy notes it falls back to an approximation
         warnings.simplefilter("ignore")
-        out["t_p"] = float(stats.ttest_rel(a, b).pvalue)
-        out["wilcoxon_p"] = float(stats.wilcoxon(d).pvalue)
-    return out
+        t_p, w_p = float(stats.ttest_rel(a, b).pvalue), float(stats.wilcoxon(d).pvalue)
+    return PairedStats(n, *means, sd=float(sd), ci_low=means[2] - half, ci_high=means[2] + half, t_p=t_p,
+                       wilcoxon_p=w_p)
 
 
 def holm(p) -> np.ndarray:
@@ -233,7 +244,7 @@ def compare_runs(run_a, run_b, metrics: list[str] | None = None, correction: str
                     continue
                 same = [t for t in trials if _split_key(sa.get(t)) is not None and _split_key(sa.get(t)) == _split_key(sb.get(t))]
                 st = paired_stats(a, b)
-                rows.append({"setting": s, "a": f"{m} (A)", "b": f"{m} (B)", "metric": metric, **st,
+                rows.append({"setting": s, "a": f"{m} (A)", "b": f"{m} (B)", "metric": metric, **asdict(st),
                              "same_splits": len(same) == len(trials)})
         differ = sorted(t for t in set(sa) & set(sb) if _split_key(sa[t]) != _split_key(sb[t]))
         if differ:
@@ -283,7 +294,8 @@ def compare_methods(run, method_a: str, method_b: str, metrics: list[str] | None
             trials, a, b = _pairs(t, t, s, metric, method_a, method_b)
             if trials:
                 st = paired_stats(a, b)
-                rows.append({"setting": s, "a": method_a, "b": method_b, "metric": metric, **st, "same_splits": True})
+                rows.append({"setting": s, "a": method_a, "b": method_b, "metric": metric, **asdict(st),
+                             "same_splits": True})
     if not rows:
         raise CompareError(f"{run.folder.path}: {method_a} and {method_b} share no trial")
     table, note = _finish(rows, correction, (method_a, method_b))

@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from .build import headline_of, run_description, run_facts, status_lines
-from .check import ALL_GRADES, FAILING, legend, task_matrices, task_of, totals_line
+from .check import Grade, legend, task_matrices, task_of, totals_line
 from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
 
-GRADES = ALL_GRADES
+GRADES = tuple(Grade)
 #: verdict class -> (badge grade colour, short word)
 VERDICTS = {"reproduced": ("OK", "reproduced"), "partly": ("GAP", "partly"), "unshown": ("VOID", "not shown"),
             "failed": ("FAIL", "not reproduced"), "none": ("PUBLISHED", "nothing to grade")}
@@ -190,7 +190,7 @@ def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]]) -> tuple
     detail = "; ".join(parts)
     everything = numbers + said
     held = sum(g in ("OK", "OKISH") for g in numbers) + said.count("OK")
-    if any(g in FAILING for g in everything):
+    if any(Grade(g).fails for g in everything):
         return "failed", f"Not reproduced: {detail}."
     if held == len(everything):
         return "reproduced", f"Reproduced: {detail}."

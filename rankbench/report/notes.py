@@ -12,8 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..config import ClaimCfg, ExpectedCfg
 from .build import RunData, graded_sections, run_description, run_facts, status_lines, summary_of
-from .check import totals_line
+from .check import GradedNumber, totals_line
+from .claims import GradedClaim
 from .html import verdict
 from .tables import headline_metric, summary_markdown
 
@@ -28,9 +30,9 @@ class NoteEntry:
     run: RunData
     #: the committed config file the run belongs to ("" when none has its name)
     config_file: str
-    #: published numbers and claims that grade the run (validated dicts; claims with ``from_``)
-    expected: list[dict[str, Any]]
-    claims: list[dict[str, Any]]
+    #: published numbers and claims that grade the run
+    expected: list[ExpectedCfg]
+    claims: list[ClaimCfg]
     #: one sentence: whose published numbers and claims these are, and why
     graded_with: str
 
@@ -68,7 +70,7 @@ def _provenance(entry: NoteEntry) -> list[str]:
     return lines + [f"- {run_facts(run)}"] + [f"- {s}" for s in status_lines(run)]
 
 
-def run_part(entry: NoteEntry) -> tuple[RunPart, list[dict[str, Any]], list[dict[str, Any]]]:
+def run_part(entry: NoteEntry) -> tuple[RunPart, list[GradedNumber], list[GradedClaim]]:
     """One run's parts of the page and its graded numbers and claims."""
     run = entry.run
     summary = summary_of(run)

@@ -13,7 +13,7 @@ from rankbench import app
 from rankbench.cli import main
 from rankbench.config import Config
 from rankbench.metrics import METRICS
-from rankbench.report.check import MEANINGS
+from rankbench.report.check import Grade
 
 HOOK = Path(__file__).resolve().parents[2] / "docs" / "reference" / "_generate.py"
 
@@ -85,6 +85,6 @@ def test_every_metric_and_its_direction_is_in_the_metrics_page(gen):
 
 def test_every_grade_is_in_the_grades_page(gen):
     page = gen.grades_page()
-    for grade, meaning in MEANINGS.items():
-        assert f"| **{grade}** | {' '.join(meaning.split())} |" in page
+    for grade in Grade:
+        assert f"| **{grade.value}** | {' '.join(grade.meaning.split())} |" in page
     assert "| **FAIL** |" in page and "| **OK** |" in page

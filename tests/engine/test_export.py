@@ -75,7 +75,7 @@ def test_pytrec_eval_gives_every_trial_the_ap_rankbench_gave(kind, tmp_path):
                              "base_models": {"ranker": "svm_bank", "C": [1.0], "gamma": [1.0], "max_bag": 60}},
                 "rankers": [{"name": "RankBoost", "ranker": "bipartite_rankboost", "combine": "views", "n_rounds": 5}]}
     folder = run(tmp_path, kind, data, str(data_root) if data_root else None)
-    files = app.export(folder, "trec", tmp_path / "trec", progress=False)
+    files = app.export(folder, "trec", tmp_path / "trec", progress=False).files
     assert {p.name for p in files} >= {"trial0.qrels", "trial1.qrels"}
     compared = 0
     for rec in records(folder):
@@ -168,7 +168,9 @@ def test_json_is_the_results_document_every_report_writes(tmp_path, cli):
                                     "rankers": [{"name": "L1", "ranker": "l1"}],
                                     "expected": [{"method": "L1", "metric": "cmc@5", "value": 0.5, "tolerance": 0.5}]})
     written = json.loads((folder / "results.json").read_text())
-    doc = app.export(folder, "json", tmp_path / "r.json")
+    got = app.export(folder, "json", tmp_path / "r.json")
+    doc = got.document
+    assert got.files == [tmp_path / "r.json"]
     assert doc == written == json.loads((tmp_path / "r.json").read_text())
     assert doc["schema_version"] == 1 and doc["methods"] == ["L1"] and doc["run"]["protocol"] == "reid"
     summary = pd.read_csv(folder / "summary.csv", keep_default_na=False)
@@ -198,7 +200,7 @@ def test_names_a_file_name_cannot_hold_stay_apart(tmp_path):
     folder = run(tmp_path, "names", {**TABLE, "rankers": [
         {"name": "Log reg", "ranker": "logistic"},
         {"name": "Log_reg", "ranker": "logistic", "class_weight": "balanced"}]}, str(data_root))
-    files = app.export(folder, "trec", tmp_path / "trec", progress=False)
+    files = app.export(folder, "trec", tmp_path / "trec", progress=False).files
     assert len(files) == len(set(files)) == 2 * 3 and all(p.is_file() for p in files)
     for rec in records(folder):
         k = rec["trial"]
@@ -229,7 +231,7 @@ def test_an_export_of_a_run_swept_over_its_data_refuses_changed_data(tmp_path, c
     (data_root / "other.csv").write_bytes((data_root / "shots.csv").read_bytes())
     folder = run(tmp_path, "swept", {**TABLE, "rankers": [{"name": "LR", "ranker": "logistic"}],
                                      "sweep": {"dataset.file": ["shots.csv", "other.csv"]}}, str(data_root))
-    assert len(app.export(folder, "trec", tmp_path / "before", progress=False)) == 2 * 2 * 2
+    assert len(app.export(folder, "trec", tmp_path / "before", progress=False).files) == 2 * 2 * 2
     table = pd.read_csv(data_root / "other.csv", dtype=str, keep_default_na=False)
     table["beach"] = np.where(table["beach"] == "1", "0", "1")                  # the same items, other judgements
     table.to_csv(data_root / "other.csv", index=False)

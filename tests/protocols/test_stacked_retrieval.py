@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rankbench.config import ClaimCfg
 from rankbench.datasets.base import Dataset
 from rankbench.errors import ConfigError, DataError, ParameterError
 from rankbench.registry import protocols, rankers
@@ -115,10 +116,10 @@ def test_claims_grade_protocol_curves():
             record("", 0, "4x", curves={"staged": {**curve, "rank_s": [t / 4 for t in curve["rank_s"]]}}),
             record("", 0, "lower", curves={"staged": {**curve, "map@100": [m - 0.01 for m in curve["map@100"]]}})]
     claim = {"curve": "staged", "x": "rank_s", "y": "map@100", "than": "RB"}
-    g = grade_claims([{"kind": "dominates", "method": "same", **claim},
-                      {"kind": "speedup", "method": "same", "at_least": 3, **claim},
-                      {"kind": "speedup", "method": "4x", "at_least": 3, **claim},
-                      {"kind": "dominates", "method": "lower", **claim}], recs, [""])
+    g = grade_claims([ClaimCfg.model_validate(c) for c in (
+        {"kind": "dominates", "method": "same", **claim}, {"kind": "speedup", "method": "same", "at_least": 3, **claim},
+        {"kind": "speedup", "method": "4x", "at_least": 3, **claim},
+        {"kind": "dominates", "method": "lower", **claim})], recs, [""])
     # a curve equal to the other is a tie, not a win; one trial is at best a trend
     assert [r["grade"] for r in g] == ["FAIL", "FAIL", "TREND", "FAIL"]
     assert g[2]["measured"].startswith("4.00x (1 trial;")

@@ -1,10 +1,15 @@
 """Published numbers graded: every grade, its boundaries, the trial count and the standard error."""
 
+import json
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from rankbench.report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
+from rankbench.config import ExpectedCfg
+from rankbench.report.check import Grade, any_fail, legend, check_markdown, counts_line, grade_counts, grade_rows
 
 
 def summary(mean, std=0.001, n=10, method="A", metric="cmc@1", setting=""):
@@ -13,7 +18,7 @@ def summary(mean, std=0.001, n=10, method="A", metric="cmc@1", setting=""):
 
 
 def one(s, **entry) -> dict:
-    row, = grade_rows(s, [{"method": "A", "metric": "cmc@1", "value": 0.50, "tolerance": 0.02, **entry}])
+    row, = grade_rows(s, [ExpectedCfg(method="A", metric="cmc@1", value=0.50, tolerance=0.02, **entry)])
     return row
 
 
@@ -42,8 +47,8 @@ def test_a_known_gap_turns_a_fail_into_gap_only():
 
 def test_missing_and_published_only():
     assert one(summary(0.5, method="B"))["grade"] == "MISSING"
-    row, = grade_rows(summary(0.5), [{"method": "P", "metric": "cmc@1", "value": 0.3, "tolerance": 0.1,
-                                      "published_only": True}])
+    row, = grade_rows(summary(0.5), [ExpectedCfg(method="P", metric="cmc@1", value=0.3, tolerance=0.1,
+                                                 published_only=True)])
     assert row["grade"] == "PUBLISHED" and row["ours"] is None
 
 
@@ -78,6 +83,26 @@ def test_one_trial_uses_the_published_spread_when_the_config_gives_it():
     assert plain["grade"] == "OK" and plain["reason"].endswith("one trial: its spread is unknown")
 
 
+def test_every_grade_has_its_meaning_and_only_fail_failed_missing_fail_check():
+    assert [g for g in Grade if g.fails] == ["FAIL", "FAILED", "MISSING"]
+    assert Grade("NOT RUN") is Grade.NOT_RUN and json.dumps([Grade.NOT_RUN]) == '["NOT RUN"]' and f"{Grade.OK}" == "OK"
+    text = legend()
+    assert all(g.meaning and f"{g} = {g.meaning}" in text for g in Grade)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "DEVELOPING.md"])
+def test_the_documents_point_to_the_legend_instead_of_restating_it(doc):
+    """A legend written by hand goes stale: no table row starts with a grade, and no paragraph names
+    most grades (a verdict rule may name a few)."""
+    text = (Path(__file__).resolve().parents[2] / doc).read_text(encoding="utf-8")
+    names = "|".join(re.escape(g) for g in Grade)
+    for block in re.split(r"\n\s*\n", text):
+        for part in block.splitlines() if block.lstrip().startswith("|") else [block]:
+            assert not re.match(rf"\|\s*({names})\s*\|", part), part
+            named = {g for g in Grade if re.search(rf"(?<![\w-]){re.escape(g)}(?![\w-])", part)}
+            assert len(named) < 6, part
+
+
 def test_only_fail_and_missing_fail_check_and_counts_keep_the_grade_order():
     rows = [{"grade": g} for g in ("GAP", "OK", "TREND", "INCONCLUSIVE", "OK", "VOID", "OKISH", "PUBLISHED")]
     assert not any_fail(rows)
@@ -98,12 +123,32 @@ def test_many_per_task_numbers_print_as_a_method_by_task_matrix():
     s = pd.DataFrame([("", m, f"pair_acc/{t}", 0.80 + 0.01 * i, 0.01, 3) for m in ("A", "B") for i, t in enumerate(tasks)]
                      + [("", "A", "pair_acc", 0.8, 0.01, 3)],
                      columns=["setting", "method", "metric", "mean", "std", "n_trials"])
-    entries = [{"method": m, "metric": f"pair_acc/{t}", "value": 0.80, "tolerance": 0.02} for m in ("A", "B")
-               for t in tasks] + [{"method": "A", "metric": "pair_acc", "value": 0.8, "tolerance": 0.02}]
+    entries = [ExpectedCfg(method=m, metric=f"pair_acc/{t}", value=0.80, tolerance=0.02) for m in ("A", "B")
+               for t in tasks] + [ExpectedCfg(method="A", metric="pair_acc", value=0.8, tolerance=0.02)]
     md = check_markdown(grade_rows(s, entries))
     assert "| method | natural | open | perspective | size |" in md
     assert "| A | 80.00 / 80.00 OK | 81.00 / 80.00 OK | 82.00 / 80.00 OK | 83.00 / 80.00 OKISH |" in md
     assert "- B, size: OKISH, off by 3.00 points" in md
     assert md.count("| A | pair_acc | 80.00 ± 1.00 |") == 1          # the plain mean in the table below
-    three = check_markdown(grade_rows(s, [e for e in entries if not e["metric"].endswith("size")]))
+    three = check_markdown(grade_rows(s, [e for e in entries if not e.metric.endswith("size")]))
     assert "| method | natural" not in three                          # 3 tasks: one table as before
+
+
+def test_a_report_refuses_a_hand_broken_published_entry_in_one_line(runs, tmp_path):
+    """A run's own published numbers are checked where they are read, as `check` checks them: a
+    negative tolerance written into config.yaml by hand is one line naming the file and field."""
+    import shutil
+
+    import yaml
+
+    from rankbench.errors import ConfigError
+    from rankbench.report.build import build_report
+
+    run = shutil.copytree(runs["a"], tmp_path / "a")
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    config["expected"][0]["tolerance"] = -0.1
+    (run / "config.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError) as err:
+        build_report(run, plots=False, reuse=False)
+    message = str(err.value)
+    assert "\n" not in message and "config.yaml" in message and "expected" in message and "tolerance" in message

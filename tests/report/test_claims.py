@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 from scipy.integrate import trapezoid
 
+from rankbench.config import ClaimCfg
 from rankbench.report.claims import SIGN_TEST_PAIRS, grade_claims, judge, mean_curve
 from rankbench.report.compare import paired_stats
 from toydata import record
@@ -24,7 +25,7 @@ def records(values: dict, metric: str = "error_rate") -> list:
 
 
 def grade(claim: dict, recs: list, order=("",), **kw) -> dict:
-    row, = grade_claims([claim], recs, list(order), **kw)
+    row, = grade_claims([ClaimCfg.model_validate(claim)], recs, list(order), **kw)
     return row
 
 

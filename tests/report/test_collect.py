@@ -5,7 +5,7 @@ from pathlib import Path
 
 from rankbench import app
 from rankbench.report.build import load_run
-from rankbench.report.check import FAILING
+from rankbench.report.check import Grade
 from rankbench.report.collect import paper_of, write_collected
 
 
@@ -19,7 +19,7 @@ def test_the_collected_report_holds_each_run_its_links_and_the_totals_of_its_gra
     checked = [app.check(f) for f in folders]
     rows = [r for c in checked for r in c.rows + c.claims]
     assert got.n_runs == 2 and got.html == out.with_suffix(".html") and got.html.is_file()
-    assert got.n_fail == sum(r["grade"] in FAILING for r in rows)
+    assert got.n_fail == sum(Grade(r["grade"]).fails for r in rows)
     counts = {}
     for r in rows:
         counts[r["grade"]] = counts.get(r["grade"], 0) + 1

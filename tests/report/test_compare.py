@@ -29,24 +29,24 @@ def test_paired_stats_match_a_one_sample_t_interval_and_the_exact_signed_rank_te
     st = paired_stats(a, b)
     one = stats.ttest_1samp(a - b, 0.0)
     ci = one.confidence_interval(0.95)
-    assert st["n_trials"] == 9 and st["diff"] == pytest.approx(np.mean(a - b))
-    assert (st["ci_low"], st["ci_high"]) == pytest.approx((ci.low, ci.high))
-    assert st["t_p"] == pytest.approx(one.pvalue)
-    assert st["wilcoxon_p"] == pytest.approx(exact_wilcoxon_p(a - b))
+    assert st.n_trials == 9 and st.diff == pytest.approx(np.mean(a - b))
+    assert (st.ci_low, st.ci_high) == pytest.approx((ci.low, ci.high))
+    assert st.t_p == pytest.approx(one.pvalue)
+    assert st.wilcoxon_p == pytest.approx(exact_wilcoxon_p(a - b))
 
 
 def test_paired_stats_edge_cases_say_that_no_test_applies():
     same = paired_stats([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
-    assert same["diff"] == 0 and same["test"] == "identical differences"
-    assert np.isnan(same["t_p"]) and np.isnan(same["wilcoxon_p"]) and np.isnan(same["ci_low"])
+    assert same.diff == 0 and same.test == "identical differences"
+    assert np.isnan(same.t_p) and np.isnan(same.wilcoxon_p) and np.isnan(same.ci_low)
     # a constant non-zero difference has no spread either: no p-value (scipy's t-test would divide by zero)
     shifted = paired_stats([0.3, 0.5, 0.7], [0.2, 0.4, 0.6])
-    assert shifted["diff"] == pytest.approx(0.1) and shifted["test"] == "identical differences"
-    assert shifted["sd"] == 0 and np.isnan(shifted["t_p"])
+    assert shifted.diff == pytest.approx(0.1) and shifted.test == "identical differences"
+    assert shifted.sd == 0 and np.isnan(shifted.t_p)
     one = paired_stats([0.4], [0.3])
-    assert one["diff"] == pytest.approx(0.1) and np.isnan(one["ci_low"]) and np.isnan(one["t_p"])
-    assert one["test"] == "1 trial"
-    assert paired_stats([0.2, 0.5], [0.1, 0.3])["test"] == "t"
+    assert one.diff == pytest.approx(0.1) and np.isnan(one.ci_low) and np.isnan(one.t_p)
+    assert one.test == "1 trial"
+    assert paired_stats([0.2, 0.5], [0.1, 0.3]).test == "t"
 
 
 def holm_by_definition(p):

@@ -27,7 +27,7 @@ def _read(store):
 def test_a_run_in_mlflow_holds_the_runs_numbers_parameters_and_files(runs, tmp_path, monkeypatch):
     monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
     folder, store = runs["sweep"], tmp_path / "mlruns"
-    parent_id = app.export(folder, "mlflow", store)
+    parent_id = app.export(folder, "mlflow", store).run_id
     client, parents, children = _read(store)
     doc = json.loads((folder / "results.json").read_text())
 
