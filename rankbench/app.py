@@ -37,17 +37,9 @@ from .config import (
     value_at,
 )
 from .engine.cache import get_features
-from .engine.runner import (
-    EngineOptions,
-    Outcome,
-    Plan,
-    RunInterrupted,
-    data_mistakes,
-    execute,
-    load_dataset,
-    plan,
-    verify_resume,
-)
+from .engine.execute import Outcome, RunInterrupted, execute
+from .engine.manifest import verify_resume
+from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
@@ -83,7 +75,7 @@ def validate(config: str | Path, overrides: Overrides | None = None, data_root: 
 
 def _experiment(config: str | Path, overrides: Overrides | None, data_root: str | None) -> Experiment:
     """``load_experiment``; when the config has mistakes, its dataset's are reported with them
-    (:func:`~rankbench.engine.runner.data_mistakes`), so that every mistake is said at once."""
+    (:func:`~rankbench.engine.plan.data_mistakes`), so that every mistake is said at once."""
     try:
         return load_experiment(config, overrides)
     except ConfigError as mistakes:

@@ -145,7 +145,7 @@ Curve = list[FiniteFloat] | dict[str, list[FiniteFloat]]
 
 class Reuse(_Strict):
     """Where a reused result was computed: an identical job (the same data, split, method and
-    code; :mod:`rankbench.engine.runner`) of ``run``, at ``at``. Its clock metrics and ``wall_s``
+    code; :mod:`rankbench.engine.jobs`) of ``run``, at ``at``. Its clock metrics and ``wall_s``
     are the ones measured then."""
 
     run: str | None

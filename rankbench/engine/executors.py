@@ -46,7 +46,7 @@ EXECUTORS = ("local", "dask")
 class Work(NamedTuple):
     """One job and what computing it needs (``run_job(*work)`` computes it)."""
 
-    job: Any        # runner.Job: setting, trial, method, seeds
+    job: Any        # jobs.Job: setting, trial, method, seeds
     protocol: Any
     spec: Any       # estimator.MethodSpec
     X: Any          # the method's feature matrix, or a dict of views
@@ -62,7 +62,7 @@ class Work(NamedTuple):
         return job_id(self.job.setting, self.job.trial, self.job.method)
 
 
-JobFn = Callable[..., Any]  # runner.run_job: returns the job's TrialRecord
+JobFn = Callable[..., Any]  # jobs.run_job: returns the job's TrialRecord
 
 
 def finished(progress: RunProgress, job: str, record) -> None:

@@ -112,7 +112,7 @@ def test_the_plan_refuses_exactly_what_the_fit_would(data, case, ranker, feats, 
     X = np.hstack([sp.dataset.arrays[f"feat/{k}"] for k in feats])[split["train"]]
     y = sp.dataset.column("label")[split["train"]]
     from rankbench.config import RankerCfg
-    from rankbench.engine.runner import _method
+    from rankbench.engine.plan import _method
 
     method = _method(RankerCfg.model_validate({"name": "M", **ranker, "features": list(feats)}), sp.config, str(path))
     est = method.make(0)

@@ -128,7 +128,7 @@ def test_a_run_killed_while_extracting_features_can_be_resumed_or_replaced(tmp_p
 
 
 def test_jobs_are_capped_at_the_machine(cli, tmp_path):
-    from rankbench.engine.runner import cores
+    from rankbench.engine.execute import cores
 
     path, out = tmp_path / "c.yaml", tmp_path / "run"
     path.write_text(GOOD)
