@@ -43,12 +43,12 @@ from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
-from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
+from .report.build import RunData, build_report, grade_run_claims, load_run, run_data, status_lines, summary_of
 from .report.check import any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .report.plots import style_file
-from .runfolder import CONFIG, RunFolder
+from .runfolder import CONFIG, RunFolder, RunState
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
@@ -99,10 +99,10 @@ class RunResult:
     report: dict[str, Any] = field(default_factory=dict)
 
 
-def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: Overrides) -> Experiment:
-    """The experiment a folder was started with; a given config / overrides must agree with it."""
+def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | None, overrides: Overrides) -> Experiment:
+    """The experiment a folder was started with (``started``, its config.yaml); a given config /
+    overrides must agree with it."""
     origin = str(folder.path / CONFIG)
-    started = folder.read_config()
     if config is not None:
         wanted = load_experiment(config, overrides).data
     elif not overrides.empty():
@@ -117,12 +117,11 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
     return resolve(started, origin, overrides.max_settings)
 
 
-def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOptions:
+def _resume_data_root(manifest, options: EngineOptions) -> EngineOptions:
     """A resumed run reads its data where it was started unless told otherwise: without
-    --data-root (or $RANKBENCH_DATA), the data root its manifest records, if that folder exists."""
+    --data-root (or $RANKBENCH_DATA), the data root its ``manifest`` records, if that folder exists."""
     if options.data_root is not None:
         return options
-    manifest = folder.read_manifest()
     recorded = manifest.data_root if manifest is not None else None
     if isinstance(recorded, str) and Path(recorded).is_dir():
         return replace(options, data_root=recorded)
@@ -164,38 +163,57 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             folder = RunFolder.open(resume)
             folder.check_writable()
             held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
-            verify_resume(folder)
-            exp = _resume_experiment(folder, config, overrides)
-            options = _resume_data_root(folder, options)
+            state = verify_resume(folder)
+            exp = _resume_experiment(folder, state.config, config, overrides)
+            options = _resume_data_root(state.manifest, options)
             new = False
         elif config is None:
             raise ConfigError("run: give a config file, or --resume RUN_DIR")
         else:
             exp = _experiment(config, overrides, options.data_root)
-            new = True
+            state, new = RunState(exp.data), True
         p = plan(exp, options.data_root)
         if new:
-            folder = RunFolder.create(out, results_root, exp.name)
-            folder.check_writable()
-            held.enter_context(folder.lock(command))
-        try:
-            if new:
-                folder.write_config(exp.data)
-            outcome = execute(p, folder, options, resume=not new)
-        except RunInterrupted:
-            _report_quietly(folder, plots if plots is not None else exp.config.output.plots)
-            raise
-        except BaseException:
-            if new:
-                folder.remove_if_empty_of_results()
-            raise
-        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style,
-                             n_jobs=options.jobs if options.executor == "local" else 1)
+            folder = _new_folder(held, command, out, results_root, exp.name)
+        outcome, built = _executed(p, state, folder, new, options, exp.config.output.plots if plots is None else plots,
+                                   style)
     if outcome.failed and not outcome.n_done:   # nothing to show: an error, not a result
         raise JobsFailed(failed_line(outcome), [(r.setting, r.trial, r.method, r.phase, r.error)
                                                 for r in sorted(outcome.failed, key=lambda r: r.key)],
                          folder=folder.path)
     return RunResult(folder, outcome, built)
+
+
+def _new_folder(held: contextlib.ExitStack, command: str, out: str | Path | None, root: str | Path = "results",
+                name: str = "run") -> RunFolder:
+    """A new run folder (:meth:`RunFolder.create`), written by this process alone while ``held``."""
+    folder = RunFolder.create(out, root, name)
+    folder.check_writable()
+    held.enter_context(folder.lock(command))
+    return folder
+
+
+def _executed(p: Plan, state: RunState, folder: RunFolder | None, new: bool, options: EngineOptions, plots: bool,
+              style: str | Path | None = None) -> tuple[Outcome, dict[str, Any]]:
+    """The plan executed (``state``: a new run's config, or the run a resume read), written into
+    ``folder`` (None: nowhere) with its report, built from the run held in memory: the one path of
+    ``run``, ``run --resume`` and ``evaluate``. A new folder that got no result is removed again."""
+    try:
+        if new and folder is not None:
+            folder.write_config(state.config)
+        outcome = execute(p, folder, options, state)
+    except RunInterrupted:
+        if folder is not None:
+            _report_quietly(folder, plots)
+        raise
+    except BaseException:
+        if new and folder is not None:
+            folder.remove_if_empty_of_results()
+        raise
+    if folder is None:
+        return outcome, {}
+    return outcome, build_report(run_data(folder, outcome.state), plots=plots, style=style,
+                                 n_jobs=options.jobs if options.executor == "local" else 1)
 
 
 def failed_line(outcome: Outcome) -> str:
@@ -295,7 +313,6 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
                                        data_root="../shared/datasets")
     """
     import pickle
-    import tempfile
 
     from .components import ComponentSpec
     from .engine.estimator import MethodSpec
@@ -339,26 +356,13 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
                                           "config": None if isinstance(config, dict) else str(config),
                                           "trials": trials, "seed": seed})
     with contextlib.ExitStack() as held:
-        if out is None:
-            folder = RunFolder(held.enter_context(tempfile.TemporaryDirectory(prefix="rankbench-evaluate-")))
-        else:
-            folder = RunFolder.create(out)
-            folder.check_writable()
-            held.enter_context(folder.lock(call))
-        try:
-            folder.write_config(data)
-            outcome = execute(p, folder, options)
-        except BaseException:
-            if out is not None:
-                folder.remove_if_empty_of_results()
-            raise
-        if out is not None:
-            build_report(folder, plots=exp.config.output.plots)
-        trials_, summary = load_results(folder.path)
+        folder = None if out is None else _new_folder(held, call, out)
+        outcome, _ = _executed(p, RunState(data), folder, True, options, exp.config.output.plots)
+        trials_, summary = load_results(run_data(folder, outcome.state))
         if outcome.failed:
             raise JobsFailed(_failed_message(outcome, out), [(r.setting, r.trial, r.method, r.phase, r.error)
                                                              for r in sorted(outcome.failed, key=lambda r: r.key)],
-                             trials_, summary, None if out is None else folder.path)
+                             trials_, summary, None if folder is None else folder.path)
         return trials_, summary
 
 
@@ -525,7 +529,7 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
-    sources = _RunSources(folder, run_data, _resume_data_root(folder, EngineOptions(data_root=data_root)).data_root,
+    sources = _RunSources(folder, run_data, _resume_data_root(run_data.manifest, EngineOptions(data_root=data_root)).data_root,
                           jobs, progress)
     target = Path(out) if out is not None else folder.path / "export" / fmt
     try:
@@ -826,7 +830,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
             groups.setdefault(owner, []).append(run)
 
     def refit(run, setting: str, trial: int, method: str):
-        root = _resume_data_root(run.folder, EngineOptions(data_root=data_root)).data_root
+        root = _resume_data_root(run.manifest, EngineOptions(data_root=data_root)).data_root
         fitted = refit_job(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
                            run.splits_of(setting)[trial])
         _check_refitted(run, setting, trial, method, fitted)
@@ -961,12 +965,12 @@ def broken_plugins() -> list[str]:
 
 
 # ----------------------------------------------------------------------------- results as data
-def load_results(run_dir: str | Path):
+def load_results(run_dir: str | Path | RunData):
     """A run's results as pandas frames, e.g. for your own statistics or plots.
 
     Parameters
     ----------
-    run_dir : a run folder (read only; nothing is written).
+    run_dir : a run folder (read only; nothing is written), or a run's data (``report.build.RunData``).
 
     Returns
     -------
@@ -982,7 +986,7 @@ def load_results(run_dir: str | Path):
     """
     from .report.tables import trials_frame, with_sweep_columns
 
-    run_data = load_run(RunFolder.open(run_dir))
-    values = run_data.setting_values()
-    trials = run_data.ordered(trials_frame(run_data.records))
-    return with_sweep_columns(trials, values), with_sweep_columns(summary_of(run_data), values)
+    run = run_dir if isinstance(run_dir, RunData) else load_run(RunFolder.open(run_dir))
+    values = run.setting_values()
+    trials = run.ordered(trials_frame(run.records))
+    return with_sweep_columns(trials, values), with_sweep_columns(summary_of(run), values)

@@ -22,7 +22,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -30,14 +30,15 @@ import numpy as np
 from ..datasets.base import Dataset
 from ..errors import ConfigError, RankbenchError, Terminated
 from ..registry import features
-from ..runfolder import ROW_KEYS, SPLITS, RunFolder, RunFolderError, Splits, TrialRecord
+from ..runfolder import ROW_KEYS, SPLITS, Manifest, RunFolder, RunFolderError, RunState, Splits, TrialRecord, \
+    trial_name
 from ..utils.progress import JobInfo, RunProgress
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
 from .estimator import MethodSpec
 from .executors import Work, make_executor
 from .jobs import Job, run_job
-from .manifest import write_manifest
+from .manifest import run_manifest
 from .plan import EngineOptions, Plan, SettingPlan
 from .reuse import TrialKeys, reuse_enabled
 
@@ -49,23 +50,26 @@ class RunInterrupted(RankbenchError):
     """The user stopped a run (Ctrl-C, or SIGTERM: ``terminated``); finished results are kept in
     ``folder``."""
 
-    def __init__(self, folder: RunFolder, done: int, total: int, terminated: bool = False):
+    def __init__(self, folder: RunFolder | None, done: int, total: int, terminated: bool = False):
         self.folder, self.done, self.total, self.terminated = folder, done, total, terminated
         how = "terminated (SIGTERM)" if terminated else "interrupted"
-        super().__init__(f"{how}: {done} of {total} results saved in {folder.path}")
+        kept = f"saved in {folder.path}" if folder is not None else "computed (no run folder kept them)"
+        super().__init__(f"{how}: {done} of {total} results {kept}")
 
 
 
 @dataclass
 class Outcome:
-    """What a run (or a resumed session) left in its folder: finished jobs of ``n_total``, the
-    jobs this session computed, and the failed jobs' records (retried by ``--resume``)."""
+    """What a run (or a resumed session) did: finished jobs of ``n_total``, the jobs this session
+    computed, the failed jobs' records (retried by ``--resume``) and the run's state, as its
+    folder (None: no folder) now holds it."""
 
-    folder: RunFolder
+    folder: RunFolder | None
     n_done: int
     n_total: int
     n_computed: int
-    failed: list[TrialRecord] = field(default_factory=list)
+    failed: list[TrialRecord]
+    state: RunState
 
 
 
@@ -112,10 +116,9 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
 
 
 
-def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
+def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list[dict]]:
     """The splits a resumed run recorded, checked against its settings and their datasets."""
-    data = folder.read_splits()
-    where = f"--resume: {folder.path / SPLITS}"
+    where = f"--resume: {folder.path / SPLITS if folder is not None else SPLITS}"
     for sp in p.settings:
         got = data.setting(sp.label)
         if got is None or len(got.trials) != sp.config.trials:
@@ -137,24 +140,38 @@ def _recorded(folder: RunFolder, p: Plan) -> dict[str, list[dict]]:
 
 
 
-def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = False) -> Outcome:
-    """Run every job of ``p`` not finished in ``folder`` (see the module docstring)."""
+def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunState) -> Outcome:
+    """Run every job of ``p`` not finished in ``state`` (a new run's config alone, or the run
+    ``--resume`` read), writing ``folder`` as results arrive (nothing without one); the run's
+    state stays in memory and comes back in the outcome (see the module docstring)."""
     started = _dt.datetime.now().astimezone()
     exp = p.experiment
     opts = _capped(opts)
+    prev, jobs = state.manifest, _jobs(p)
+    records = {r.key: r for r in state.records}
+    problems = {pr.path.name: pr for pr in state.problems}
+
+    def n_done() -> int:
+        return sum(r.ok and k in jobs for k, r in records.items())
+
+    def manifest(timing: dict, n_total: int, final: bool = True) -> Manifest:
+        state.records = sorted(records.values(), key=lambda r: trial_name(*r.key))
+        state.manifest = run_manifest(p, opts, state, prev, started, timing, n_done(), n_total, executor.describe(),
+                                      final)
+        if folder is not None:
+            folder.write_manifest(state.manifest)
+        return state.manifest
+
     executor = make_executor(opts.executor, opts.jobs, opts.scheduler, opts.dask_timeout, opts.retries)
     with executor:  # connect first: a wrong scheduler address costs no feature extraction
         # before the features: a run killed while extracting them is resumed with its data root and
         # its config verified (or replaced by a new run: it holds no splits and no result)
-        write_manifest(folder, p, opts, started, {}, _count_done(folder, p) if resume else 0, p.n_jobs,
-                       executor.describe(), final=False)
+        fingerprint = manifest({}, p.n_jobs, final=False).config_fingerprint  # stamped on every record
         fcache: dict[str, np.ndarray] = {}
         timing: dict[str, Any] = {}
-        recorded = _recorded(folder, p) if resume and folder.has_splits() else {}
-        fingerprint = folder.read_manifest().config_fingerprint  # stamped on every record of this run
-        done = folder.done_jobs() if resume else set()
+        recorded = _recorded(state.splits, p, folder) if state.splits is not None else {}
         # workers get an absolute path: a reused worker pool may sit in another working folder
-        target = RunFolder(folder.path.resolve())
+        target = RunFolder(folder.path.resolve()) if folder is not None else None
         settings_out, work, n_total = [], [], 0
         slim: dict[int, Dataset] = {}
         matrices: dict[tuple, Any] = {}  # one object per distinct matrix: shipped to workers once
@@ -174,40 +191,46 @@ def execute(p: Plan, folder: RunFolder, opts: EngineOptions, resume: bool = Fals
                 method_key = keys.method(spec) if skey else None
                 for s in splits:
                     n_total += 1
-                    if (sp.label, s["trial"], spec.name) in done:
+                    key = (sp.label, s["trial"], spec.name)
+                    if key in records and records[key].ok:
                         continue
                     job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]), fingerprint,
                               keys.job(skey, xkey, method_key, s))
                     work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
         if not recorded:  # a new run, or one killed before its splits were written
-            folder.write_splits(Splits.build({"settings": settings_out}))
+            state.splits = Splits.build({"settings": settings_out})
+            if folder is not None:
+                folder.write_splits(state.splits)
         # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root
         # and command for --resume; this session stays open ("end": null) until it returns
-        write_manifest(folder, p, opts, started, timing, n_total - len(work), n_total,
-                       executor.describe(), final=False)
-        folder.clear_heartbeats()  # jobs a killed session left "in progress"
-        earlier = folder.read_trials()[0] if resume else []
+        manifest(timing, n_total, final=False)
+        if folder is not None:
+            folder.clear_heartbeats()  # jobs a killed session left "in progress"
         timings: dict[str, list[float]] = {}
-        for r in earlier:  # what each method's jobs took before: the ETA of a resumed run starts informed
+        for r in records.values():  # what each method's jobs took before: the ETA of a resumed run starts informed
             if r.ok:
                 timings.setdefault(r.method, []).append(r.wall_s)
         progress = RunProgress(exp.name, [JobInfo(w.id, w.job.method, w.label) for w in work], executor.slots(),
                                timings, enabled=opts.progress)
-        computed = 0
+        arrived: list[TrialRecord] = []
         try:
-            computed = executor.run(run_job, work, target, progress)
+            computed = executor.run(run_job, work, target, progress, arrived)
         except KeyboardInterrupt as exc:
-            done = _count_done(folder, p)
-            write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
-            raise RunInterrupted(folder, done, n_total, isinstance(exc, Terminated)) from None
+            # what arrived, and what workers wrote that had not arrived yet
+            records.update((r.key, r) for r in (folder.read_trials()[0] if folder is not None else arrived))
+            manifest(timing, n_total)
+            raise RunInterrupted(folder, n_done(), n_total, isinstance(exc, Terminated)) from None
         finally:
             progress.close()
-            folder.clear_heartbeats()
-        done = _count_done(folder, p)
-        write_manifest(folder, p, opts, started, timing, done, n_total, executor.describe())
-    jobs = _jobs(p)
-    failed = [r for r in folder.read_trials()[0] if not r.ok and r.key in jobs]
-    return Outcome(folder, done, n_total, computed, failed)
+            if folder is not None:
+                folder.clear_heartbeats()
+        records.update((r.key, r) for r in arrived)
+        for r in arrived:  # a file this session wrote again is no longer a problem
+            problems.pop(trial_name(*r.key), None)
+        state.problems = list(problems.values())
+        manifest(timing, n_total)
+    failed = [r for r in state.records if not r.ok and r.key in jobs]
+    return Outcome(folder, n_done(), n_total, computed, failed, state)
 
 
 def _jobs(p: Plan) -> set[tuple[str, int, str]]:
@@ -227,7 +250,3 @@ def _capped(opts: EngineOptions) -> EngineOptions:
     if jobs < opts.jobs:
         log.info(f"--jobs {opts.jobs}: using {jobs}, the cores of this machine")
     return replace(opts, jobs=jobs)
-
-
-def _count_done(folder: RunFolder, p: Plan) -> int:
-    return len(folder.done_jobs() & _jobs(p))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..config import first_difference, value_at
-from ..runfolder import CONFIG, MANIFEST, Manifest, RunFolder, RunFolderError, config_fingerprint
+from ..runfolder import CONFIG, MANIFEST, Manifest, RunFolder, RunFolderError, RunState, config_fingerprint
 from .plan import EngineOptions, Plan
 
 
@@ -38,19 +38,20 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt.datetime,
-                   feature_timing: dict, n_done: int, n_total: int, executor: dict | None = None,
-                   final: bool = True) -> None:
-    """manifest.json; ``executor`` describes where this session's jobs ran (each session keeps its own).
+def run_manifest(p: Plan, opts: EngineOptions, state: RunState, prev: Manifest | None, started: _dt.datetime,
+                 feature_timing: dict, n_done: int, n_total: int, executor: dict | None = None,
+                 final: bool = True) -> Manifest:
+    """The run's manifest.json, from its state in memory (``prev``: the manifest before this
+    session, None for a new run); ``executor`` describes where this session's jobs ran (each
+    session keeps its own).
 
     Written when a session starts (``final=False``: the session's ``end`` is null) and again when
     it returns or is interrupted, which closes it. A session whose ``end`` stays null was killed.
     """
-    records, _ = folder.read_trials()
+    records = state.records
     wall: dict[str, float] = {}
     for r in records:  # the time this run spent: a reused result's was spent by the run that computed it
         wall[r.method] = wall.get(r.method, 0.0) + (r.wall_s if r.reused is None else 0.0)
-    prev = folder.read_manifest()
     executor = executor or {"kind": "local", "workers": opts.jobs}
     commit = _git("rev-parse", "HEAD")
     status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
@@ -58,13 +59,11 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
     end = now.isoformat(timespec="seconds") if final else None
     session = {"start": started.isoformat(timespec="seconds"), "end": end, "executor": executor}
     sessions = [s.model_dump() for s in prev.sessions] if prev else []
-    if sessions and sessions[-1]["end"] is None and sessions[-1]["start"] == session["start"]:
-        sessions = sessions[:-1]  # this session's opening record, now closed
     # the config the run was started with, as its folder holds it, stays the one recorded (a
     # resumed run cannot change it; one made before fingerprints keeps having none)
-    config = prev.config if prev else folder.read_config()
+    config = prev.config if prev else state.config
     n_ok = sum(r.ok for r in records)
-    folder.write_manifest(Manifest.build({
+    return Manifest.build({
         "rankbench_version": prev.rankbench_version if prev else __version__,
         "config_fingerprint": prev.config_fingerprint if prev else config_fingerprint(config),
         "config": config,
@@ -89,31 +88,30 @@ def write_manifest(folder: RunFolder, p: Plan, opts: EngineOptions, started: _dt
         "n_failed": len(records) - n_ok,
         "n_expected": n_total,
         "complete": n_done == n_total,
-    }))
+    })
 
 
-def verify_resume(folder: RunFolder) -> None:
-    """Refuse to continue a run that is not the one its folder started (one line naming why): one
-    made by another rankbench version, one whose config.yaml was edited since (naming the first
-    changed key), or one whose manifest is missing or unusable once it has splits or results."""
+def verify_resume(folder: RunFolder) -> RunState:
+    """The run in ``folder`` as it holds it (:meth:`~rankbench.runfolder.RunFolder.read_state`),
+    refused (one line naming why) when it is not the run its folder started: one made by another
+    rankbench version, one whose config.yaml was edited since (naming the first changed key), or
+    one whose manifest is missing or unusable once it has splits or results."""
     where = f"--resume {folder.path}"
     manifest = folder.read_manifest()  # an unusable one: RunFolderError naming the file
-    if manifest is None:
-        if folder.has_splits() or any(folder.trials_dir.glob("*.json")):
-            raise RunFolderError(f"{where}: no {MANIFEST}: the run's config and version cannot be verified; "
-                                 "start a new run")
-        return
-    if manifest.rankbench_version != __version__:
+    if manifest is None and (folder.has_splits() or any(folder.trials_dir.glob("*.json"))):
+        raise RunFolderError(f"{where}: no {MANIFEST}: the run's config and version cannot be verified; "
+                             "start a new run")
+    if manifest is not None and manifest.rankbench_version != __version__:
         raise RunFolderError(f"{where}: the run was made by rankbench {manifest.rankbench_version}, this is "
                              f"rankbench {__version__}; resume it with that version or start a new run")
-    if manifest.config_fingerprint is None or manifest.config is None:
-        return  # a run made before fingerprints
-    now = folder.read_config()
-    if config_fingerprint(now) != manifest.config_fingerprint:
-        key = first_difference(manifest.config, now) or "(top level)"
-        then, later = (value_at(c, key, _Absent()) for c in (manifest.config, now))
-        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {then!r} then, "
-                             f"{later!r} now); put it back or start a new run")
+    state = folder.read_state()
+    then = manifest.config if manifest is not None and manifest.config_fingerprint is not None else None
+    if then is not None and config_fingerprint(state.config) != manifest.config_fingerprint:
+        key = first_difference(then, state.config) or "(top level)"
+        was, now = (value_at(c, key, _Absent()) for c in (then, state.config))
+        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {was!r} then, "
+                             f"{now!r} now); put it back or start a new run")
+    return state
 
 
 class _Absent:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, PLOTS, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
-    TRIALS_CSV, Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
+    TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, run_methods
 from ..utils.diskcache import cached, digest, file_digest, reuse_allowed, source_fingerprint
 from .check import check_markdown, counts_line, grade_rows
 from .claims import claims_markdown, grade_claims
@@ -136,23 +136,21 @@ def load_run(folder: RunFolder | str, require_results: bool = True) -> RunData:
     """A run folder's config, splits, manifest and records, each validated; an unusable manifest
     is one more problem (the report says so and goes without provenance)."""
     folder = folder if isinstance(folder, RunFolder) else RunFolder.open(folder)
-    cfg = folder.read_config()
-    read, problems = folder.read_trials()
-    records, failed = [r for r in read if r.ok], [r for r in read if not r.ok]
-    try:
-        manifest = folder.read_manifest()
-    except RunFolderError as exc:
-        manifest = None
-        problems.append(Problem(folder.path / MANIFEST, str(exc).split(": ", 1)[-1]))
-    if require_results and not read:
+    state = folder.read_state()
+    if require_results and not state.records:
+        problems = state.problems
         extra = f" ({len(problems)} unreadable result file(s), e.g. {problems[0].path.name}: " \
                 f"{problems[0].reason})" if problems else ""
         raise RankbenchError(f"{folder.path}: no trial results yet{extra}")
-    methods = [r["name"] for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r]
-    if cfg.get("methods"):  # a run of some of the config's rankers (--methods)
-        methods = [m for m in methods if m in cfg["methods"]]
-    settings = folder.read_splits().settings if folder.has_splits() else []
-    return RunData(folder, cfg, records, problems, methods, settings, manifest, failed)
+    return run_data(folder, state)
+
+
+def run_data(folder: RunFolder | None, state: RunState) -> RunData:
+    """What a report reads of a run, from the run's state (as a run holds it, or as read back)."""
+    read = state.records
+    return RunData(folder, state.config, [r for r in read if r.ok], list(state.problems), run_methods(state.config),
+                   state.splits.settings if state.splits is not None else [], state.manifest,
+                   [r for r in read if not r.ok])
 
 
 def summary_of(run: RunData) -> pd.DataFrame:
@@ -235,7 +233,7 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
 WRITTEN = (TRIALS_CSV, SUMMARY_CSV, CURVES_CSV, DIAGNOSTICS_CSV, RESULTS, SUMMARY_TEX, SUMMARY_MD)
 
 
-def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None,
+def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank: int | None = None,
                  style: str | None = None, n_jobs: int = 1, reuse: bool | None = None) -> dict:
     """Rebuild a run's derived files from its per-trial results.
 
@@ -251,7 +249,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
 
     Parameters
     ----------
-    folder : the run folder.
+    folder : the run folder, or the run as a run holds it (:func:`run_data`).
     plots : draw the figures (PNG at 300 dpi, SVG and PDF).
     max_rank : last rank of CMC figures (default: the largest rank the run reports).
     style : a matplotlib style file applied on top of rankbench's own (``--style``).
@@ -263,7 +261,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     dict with ``summary`` (DataFrame), ``plots`` (paths), ``markdown``, ``latex``, ``grades`` and
     ``claims`` (graded rows) and ``run`` (:class:`RunData`).
     """
-    run = load_run(folder)
+    run = folder if isinstance(folder, RunData) else load_run(folder)
     key = _report_key(run, plots, max_rank, style) if (reuse_allowed() if reuse is None else reuse) else None
     built, hit = cached("reports", key or "", lambda: _written_report(run, plots, max_rank, style, n_jobs),
                         enabled=key is not None, valid=lambda b: _still_written(run, b))
