@@ -388,12 +388,6 @@ def _report_quietly(folder: RunFolder, plots: bool) -> None:
 
 
 # ----------------------------------------------------------------------------- report, check
-def _cannot_write(where: str | Path, exc: OSError, what: str = "") -> RankbenchError:
-    """One line naming the file that could not be written (the one the system names, e.g. a link
-    rankbench refuses to write through; else ``where``) and why."""
-    return RankbenchError(f"{exc.filename or where}: cannot write{what} ({exc.strerror or exc})")
-
-
 def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
            style: str | Path | None = None) -> dict[str, Any]:
     """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX), results.json and plots from its stored results.
@@ -406,11 +400,8 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
     folder = RunFolder.open(run_dir)
     if style is not None:
         style_file(style)
-    try:
-        with folder.lock("rankbench report"):  # not while a run writes the same files
-            return build_report(folder, plots=plots, max_rank=max_rank, style=style)
-    except OSError as exc:
-        raise _cannot_write(run_dir, exc, " the report") from None
+    with folder.lock("rankbench report"):  # not while a run writes the same files
+        return build_report(folder, plots=plots, max_rank=max_rank, style=style)
 
 
 @dataclass
@@ -478,10 +469,7 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
         arrays[f"X_{f.key}"] = get_features(ds, ext, n_jobs=jobs, progress=progress)
     buf = io.BytesIO()
     np.savez_compressed(buf, **{k: (v.astype(str) if v.dtype == object else v) for k, v in arrays.items()})
-    try:
-        atomic_write_bytes(Path(out), buf.getvalue())
-    except OSError as exc:
-        raise _cannot_write(out, exc) from None
+    atomic_write_bytes(Path(out), buf.getvalue())
     return {k: v.shape for k, v in arrays.items()}
 
 
@@ -516,33 +504,27 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     if fmt == "json":
         doc = results_of(run_data)
         if out is not None:
-            _write(Path(out), results_json(doc))
+            atomic_write_text(Path(out), results_json(doc))
         return doc
     if fmt == "mlflow":
         from .report.mlflow_store import log_run
 
         store = Path(out) if out is not None else Path("mlruns")
-        try:
-            return log_run(results_of(run_data), run_data.config, folder.concrete.path, store)
-        except OSError as exc:
-            raise _cannot_write(store, exc) from None
+        return log_run(results_of(run_data), run_data.config, folder.concrete.path, store)
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
     sources = _RunSources(folder, run_data, _resume_data_root(run_data.manifest, EngineOptions(data_root=data_root)).data_root,
                           jobs, progress)
     target = Path(out) if out is not None else folder.path / "export" / fmt
-    try:
-        with contextlib.ExitStack() as held:
-            if out is None:
-                held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
-            root = target if out is not None else folder.path   # no link followed below it
-            if fmt == "trec":
-                return write_trec(run_data.records, run_data.settings, sources.dataset, target, root)
-            return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
-                                  sources.features, target, root)
-    except OSError as exc:
-        raise _cannot_write(target, exc) from None
+    with contextlib.ExitStack() as held:
+        if out is None:
+            held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
+        root = target if out is not None else folder.path   # no link followed below it
+        if fmt == "trec":
+            return write_trec(run_data.records, run_data.settings, sources.dataset, target, root)
+        return write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
+                              sources.features, target, root)
 
 
 def mlflow_ready() -> None:
@@ -550,13 +532,6 @@ def mlflow_ready() -> None:
     from .report.mlflow_store import require_mlflow
 
     require_mlflow()
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        atomic_write_text(path, text)
-    except OSError as exc:
-        raise _cannot_write(path, exc) from None
 
 
 class _RunSources:
@@ -644,10 +619,7 @@ def collect(run_dirs: list[str | Path], out: str | Path):
         if path.resolve() not in seen:
             seen.add(path.resolve())
             folders.append(path)
-    try:
-        return write_collected(folders, out)
-    except OSError as exc:
-        raise _cannot_write(out, exc) from None
+    return write_collected(folders, out)
 
 
 # ----------------------------------------------------------------------------- notes
@@ -766,10 +738,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     opening = out.with_name(f"{out.stem}.opening.md")
     md = paper_note(paper, entries, text, history_path.as_posix(), command=f"rankbench notes {paper}",
                     opening=opening.read_text() if opening.is_file() else None)
-    try:
-        atomic_write_text(out, md)
-    except OSError as exc:
-        raise _cannot_write(out, exc) from None
+    atomic_write_text(out, md)
     return NotesResult(out, md, len(entries), sum(e.graded_with.startswith("with the published") for e in entries))
 
 
@@ -840,10 +809,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     for owner, runs in groups.items():
         folder = Path(out) if out is not None else Path("results") / owner / "figures"
         options = {"fig7_time": fig7_time} if owner == "merler" else {}
-        try:
-            written[owner] = draw(owner, runs, folder, refit, **options)
-        except OSError as exc:
-            raise _cannot_write(folder, exc, " the figures") from None
+        written[owner] = draw(owner, runs, folder, refit, **options)
     if not any(written.values()):
         raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
                              f"({', '.join(str(d) for d in run_dirs)})")
@@ -896,10 +862,7 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
     else:
         result = compare_methods(a, methods[0], methods[1], metrics, correction)
     if csv is not None:
-        try:
-            atomic_write_text(Path(csv), result.to_csv())
-        except OSError as exc:
-            raise RankbenchError(f"{csv}: cannot write ({exc.strerror or exc})") from None
+        atomic_write_text(Path(csv), result.to_csv())
     return result
 
 
