@@ -30,7 +30,7 @@ import numpy as np
 from ..datasets.base import Dataset
 from ..errors import ConfigError, RankbenchError, Terminated
 from ..registry import features
-from ..runfolder import ROW_KEYS, SPLITS, Manifest, RunFolder, RunFolderError, RunState, Splits, TrialRecord, \
+from ..runfolder import SPLITS, Manifest, RunFolder, RunFolderError, RunState, Splits, TrialRecord, \
     trial_name
 from ..utils.progress import JobInfo, RunProgress
 from ..utils.seeds import ranker_seed, split_seed
@@ -131,8 +131,7 @@ def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list
         if got.dataset_fingerprint not in (None, sp.dataset.fingerprint):
             raise RunFolderError(f"{where}: dataset {sp.config.dataset.name!r} changed since the splits were drawn "
                                  "(its content fingerprint differs); start a new run")
-        top = max((max(t[k], default=-1) for t in got.trials for k in ROW_KEYS if isinstance(t.get(k), list)),
-                  default=-1)
+        top = got.top_row()
         if top >= n:
             raise RunFolderError(f"{where}: row {top} is beyond the dataset's {n} items; start a new run")
     return {s.label: s.trials for s in data.settings}
