@@ -105,24 +105,6 @@ class RunState:
     problems: list[Problem] = field(default_factory=list)
 
 
-class RunLock:
-    """The writer lock of one run folder, held by this process until :meth:`release` (or exit)."""
-
-    def __init__(self, lock: FileLock | None):
-        self._lock = lock
-
-    def release(self) -> None:
-        if self._lock is not None:
-            self._lock.release()   # the lock file goes with it
-            self._lock = None
-
-    def __enter__(self) -> "RunLock":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
-
 def _holder(path: Path) -> str:
     """Who holds a lock, from what the holder wrote into the lock file."""
     try:
@@ -328,7 +310,7 @@ class RunFolder:
                 link.unlink(missing_ok=True)
         return True
 
-    def lock(self, command: str) -> RunLock:
+    def lock(self, command: str) -> FileLock:
         """This process becomes the folder's only writer (see the module docstring); ``command``
         (what is writing, e.g. ``rankbench run --resume RUN``) is shown to a refused writer."""
         path = self.path / LOCK
@@ -346,7 +328,7 @@ class RunFolder:
                     "since": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
             os.ftruncate(lock.fd, 0)
             os.pwrite(lock.fd, json.dumps(info).encode(), 0)
-        return RunLock(lock)
+        return lock
 
     def check_writable(self) -> None:
         import tempfile
