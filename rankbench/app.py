@@ -145,10 +145,9 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     overrides = overrides or Overrides()
     options = options or EngineOptions()
     if not options.invocation:  # called from Python: record what was asked, as the CLI does
-        import dataclasses
         import json
 
-        options = dataclasses.replace(options, invocation={
+        options = replace(options, invocation={
             "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
             "resume": None if resume is None else str(resume),
             "overrides": [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.sets],
@@ -198,20 +197,20 @@ def _executed(p: Plan, state: RunState, folder: RunFolder | None, new: bool, opt
     """The plan executed (``state``: a new run's config, or the run a resume read), written into
     ``folder`` (None: nowhere) with its report, built from the run held in memory: the one path of
     ``run``, ``run --resume`` and ``evaluate``. A new folder that got no result is removed again."""
+    if folder is None:
+        return execute(p, None, options, state), {}
     try:
-        if new and folder is not None:
+        if new:
             folder.write_config(state.config)
         outcome = execute(p, folder, options, state)
     except RunInterrupted:
-        if folder is not None:
-            _report_quietly(folder, plots)
+        with contextlib.suppress(Exception):   # a partial report; never hides the interruption
+            build_report(folder, plots=plots)
         raise
     except BaseException:
-        if new and folder is not None:
+        if new:
             folder.remove_if_empty_of_results()
         raise
-    if folder is None:
-        return outcome, {}
     return outcome, build_report(run_data(folder, outcome.state), plots=plots, style=style,
                                  n_jobs=options.jobs if options.executor == "local" else 1)
 
@@ -325,7 +324,12 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         raise ConfigError(f"evaluate: features: expected a feature set's name or a list of them, got {features!r}")
     if sets is not None and not isinstance(sets, dict):
         raise ConfigError(f"evaluate: sets: expected a mapping of key paths to values, got {sets!r}")
-    engine = EngineOptions(data_root=data_root, jobs=jobs, progress=progress)   # jobs checked as --jobs is
+    call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
+            + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
+    options = EngineOptions(data_root=data_root, jobs=jobs, progress=progress,   # jobs checked as --jobs is
+                            invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
+                                        "config": None if isinstance(config, dict) else str(config),
+                                        "trials": trials, "seed": seed})
     overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
     exp = _setting_experiment(config, overrides)
     label = name or type(estimator).__name__
@@ -350,11 +354,6 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     if hasattr(estimator, "get_params"):
         entry.update({k: _plain(v) for k, v in estimator.get_params(deep=False).items() if k not in entry})
     data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}
-    call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
-            + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
-    options = replace(engine, invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
-                                          "config": None if isinstance(config, dict) else str(config),
-                                          "trials": trials, "seed": seed})
     with contextlib.ExitStack() as held:
         folder = None if out is None else _new_folder(held, call, out)
         outcome, _ = _executed(p, RunState(data), folder, True, options, exp.config.output.plots)
@@ -377,14 +376,6 @@ def _failed_message(outcome: Outcome, out: str | Path | None) -> str:
     kept = "; what finished is on this error (.trials, .summary)" + (f" and in {out}" if out is not None else "")
     return (f"evaluate: {len(failed)} of {outcome.n_total} jobs failed: {first.method} {at} FAILED in "
             f"{first.phase}: {first.error}" + (f"; also {others}" if others else "") + kept)
-
-
-def _report_quietly(folder: RunFolder, plots: bool) -> None:
-    """A partial report after an interruption (never hides the interruption itself)."""
-    try:
-        build_report(folder, plots=plots)
-    except Exception:
-        pass
 
 
 # ----------------------------------------------------------------------------- report, check
@@ -514,8 +505,8 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
-    sources = _RunSources(folder, run_data, _resume_data_root(run_data.manifest, EngineOptions(data_root=data_root)).data_root,
-                          jobs, progress)
+    where = _resume_data_root(run_data.manifest, EngineOptions(data_root=data_root)).data_root
+    sources = _RunSources(folder, run_data, where, jobs, progress)
     target = Path(out) if out is not None else folder.path / "export" / fmt
     with contextlib.ExitStack() as held:
         if out is None:
@@ -613,13 +604,17 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     if out.suffix.lower() in (".html", ".htm"):
         raise ConfigError(f"--out {out}: expected the Markdown report's path (e.g. {out.with_suffix('.md')}); the HTML "
                           "page is written beside it with .html, and two reports are never written to one file")
-    folders, seen = [], set()
+    return write_collected([f.path for f in _distinct(run_dirs)], out)
+
+
+def _distinct(run_dirs: list[str | Path]) -> list[RunFolder]:
+    """The run folders, each once (a folder given twice, e.g. through a ``latest`` link and its
+    own name, is read once) and by its own name, never a ``latest`` link."""
+    folders: dict[Path, RunFolder] = {}
     for d in run_dirs:
-        path = RunFolder.open(d).concrete.path   # the run's own folder, never a ``latest`` link
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            folders.append(path)
-    return write_collected(folders, out)
+        folder = RunFolder.open(d).concrete
+        folders.setdefault(folder.path.resolve(), folder)
+    return list(folders.values())
 
 
 # ----------------------------------------------------------------------------- notes
@@ -703,15 +698,10 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
         run_dirs = sorted(d for d in base.iterdir() if (d / CONFIG).is_file()) if base.is_dir() else []
         if not run_dirs:
             raise RankbenchError(f"{base}: no run folders; run make reproduce-{paper} first, or name the run folders")
-    folders, seen = [], set()
-    for d in run_dirs:
-        path = RunFolder.open(d).concrete.path
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            folders.append(path)
     entries = []
-    for path in folders:
-        run = load_run(RunFolder.open(path))
+    for folder in _distinct(run_dirs):
+        path = folder.path
+        run = load_run(folder)
         config_path, exp = committed.get(run.name, (None, None))
         differs = None
         if exp is not None:
@@ -784,12 +774,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
     groups: dict[str, list] = {}
     skipped: list[Path] = []
-    seen = set()
-    for d in run_dirs:
-        folder = RunFolder.open(d).concrete   # the run's own name, never a ``latest`` link
-        if folder.path.resolve() in seen:
-            continue
-        seen.add(folder.path.resolve())
+    for folder in _distinct(run_dirs):
         run = load_run(folder)
         owner = paper or figure_paper(run)
         if owner is None:
