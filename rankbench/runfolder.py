@@ -127,9 +127,8 @@ def job_id(setting: str, trial: int, method: str) -> str:
     return trial_name(setting, trial, method).removesuffix(".json")
 
 
-def parse_record(text: str | bytes) -> TrialRecord:
-    """A trial record from its JSON text; ValueError naming the first field that is wrong."""
-    return TrialRecord.parse(text)
+#: a trial record from its JSON text; ValueError naming the first field that is wrong
+parse_record = TrialRecord.parse
 
 
 @dataclass
@@ -282,15 +281,6 @@ class RunFolder:
         ``results/x/20250101-120000`` (a relative path stays relative to the working folder)."""
         real = Path(os.path.realpath(self.path))
         return RunFolder(real if self.path.is_absolute() else Path(os.path.relpath(real)))
-
-    @staticmethod
-    def latest(root: str | os.PathLike, name: str) -> "RunFolder":
-        base = Path(root) / name
-        runs = sorted((p for p in base.glob("*") if p.name != LATEST and (p / SPLITS).is_file()),
-                      key=lambda p: p.stat().st_mtime) if base.is_dir() else []
-        if not runs:
-            raise RunFolderError(f"no earlier run of {name!r} under {base}")
-        return RunFolder(runs[-1])
 
     def remove_if_empty_of_results(self) -> bool:
         """Delete a folder that holds no result (a run that failed before its first result)."""

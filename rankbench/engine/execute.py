@@ -60,14 +60,12 @@ class RunInterrupted(RankbenchError):
 
 @dataclass
 class Outcome:
-    """What a run (or a resumed session) did: finished jobs of ``n_total``, the jobs this session
-    computed, the failed jobs' records (retried by ``--resume``) and the run's state, as its
-    folder (None: no folder) now holds it."""
+    """What a run (or a resumed session) did: finished jobs of ``n_total``, the failed jobs'
+    records (retried by ``--resume``) and the run's state, as its folder (None: none) now holds it."""
 
     folder: RunFolder | None
     n_done: int
     n_total: int
-    n_computed: int
     failed: list[TrialRecord]
     state: RunState
 
@@ -213,7 +211,7 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
                                timings, enabled=opts.progress)
         arrived: list[TrialRecord] = []
         try:
-            computed = executor.run(run_job, work, target, progress, arrived)
+            executor.run(run_job, work, target, progress, arrived)
         except KeyboardInterrupt as exc:
             # what arrived, and what workers wrote that had not arrived yet
             records.update((r.key, r) for r in (folder.read_trials()[0] if folder is not None else arrived))
@@ -229,7 +227,7 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
         state.problems = list(problems.values())
         manifest(timing, n_total)
     failed = [r for r in state.records if not r.ok and r.key in jobs]
-    return Outcome(folder, n_done(), n_total, computed, failed, state)
+    return Outcome(folder, n_done(), n_total, failed, state)
 
 
 def _jobs(p: Plan) -> set[tuple[str, int, str]]:

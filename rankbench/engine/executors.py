@@ -55,7 +55,9 @@ class Work(NamedTuple):
 
     @property
     def label(self) -> str:
-        return label(self.job.setting, self.job.trial, self.job.method)
+        """``<setting> <method> trial <k>``, as progress shows a finished job."""
+        setting, trial, method = self.job.setting, self.job.trial, self.job.method
+        return f"{setting + ' ' if setting else ''}{method} trial {trial}"
 
     @property
     def id(self) -> str:
@@ -71,11 +73,6 @@ def finished(progress: RunProgress, arrived: list, job: str, record) -> None:
     arrived.append(record)
     failure = None if record.ok else f"{record.phase or 'evaluate'}: {record.error}"
     progress.finished(job, record.wall_s, [(w.text, w.count) for w in record.warnings], failure)
-
-
-def label(setting: str, trial: int, method: str) -> str:
-    """``<setting> <method> trial <k>``, as progress shows a finished job."""
-    return f"{setting + ' ' if setting else ''}{method} trial {trial}"
 
 
 # ----------------------------------------------------------------------------- local

@@ -37,12 +37,6 @@ class Job:
 
 
 
-def _reused(entry: dict, base: dict) -> TrialRecord:
-    """A stored result as this job's record: its own labels, the stored result, where it came from."""
-    return TrialRecord.build({**entry["record"], **base, "reused": entry["origin"]})
-
-
-
 def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
             folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> TrialRecord:
     """Evaluate one method on one trial's split; write the record when ``folder`` is given.
@@ -78,7 +72,8 @@ def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset,
             return {"record": made[0].model_dump(mode="json"), "origin": origin}
 
         entry, hit = cached("trials", job.reuse_key, compute, keep=lambda e: e["record"]["status"] == "ok")
-        record = _reused(entry, base) if hit else made[0]
+        # a stored result as this job's record: its own labels, the stored result, where it came from
+        record = TrialRecord.build({**entry["record"], **base, "reused": entry["origin"]}) if hit else made[0]
     if folder is not None:
         folder.write_trial(record)
     return record

@@ -15,6 +15,9 @@ from ..config import first_difference, value_at
 from ..runfolder import CONFIG, MANIFEST, Manifest, RunFolder, RunFolderError, RunState, config_fingerprint
 from .plan import EngineOptions, Plan
 
+#: a key a config does not have
+_ABSENT = object()
+
 
 def _git(*args: str) -> str | None:
     try:
@@ -39,8 +42,7 @@ def package_versions() -> dict[str, str]:
 
 
 def run_manifest(p: Plan, opts: EngineOptions, state: RunState, prev: Manifest | None, started: _dt.datetime,
-                 feature_timing: dict, n_done: int, n_total: int, executor: dict | None = None,
-                 final: bool = True) -> Manifest:
+                 feature_timing: dict, n_done: int, n_total: int, executor: dict, final: bool = True) -> Manifest:
     """The run's manifest.json, from its state in memory (``prev``: the manifest before this
     session, None for a new run); ``executor`` describes where this session's jobs ran (each
     session keeps its own).
@@ -48,11 +50,9 @@ def run_manifest(p: Plan, opts: EngineOptions, state: RunState, prev: Manifest |
     Written when a session starts (``final=False``: the session's ``end`` is null) and again when
     it returns or is interrupted, which closes it. A session whose ``end`` stays null was killed.
     """
-    records = state.records
     wall: dict[str, float] = {}
-    for r in records:  # the time this run spent: a reused result's was spent by the run that computed it
+    for r in state.records:  # the time this run spent: a reused result's was spent by the run that computed it
         wall[r.method] = wall.get(r.method, 0.0) + (r.wall_s if r.reused is None else 0.0)
-    executor = executor or {"kind": "local", "workers": opts.jobs}
     commit = _git("rev-parse", "HEAD")
     status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
     now = _dt.datetime.now().astimezone()
@@ -62,7 +62,6 @@ def run_manifest(p: Plan, opts: EngineOptions, state: RunState, prev: Manifest |
     # the config the run was started with, as its folder holds it, stays the one recorded (a
     # resumed run cannot change it; one made before fingerprints keeps having none)
     config = prev.config if prev else state.config
-    n_ok = sum(r.ok for r in records)
     return Manifest.build({
         "rankbench_version": prev.rankbench_version if prev else __version__,
         "config_fingerprint": prev.config_fingerprint if prev else config_fingerprint(config),
@@ -85,7 +84,7 @@ def run_manifest(p: Plan, opts: EngineOptions, state: RunState, prev: Manifest |
         "end": end,
         "wall_s_per_method": {k: round(v, 3) for k, v in wall.items()},
         "n_results": n_done,
-        "n_failed": len(records) - n_ok,
+        "n_failed": sum(not r.ok for r in state.records),
         "n_expected": n_total,
         "complete": n_done == n_total,
     })
@@ -108,14 +107,8 @@ def verify_resume(folder: RunFolder) -> RunState:
     then = manifest.config if manifest is not None and manifest.config_fingerprint is not None else None
     if then is not None and config_fingerprint(state.config) != manifest.config_fingerprint:
         key = first_difference(then, state.config) or "(top level)"
-        was, now = (value_at(c, key, _Absent()) for c in (then, state.config))
-        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {was!r} then, "
-                             f"{now!r} now); put it back or start a new run")
+        was, now = ("absent" if v is _ABSENT else repr(v)
+                    for v in (value_at(c, key, _ABSENT) for c in (then, state.config)))
+        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {was} then, "
+                             f"{now} now); put it back or start a new run")
     return state
-
-
-class _Absent:
-    """A key a config does not have, as a message shows it."""
-
-    def __repr__(self) -> str:
-        return "absent"
