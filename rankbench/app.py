@@ -38,26 +38,18 @@ from .config import (
     value_at,
 )
 from .engine.cache import get_features
-from .engine.runner import (
-    EngineOptions,
-    Outcome,
-    Plan,
-    RunInterrupted,
-    data_mistakes,
-    execute,
-    load_dataset,
-    plan,
-    verify_resume,
-)
+from .engine.execute import Outcome, RunInterrupted, execute
+from .engine.manifest import verify_resume
+from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .registry import ALL, parameter_table, plugin_errors
 from .registry import features as feature_registry
-from .report.build import build_report, grade_run_claims, load_run, status_lines, summary_of
+from .report.build import RunData, build_report, grade_run_claims, load_run, run_data, status_lines, summary_of
 from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import GradedClaim, claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .report.plots.style import style_file
-from .runfolder import CONFIG, RunFolder
+from .runfolder import CONFIG, RunFolder, RunState
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
@@ -84,7 +76,7 @@ def validate(config: str | Path, overrides: Overrides | None = None, data_root: 
 
 def _experiment(config: str | Path, overrides: Overrides | None, data_root: str | None) -> Experiment:
     """``load_experiment``; when the config has mistakes, its dataset's are reported with them
-    (:func:`~rankbench.engine.runner.data_mistakes`), so that every mistake is said at once."""
+    (:func:`~rankbench.engine.plan.data_mistakes`), so that every mistake is said at once."""
     try:
         return load_experiment(config, overrides)
     except ConfigError as mistakes:
@@ -108,10 +100,10 @@ class RunResult:
     report: dict[str, Any] = field(default_factory=dict)
 
 
-def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: Overrides) -> Experiment:
-    """The experiment a folder was started with; a given config / overrides must agree with it."""
+def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | None, overrides: Overrides) -> Experiment:
+    """The experiment a folder was started with (``started``, its config.yaml); a given config /
+    overrides must agree with it."""
     origin = str(folder.path / CONFIG)
-    started = folder.read_config()
     if config is not None:
         wanted = load_experiment(config, overrides).data
     elif not overrides.empty():
@@ -126,12 +118,11 @@ def _resume_experiment(folder: RunFolder, config: str | Path | None, overrides: 
     return resolve(started, origin, overrides.max_settings)
 
 
-def _resume_data_root(folder: RunFolder, options: EngineOptions) -> EngineOptions:
+def _resume_data_root(manifest, options: EngineOptions) -> EngineOptions:
     """A resumed run reads its data where it was started unless told otherwise: without
-    --data-root (or $RANKBENCH_DATA), the data root its manifest records, if that folder exists."""
+    --data-root (or $RANKBENCH_DATA), the data root its ``manifest`` records, if that folder exists."""
     if options.data_root is not None:
         return options
-    manifest = folder.read_manifest()
     recorded = manifest.data_root if manifest is not None else None
     if isinstance(recorded, str) and Path(recorded).is_dir():
         return replace(options, data_root=recorded)
@@ -155,10 +146,9 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     overrides = overrides or Overrides()
     options = options or EngineOptions()
     if not options.invocation:  # called from Python: record what was asked, as the CLI does
-        import dataclasses
         import json
 
-        options = dataclasses.replace(options, invocation={
+        options = replace(options, invocation={
             "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
             "resume": None if resume is None else str(resume),
             "overrides": [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in overrides.sets],
@@ -173,38 +163,57 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             folder = RunFolder.open(resume)
             folder.check_writable()
             held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
-            verify_resume(folder)
-            exp = _resume_experiment(folder, config, overrides)
-            options = _resume_data_root(folder, options)
+            state = verify_resume(folder)
+            exp = _resume_experiment(folder, state.config, config, overrides)
+            options = _resume_data_root(state.manifest, options)
             new = False
         elif config is None:
             raise ConfigError("run: give a config file, or --resume RUN_DIR")
         else:
             exp = _experiment(config, overrides, options.data_root)
-            new = True
+            state, new = RunState(exp.data), True
         p = plan(exp, options.data_root)
         if new:
-            folder = RunFolder.create(out, results_root, exp.name)
-            folder.check_writable()
-            held.enter_context(folder.lock(command))
-        try:
-            if new:
-                folder.write_config(exp.data)
-            outcome = execute(p, folder, options, resume=not new)
-        except RunInterrupted:
-            _report_quietly(folder, plots if plots is not None else exp.config.output.plots)
-            raise
-        except BaseException:
-            if new:
-                folder.remove_if_empty_of_results()
-            raise
-        built = build_report(folder, plots=exp.config.output.plots if plots is None else plots, style=style,
-                             n_jobs=options.jobs if options.executor == "local" else 1)
+            folder = _new_folder(held, command, out, results_root, exp.name)
+        outcome, built = _executed(p, state, folder, new, options, exp.config.output.plots if plots is None else plots,
+                                   style)
     if outcome.failed and not outcome.n_done:   # nothing to show: an error, not a result
         raise JobsFailed(failed_line(outcome), [(r.setting, r.trial, r.method, r.phase, r.error)
                                                 for r in sorted(outcome.failed, key=lambda r: r.key)],
                          folder=folder.path)
     return RunResult(folder, outcome, built)
+
+
+def _new_folder(held: contextlib.ExitStack, command: str, out: str | Path | None, root: str | Path = "results",
+                name: str = "run") -> RunFolder:
+    """A new run folder (:meth:`RunFolder.create`), written by this process alone while ``held``."""
+    folder = RunFolder.create(out, root, name)
+    folder.check_writable()
+    held.enter_context(folder.lock(command))
+    return folder
+
+
+def _executed(p: Plan, state: RunState, folder: RunFolder | None, new: bool, options: EngineOptions, plots: bool,
+              style: str | Path | None = None) -> tuple[Outcome, dict[str, Any]]:
+    """The plan executed (``state``: a new run's config, or the run a resume read), written into
+    ``folder`` (None: nowhere) with its report, built from the run held in memory: the one path of
+    ``run``, ``run --resume`` and ``evaluate``. A new folder that got no result is removed again."""
+    if folder is None:
+        return execute(p, None, options, state), {}
+    try:
+        if new:
+            folder.write_config(state.config)
+        outcome = execute(p, folder, options, state)
+    except RunInterrupted:
+        with contextlib.suppress(Exception):   # a partial report; never hides the interruption
+            build_report(folder, plots=plots)
+        raise
+    except BaseException:
+        if new:
+            folder.remove_if_empty_of_results()
+        raise
+    return outcome, build_report(run_data(folder, outcome.state), plots=plots, style=style,
+                                 n_jobs=options.jobs if options.executor == "local" else 1)
 
 
 def failed_line(outcome: Outcome) -> str:
@@ -305,7 +314,6 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
                                        data_root="../shared/datasets")
     """
     import pickle
-    import tempfile
 
     from .components import ComponentSpec
     from .engine.estimator import MethodSpec
@@ -317,7 +325,12 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         raise ConfigError(f"evaluate: features: expected a feature set's name or a list of them, got {features!r}")
     if sets is not None and not isinstance(sets, dict):
         raise ConfigError(f"evaluate: sets: expected a mapping of key paths to values, got {sets!r}")
-    engine = EngineOptions(data_root=data_root, jobs=jobs, progress=progress)   # jobs checked as --jobs is
+    call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
+            + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
+    options = EngineOptions(data_root=data_root, jobs=jobs, progress=progress,   # jobs checked as --jobs is
+                            invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
+                                        "config": None if isinstance(config, dict) else str(config),
+                                        "trials": trials, "seed": seed})
     overrides = Overrides(sets=list((sets or {}).items()), trials=trials, seed=seed)
     exp = _setting_experiment(config, overrides)
     label = name or type(estimator).__name__
@@ -343,32 +356,14 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     if hasattr(estimator, "get_params"):
         entry.update({k: _plain(v) for k, v in estimator.get_params(deep=False).items() if k not in entry})
     data = {**exp.data, "rankers": [*exp.data["rankers"], entry], "methods": [label]}
-    call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
-            + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
-    options = replace(engine, invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,
-                                          "config": None if isinstance(config, dict) else str(config),
-                                          "trials": trials, "seed": seed})
     with contextlib.ExitStack() as held:
-        if out is None:
-            folder = RunFolder(held.enter_context(tempfile.TemporaryDirectory(prefix="rankbench-evaluate-")))
-        else:
-            folder = RunFolder.create(out)
-            folder.check_writable()
-            held.enter_context(folder.lock(call))
-        try:
-            folder.write_config(data)
-            outcome = execute(p, folder, options)
-        except BaseException:
-            if out is not None:
-                folder.remove_if_empty_of_results()
-            raise
-        if out is not None:
-            build_report(folder, plots=exp.config.output.plots)
-        trials_, summary = load_results(folder.path)
+        folder = None if out is None else _new_folder(held, call, out)
+        outcome, _ = _executed(p, RunState(data), folder, True, options, exp.config.output.plots)
+        trials_, summary = load_results(run_data(folder, outcome.state))
         if outcome.failed:
             raise JobsFailed(_failed_message(outcome, out), [(r.setting, r.trial, r.method, r.phase, r.error)
                                                              for r in sorted(outcome.failed, key=lambda r: r.key)],
-                             trials_, summary, None if out is None else folder.path)
+                             trials_, summary, None if folder is None else folder.path)
         return trials_, summary
 
 
@@ -385,21 +380,7 @@ def _failed_message(outcome: Outcome, out: str | Path | None) -> str:
             f"{first.phase}: {first.error}" + (f"; also {others}" if others else "") + kept)
 
 
-def _report_quietly(folder: RunFolder, plots: bool) -> None:
-    """A partial report after an interruption (never hides the interruption itself)."""
-    try:
-        build_report(folder, plots=plots)
-    except Exception:
-        pass
-
-
 # ----------------------------------------------------------------------------- report, check
-def _cannot_write(where: str | Path, exc: OSError, what: str = "") -> RankbenchError:
-    """One line naming the file that could not be written (the one the system names, e.g. a link
-    rankbench refuses to write through; else ``where``) and why."""
-    return RankbenchError(f"{exc.filename or where}: cannot write{what} ({exc.strerror or exc})")
-
-
 def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
            style: str | Path | None = None) -> dict[str, Any]:
     """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX), results.json and plots from its stored results.
@@ -412,11 +393,8 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
     folder = RunFolder.open(run_dir)
     if style is not None:
         style_file(style)
-    try:
-        with folder.lock("rankbench report"):  # not while a run writes the same files
-            return build_report(folder, plots=plots, max_rank=max_rank, style=style)
-    except OSError as exc:
-        raise _cannot_write(run_dir, exc, " the report") from None
+    with folder.lock("rankbench report"):  # not while a run writes the same files
+        return build_report(folder, plots=plots, max_rank=max_rank, style=style)
 
 
 @dataclass
@@ -473,10 +451,7 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
         arrays[f"X_{key}"] = get_features(ds, extractor.build(), n_jobs=jobs, progress=progress)
     buf = io.BytesIO()
     np.savez_compressed(buf, **{k: (v.astype(str) if v.dtype == object else v) for k, v in arrays.items()})
-    try:
-        atomic_write_bytes(Path(out), buf.getvalue())
-    except OSError as exc:
-        raise _cannot_write(out, exc) from None
+    atomic_write_bytes(Path(out), buf.getvalue())
     return {k: v.shape for k, v in arrays.items()}
 
 
@@ -521,33 +496,27 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     if fmt == "json":
         doc = results_of(run_data)
         if out is not None:
-            _write(Path(out), results_json(doc))
+            atomic_write_text(Path(out), results_json(doc))
         return Exported([Path(out)] if out is not None else [], doc)
     if fmt == "mlflow":
         from .report.mlflow_store import log_run
 
         store = Path(out) if out is not None else Path("mlruns")
-        try:
-            return Exported(run_id=log_run(results_of(run_data), run_data.config, folder.concrete.path, store))
-        except OSError as exc:
-            raise _cannot_write(store, exc) from None
+        return Exported(run_id=log_run(results_of(run_data), run_data.config, folder.concrete.path, store))
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
-    sources = _RunSources(folder, run_data, _resume_data_root(folder, EngineOptions(data_root=data_root)).data_root,
-                          jobs, progress)
+    where = _resume_data_root(run_data.manifest, EngineOptions(data_root=data_root)).data_root
+    sources = _RunSources(folder, run_data, where, jobs, progress)
     target = Path(out) if out is not None else folder.path / "export" / fmt
-    try:
-        with contextlib.ExitStack() as held:
-            if out is None:
-                held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
-            root = target if out is not None else folder.path   # no link followed below it
-            if fmt == "trec":
-                return Exported(write_trec(run_data.records, run_data.settings, sources.dataset, target, root))
-            return Exported(write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
-                                           sources.features, target, root))
-    except OSError as exc:
-        raise _cannot_write(target, exc) from None
+    with contextlib.ExitStack() as held:
+        if out is None:
+            held.enter_context(folder.lock(f"rankbench export --format {fmt}"))
+        root = target if out is not None else folder.path   # no link followed below it
+        if fmt == "trec":
+            return Exported(write_trec(run_data.records, run_data.settings, sources.dataset, target, root))
+        return Exported(write_svmlight(protocol_name, sources.protocol, run_data.settings, sources.dataset,
+                                       sources.features, target, root))
 
 
 def mlflow_ready() -> None:
@@ -555,13 +524,6 @@ def mlflow_ready() -> None:
     from .report.mlflow_store import require_mlflow
 
     require_mlflow()
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        atomic_write_text(path, text)
-    except OSError as exc:
-        raise _cannot_write(path, exc) from None
 
 
 class _RunSources:
@@ -643,16 +605,17 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     if out.suffix.lower() in (".html", ".htm"):
         raise ConfigError(f"--out {out}: expected the Markdown report's path (e.g. {out.with_suffix('.md')}); the HTML "
                           "page is written beside it with .html, and two reports are never written to one file")
-    folders, seen = [], set()
+    return write_collected([f.path for f in _distinct(run_dirs)], out)
+
+
+def _distinct(run_dirs: list[str | Path]) -> list[RunFolder]:
+    """The run folders, each once (a folder given twice, e.g. through a ``latest`` link and its
+    own name, is read once) and by its own name, never a ``latest`` link."""
+    folders: dict[Path, RunFolder] = {}
     for d in run_dirs:
-        path = RunFolder.open(d).concrete.path   # the run's own folder, never a ``latest`` link
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            folders.append(path)
-    try:
-        return write_collected(folders, out)
-    except OSError as exc:
-        raise _cannot_write(out, exc) from None
+        folder = RunFolder.open(d).concrete
+        folders.setdefault(folder.path.resolve(), folder)
+    return list(folders.values())
 
 
 # ----------------------------------------------------------------------------- notes
@@ -735,15 +698,10 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
         run_dirs = sorted(d for d in base.iterdir() if (d / CONFIG).is_file()) if base.is_dir() else []
         if not run_dirs:
             raise RankbenchError(f"{base}: no run folders; run make reproduce-{paper} first, or name the run folders")
-    folders, seen = [], set()
-    for d in run_dirs:
-        path = RunFolder.open(d).concrete.path
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            folders.append(path)
     entries = []
-    for path in folders:
-        run = load_run(RunFolder.open(path))
+    for folder in _distinct(run_dirs):
+        path = folder.path
+        run = load_run(folder)
         config_path, exp = committed.get(run.name, (None, None))
         differs = None
         if exp is not None:
@@ -770,10 +728,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     hand = {part: path for part, path in hand.items() if path.is_file()}
     md = paper_note(paper, entries, kept=tuple(path.as_posix() for path in hand.values()),
                     **{part: path.read_text() for part, path in hand.items()})
-    try:
-        atomic_write_text(out, md)
-    except OSError as exc:
-        raise _cannot_write(out, exc) from None
+    atomic_write_text(out, md)
     return NotesResult(out, md, len(entries), sum(e.graded_with.startswith("with the published") for e in entries))
 
 
@@ -819,12 +774,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
     groups: dict[str, list] = {}
     skipped: list[Path] = []
-    seen = set()
-    for d in run_dirs:
-        folder = RunFolder.open(d).concrete   # the run's own name, never a ``latest`` link
-        if folder.path.resolve() in seen:
-            continue
-        seen.add(folder.path.resolve())
+    for folder in _distinct(run_dirs):
         run = load_run(folder)
         owner = paper or figure_paper(run)
         if owner is None:
@@ -834,7 +784,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
             groups.setdefault(owner, []).append(run)
 
     def refit(run, setting: str, trial: int, method: str):
-        root = _resume_data_root(run.folder, EngineOptions(data_root=data_root)).data_root
+        root = _resume_data_root(run.manifest, EngineOptions(data_root=data_root)).data_root
         fitted = refit_job(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
                            run.splits_of(setting)[trial])
         _check_refitted(run, setting, trial, method, fitted)
@@ -844,10 +794,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     for owner, runs in groups.items():
         folder = Path(out) if out is not None else Path("results") / owner / "figures"
         options = {"fig7_time": fig7_time} if owner == "merler" else {}
-        try:
-            written[owner] = draw(owner, runs, folder, refit, **options)
-        except OSError as exc:
-            raise _cannot_write(folder, exc, " the figures") from None
+        written[owner] = draw(owner, runs, folder, refit, **options)
     if not any(written.values()):
         raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
                              f"({', '.join(str(d) for d in run_dirs)})")
@@ -900,10 +847,7 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
     else:
         result = compare_methods(a, methods[0], methods[1], metrics, correction)
     if csv is not None:
-        try:
-            atomic_write_text(Path(csv), result.to_csv())
-        except OSError as exc:
-            raise RankbenchError(f"{csv}: cannot write ({exc.strerror or exc})") from None
+        atomic_write_text(Path(csv), result.to_csv())
     return result
 
 
@@ -969,12 +913,12 @@ def broken_plugins() -> list[str]:
 
 
 # ----------------------------------------------------------------------------- results as data
-def load_results(run_dir: str | Path):
+def load_results(run_dir: str | Path | RunData):
     """A run's results as pandas frames, e.g. for your own statistics or plots.
 
     Parameters
     ----------
-    run_dir : a run folder (read only; nothing is written).
+    run_dir : a run folder (read only; nothing is written), or a run's data (``report.build.RunData``).
 
     Returns
     -------
@@ -990,7 +934,7 @@ def load_results(run_dir: str | Path):
     """
     from .report.tables import trials_frame, with_sweep_columns
 
-    run_data = load_run(RunFolder.open(run_dir))
-    values = run_data.setting_values()
-    trials = run_data.ordered(trials_frame(run_data.records))
-    return with_sweep_columns(trials, values), with_sweep_columns(summary_of(run_data), values)
+    run = run_dir if isinstance(run_dir, RunData) else load_run(RunFolder.open(run_dir))
+    values = run.setting_values()
+    trials = run.ordered(trials_frame(run.records))
+    return with_sweep_columns(trials, values), with_sweep_columns(summary_of(run), values)

@@ -15,7 +15,7 @@ rankbench). A file of a newer version than this rankbench knows is refused by na
 What a record must hold beyond its types is checked here too: a finished trial's metrics are not
 empty, finite, rates within [0, 1] and costs non-negative; a failed trial names its error and
 holds no metrics; a split's row indices are non-negative (and within the dataset when the splits
-record its size); trials of a setting are numbered 0, 1, ... in order.
+record its size; :class:`TrialSplit`); trials of a setting are numbered 0, 1, ... in order.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ Curve = list[FiniteFloat] | dict[str, list[FiniteFloat]]
 
 class Reuse(_Strict):
     """Where a reused result was computed: an identical job (the same data, split, method and
-    code; :mod:`rankbench.engine.runner`) of ``run``, at ``at``. Its clock metrics and ``wall_s``
+    code; :mod:`rankbench.engine.jobs`) of ``run``, at ``at``. Its clock metrics and ``wall_s``
     are the ones measured then."""
 
     run: str | None
@@ -216,10 +216,32 @@ class TrialRecord(_File):
 
 
 # ----------------------------------------------------------------------------- splits
+class TrialSplit(_Strict):
+    """One trial's split as the protocol drew it: its number, its seeds and its rows (dataset row
+    positions, under :data:`ROW_KEYS`); the protocol's own keys (constraints drawn, concepts kept)
+    ride along as they are. A setting keeps its trials as the plain mappings protocols take; each
+    is checked against this model."""
+
+    model_config = ConfigDict(extra="allow")
+
+    trial: NonNegativeInt
+    seed: NonNegativeInt
+    ranker_seed: NonNegativeInt | None = None
+    train: list[NonNegativeInt] | None = None
+    test: list[NonNegativeInt] | None = None
+    probe: list[NonNegativeInt] | None = None
+    gallery: list[NonNegativeInt] | None = None
+    base: list[NonNegativeInt] | None = None
+    boost: list[NonNegativeInt] | None = None
+
+    def top_row(self) -> int:
+        """The largest row it uses (-1 for none)."""
+        return max((max(getattr(self, k) or [-1]) for k in ROW_KEYS), default=-1)
+
+
 class SettingSplits(_Strict):
     """One setting: its label, typed swept values, the dataset's size (when recorded) and each
-    trial's split as the protocol drew it (``trial``, ``seed``, ``ranker_seed`` and the
-    protocol's keys; rows under :data:`ROW_KEYS`)."""
+    trial's split (:class:`TrialSplit`), trials numbered 0, 1, ... in order."""
 
     label: str
     values: dict[str, Any] = Field(default_factory=dict)
@@ -231,22 +253,19 @@ class SettingSplits(_Strict):
     @model_validator(mode="after")
     def _trials(self):
         for i, t in enumerate(self.trials):
-            where = f"trials.{i}"
-            if t.get("trial") != i or isinstance(t.get("trial"), bool):
-                raise ValueError(f"{where}.trial: expected {i} (trials in order), got {t.get('trial')!r}")
-            for key in ("seed", "ranker_seed"):
-                v = t.get(key)
-                if (key == "seed" or v is not None) and not _non_negative_int(v):
-                    raise ValueError(f"{where}.{key}: expected a seed (an integer >= 0), got {v!r}")
-            for key in ROW_KEYS:
-                rows = t.get(key)
-                if rows is None:
-                    continue
-                if not isinstance(rows, list) or not all(_non_negative_int(r) for r in rows):
-                    raise ValueError(f"{where}.{key}: expected a list of row indices (integers >= 0)")
-                if self.n_items is not None and rows and max(rows) >= self.n_items:
-                    raise ValueError(f"{where}.{key}: row {max(rows)} is beyond the dataset's {self.n_items} items")
+            try:
+                split = TrialSplit.model_validate(t)
+            except ValidationError as err:
+                raise ValueError(f"trials.{i}.{describe_error(err)}") from None
+            if split.trial != i:
+                raise ValueError(f"trials.{i}.trial: expected {i} (trials in order), got {split.trial!r}")
+            if self.n_items is not None and split.top_row() >= self.n_items:
+                raise ValueError(f"trials.{i}: row {split.top_row()} is beyond the dataset's {self.n_items} items")
         return self
+
+    def top_row(self) -> int:
+        """The largest row any of its trials uses (-1 for none)."""
+        return max(TrialSplit.model_validate(t).top_row() for t in self.trials)
 
 
 class Splits(_File):
@@ -266,10 +285,6 @@ class Splits(_File):
 
     def setting(self, label: str) -> SettingSplits | None:
         return next((s for s in self.settings if s.label == label), None)
-
-
-def _non_negative_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
 # ----------------------------------------------------------------------------- manifest

@@ -44,7 +44,7 @@ import hashlib
 import json
 import os
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ from .utils.diskcache import digest, file_digest
 from .utils.fileio import FileLock, NotRegularFile, atomic_write_text, to_json
 
 __all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "config_fingerprint",
-           "RunFolder", "RunFolderError", "Problem", "parse_record", "trial_name", "job_id"]
+           "RunFolder", "RunFolderError", "Problem", "RunState", "parse_record", "trial_name", "job_id"]
 
 CONFIG, SPLITS, MANIFEST, TRIALS, LATEST = "config.yaml", "splits.json", "manifest.json", "trials", "latest"
 LOCK, RUNNING = ".lock", ".running"
@@ -85,22 +85,24 @@ class Problem:
     reason: str
 
 
-class RunLock:
-    """The writer lock of one run folder, held by this process until :meth:`release` (or exit)."""
+def run_methods(config: dict[str, Any]) -> list[str]:
+    """The methods a run computes: its config's rankers, only those of ``methods`` when it names some."""
+    names = [r["name"] for r in config.get("rankers") or [] if isinstance(r, dict) and "name" in r]
+    return [m for m in names if not config.get("methods") or m in config["methods"]]
 
-    def __init__(self, lock: FileLock | None):
-        self._lock = lock
 
-    def release(self) -> None:
-        if self._lock is not None:
-            self._lock.release()   # the lock file goes with it
-            self._lock = None
+@dataclass
+class RunState:
+    """A run: its resolved config, its splits (None before they are drawn), its manifest (None
+    without one), its usable trial records (finished or failed, in file-name order) and the files
+    that are not usable. A run holds it in memory while it writes its folder and hands it to its
+    report; :meth:`RunFolder.read_state` reads it back, each file once."""
 
-    def __enter__(self) -> "RunLock":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
+    config: dict[str, Any]
+    splits: Splits | None = None
+    manifest: Manifest | None = None
+    records: list[TrialRecord] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
 
 def _holder(path: Path) -> str:
@@ -125,9 +127,8 @@ def job_id(setting: str, trial: int, method: str) -> str:
     return trial_name(setting, trial, method).removesuffix(".json")
 
 
-def parse_record(text: str | bytes) -> TrialRecord:
-    """A trial record from its JSON text; ValueError naming the first field that is wrong."""
-    return TrialRecord.parse(text)
+#: a trial record from its JSON text; ValueError naming the first field that is wrong
+parse_record = TrialRecord.parse
 
 
 @dataclass
@@ -139,6 +140,13 @@ class _Context:
     seeds: dict[str, list[tuple[int, int | None]]] | None
     methods: list[str] | None
     fingerprint: str | None
+
+    @classmethod
+    def of(cls, config: dict | None, splits: Splits | None, manifest: Manifest | None) -> "_Context":
+        seeds = {s.label: [(t["seed"], t.get("ranker_seed")) for t in s.trials] for s in splits.settings} \
+            if splits is not None else None
+        return cls(seeds, None if config is None else run_methods(config),
+                   manifest.config_fingerprint if manifest is not None else None)
 
     def check(self, rec: TrialRecord, file_name: str) -> None:
         """ValueError naming how ``rec`` (read from ``file_name``) does not belong to this run."""
@@ -274,15 +282,6 @@ class RunFolder:
         real = Path(os.path.realpath(self.path))
         return RunFolder(real if self.path.is_absolute() else Path(os.path.relpath(real)))
 
-    @staticmethod
-    def latest(root: str | os.PathLike, name: str) -> "RunFolder":
-        base = Path(root) / name
-        runs = sorted((p for p in base.glob("*") if p.name != LATEST and (p / SPLITS).is_file()),
-                      key=lambda p: p.stat().st_mtime) if base.is_dir() else []
-        if not runs:
-            raise RunFolderError(f"no earlier run of {name!r} under {base}")
-        return RunFolder(runs[-1])
-
     def remove_if_empty_of_results(self) -> bool:
         """Delete a folder that holds no result (a run that failed before its first result)."""
         if any(self.trials_dir.glob("*.json")):
@@ -301,7 +300,7 @@ class RunFolder:
                 link.unlink(missing_ok=True)
         return True
 
-    def lock(self, command: str) -> RunLock:
+    def lock(self, command: str) -> FileLock:
         """This process becomes the folder's only writer (see the module docstring); ``command``
         (what is writing, e.g. ``rankbench run --resume RUN``) is shown to a refused writer."""
         path = self.path / LOCK
@@ -319,7 +318,7 @@ class RunFolder:
                     "since": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
             os.ftruncate(lock.fd, 0)
             os.pwrite(lock.fd, json.dumps(info).encode(), 0)
-        return RunLock(lock)
+        return lock
 
     def check_writable(self) -> None:
         import tempfile
@@ -376,30 +375,20 @@ class RunFolder:
 
     def _context(self) -> _Context:
         """What this run's trial records must agree with (see :class:`_Context`)."""
-        seeds = methods = fingerprint = None
-        try:
-            seeds = {s.label: [(t["seed"], t.get("ranker_seed")) for t in s.trials] for s in self.read_splits().settings}
-        except RunFolderError:  # no splits yet, or unusable ones (reported where they are read)
-            pass
-        try:
-            cfg = self.read_config()
-            names = [r["name"] for r in cfg.get("rankers") or [] if isinstance(r, dict) and "name" in r]
-            methods = [m for m in names if not cfg.get("methods") or m in cfg["methods"]]
-        except RunFolderError:
-            pass
-        try:
-            manifest = self.read_manifest()
-            fingerprint = manifest.config_fingerprint if manifest is not None else None
-        except RunFolderError:
-            pass
-        return _Context(seeds, methods, fingerprint)
+        def read(what):
+            try:
+                return what()
+            except RunFolderError:  # missing or unusable (reported where it is read)
+                return None
 
-    def read_trials(self) -> tuple[list[TrialRecord], list[Problem]]:
+        return _Context.of(read(self.read_config), read(self.read_splits), read(self.read_manifest))
+
+    def read_trials(self, context: _Context | None = None) -> tuple[list[TrialRecord], list[Problem]]:
         """Every usable record (finished or failed) and the files that are not: truncated, not
         JSON, not a valid record (a field missing, unknown, of the wrong type or out of range), or
         not a record of this run (another setting, trial, seed, method or config)."""
         records, problems = [], []
-        context = self._context()
+        context = context or self._context()
         for p in sorted(self.trials_dir.glob("*.json")):
             try:
                 rec = parse_record(p.read_bytes())
@@ -409,27 +398,25 @@ class RunFolder:
                 problems.append(Problem(p, _reason(exc)))
         return records, problems
 
+    def read_state(self) -> RunState:
+        """The run as its folder holds it, each file read once: an unusable manifest is one more
+        problem (RunFolderError for unreadable config or splits)."""
+        config, problems = self.read_config(), []
+        try:
+            manifest = self.read_manifest()
+        except RunFolderError as exc:
+            manifest = None
+            problems.append(Problem(self.path / MANIFEST, str(exc).split(": ", 1)[-1]))
+        splits = self.read_splits() if self.has_splits() else None
+        records, bad = self.read_trials(_Context.of(config, splits, manifest))
+        return RunState(config, splits, manifest, records, bad + problems)
+
     def inputs_digest(self) -> str:
         """A digest of the files everything derived is read from (config, splits, manifest and each
         trial file: names and bytes; a missing one counts as missing), so that a report built from
         them can be known to be current without reading them."""
         files = [self.path / CONFIG, self.path / SPLITS, self.path / MANIFEST, *sorted(self.trials_dir.glob("*.json"))]
         return digest([[p.relative_to(self.path).as_posix(), file_digest(p)] for p in files])
-
-    def done_jobs(self) -> set[tuple[str, int, str]]:
-        """(setting, trial, method) of every finished job: a usable record with status ``ok``
-        (a failed job, like a missing or unusable one, is computed again by ``--resume``)."""
-        return {r.key for r in self.read_trials()[0] if r.ok}
-
-    def trial_done(self, setting: str, trial: int, method: str) -> bool:
-        """True only for a usable, finished record of exactly this job."""
-        path = self.trial_path(setting, trial, method)
-        try:
-            rec = parse_record(path.read_bytes())
-            self._context().check(rec, path.name)
-        except (OSError, ValueError):
-            return False
-        return rec.ok
 
     # ------------------------------------------------------------------ jobs in progress
     def write_heartbeat(self, job_id: str, state: dict[str, Any]) -> None:

@@ -137,7 +137,7 @@ def test_plain_scikit_learn_estimators_run_as_the_capability_the_protocol_asks_f
 def _loaded(run):
     """The dataset a run folder's config names, loaded again."""
     from rankbench.config import load_experiment
-    from rankbench.engine.runner import load_dataset
+    from rankbench.engine.plan import load_dataset
 
     return load_dataset(load_experiment(run / "config.yaml").config, None)
 

@@ -85,7 +85,7 @@ def test_same_seed_same_numbers_and_jobs_do_not_change_them(cli, tmp_path):
 
 
 def _interrupt_after(monkeypatch, n):
-    from rankbench.engine import runner
+    from rankbench.engine import execute as runner
 
     real = runner.run_job
     calls = {"n": 0}

@@ -45,7 +45,10 @@ def test_unreadable_results_are_problems_not_results(tmp_path):
     records, problems = f.read_trials()
     assert sorted(r.trial for r in records) == [0, 1]
     assert len(problems) == 2 and all(p.reason for p in problems)
-    assert f.trial_done("", 1, "A") and not f.trial_done("", 2, "A") and not f.trial_done("", 3, "A")
+    f.write_config({"name": "r", "rankers": [{"name": "A", "ranker": "l1"}]})
+    state = f.read_state()   # each file read once: config, manifest, splits, trials
+    assert [r.trial for r in state.records] == [0, 1] and [p.path.name for p in state.problems] == \
+        [f.trial_path("", 2, "A").name, f.trial_path("", 3, "A").name]
     with pytest.raises(ValueError, match="metrics: a finished trial holds at least one metric"):
         parse_record(json.dumps({"setting": "", "trial": 0, "method": "A", "seed": 0, "wall_s": 1.0}))
 

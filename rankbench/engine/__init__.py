@@ -1,1 +1,1 @@
-"""The experiment engine: runner, feature cache and result store."""
+"""The experiment engine: plan, jobs, execute, manifest, reuse, executors, feature cache."""

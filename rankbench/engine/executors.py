@@ -46,7 +46,7 @@ EXECUTORS = ("local", "dask")
 class Work(NamedTuple):
     """One job and what computing it needs (``run_job(*work)`` computes it)."""
 
-    job: Any        # runner.Job: setting, trial, method, seeds
+    job: Any        # jobs.Job: setting, trial, method, seeds
     protocol: Any
     spec: Any       # estimator.MethodSpec
     X: Any          # the method's feature matrix, or a dict of views
@@ -55,26 +55,24 @@ class Work(NamedTuple):
 
     @property
     def label(self) -> str:
-        return label(self.job.setting, self.job.trial, self.job.method)
+        """``<setting> <method> trial <k>``, as progress shows a finished job."""
+        setting, trial, method = self.job.setting, self.job.trial, self.job.method
+        return f"{setting + ' ' if setting else ''}{method} trial {trial}"
 
     @property
     def id(self) -> str:
         return job_id(self.job.setting, self.job.trial, self.job.method)
 
 
-JobFn = Callable[..., Any]  # runner.run_job: returns the job's TrialRecord
+JobFn = Callable[..., Any]  # jobs.run_job: returns the job's TrialRecord
 
 
-def finished(progress: RunProgress, job: str, record) -> None:
-    """Tell ``progress`` that job ``job`` wrote its ``record`` (a TrialRecord): its time, its
-    warnings, and for a failed job its error."""
+def finished(progress: RunProgress, arrived: list, job: str, record) -> None:
+    """Keep ``record`` (a TrialRecord) in ``arrived`` and tell ``progress`` that job ``job`` wrote
+    it: its time, its warnings, and for a failed job its error."""
+    arrived.append(record)
     failure = None if record.ok else f"{record.phase or 'evaluate'}: {record.error}"
     progress.finished(job, record.wall_s, [(w.text, w.count) for w in record.warnings], failure)
-
-
-def label(setting: str, trial: int, method: str) -> str:
-    """``<setting> <method> trial <k>``, as progress shows a finished job."""
-    return f"{setting + ' ' if setting else ''}{method} trial {trial}"
 
 
 # ----------------------------------------------------------------------------- local
@@ -98,8 +96,10 @@ class LocalExecutor:
     def __exit__(self, *exc) -> None:
         pass
 
-    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: RunProgress) -> int:
-        """Compute every job; the worker that computed a result writes it. Returns the count.
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder | None, progress: RunProgress,
+            arrived: list) -> int:
+        """Compute every job; the worker that computed a result writes it (into ``folder``, when
+        there is one) and each record is kept in ``arrived`` here. Returns the count.
 
         In this process each fit reports to ``progress`` directly; worker processes write their
         jobs' heartbeats into the run folder, which a thread here reads every second."""
@@ -107,12 +107,12 @@ class LocalExecutor:
             progress.watch()
             for w in work:
                 progress.started(w.id)
-                finished(progress, w.id, fn(*w, folder, partial(progress.update, w.id)))
+                finished(progress, arrived, w.id, fn(*w, folder, partial(progress.update, w.id)))
             return len(work)
         from joblib import Parallel, delayed
 
         def poll() -> None:
-            beats = folder.read_heartbeats()
+            beats = folder.read_heartbeats() if folder is not None else {}
             progress.set_running(set(beats), beats)
 
         progress.watch(poll)
@@ -120,7 +120,7 @@ class LocalExecutor:
         gen = Parallel(n_jobs=min(self.jobs, len(work)), return_as="generator_unordered")(
             delayed(_in_worker)(parent, fn, *w, folder) for w in work)
         for rec in gen:
-            finished(progress, job_id(*rec.key), rec)
+            finished(progress, arrived, job_id(*rec.key), rec)
         return len(work)
 
     def slots(self) -> int:
@@ -320,8 +320,10 @@ class DaskExecutor:
         self.n_scattered += len(ids)
         return dict(zip(ids, futures))
 
-    def run(self, fn: JobFn, work: list[Work], folder: RunFolder, progress: RunProgress) -> int:
-        """Compute every job on the cluster; write each result here as it arrives. Returns the count.
+    def run(self, fn: JobFn, work: list[Work], folder: RunFolder | None, progress: RunProgress,
+            arrived: list) -> int:
+        """Compute every job on the cluster; write each result here as it arrives (into ``folder``,
+        when there is one) and keep it in ``arrived``. Returns the count.
 
         At most a few jobs per worker thread wait at the scheduler at any time (it balances them
         between workers); the rest are submitted in batches as results come back (one graph update
@@ -371,10 +373,11 @@ class DaskExecutor:
                         status, value, worker = result
                         if status == "user-error":
                             raise value
-                        folder.write_trial(value)
+                        if folder is not None:
+                            folder.write_trial(value)
                         self.jobs_per_worker[worker] += 1
                         computed += 1
-                        finished(progress, w.id, value)
+                        finished(progress, arrived, w.id, value)
                     elif fut.status == "error":
                         self._raise_job_error(w, fut)
                     else:  # cancelled or lost: its scattered inputs died with their workers, or the scheduler
@@ -398,7 +401,7 @@ class DaskExecutor:
                 time.sleep(0.005)
         except KeyboardInterrupt:
             self.interrupted = True
-            self._save_ready(ac, pending, folder, progress)
+            self._save_ready(ac, pending, folder, progress, arrived)
             raise
         finally:
             # Release every future now, while the client is open: the scheduler then drops the jobs
@@ -472,7 +475,7 @@ class DaskExecutor:
                                  "with --resume") from None
         raise exc.with_traceback(fut.traceback())
 
-    def _save_ready(self, ac, pending: dict, folder: RunFolder, progress: RunProgress) -> None:
+    def _save_ready(self, ac, pending: dict, folder: RunFolder | None, progress: RunProgress, arrived: list) -> None:
         """On an interruption: write the results that have arrived but are not written yet, as many
         as can be fetched within :attr:`STOP_S` seconds (the others are computed again on resume)."""
         deadline = time.monotonic() + self.STOP_S
@@ -486,9 +489,10 @@ class DaskExecutor:
             except Exception:  # noqa: BLE001 - lost or too slow to fetch: computed again on resume
                 continue
             if status == "ok":
-                folder.write_trial(record)
+                if folder is not None:
+                    folder.write_trial(record)
                 if w is not None:
-                    finished(progress, w.id, record)
+                    finished(progress, arrived, w.id, record)
 
     def describe(self) -> dict[str, Any]:
         """For the manifest: the scheduler, every worker seen (threads, jobs it computed), lost ones

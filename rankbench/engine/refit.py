@@ -19,7 +19,8 @@ from ..config import Experiment
 from ..datasets.base import Dataset
 from ..errors import RankbenchError
 from ..utils.meter import Meter
-from .runner import EngineOptions, method_matrix, plan, setting_features
+from .execute import method_matrix, setting_features
+from .plan import EngineOptions, plan
 
 
 @dataclass

@@ -13,7 +13,7 @@ import pandas as pd
 from ..config import ClaimCfg, ExpectedCfg, check_published
 from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
-    TRIALS_CSV, Manifest, Problem, RunFolder, RunFolderError, SettingSplits, TrialRecord
+    TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, run_methods
 from .check import GradedNumber, check_markdown, counts_line, grade_rows
 from .claims import GradedClaim, claims_markdown, grade_claims
 from .plots.draw import make_plots
@@ -136,23 +136,21 @@ def load_run(folder: RunFolder | str, require_results: bool = True) -> RunData:
     """A run folder's config, splits, manifest and records, each validated; an unusable manifest
     is one more problem (the report says so and goes without provenance)."""
     folder = folder if isinstance(folder, RunFolder) else RunFolder.open(folder)
-    cfg = folder.read_config()
-    read, problems = folder.read_trials()
-    records, failed = [r for r in read if r.ok], [r for r in read if not r.ok]
-    try:
-        manifest = folder.read_manifest()
-    except RunFolderError as exc:
-        manifest = None
-        problems.append(Problem(folder.path / MANIFEST, str(exc).split(": ", 1)[-1]))
-    if require_results and not read:
+    state = folder.read_state()
+    if require_results and not state.records:
+        problems = state.problems
         extra = f" ({len(problems)} unreadable result file(s), e.g. {problems[0].path.name}: " \
                 f"{problems[0].reason})" if problems else ""
         raise RankbenchError(f"{folder.path}: no trial results yet{extra}")
-    methods = [r["name"] for r in cfg.get("rankers", []) if isinstance(r, dict) and "name" in r]
-    if cfg.get("methods"):  # a run of some of the config's rankers (--methods)
-        methods = [m for m in methods if m in cfg["methods"]]
-    settings = folder.read_splits().settings if folder.has_splits() else []
-    return RunData(folder, cfg, records, problems, methods, settings, manifest, failed)
+    return run_data(folder, state)
+
+
+def run_data(folder: RunFolder | None, state: RunState) -> RunData:
+    """What a report reads of a run, from the run's state (as a run holds it, or as read back)."""
+    read = state.records
+    return RunData(folder, state.config, [r for r in read if r.ok], list(state.problems), run_methods(state.config),
+                   state.splits.settings if state.splits is not None else [], state.manifest,
+                   [r for r in read if not r.ok])
 
 
 def summary_of(run: RunData) -> pd.DataFrame:
@@ -231,7 +229,7 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
     return headline_metric(run.protocol_name, set(summary["metric"]))
 
 
-def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | None = None,
+def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank: int | None = None,
                  style: str | None = None, n_jobs: int = 1) -> dict:
     """Rebuild a run's derived files from its per-trial results.
 
@@ -242,7 +240,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
 
     Parameters
     ----------
-    folder : the run folder.
+    folder : the run folder, or the run as a run holds it (:func:`run_data`).
     plots : draw the figures (PNG at 300 dpi, SVG and PDF).
     max_rank : last rank of CMC figures (default: the largest rank the run reports).
     style : a matplotlib style file applied on top of rankbench's own (``--style``).
@@ -253,7 +251,7 @@ def build_report(folder: RunFolder | str, plots: bool = True, max_rank: int | No
     dict with ``summary`` (DataFrame), ``plots`` (paths), ``markdown``, ``latex``, ``grades`` and
     ``claims`` (graded rows) and ``run`` (:class:`RunData`).
     """
-    run = load_run(folder)
+    run = folder if isinstance(folder, RunData) else load_run(folder)
     values = run.setting_values()
     trials = run.ordered(trials_frame(run.records))
     summary = summary_frame(trials, run.methods, run.setting_order)

@@ -59,7 +59,10 @@ def refuse_link(path: Path) -> None:
 def _open_folder(root: Path, parts: tuple[str, ...]) -> int:
     """A descriptor of the folder ``root / parts``, made where missing; ``root`` is followed as
     named, no part below it is (a link there is refused, naming it)."""
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file where the folder should be
+        raise NotRegularFile(errno.ENOTDIR, "exists and is not a folder", str(root)) from None
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     here = root
     try:
@@ -130,6 +133,10 @@ def atomic_write_bytes(path: Path, data: bytes, durable: bool = True, root: str 
         _check_target(dfd, name, path)   # os.replace never follows a link; this names one planted meanwhile
         os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         tmp = None
+    except OSError as exc:  # a write (a full disk) names no file, a temporary file is not the user's
+        if exc.filename is None or exc.filename == tmp:
+            exc.filename = str(path)
+        raise
     finally:
         if tmp is not None:
             try:
@@ -231,8 +238,3 @@ def _json_default(o: Any):
 def to_json(obj: Any, indent: int | None = 1) -> str:
     """JSON text of results (numpy scalars and arrays as plain numbers and lists)."""
     return json.dumps(obj, indent=indent, default=_json_default, allow_nan=True)
-
-
-def atomic_write_json(path: Path, obj: Any, durable: bool = True, root: str | os.PathLike | None = None) -> None:
-    atomic_write_text(path, to_json(obj), durable, root)
-

@@ -124,7 +124,7 @@ def test_a_metric_learner_under_reid_ranks_by_its_transform(shared_cache, tmp_pa
     trials, _ = app.evaluate(plain.PlainMetric(), config("reid"), out=out, progress=False)
     from rankbench.config import resolve
     from rankbench.engine.cache import get_features
-    from rankbench.engine.runner import load_dataset
+    from rankbench.engine.plan import load_dataset
     from rankbench.registry import features
 
     exp = resolve(config("reid"), "reid")

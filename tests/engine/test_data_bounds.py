@@ -112,7 +112,7 @@ def test_the_plan_refuses_exactly_what_the_fit_would(data, case, ranker, feats, 
     X = np.hstack([sp.dataset.arrays[f"feat/{k}"] for k in feats])[split["train"]]
     y = sp.dataset.column("label")[split["train"]]
     from rankbench.config import Config, check_components
-    from rankbench.engine.runner import _method
+    from rankbench.engine.plan import _method
 
     given = Config.model_validate(cfg)   # the ranker as first given (the plan refused it)
     method = _method(given.rankers[0], given, check_components(given, str(path)))

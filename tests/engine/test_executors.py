@@ -261,7 +261,7 @@ def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env):
 
 
 def test_local_run_interrupted_resumes_on_dask(cluster, reference, tmp_path, env, monkeypatch):
-    from rankbench.engine import runner
+    from rankbench.engine import execute as runner
 
     address, client = cluster
     client.wait_for_workers(1, timeout=60)

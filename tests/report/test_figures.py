@@ -208,7 +208,7 @@ def test_a_run_no_paper_draws_is_named(cli, tmp_path):
 @pytest.mark.parametrize("args, needle", [
     (["{cache}"], "not a run folder (no config.yaml)"),
     (["prosser", "{tiny}"], "'prosser' is not a paper with figures (those are: merler, yan, yuli)"),
-    (["{tiny}", "--out", "{file}/figs"], "cannot write the figures"),
+    (["{tiny}", "--out", "{file}/figs"], "figs: Not a directory"),
 ])
 def test_mistakes_are_one_line(cli, runs, tmp_path, args, needle):
     (tmp_path / "file").write_text("a file, not a folder")

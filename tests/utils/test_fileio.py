@@ -73,3 +73,26 @@ def test_a_file_where_a_folder_is_needed_is_named_as_such(tmp_path):
     with pytest.raises(NotRegularFile, match="exists and is not a folder") as err:
         atomic_write_text(tmp_path / "export" / "trec" / "a.qrels", "x", root=tmp_path)
     assert err.value.filename == str(tmp_path / "export") and (tmp_path / "export").read_text() == "mine"
+
+
+def test_a_failed_write_names_the_file_being_written(tmp_path, monkeypatch):
+    """A full disk names no file (and the temporary file is not the user's): the error names the
+    file being written; a file where its folder should be is named as not a folder."""
+    import errno
+
+    from rankbench.utils.fileio import NotRegularFile
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    target = tmp_path / "out" / "x.txt"
+    with monkeypatch.context() as m:
+        m.setattr(os, "fsync", full)
+        with pytest.raises(OSError) as err:
+            atomic_write_text(target, "data")
+    assert err.value.errno == errno.ENOSPC and err.value.filename == str(target)
+    assert not target.exists() and list((tmp_path / "out").iterdir()) == []
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(NotRegularFile, match="exists and is not a folder") as err:
+        atomic_write_text(tmp_path / "a-file" / "x.txt", "data")
+    assert err.value.filename == str(tmp_path / "a-file")

@@ -1,0 +1,83 @@
+"""The key of a job's result in the cache (kind ``trials``): what makes two jobs identical."""
+
+from __future__ import annotations
+
+import sys
+
+from .. import __version__
+from ..config import dataset_params
+from ..utils.diskcache import code_fingerprint, digest, reuse_allowed, source_fingerprint
+from .estimator import MethodSpec
+from .manifest import package_versions
+from .plan import EngineOptions, SettingPlan
+
+
+#: what a trial's result does not depend on: how results are reported and the command line
+_NOT_IN_TRIALS = ("rankbench.report", "rankbench.cli", "rankbench.app", "rankbench.__main__")
+
+
+def reuse_enabled(opts: EngineOptions) -> bool:
+    """Whether finished results are reused: the cache is on (no ``--no-cache``) and
+    ``$RANKBENCH_REUSE`` is not ``0``."""
+    return opts.use_cache and reuse_allowed()
+
+
+class TrialKeys:
+    """The key of a job's result in the one cache (kind ``trials``): a digest of everything the
+    result is computed from, so that an identical job, in this run (a sweep's setting that does
+    not change the method) or in another (a config that repeats another's trials), takes the
+    result instead of computing it again.
+
+    The key holds the dataset (its loader's parameters and its files' fingerprint), the protocol
+    and its parameters, the method's feature matrix (its bytes), the split (rows and seeds), the
+    method (its ranker's and preprocessing steps' names and parameters, its feature sets), the
+    source of every rankbench module but the report and the command line (any edit, comments
+    included, makes new keys), a plug-in's own code (:func:`code_fingerprint`), and the versions of
+    Python, rankbench and the libraries. No key (computed every time): an object method
+    (``app.evaluate``), a dataset without a fingerprint, code whose source cannot be read. Code a
+    plug-in imports from other packages is not covered: after changing it, ``rankbench cache
+    --clear trials``.
+    """
+
+    def __init__(self, enabled: bool):
+        code = source_fingerprint("rankbench", _NOT_IN_TRIALS) if enabled else None
+        self.base = digest(code, __version__, sys.version, package_versions()) if code else None
+        self._matrices: dict[tuple, str] = {}
+
+    def setting(self, sp: SettingPlan) -> str | None:
+        if self.base is None or not sp.dataset.fingerprint:
+            return None
+        data = {k: v for k, v in dataset_params(sp.config).items() if k != "root"}
+        plugin = _plugin_code(type(sp.protocol))
+        if plugin is False:
+            return None
+        return digest(self.base, sp.config.dataset.name, data, sp.dataset.fingerprint, len(sp.dataset),
+                      sp.config.protocol.model_dump(), plugin)
+
+    def matrix(self, mkey: tuple, X) -> str:
+        if mkey not in self._matrices:
+            self._matrices[mkey] = digest(X)
+        return self._matrices[mkey]
+
+    @staticmethod
+    def method(spec: MethodSpec) -> str | None:
+        parts = [spec.ranker, *spec.steps]
+        if spec.fault or any(c.estimator is not None for c in parts):
+            return None
+        code = [_plugin_code(c.cls) for c in parts]
+        if False in code:
+            return None
+        return digest([[c.kind, c.name, c.params] for c in parts], spec.feature_sets, spec.combine,
+                      spec.capability, code)
+
+    @staticmethod
+    def job(setting: str | None, matrix: str, method: str | None, split: dict) -> str | None:
+        return None if setting is None or method is None else digest(setting, matrix, method, split)
+
+
+def _plugin_code(cls: type) -> str | None | bool:
+    """None for rankbench's own code (in the key's source digest), a plug-in's code fingerprint,
+    or False when that cannot be read."""
+    if cls.__module__ == "rankbench" or cls.__module__.startswith("rankbench."):
+        return None
+    return code_fingerprint(cls) or False
