@@ -60,7 +60,6 @@ from .records import (
     TrialRecord,
     config_fingerprint,
 )
-from .utils.diskcache import digest, file_digest
 from .utils.fileio import FileLock, NotRegularFile, atomic_write_text, to_json
 
 __all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "config_fingerprint",
@@ -410,13 +409,6 @@ class RunFolder:
         splits = self.read_splits() if self.has_splits() else None
         records, bad = self.read_trials(_Context.of(config, splits, manifest))
         return RunState(config, splits, manifest, records, bad + problems)
-
-    def inputs_digest(self) -> str:
-        """A digest of the files everything derived is read from (config, splits, manifest and each
-        trial file: names and bytes; a missing one counts as missing), so that a report built from
-        them can be known to be current without reading them."""
-        files = [self.path / CONFIG, self.path / SPLITS, self.path / MANIFEST, *sorted(self.trials_dir.glob("*.json"))]
-        return digest([[p.relative_to(self.path).as_posix(), file_digest(p)] for p in files])
 
     # ------------------------------------------------------------------ jobs in progress
     def write_heartbeat(self, job_id: str, state: dict[str, Any]) -> None:
