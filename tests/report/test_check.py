@@ -149,6 +149,6 @@ def test_a_report_refuses_a_hand_broken_published_entry_in_one_line(runs, tmp_pa
     config["expected"][0]["tolerance"] = -0.1
     (run / "config.yaml").write_text(yaml.safe_dump(config))
     with pytest.raises(ConfigError) as err:
-        build_report(run, plots=False, reuse=False)
+        build_report(run, plots=False)
     message = str(err.value)
     assert "\n" not in message and "config.yaml" in message and "expected" in message and "tolerance" in message
