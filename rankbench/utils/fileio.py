@@ -231,8 +231,3 @@ def _json_default(o: Any):
 def to_json(obj: Any, indent: int | None = 1) -> str:
     """JSON text of results (numpy scalars and arrays as plain numbers and lists)."""
     return json.dumps(obj, indent=indent, default=_json_default, allow_nan=True)
-
-
-def atomic_write_json(path: Path, obj: Any, durable: bool = True, root: str | os.PathLike | None = None) -> None:
-    atomic_write_text(path, to_json(obj), durable, root)
-
