@@ -301,17 +301,10 @@ def summary_tables_html(built: dict[str, Any], headline: str | None) -> str:
     out = []
     sw = sweep_block(summary, run.methods, values, headline) if headline else None
     if sw:
-        keys, kv_rows, labels = sw
-        idx = summary[summary["metric"] == headline].set_index(["setting", "method"])
-        present = [m for m in run.methods if any((s, m) in idx.index for s in labels)]
-        rows = []
-        for kv, s in zip(kv_rows, labels):
-            row = [cell(v, v if isinstance(v, (int, float)) else None, "num") for v in kv]
-            for m in present:
-                mean, std = (float(idx.loc[(s, m), "mean"]), float(idx.loc[(s, m), "std"])) if (s, m) in idx.index \
-                    else (None, None)
-                row.append(cell(fmt_value(headline, mean, std), mean if mean is not None else float("nan"), "num"))
-            rows.append(row)
+        keys, kv_rows, _, present, cells = sw
+        rows = [[cell(v, v if isinstance(v, (int, float)) else None, "num") for v in kv]
+                + [cell(fmt_value(headline, mean, std), mean if mean is not None else float("nan"), "num")
+                   for mean, std in row] for kv, row in zip(kv_rows, cells)]
         out.append(f"<h4>{esc(headline)} across the sweep</h4>" + table(keys + present, rows))
     for b in summary_blocks(summary, run.methods, values):
         rows = []
