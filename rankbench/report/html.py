@@ -26,7 +26,7 @@ import numpy as np
 
 from .build import headline_of, run_description, run_facts, status_lines
 from .check import ALL_GRADES, FAILING, legend, task_matrices, task_of, totals_line
-from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
+from .tables import fmt_value, setting_title, summary_blocks, sweep_block
 
 GRADES = ALL_GRADES
 #: verdict class -> (badge grade colour, short word)
@@ -307,14 +307,11 @@ def summary_tables_html(built: dict[str, Any], headline: str | None) -> str:
         out.append(f"<h4>{esc(headline)} across the sweep</h4>" + table(keys + present, rows))
     for b in summary_blocks(summary, run.methods, values):
         rows = []
-        best = {m: b.best(m) for m in b.columns}
         for meth in b.methods:
             row = [cell(meth)]
             for m in b.columns:
                 mean, std = b.cell(meth, m)
-                is_best = (mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1
-                           and np.isclose(mean, best[m]))
-                row.append(_num(m, mean, std, "num best" if is_best else "num"))
+                row.append(_num(m, mean, std, "num best" if b.is_best(m, mean) else "num"))
             rows.append(row)
         what = f"{b.n_trials} trials, mean ± std" if b.n_trials > 1 else "1 trial"
         title = (b.heading + ": " if b.heading else "") + what

@@ -231,6 +231,13 @@ class Block:
             return None
         return float(vals.max() if higher_is_better(metric) else vals.min())
 
+    def is_best(self, metric: str, mean: float | None) -> bool:
+        """Whether ``mean`` is the best of its quality column among several methods (what a table
+        marks; costs are not marked)."""
+        best = self.best(metric)
+        return (mean is not None and best is not None and not is_cost(metric) and len(self.methods) > 1
+                and bool(np.isclose(mean, best)))
+
 
 def summary_blocks(summary: pd.DataFrame, methods: list[str],
                    values: dict[str, dict[str, Any]] | None = None) -> list[Block]:
@@ -337,14 +344,12 @@ def latex_table(b: Block, caption: str = "", label: str = "") -> str:
              r"\begin{tabular}{l" + "r" * len(b.columns) + "}", r"\toprule",
              "Method & " + " & ".join(_tex_header(m, h) for m, h in zip(b.columns, b.headers)) + r" \\",
              r"\midrule"]
-    best = {m: b.best(m) for m in b.columns}
     for meth in b.methods:
         cells = []
         for m in b.columns:
             mean, std = b.cell(meth, m)
             text = fmt_value(m, mean, std, pm=r" $\pm$ ")
-            if mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1 \
-                    and np.isclose(mean, best[m]):
+            if b.is_best(m, mean):
                 head, _, tail = text.partition(" ")
                 text = rf"\textbf{{{head}}}" + (f" {tail}" if tail else "")
             cells.append(text.replace("–", "--"))
