@@ -57,14 +57,14 @@ class Extractor(BaseEstimator):
             if n_jobs == 1 or len(chunks) == 1:
                 for c in chunks:
                     parts.append(_extract_chunk(self, dataset, c))
-                    bar.step(n=len(c))
+                    bar.step(len(c))
             else:
                 from joblib import Parallel, delayed
 
                 for c, part in zip(chunks, Parallel(n_jobs=n_jobs, return_as="generator")(
                         delayed(_extract_chunk)(self, dataset, c) for c in chunks)):
                     parts.append(part)
-                    bar.step(n=len(c))
+                    bar.step(len(c))
         return np.vstack(parts)
 
     def n_features(self, dataset: Dataset) -> int | None:
