@@ -338,22 +338,6 @@ def mae(y_true: np.ndarray, y_pred: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- pairwise comparison
-def pair_accuracy(scores: np.ndarray, pairs: np.ndarray, sign: np.ndarray) -> float:
-    """Fraction of ordered pairs (sign +1: item ``pairs[:,0]`` has more) whose scores agree.
-
-    Pairs of equal strength (sign 0) are left out; a tie in score counts one half (its expected
-    value: either order is equally likely).
-    """
-    pairs = np.asarray(pairs)
-    sign = np.asarray(sign)
-    keep = sign != 0
-    if not keep.any():
-        return float("nan")
-    s = finite(scores)
-    d = (s[pairs[keep, 0]] - s[pairs[keep, 1]]) * sign[keep]
-    return float(((d > 0).sum() + 0.5 * (d == 0).sum()) / len(d))
-
-
 def grouped_pair_accuracy(scores: np.ndarray, strength: np.ndarray) -> tuple[float, int]:
     """Pair accuracy over *all* pairs of items whose strengths differ, without listing the pairs.
 

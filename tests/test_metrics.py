@@ -153,14 +153,6 @@ def test_knn_vote_against_a_counter():
                             np.array([[0.0]]), 4).tolist() == [1]
 
 
-def test_pair_accuracy_ignores_equal_pairs_and_counts_ties_half():
-    s = np.array([3.0, 1.0, 1.0, 0.0])
-    pairs = np.array([[0, 1], [1, 2], [2, 3], [3, 0]])
-    sign = np.array([1, 1, 0, 1])
-    # (0,1) right; (1,2) tie -> half; (2,3) equal strength -> left out; (3,0) wrong
-    assert metrics.pair_accuracy(s, pairs, sign) == pytest.approx(1.5 / 3)
-
-
 def test_grouped_pair_accuracy_equals_listing_every_pair():
     rng = np.random.default_rng(2)
     s = rng.integers(0, 8, 120).astype(float)
@@ -198,7 +190,6 @@ def _calls(bad: float):
         "knn_regress": lambda: metrics.knn_regress(Z, np.array([0.0, 1.0, 2.0]), np.array([[0.5]]), 2),
         "knn_vote": lambda: metrics.knn_vote(np.array([[0.0], [1.0], [2.0]]), np.array([0.0, 1.0, 2.0]), Z, 2),
         "mae": lambda: metrics.mae([1.0, 2.0, 3.0, 4.0], s),
-        "pair_accuracy": lambda: metrics.pair_accuracy(s, np.array([[0, 1], [2, 3]]), np.array([1, 1])),
         "grouped_pair_accuracy": lambda: metrics.grouped_pair_accuracy(s, np.array([0, 1, 2, 3])),
         "error_rate": lambda: metrics.error_rate([0, 1, 1, 0], s),
         "vote_error_rate": lambda: metrics.vote_error_rate([0, 1, 1, 0], s, [0, 0, 1, 1]),
@@ -231,8 +222,6 @@ def test_a_constant_scorer_gets_chance_in_every_ranking_metric():
     ids = np.arange(5)
     assert metrics.cmc_curve(np.zeros((5, 5)), ids, ids) == pytest.approx([0.2, 0.4, 0.6, 0.8, 1.0])
     assert metrics.reid_average_precisions(np.zeros((5, 5)), ids, ids) == pytest.approx([(1 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5) / 5] * 5)
-    pairs, sign = np.array([[0, 1], [2, 3]]), np.array([1, 1])
-    assert metrics.pair_accuracy(np.ones(4), pairs, sign) == 0.5
     assert metrics.grouped_pair_accuracy(np.ones(4), np.array([0, 1, 2, 3]))[0] == 0.5
     # a 1-1 vote in a group is right with probability 1/2
     assert metrics.vote_error_rate([0, 0, 1, 1], [0, 1, 1, 0], [0, 0, 1, 1]) == 0.5

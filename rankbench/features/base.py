@@ -55,16 +55,15 @@ class Extractor(BaseEstimator):
         parts = []
         with Progress(n, f"features {self.registry_name}", progress, min_interval=30) as bar:
             if n_jobs == 1 or len(chunks) == 1:
-                for c in chunks:
-                    parts.append(_extract_chunk(self, dataset, c))
-                    bar.step(n=len(c))
+                done = (_extract_chunk(self, dataset, c) for c in chunks)
             else:
                 from joblib import Parallel, delayed
 
-                for c, part in zip(chunks, Parallel(n_jobs=n_jobs, return_as="generator")(
-                        delayed(_extract_chunk)(self, dataset, c) for c in chunks)):
-                    parts.append(part)
-                    bar.step(n=len(c))
+                done = Parallel(n_jobs=n_jobs, return_as="generator")(
+                    delayed(_extract_chunk)(self, dataset, c) for c in chunks)
+            for c, part in zip(chunks, done):   # in order, as each chunk is done
+                parts.append(part)
+                bar.step(len(c))
         return np.vstack(parts)
 
     def n_features(self, dataset: Dataset) -> int | None:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .build import headline_of, run_description, run_facts, status_lines
 from .check import Grade, legend, task_matrices, task_of, totals_line
-from .tables import fmt_value, is_cost, setting_title, summary_blocks, sweep_block
+from .tables import fmt_value, setting_title, summary_blocks, sweep_block
 
 GRADES = tuple(Grade)
 #: verdict class -> (badge grade colour, short word)
@@ -146,8 +146,9 @@ def grade_badge(grade: str) -> str:
     return f'<span class="grade g-{esc(grade.replace(" ", "-"))}">{esc(grade)}</span>'
 
 
-def _num(metric: str, v: float | None) -> dict[str, Any]:
-    return cell(fmt_value(metric, v) if v is not None else "–", v if v is not None else float("nan"), "num")
+def _num(metric: str, v: float | None, std: float | None = None, cls: str = "num") -> dict[str, Any]:
+    """A number's cell, shown as the tables show it and sorted by its value (a missing one last)."""
+    return cell(fmt_value(metric, v, std), float("nan") if v is None else v, cls)
 
 
 def _aspect(svg_bytes: bytes) -> float:
@@ -225,7 +226,7 @@ def grades_matrix(rows: list[tuple[Any, dict[str, Any]]]) -> str:
                 line.append(cell("–"))
                 continue
             m = r["metric"]
-            ours = fmt_value(m, r["ours"]) if r["ours"] is not None else "–"
+            ours = fmt_value(m, r["ours"])
             line.append(raw_cell(f'<span class="grade g-{esc(r["grade"])}" title="{esc(r["grade"])}: '
                                  f'{esc(r.get("reason", ""))}">{esc(ours)}</span><small>{esc(fmt_value(m, r["published"]))}'
                                  f'</small>', r["ours"] if r["ours"] is not None else float("nan"), "cellgrade"))
@@ -250,8 +251,7 @@ def grades_table(rows: list[tuple[Any, dict[str, Any]]]) -> str:
         setting = setting_title(r["setting"], run.setting_values().get(r["setting"])) or "–"
         source = r["source"] + (f" ({r['note']})" if r["note"] else "")
         out.append([cell(run.name, cls="nw"), cell(setting), cell(r["method"], cls="nw"), cell(m, cls="nw"),
-                    cell(fmt_value(m, r["ours"], r.get("std")) if r["ours"] is not None else "–",
-                         r["ours"] if r["ours"] is not None else float("nan"), "num"),
+                    _num(m, r["ours"], r.get("std")),
                     cell(r["n_trials"] if r["n_trials"] is not None else "–",
                          r["n_trials"] if r["n_trials"] is not None else float("nan"), "num"),
                     _num(m, r["published"]),
@@ -301,29 +301,17 @@ def summary_tables_html(built: dict[str, Any], headline: str | None) -> str:
     out = []
     sw = sweep_block(summary, run.methods, values, headline) if headline else None
     if sw:
-        keys, kv_rows, labels = sw
-        idx = summary[summary["metric"] == headline].set_index(["setting", "method"])
-        present = [m for m in run.methods if any((s, m) in idx.index for s in labels)]
-        rows = []
-        for kv, s in zip(kv_rows, labels):
-            row = [cell(v, v if isinstance(v, (int, float)) else None, "num") for v in kv]
-            for m in present:
-                mean, std = (float(idx.loc[(s, m), "mean"]), float(idx.loc[(s, m), "std"])) if (s, m) in idx.index \
-                    else (None, None)
-                row.append(cell(fmt_value(headline, mean, std), mean if mean is not None else float("nan"), "num"))
-            rows.append(row)
+        keys, kv_rows, _, present, cells = sw
+        rows = [[cell(v, v if isinstance(v, (int, float)) else None, "num") for v in kv]
+                + [_num(headline, mean, std) for mean, std in row] for kv, row in zip(kv_rows, cells)]
         out.append(f"<h4>{esc(headline)} across the sweep</h4>" + table(keys + present, rows))
     for b in summary_blocks(summary, run.methods, values):
         rows = []
-        best = {m: b.best(m) for m in b.columns}
         for meth in b.methods:
             row = [cell(meth)]
             for m in b.columns:
                 mean, std = b.cell(meth, m)
-                is_best = (mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1
-                           and np.isclose(mean, best[m]))
-                row.append(cell(fmt_value(m, mean, std), mean if mean is not None else float("nan"),
-                                "num best" if is_best else "num"))
+                row.append(_num(m, mean, std, "num best" if b.is_best(m, mean) else "num"))
             rows.append(row)
         what = f"{b.n_trials} trials, mean ± std" if b.n_trials > 1 else "1 trial"
         title = (b.heading + ": " if b.heading else "") + what

@@ -231,6 +231,13 @@ class Block:
             return None
         return float(vals.max() if higher_is_better(metric) else vals.min())
 
+    def is_best(self, metric: str, mean: float | None) -> bool:
+        """Whether ``mean`` is the best of its quality column among several methods (what a table
+        marks; costs are not marked)."""
+        best = self.best(metric)
+        return (mean is not None and best is not None and not is_cost(metric) and len(self.methods) > 1
+                and bool(np.isclose(mean, best)))
+
 
 def summary_blocks(summary: pd.DataFrame, methods: list[str],
                    values: dict[str, dict[str, Any]] | None = None) -> list[Block]:
@@ -252,10 +259,11 @@ def summary_blocks(summary: pd.DataFrame, methods: list[str],
 
 
 def sweep_block(summary: pd.DataFrame, methods: list[str], values: dict[str, dict[str, Any]],
-                metric: str) -> tuple[list[str], list[list[Any]], list[str]] | None:
+                metric: str) -> tuple[list[str], list[list[Any]], list[str], list[str], list[list[tuple]]] | None:
     """A sweep as a paper tabulates it: one row per swept value (typed, in numeric order), one
     column per method, cells ``metric`` mean ± std. Returns (key headers, rows of key values,
-    row setting labels), or None for a run without a sweep."""
+    row setting labels, the methods with a value, per row each method's (mean, std), (None, None)
+    where it has none), or None for a run without a sweep."""
     labels = [s for s in dict.fromkeys(summary["setting"]) if s and values.get(s)]
     if len(labels) < 2:
         return None
@@ -265,23 +273,18 @@ def sweep_block(summary: pd.DataFrame, methods: list[str], values: dict[str, dic
         return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
                      for v in (values[s].get(k) for k in keys))
     labels.sort(key=order)
-    return [k.split(".")[-1] for k in keys], [[values[s].get(k) for k in keys] for s in labels], labels
+    idx = summary[summary["metric"] == metric].set_index(["setting", "method"])
+    present = [m for m in methods if any((s, m) in idx.index for s in labels)]
+    cells = [[tuple(idx.loc[(s, m), ["mean", "std"]].astype(float)) if (s, m) in idx.index else (None, None)
+              for m in present] for s in labels]
+    return [k.split(".")[-1] for k in keys], [[values[s].get(k) for k in keys] for s in labels], labels, present, cells
 
 
-def markdown_table(summary: pd.DataFrame, metrics: list[str], methods: list[str], header: str = "method",
-                   headers: list[str] | None = None) -> str:
-    lines = ["| " + header + " | " + " | ".join(headers or metrics) + " |",
-             "|---" * (len(metrics) + 1) + "|"]
-    idx = summary.set_index(["method", "metric"])
-    for meth in methods:
-        cells = []
-        for m in metrics:
-            if (meth, m) in idx.index:
-                row = idx.loc[(meth, m)]
-                cells.append(fmt_value(m, float(row["mean"]), float(row["std"])))
-            else:
-                cells.append("–")
-        lines.append(f"| {meth} | " + " | ".join(cells) + " |")
+def markdown_table(b: Block) -> str:
+    """One block as a Markdown table (a missing value as ``–``)."""
+    lines = ["| method | " + " | ".join(b.headers) + " |", "|---" * (len(b.columns) + 1) + "|"]
+    for meth in b.methods:
+        lines.append(f"| {meth} | " + " | ".join(fmt_value(m, *b.cell(meth, m)) for m in b.columns) + " |")
     return "\n".join(lines)
 
 
@@ -289,15 +292,11 @@ def _sweep_markdown(summary, methods, values, metric) -> list[str]:
     sw = sweep_block(summary, methods, values or {}, metric) if metric else None
     if sw is None:
         return []
-    keys, rows, labels = sw
-    idx = summary[summary["metric"] == metric].set_index(["setting", "method"])
-    present = [m for m in methods if any((s, m) in idx.index for s in labels)]
+    keys, rows, _, present, cells = sw
     out = [f"## {metric} across the sweep", "",
            "| " + " | ".join(keys + present) + " |", "|---" * (len(keys) + len(present)) + "|"]
-    for kv, s in zip(rows, labels):
-        cells = [fmt_value(metric, *(idx.loc[(s, m), ["mean", "std"]].astype(float))) if (s, m) in idx.index
-                 else "–" for m in present]
-        out.append("| " + " | ".join([str(v) for v in kv] + cells) + " |")
+    for kv, row in zip(rows, cells):
+        out.append("| " + " | ".join([str(v) for v in kv] + [fmt_value(metric, *c) for c in row]) + " |")
     return out + [""]
 
 
@@ -318,7 +317,7 @@ def summary_markdown(summary: pd.DataFrame, title: str, methods: list[str], sett
             out += [f"{'##' if b.columns == b.headers else '###'} {b.heading}", ""]
         if b.columns == b.headers:
             out += [f"{b.n_trials} trial(s).", ""]
-        out += [markdown_table(b.sub, b.columns, b.methods, headers=b.headers), ""]
+        out += [markdown_table(b), ""]
     return "\n".join(out)
 
 
@@ -345,14 +344,12 @@ def latex_table(b: Block, caption: str = "", label: str = "") -> str:
              r"\begin{tabular}{l" + "r" * len(b.columns) + "}", r"\toprule",
              "Method & " + " & ".join(_tex_header(m, h) for m, h in zip(b.columns, b.headers)) + r" \\",
              r"\midrule"]
-    best = {m: b.best(m) for m in b.columns}
     for meth in b.methods:
         cells = []
         for m in b.columns:
             mean, std = b.cell(meth, m)
             text = fmt_value(m, mean, std, pm=r" $\pm$ ")
-            if mean is not None and best[m] is not None and not is_cost(m) and len(b.methods) > 1 \
-                    and np.isclose(mean, best[m]):
+            if b.is_best(m, mean):
                 head, _, tail = text.partition(" ")
                 text = rf"\textbf{{{head}}}" + (f" {tail}" if tail else "")
             cells.append(text.replace("–", "--"))

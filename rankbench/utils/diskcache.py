@@ -100,12 +100,6 @@ def code_fingerprint(cls: type) -> str | None:
     return module_fingerprint(cls.__module__)
 
 
-def module_fingerprint(module: str) -> str | None:
-    """The :func:`code_fingerprint` of a module by name (``"rankbench.report.plots"``): it and
-    the modules of its family it imports, transitively."""
-    return _module_fingerprint(module)
-
-
 @functools.lru_cache(maxsize=None)
 def source_fingerprint(package: str, exclude: tuple[str, ...] = ()) -> str | None:
     """A digest of every source file of ``package`` but the sub-modules and sub-packages named in
@@ -127,7 +121,9 @@ def source_fingerprint(package: str, exclude: tuple[str, ...] = ()) -> str | Non
 
 
 @functools.lru_cache(maxsize=None)
-def _module_fingerprint(module: str) -> str | None:
+def module_fingerprint(module: str) -> str | None:
+    """The :func:`code_fingerprint` of a module by name (``"rankbench.report.plots"``): it and
+    the modules of its family it imports, transitively."""
     family = ".".join(module.split(".")[:2])
     h = hashlib.blake2b(digest_size=16)
     seen: set[str] = set()

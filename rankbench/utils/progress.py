@@ -486,14 +486,12 @@ class Progress(_Closing):
 
             self._bar = tqdm(total=self.total, desc=desc, leave=False, dynamic_ncols=True, file=self.stream)
 
-    def step(self, what: str = "", n: int = 1) -> None:
-        """``n`` more steps finished; ``what`` names the last one (shown beside the count)."""
+    def step(self, n: int = 1) -> None:
+        """``n`` more steps finished."""
         self.done += n
         if not self.enabled:
             return
         if self._bar is not None:
-            if what:
-                self._bar.set_postfix_str(what, refresh=False)
             self._bar.update(n)
             return
         now = time.perf_counter()
@@ -503,8 +501,7 @@ class Progress(_Closing):
         elapsed = now - self.t0
         eta = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
         tail = f", about {fmt_duration(eta)} left" if self.done < self.total else ""
-        label = f" {what}" if what else ""
-        log.info(f"{self.desc}: {self.done}/{self.total}{label} done; {fmt_duration(elapsed)} elapsed{tail}")
+        log.info(f"{self.desc}: {self.done}/{self.total} done; {fmt_duration(elapsed)} elapsed{tail}")
 
     def close(self) -> None:
         if self._bar is not None:

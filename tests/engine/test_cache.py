@@ -96,7 +96,7 @@ def test_features_are_keyed_by_the_extractors_code(tmp_path, monkeypatch):
         exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
         module.Scaled.__module__ = name
         module.Scaled.registry_name = "scaled"
-        diskcache._module_fingerprint.cache_clear()  # read once per process: here the code changes within one
+        diskcache.module_fingerprint.cache_clear()  # read once per process: here the code changes within one
         return module.Scaled()
 
     ds = toy("code", 2)

@@ -84,7 +84,7 @@ def test_sweep_columns_are_typed_and_sort_numerically():
     assert list(typed.columns[:2]) == ["setting", "protocol.n"]
     assert typed["protocol.n"].dtype.kind == "i"
     assert typed.sort_values("protocol.n")["protocol.n"].tolist() == [10, 15, 120]   # not "10" < "120" < "15"
-    keys, rows, labels = sweep_block(s, ["A"], values, "mae")
+    keys, rows, labels, *_ = sweep_block(s, ["A"], values, "mae")
     assert keys == ["n"] and rows == [[10], [15], [120]] and labels == ["n=10", "n=15", "n=120"]
     assert with_sweep_columns(s, {"": {}}) is s
 

@@ -68,7 +68,7 @@ def test_code_fingerprint_follows_the_code_and_the_family_modules_it_imports(tmp
             (tmp_path / name).write_text(text)
         for m in [m for m in sys.modules if m == "other" or m.startswith("fam")]:
             monkeypatch.delitem(sys.modules, m)
-        diskcache._module_fingerprint.cache_clear()
+        diskcache.module_fingerprint.cache_clear()
         return diskcache.code_fingerprint(importlib.import_module("fam.feats.plug").P)
 
     base = fingerprint()
