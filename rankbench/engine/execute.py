@@ -83,8 +83,16 @@ def setting_features(sp: SettingPlan, cache: dict, opts: EngineOptions, timing: 
         if fkey not in cache:
             t0 = time.perf_counter()
             info: dict[str, Any] = {}
-            cache[fkey] = get_features(sp.dataset, extractor, n_jobs=opts.jobs, progress=opts.progress,
-                                       use_cache=opts.use_cache, info=info)
+            try:
+                cache[fkey] = get_features(sp.dataset, extractor, n_jobs=opts.jobs, progress=opts.progress,
+                                           use_cache=opts.use_cache, info=info)
+            except ConfigError as exc:   # parameters that only together are wrong: said with their key
+                raise ConfigError(f"features.{f.key}: {exc}") from exc
+            except RankbenchError:
+                raise
+            except Exception as exc:   # an extractor that misbehaves is named, not a traceback
+                raise RankbenchError(f"features.{f.key} ({f.extractor}): the extractor failed on {sp.dataset.name}: "
+                                     f"{type(exc).__name__}: {exc}") from exc
             # seconds: what getting them took in this run; extract_seconds: the extraction itself
             timing[f.key] = {"extractor": f.extractor, "shape": list(cache[fkey].shape),
                              "seconds": round(time.perf_counter() - t0, 3), **info}

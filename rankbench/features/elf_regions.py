@@ -30,6 +30,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
+from ..errors import ParameterError
 from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from .base import Extractor
@@ -53,7 +54,7 @@ def region_pool(n_cells: int, heights, stride: float = 0.5) -> list[tuple[int, i
     for h in heights:
         h = int(h)
         if not 1 <= h <= n_cells:
-            raise ValueError(f"elf_regions: region height {h} must lie in 1..n_cells={n_cells}")
+            raise ParameterError(f"elf_regions.heights: region height {h} must lie in 1..n_cells={n_cells}")
         step = max(1, math.ceil(h * stride))
         starts = list(range(0, n_cells - h + 1, step))
         if starts[-1] != n_cells - h:

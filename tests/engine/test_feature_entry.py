@@ -96,3 +96,26 @@ def _checked(X):
     from rankbench.engine.cache import checked_features
 
     return checked_features(X, features.build("array", {}, "f"), shipped(np.zeros((len(X), 1))))
+
+
+def test_an_extractor_that_fails_is_one_line_naming_its_feature_set(cli, tmp_path):
+    """Parameters wrong only together (elf_regions' heights above n_cells) and an extractor that
+    raises anything else: one line naming the config's feature set, a non-zero exit."""
+    plugin = tmp_path / "broken.py"
+    plugin.write_text("from rankbench.features.base import Extractor\n\n\n"
+                      "class Broken(Extractor):\n"
+                      "    def transform_image(self, img):\n"
+                      "        raise RuntimeError('no pixels today')\n")
+    for feature, words in [("{name: r, extractor: elf_regions, n_cells: 4, heights: [1, 6]}",
+                            ["features.r: elf_regions.heights: region height 6 must lie in 1..n_cells=4"]),
+                           (f"{{name: b, extractor: '{plugin}:Broken'}}",
+                            ["features.b (", "the extractor failed", "RuntimeError: no pixels today"])]:
+        path = tmp_path / "bad.yaml"
+        path.write_text("dataset: {name: synthetic_reid, n_people: 12}\n"
+                        f"features: [{feature}]\n"
+                        "protocol: {name: reid, n_test: 6}\ntrials: 1\nrankers: [{name: L1, ranker: l1}]\n")
+        res = cli("run", path, "--out", tmp_path / "out", "--no-cache", "--quiet")
+        lines = res.output.strip().splitlines()
+        assert res.exit_code not in (0, None) and "Traceback" not in res.output, res.output
+        assert len(lines) == 1 and lines[0].startswith("rankbench: error:"), res.output
+        assert all(w in lines[0] for w in words), lines[0]
