@@ -90,7 +90,8 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         distinct probe value of a unit the places of its thresholds in it (2 bytes per
         threshold), every round's histograms come from running sums over those orders, and only
         the histogram units keep a code per pair (units="both" at 800 training people: a peak of
-        ~0.3 GB above the features, instead of 3.8 GB). The same choices and weights to rounding (1e-12; the sums add in another order).
+        ~0.3 GB above the features, instead of 3.8 GB). The same choices and weights to rounding
+        (1e-12; the sums add in another order).
     random_state : seed of the negative sampling.
 
     Attributes
