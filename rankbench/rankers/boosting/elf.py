@@ -140,7 +140,8 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         A, B = P.X[P.rows], P.X[P.cols]
         n_hist = X.shape[1] // self.n_bins if self.units in ("hist", "both") else 0
         n_units = n_hist + (X.shape[1] if self.units in ("bin", "both") else 0)
-        del X  # the pairs read P's float32 copy
+        shape, two_cameras = P.shape, P.col_side is not None
+        del X, P, same, cand  # the pairs read A and B, the grid's float32 rows and columns
 
         nb = self.n_bins
         kinds = ((0, n_hist, nb, self._hist_distances), (n_hist, n_units, 1, lambda a, b: np.abs(a - b)))
@@ -173,12 +174,12 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         thr, spread = np.concatenate(thr).astype(np.float32), np.maximum(np.concatenate(spread), 1e-12)
         H = thr.shape[0]
         if n > self.max_held_pairs:
-            return self._fit_streamed(P, A, B, r, c, label, w, thr, spread, n_hist, dist_of)
+            return self._fit_streamed(shape, A, B, r, c, label, w, thr, spread, n_hist, dist_of)
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
         coded = 0
-        if P.col_side is not None and self.units != "hist":
+        if two_cameras and self.units != "hist":
             # two cameras: the pairs are the whole grid, row by row, and the single-dimension units'
             # distances are its differences |x_r - x_c|, coded where each is computed
             codes[n_hist:] = grid_codes(A, B, thr[n_hist:], self.n_jobs, self.block)
@@ -225,7 +226,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
                 stale += 1
         return self._store(hists, cuts, alphas, spread)
 
-    def _fit_streamed(self, P, A, B, r, c, label, w, thr, spread, n_hist, dist_of):
+    def _fit_streamed(self, shape, A, B, r, c, label, w, thr, spread, n_hist, dist_of):
         """The full-grid fit without a code per pair of the single-dimension units: their
         histograms come from each image's sorted order (:class:`~._histograms.SortedUnits`), the
         histogram units' codes are held per pair (one byte or two per pair of them). Each round's
@@ -245,7 +246,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         bins = SortedUnits.of(A, B, thr[n_hist:], self.n_jobs) if H > n_hist else None
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
-        grid = np.zeros(P.shape)
+        grid = np.zeros(shape)
         hists, cuts, alphas = [], [], []
         n_rounds = int(self.n_rounds)
         for t in range(n_rounds):
