@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 from benchtools import REPO, arguments
 
+sys.path.insert(0, str(REPO))  # this checkout's rankbench, in every child too, whichever one is installed
+
 LEARNERS = ("elf", "rankboost", "prsvm", "ensemble_ranksvm", "linearsvc")
 C = 0.005  # the C PRSVM's cross-validation chose on VIPeR p = 316 seed 0 (scripts/bench_prosser.py)
 SVC_LIMIT_MB = 2048

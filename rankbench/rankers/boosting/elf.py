@@ -87,10 +87,11 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         131,072: VIPeR p = 316's 99,856 fit), every unit's threshold code of every pair is held
         (1 byte per unit and pair; re-weighted histograms, the fastest fit). Beyond it the
         single-dimension units hold no code per pair: each image keeps its order and each
-        (probe image, unit) the places of its thresholds in it (2 bytes per threshold), every
-        round's histograms come from running sums over those orders, and only the histogram
-        units keep a code per pair (units="both" at 800 training people: ~0.5 GB instead of
-        3.8 GB). The same choices and weights to rounding (1e-12; the sums add in another order).
+        distinct probe value of a unit the places of its thresholds in it (2 bytes per
+        threshold), every round's histograms come from running sums over those orders, and only
+        the histogram units keep a code per pair (units="both" at 800 training people: a peak of
+        ~0.3 GB above the features, instead of 3.8 GB). The same choices and weights to rounding
+        (1e-12; the sums add in another order).
     random_state : seed of the negative sampling.
 
     Attributes
@@ -137,37 +138,48 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         label = np.where(same[r, c], 1.0, -1.0)
         n = len(r)
         A, B = P.X[P.rows], P.X[P.cols]
-
         n_hist = X.shape[1] // self.n_bins if self.units in ("hist", "both") else 0
         n_units = n_hist + (X.shape[1] if self.units in ("bin", "both") else 0)
+        shape, two_cameras = P.shape, P.col_side is not None
+        del X, P, same, cand  # the pairs read A and B, the grid's float32 rows and columns
 
-        def dist_of(idx, n_jobs=self.n_jobs, hist_only=False):  # unit distances of pairs idx, in blocks
-            dist = self._hist_distances if hist_only else self._pair_distances  # no (pairs x d) copy of X
-            out = np.empty((len(idx), n_hist if hist_only else n_units), dtype=np.float32)
+        nb = self.n_bins
+        kinds = ((0, n_hist, nb, self._hist_distances), (n_hist, n_units, 1, lambda a, b: np.abs(a - b)))
 
-            def part(a, b):  # blocks a..b-1, written in place (no second copy of a sample's distances)
-                for s0 in range(a * _CHUNK, min(len(idx), b * _CHUNK), _CHUNK):
-                    out[s0:s0 + _CHUNK] = dist(A[r[idx[s0:s0 + _CHUNK]]], B[c[idx[s0:s0 + _CHUNK]]])
+        def dist_of(idx, a=0, b=n_units, n_jobs=self.n_jobs):  # units a..b-1 of pairs idx, in blocks
+            out = np.empty((len(idx), b - a), dtype=np.float32)
+
+            def part(i0, i1):  # blocks i0..i1-1, written in place; only the units' columns are copied
+                for s0 in range(i0 * _CHUNK, min(len(idx), i1 * _CHUNK), _CHUNK):
+                    rows, cols = r[idx[s0:s0 + _CHUNK]], c[idx[s0:s0 + _CHUNK]]
+                    for first, last, width, dist in kinds:  # histogram units, then single dimensions
+                        lo, hi = max(a, first), min(b, last)
+                        if lo < hi:
+                            cs = slice((lo - first) * width, (hi - first) * width)
+                            out[s0:s0 + _CHUNK, lo - a:hi - a] = dist(A[rows, cs], B[cols, cs])
             in_threads(part, -(-len(idx) // _CHUNK), n_jobs, grain=1)
             return out
 
         w = np.where(label > 0, 0.5 / max((label > 0).sum(), 1), 0.5 / max((label < 0).sum(), 1)) \
             if self.balance else np.full(n, 1.0 / n)
-        # candidate thresholds from every same-person pair and a sample of the others
+        # candidate thresholds from every same-person pair and a sample of the others, and the
+        # spread of a sample of all pairs: their distances 256 units at a time (no sample of every unit held)
         step = max(1, n // 20000)
-        thr = _thresholds(dist_of(np.flatnonzero(label > 0)), dist_of(np.flatnonzero(label < 0)[::step]),
-                          self.n_thresholds, self.n_jobs).astype(np.float32)
-        sample = dist_of(np.arange(0, n, step))  # its spread a few hundred units at a time: no full temporaries
-        spread = np.maximum(np.concatenate([sample[:, s:s + 256].std(axis=0) for s in range(0, n_units, 256)]), 1e-12)
-        del sample
+        pos, neg, every = np.flatnonzero(label > 0), np.flatnonzero(label < 0)[::step], np.arange(0, n, step)
+        thr, spread = [], []
+        for s in range(0, n_units, 256):
+            e = min(n_units, s + 256)
+            thr.append(_thresholds(dist_of(pos, s, e), dist_of(neg, s, e), self.n_thresholds, self.n_jobs))
+            spread.append(dist_of(every, s, e).std(axis=0))
+        thr, spread = np.concatenate(thr).astype(np.float32), np.maximum(np.concatenate(spread), 1e-12)
         H = thr.shape[0]
         if n > self.max_held_pairs:
-            return self._fit_streamed(P, r, c, label, w, thr, spread, n_hist, dist_of)
+            return self._fit_streamed(shape, A, B, r, c, label, w, thr, spread, n_hist, dist_of)
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
         coded = 0
-        if P.col_side is not None and self.units != "hist":
+        if two_cameras and self.units != "hist":
             # two cameras: the pairs are the whole grid, row by row, and the single-dimension units'
             # distances are its differences |x_r - x_c|, coded where each is computed
             codes[n_hist:] = grid_codes(A, B, thr[n_hist:], self.n_jobs, self.block)
@@ -175,7 +187,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
         def code(a, b):  # chunks a..b-1 of _CHUNK pairs: the units not coded above
             for s0 in range(a * _CHUNK, min(n, b * _CHUNK), _CHUNK):
-                D = dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 1, hist_only=coded > 0)
+                D = dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 0, H - coded, 1)
                 codes[:H - coded, s0:s0 + _CHUNK] = threshold_codes(D, thr[:H - coded]).T
         if coded < H:
             in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
@@ -214,7 +226,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
                 stale += 1
         return self._store(hists, cuts, alphas, spread)
 
-    def _fit_streamed(self, P, r, c, label, w, thr, spread, n_hist, dist_of):
+    def _fit_streamed(self, shape, A, B, r, c, label, w, thr, spread, n_hist, dist_of):
         """The full-grid fit without a code per pair of the single-dimension units: their
         histograms come from each image's sorted order (:class:`~._histograms.SortedUnits`), the
         histogram units' codes are held per pair (one byte or two per pair of them). Each round's
@@ -227,14 +239,14 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
             def code(a, b):  # chunks a..b-1 of _CHUNK pairs
                 for s0 in range(a * _CHUNK, min(n, b * _CHUNK), _CHUNK):
-                    D = dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 1, hist_only=True)
+                    D = dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 0, n_hist, 1)
                     data[:, s0:s0 + _CHUNK] = PairedCodes.of(threshold_codes(D, thr[:n_hist]).T, q).data
             in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
             hist_codes = PairedCodes(data, n_hist, q)
-        bins = SortedUnits.of(P.X[P.rows], P.X[P.cols], thr[n_hist:], self.n_jobs) if H > n_hist else None
+        bins = SortedUnits.of(A, B, thr[n_hist:], self.n_jobs) if H > n_hist else None
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
-        grid = np.zeros(P.shape)
+        grid = np.zeros(shape)
         hists, cuts, alphas = [], [], []
         n_rounds = int(self.n_rounds)
         for t in range(n_rounds):

@@ -55,8 +55,8 @@ class RankBoost(PairScorer, BaseEstimator):
     max_held_pairs : the memory bound. Up to this many grid entries (default 131,072: VIPeR p = 316's
         99,856 fit), every dimension's threshold code of every entry is held (half a byte each:
         the fastest rounds). Beyond it no code per entry is held: each image keeps its order in
-        each dimension and each (row image, dimension) the places of its thresholds in it (2 bytes
-        per threshold), and each round's histograms are running sums over those orders (at 800
+        each dimension and each distinct row value of a dimension the places of its thresholds in
+        it (2 bytes per threshold), and each round's histograms are running sums over those orders (at 800
         training people ~0.3 GB instead of 1.2 GB). The same choices and weights to rounding
         (1e-12; the sums add in another order).
     random_state : seeds that sample.

@@ -150,12 +150,13 @@ def test_rankboost_multishot_first_round_is_rankboost_over_every_crucial_pair(he
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
 def test_sorted_units_give_the_cumulative_histogram_of_every_pair(compiled):
     """Brute force over the grid's codes (:func:`grid_codes`, itself tested against searchsorted):
-    ties at a threshold, equal column values, rows equal to a column; the bounds and the sums of
+    ties at a threshold, equal column values, rows equal to a column or to each other; the bounds and the sums of
     the compiled loops equal the numpy reference's to the last bit, for any number of threads."""
     rng = np.random.default_rng(5)
     nr, nc, U, k = 19, 23, 7, 9
     R, C = rng.random((nr, U)).astype(np.float32), rng.random((nc, U)).astype(np.float32)
     C[3], C[5, :4], C[6, :4] = R[2], 0.5, 0.5
+    R[7], R[8, :3], R[9, :3] = R[2], R[1, :3], 0.5   # rows sharing values (their bounds held once)
     thr = np.sort(np.r_["1", rng.random((U, k - 2)) * 0.6, np.abs(R[1] - C[4])[:, None]], axis=1).astype(np.float32)
     W = rng.standard_normal((nr, nc)) * np.exp(rng.standard_normal((nr, nc)) * 3)
     codes = grid_codes(R, C, thr)
@@ -167,6 +168,7 @@ def test_sorted_units_give_the_cumulative_histogram_of_every_pair(compiled):
     for u in range(U):
         for j in range(k):
             np.testing.assert_array_equal(units.within(u, j).ravel(), codes[u] <= j)
+    assert len(units.bounds) == sum(len(np.unique(R[:, u])) for u in range(U)) < nr * U
     if compiled:
         with jit.use_compiled(False):
             ref = SortedUnits.of(R, C, thr)
