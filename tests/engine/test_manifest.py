@@ -10,7 +10,8 @@ import pytest
 from toydata import synthetic_reid_config
 
 from rankbench.config import set_path
-from rankbench.runfolder import RunFolder
+from rankbench.engine.manifest import verify_resume
+from rankbench.runfolder import RunFolder, RunFolderError, config_fingerprint
 
 GOOD = synthetic_reid_config(n_people=16, n_test=6, ranks=[1, 5], trials=2) + \
     "rankers:\n  - {name: L1, ranker: l1}\n  - {name: P, ranker: prsvm, C: 1.0}\n"
@@ -86,3 +87,29 @@ def test_a_resumed_run_stays_in_its_own_folder(cli, half_done, tmp_path):
     assert not (tmp_path / "elsewhere").exists()
     assert cli("run", "--resume", out, "-q", "--no-plots").exit_code == 0
     assert len(list((out / "trials").glob("*.json"))) == 4
+
+
+def test_verify_resume_gives_the_folders_run_or_refuses_it_in_one_line(half_done):
+    _, out = half_done
+    folder = RunFolder(out)
+    state = verify_resume(folder)
+    assert state.config == folder.read_config() and len(state.records) == 3
+    (out / "manifest.json").unlink()
+    with pytest.raises(RunFolderError) as err:
+        verify_resume(folder)
+    assert str(err.value) == (f"--resume {out}: no manifest.json: the run's config and version cannot be "
+                              "verified; start a new run")
+
+
+def test_the_manifest_records_the_run_its_counts_and_its_time_per_method(cli, tmp_path):
+    path, out = tmp_path / "c.yaml", tmp_path / "run"
+    path.write_text(GOOD)
+    assert cli("run", path, "--out", out, "-q", "--no-plots").exit_code == 0
+    folder = RunFolder(out)
+    m, (records, _) = folder.read_manifest(), folder.read_trials()
+    assert m.config_fingerprint == config_fingerprint(folder.read_config())
+    assert (m.n_results, m.n_failed, m.n_expected, m.complete) == (4, 0, 4, True)
+    assert len(m.sessions) == 1 and m.sessions[0].end == m.end is not None
+    for method in ("L1", "P"):
+        want = sum(r.wall_s for r in records if r.method == method)
+        assert m.wall_s_per_method[method] == pytest.approx(want, abs=1e-3)
