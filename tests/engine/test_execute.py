@@ -1,5 +1,6 @@
-"""rankbench.engine.execute: a run killed at any point can be resumed or replaced, and its jobs
-are capped at the machine's cores."""
+"""rankbench.engine.execute: a run killed at any point can be resumed or replaced, its jobs are
+capped at the machine's cores, its splits are drawn from the run's seed, and a method's matrix is
+its feature sets side by side (or as views)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from toydata import synthetic_reid_config
 
@@ -62,3 +64,51 @@ def test_jobs_are_capped_at_the_machine(cli, tmp_path):
     assert RunFolder(out).read_manifest().executor == {"kind": "local", "workers": cores()}
 
 
+
+
+# ----------------------------------------------------------------------------- the parts, in process
+def test_a_methods_matrix_is_its_set_its_sets_side_by_side_or_its_views():
+    from rankbench.engine.estimator import MethodSpec
+    from rankbench.engine.execute import method_matrix
+
+    a, b = np.arange(6.0).reshape(3, 2), np.arange(12.0).reshape(3, 2, 2)
+    feats = {"a": a, "b": b, "c": a + 1}
+
+    def spec(sets, combine="concat"):
+        return MethodSpec("M", None, sets, combine)
+
+    assert method_matrix(spec(["a"]), feats) is a
+    want = np.array([[a[i, 0], a[i, 1], *b[i].ravel()] for i in range(3)])
+    np.testing.assert_array_equal(method_matrix(spec(["a", "b"]), feats), want)
+    views = method_matrix(spec(["c", "a"], "views"), feats)
+    assert list(views) == ["c", "a"] and views["a"] is a
+
+
+def test_the_jobs_are_capped_at_the_cores_and_said_only_when_capped(monkeypatch, caplog):
+    from rankbench.engine import execute
+    from rankbench.engine.plan import EngineOptions
+
+    monkeypatch.setattr(execute, "cores", lambda: 3)
+    with caplog.at_level("INFO", logger="rankbench.engine"):
+        assert execute._capped(EngineOptions(jobs=2)).jobs == 2
+        assert not caplog.messages
+        assert execute._capped(EngineOptions(jobs=8)).jobs == 3
+    assert caplog.messages == ["--jobs 8: using 3, the cores of this machine"]
+
+
+def test_splits_are_drawn_from_the_run_seed_the_same_each_time(tmp_path):
+    from rankbench.config import load_experiment
+    from rankbench.engine.execute import draw_splits
+    from rankbench.engine.plan import plan
+    from rankbench.utils.seeds import ranker_seed, split_seed
+
+    path = tmp_path / "c.yaml"
+    path.write_text(GOOD.replace("trials: 2", "trials: 3"))
+    sp = plan(load_experiment(path)).settings[0]
+    first, again, other = draw_splits(sp, 5), draw_splits(sp, 5), draw_splits(sp, 6)
+    assert first == again and first != other
+    assert [(s["trial"], s["seed"], s["ranker_seed"]) for s in first] == \
+        [(t, split_seed(5, t), ranker_seed(5, t)) for t in range(3)]
+    for s in first:   # each person of the test half once in the probe set and once in the gallery
+        ids = sp.dataset.column("identity")
+        assert sorted(ids[s["probe"]]) == sorted(ids[s["gallery"]]) and len(set(ids[s["probe"]])) == 6
