@@ -1,7 +1,8 @@
-"""Figures as a paper prints them: checked on the figure objects and on the written files."""
+"""Figures as a paper prints them (rankbench.report.plots.kinds, drawn by .draw): checked on the
+figure objects and on the written files. The style and files: test_plots_style.py; the layout check:
+test_plots_layout.py; which figures a run gets: test_plots_choice.py."""
 
 import re
-import struct
 
 import matplotlib
 import numpy as np
@@ -10,10 +11,9 @@ import pytest
 
 from toydata import record
 
-from rankbench.report.plots.choice import context, drawn_curves, setting_slug, sweep_groups
+from rankbench.report.plots.choice import drawn_curves, sweep_groups
 from rankbench.report.plots.draw import PLOTS_INDEX
 from rankbench.report.plots.kinds import bar_figure, cmc_figure, curve_figure, sweep_figure, task_figure
-from rankbench.report.plots.style import save
 
 matplotlib.use("Agg")
 
@@ -202,32 +202,6 @@ def test_a_curves_several_series_are_panels_of_one_figure():
     assert _shared_words(["Loss", "Error rate"]) == "Loss and error rate"
 
 
-def test_titles_and_file_names_say_what_and_on_what():
-    cfg = {"dataset": {"name": "viper"}, "protocol": {"name": "reid", "n_test": 316, "gallery": "cam", "seed": 3}}
-    assert context(cfg, "", None, 5) == "viper, Test people = 316, 5 trials, mean ± 1 std"
-    assert context(cfg, "protocol.n_test=432", {"protocol.n_test": 432}, 1) == "viper, Test people = 432, 1 trial"
-    assert context(cfg, "", None, 5, spread=False) == "viper, Test people = 316, mean of 5 trials"
-    assert setting_slug("rankers.*.K=4", {"rankers.*.K": 4}) == "K-4"
-
-
-def _png_dpi(data: bytes) -> float:
-    i = data.index(b"pHYs")
-    ppm_x, _, unit = struct.unpack(">IIB", data[i + 4:i + 13])
-    assert unit == 1
-    return ppm_x * 0.0254
-
-
-def test_files_png_300_dpi_and_svg_with_editable_text(tmp_path):
-    s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
-    png, svg, pdf = save(bar_figure(s, ["A"], "cmc@1", "", "title here", []), tmp_path, "cmc1")
-    assert png.name == "cmc1.png" and svg.name == "cmc1.svg" and pdf.name == "cmc1.pdf"
-    assert pdf.read_bytes().startswith(b"%PDF") and b"CreationDate" not in pdf.read_bytes()
-    assert _png_dpi(png.read_bytes()) == pytest.approx(300, abs=0.5)
-    text = svg.read_text()
-    assert re.search(r"<text[^>]*>title here</text>", text)               # text, not glyph outlines
-    assert matplotlib.rcParams["svg.fonttype"] == "path"                  # the caller's settings untouched
-
-
 def test_run_folder_figures_have_readable_names(runs):
     names = sorted(p.name for p in (runs["a"] / "plots").iterdir() if p.name != PLOTS_INDEX)
     assert names == ["cmc.pdf", "cmc.png", "cmc.svg"]
@@ -273,13 +247,6 @@ def test_every_figure_has_the_house_height_and_grows_only_in_width():
     assert all(h == FIG_H for _, h in sizes)
     assert sizes[0] == sizes[1] == sizes[3] == (FIG_W, FIG_H)
     assert sizes[2][0] == 2 * FIG_W                       # 80 bars: wider, capped at twice the width
-
-
-def test_a_figure_redrawn_from_the_same_numbers_is_the_same_svg(tmp_path):
-    s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
-    one = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "1", "x")[1].read_bytes()
-    two = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "2", "x")[1].read_bytes()
-    assert one == two
 
 
 # ----------------------------------------------------------------------------- what a reader sees
@@ -329,23 +296,6 @@ def test_every_kind_of_figure_reads_without_cut_off_text_or_overlaps():
         problems = layout_problems(fig)
         plt.close(fig)
         assert problems == [], (kind, problems)
-
-
-def test_the_layout_check_finds_cut_off_text_overlapping_labels_and_a_legend_over_the_plot():
-    import matplotlib.pyplot as plt
-
-    from rankbench.report.plots.layout import layout_problems
-
-    fig, ax = plt.subplots(figsize=(3, 2), layout="none")
-    ax.set_title("a title far too long to fit into a figure three inches wide, so it is cut off")
-    ax.set_xticks(range(8), [f"long tick label {i}" for i in range(8)])
-    ax.plot([0, 7], [0, 1], label="a line")
-    ax.legend(loc="center")
-    found = layout_problems(fig)
-    plt.close(fig)
-    assert any("title" in p and "cut off" in p for p in found)
-    assert any("x tick label" in p and "runs into" in p for p in found)
-    assert "the legend covers the plot" in found
 
 
 def test_series_at_the_same_values_stay_visible_and_their_error_bars_apart():
