@@ -9,8 +9,9 @@ import matplotlib
 import pandas as pd
 import pytest
 
+from rankbench.errors import ConfigError
 from rankbench.report.plots.kinds import bar_figure
-from rankbench.report.plots.style import save
+from rankbench.report.plots.style import FIG_H, FIG_W, figsize, in_style, method_styles, save, style_file
 
 matplotlib.use("Agg")
 
@@ -42,3 +43,34 @@ def test_a_figure_redrawn_from_the_same_numbers_is_the_same_svg(tmp_path):
     one = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "1", "x")[1].read_bytes()
     two = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "2", "x")[1].read_bytes()
     assert one == two
+
+
+def test_a_style_file_is_checked_where_it_enters(tmp_path):
+    with pytest.raises(ConfigError, match=r"^--style .*nope.mplstyle: expected a matplotlib style file "
+                                          r"\(.mplstyle\), got no such file$"):
+        style_file(tmp_path / "nope.mplstyle")
+    with pytest.raises(ConfigError, match="got a folder$"):
+        style_file(tmp_path)
+    bad = tmp_path / "bad.mplstyle"
+    bad.write_bytes(b"\xff\xfe lines.linewidth: \x00\x81")
+    with pytest.raises(ConfigError, match="not a readable matplotlib style file"):
+        style_file(bad)
+    good = tmp_path / "good.mplstyle"
+    good.write_text("lines.linewidth: 3\n")
+    assert style_file(good) == good
+
+
+def test_a_figure_grows_in_width_for_its_categories_up_to_twice_the_house_width():
+    with in_style():
+        assert figsize() == (FIG_W, FIG_H)
+        assert figsize(categories=10, per_category=0.5, fixed=2.0) == (7.0, FIG_H)   # 2 + 10 x 0.5
+        assert figsize(categories=100, per_category=0.5) == (2 * FIG_W, FIG_H)
+
+
+def test_each_method_has_its_own_colour_marker_and_line_style():
+    styles = method_styles([f"m{i}" for i in range(6)])
+    assert list(styles) == [f"m{i}" for i in range(6)]
+    for key in ("color", "marker", "linestyle"):
+        values = [repr(s[key]) for s in styles.values()]
+        assert len(set(values)) == 6, key
+    assert method_styles(["a", "b"])["b"] == styles["m1"]     # by position: the same in every figure
