@@ -108,7 +108,8 @@ def test_the_config_fingerprint_ignores_key_order_and_sees_values():
     a = {"x": 1, "y": {"b": 2.0, "a": [1, 2]}}
     assert config_fingerprint(a) == config_fingerprint({"y": {"a": [1, 2], "b": 2.0}, "x": 1})
     assert config_fingerprint(a) != config_fingerprint({**a, "x": 2})
-    m = Manifest.build({"rankbench_version": "1", "start": "now", "config": a, "config_fingerprint": config_fingerprint(a)})
+    m = Manifest.build({"rankbench_version": "1", "start": "now", "config": a,
+                        "config_fingerprint": config_fingerprint(a)})
     assert m.config == a
     with pytest.raises(ValueError, match="config_fingerprint: does not match"):
         Manifest.build({"rankbench_version": "1", "start": "now", "config": {**a, "x": 2},

@@ -44,7 +44,8 @@ class Cityblock(PairScorer, BaseEstimator):
 
 def _one_job(tmp_path, fault="off"):
     path = tmp_path / "c.yaml"
-    path.write_text(synthetic_reid_config(n_people=12, n_test=6, ranks=[1, 3], trials=1) + "rankers: [{name: L1, ranker: l1}]\n")
+    path.write_text(synthetic_reid_config(n_people=12, n_test=6, ranks=[1, 3], trials=1)
+                    + "rankers: [{name: L1, ranker: l1}]\n")
     spec = MethodSpec("C", ComponentSpec.of(Cityblock(fault)), ["colour"], "concat")
     sp = plan(load_experiment(path), methods=[spec]).settings[0]
     assert [m.name for m in sp.methods] == ["C"]

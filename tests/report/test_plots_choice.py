@@ -29,8 +29,10 @@ def test_each_numeric_swept_key_is_drawn_once_per_value_of_the_others():
               "c": {"k": 1, "c": 20.0, "kind": "x"}, "d": {"k": 2, "c": 20.0, "kind": "x"}}
     s = summary([(lab, "M", "map", 0.5, 0.0, 1) for lab in values])
     got = sweep_groups(s, values)
-    want = [("k", {"c": 10.0, "kind": "x"}, [("a", 1), ("b", 2)]), ("k", {"c": 20.0, "kind": "x"}, [("c", 1), ("d", 2)]),
-            ("c", {"k": 1, "kind": "x"}, [("a", 10.0), ("c", 20.0)]), ("c", {"k": 2, "kind": "x"}, [("b", 10.0), ("d", 20.0)])]
+    want = [("k", {"c": 10.0, "kind": "x"}, [("a", 1), ("b", 2)]),
+            ("k", {"c": 20.0, "kind": "x"}, [("c", 1), ("d", 2)]),
+            ("c", {"k": 1, "kind": "x"}, [("a", 10.0), ("c", 20.0)]),
+            ("c", {"k": 2, "kind": "x"}, [("b", 10.0), ("d", 20.0)])]
     assert got == want                                                  # the text key "kind" is never an axis
     assert sweep_groups(s[s.setting == "a"], values) == []              # one setting: no sweep
     fixed = {"a": {"k": 1, "c": 10.0}, "b": {"k": 2, "c": 10.0}}
