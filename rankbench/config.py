@@ -525,7 +525,8 @@ def _format_error(errs: list[dict], loc: list, data: dict, origin: str) -> str:
         return f"{origin}: {where}: required key missing"
     if e["type"] == "value_error":  # a model's own check (e.g. a claim missing a field)
         return f"{origin}: {where}: {e['msg'].removeprefix('Value error, ')}"
-    want = " or ".join(dict.fromkeys(x["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
+    want = " or ".join(dict.fromkeys(f"a list of at least {x['ctx']['min_length']} item(s)" if x["type"] == "too_short"
+                                     else x["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
                                      for x in errs))
     return f"{origin}: {where}: expected {want}, got {node if loc else e.get('input')!r}"
 

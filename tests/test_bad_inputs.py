@@ -54,7 +54,7 @@ CONFIG_CASES = [
     ("unknown top key", GOOD + "colour: red\n", [], "colour: unknown key"),
     ("missing dataset", GOOD.replace("dataset: {name: synthetic_reid, n_people: 30}\n", ""), [], "dataset: required key missing"),
     ("missing protocol", GOOD.replace("protocol: {name: reid, n_test: 10, ranks: [1, 5]}\n", ""), [], "protocol: required key missing"),
-    ("rankers empty", GOOD.split("rankers:")[0] + "rankers: []\n", [], "rankers: expected"),
+    ("rankers empty", GOOD.split("rankers:")[0] + "rankers: []\n", [], "rankers: expected a list of at least 1 item(s), got []"),
     ("rankers mapping", GOOD.split("rankers:")[0] + "rankers: {name: L1}\n", [], "rankers: expected a valid list"),
     ("ranker no name", cfg(**{"{name: L1, ranker: l1}": "{ranker: l1}"}), [], "name: required key missing"),
     ("duplicate rankers", cfg(**{"{name: P, ranker: prsvm, C: 1.0}": "{name: L1, ranker: prsvm}"}), [], "two rankers are named 'L1'"),

@@ -143,3 +143,41 @@ def test_digest_reads_arrays_inside_lists_and_nested_mappings_whole():
     b[1000] = 1.0
     assert digest([a]) != digest([b]) and digest({"s": {"rows": a}}) != digest({"s": {"rows": b}})
     assert digest({"x": a, "n": [1, 2]}) == digest({"x": a.copy(), "n": [1, 2]})
+
+
+# ----------------------------------------------------------------------------- the keys themselves
+def _spec(name="prsvm", **params):
+    from rankbench.components import ComponentSpec
+    from rankbench.engine.estimator import MethodSpec
+
+    return MethodSpec("P", ComponentSpec.checked("rankers", name, params, "rankers.P"), ["colour"], "concat")
+
+
+def test_a_method_key_holds_its_ranker_parameters_and_features_and_no_object_gets_one():
+    from dataclasses import replace
+
+    from rankbench.components import ComponentSpec
+    from rankbench.engine.reuse import TrialKeys
+    from rankbench.rankers.baselines.template import L1Norm
+
+    key = TrialKeys.method
+    assert key(_spec(C=1.0)) == key(_spec(C=1.0))
+    assert len({key(_spec(C=1.0)), key(_spec(C=2.0)), key(_spec("l1")),
+                key(replace(_spec(C=1.0), feature_sets=["other"])),
+                key(replace(_spec(C=1.0), combine="views"))}) == 5
+    assert key(replace(_spec(), ranker=ComponentSpec.of(L1Norm()))) is None    # an object: computed every time
+    assert key(replace(_spec(), fault="cannot be built")) is None
+
+
+def test_a_job_key_changes_with_each_part_and_is_none_without_a_setting_or_method():
+    from rankbench.engine.reuse import TrialKeys
+
+    split = {"trial": 0, "seed": 1, "probe": [0, 1]}
+    parts = ("s", "m", "k")
+    keys = {TrialKeys.job(*parts, split), TrialKeys.job("s2", "m", "k", split), TrialKeys.job("s", "m2", "k", split),
+            TrialKeys.job("s", "m", "k2", split), TrialKeys.job(*parts, {**split, "probe": [0, 2]})}
+    assert len(keys) == 5 and TrialKeys.job(*parts, dict(split)) in keys
+    assert TrialKeys.job(None, "m", "k", split) is None and TrialKeys.job("s", "m", None, split) is None
+    keys = TrialKeys(enabled=False)
+    assert keys.base is None
+    assert keys.matrix(("a",), np.arange(3)) == digest(np.arange(3)) != keys.matrix(("b",), np.arange(4))

@@ -1,7 +1,6 @@
-"""Figures as a paper prints them: checked on the figure objects and on the written files."""
-
-import re
-import struct
+"""Figures as a paper prints them (rankbench.report.plots.kinds): checked on the figure objects.
+The style and files: test_plots_style.py; the layout check: test_plots_layout.py; which figures a
+run gets: test_plots_choice.py; drawing a report's figures: test_plots_draw.py."""
 
 import matplotlib
 import numpy as np
@@ -10,10 +9,8 @@ import pytest
 
 from toydata import record
 
-from rankbench.report.plots.choice import context, drawn_curves, setting_slug, sweep_groups
-from rankbench.report.plots.draw import PLOTS_INDEX
+from rankbench.report.plots.choice import drawn_curves, sweep_groups
 from rankbench.report.plots.kinds import bar_figure, cmc_figure, curve_figure, sweep_figure, task_figure
-from rankbench.report.plots.style import save
 
 matplotlib.use("Agg")
 
@@ -202,57 +199,6 @@ def test_a_curves_several_series_are_panels_of_one_figure():
     assert _shared_words(["Loss", "Error rate"]) == "Loss and error rate"
 
 
-def test_titles_and_file_names_say_what_and_on_what():
-    cfg = {"dataset": {"name": "viper"}, "protocol": {"name": "reid", "n_test": 316, "gallery": "cam", "seed": 3}}
-    assert context(cfg, "", None, 5) == "viper, Test people = 316, 5 trials, mean ± 1 std"
-    assert context(cfg, "protocol.n_test=432", {"protocol.n_test": 432}, 1) == "viper, Test people = 432, 1 trial"
-    assert context(cfg, "", None, 5, spread=False) == "viper, Test people = 316, mean of 5 trials"
-    assert setting_slug("rankers.*.K=4", {"rankers.*.K": 4}) == "K-4"
-
-
-def _png_dpi(data: bytes) -> float:
-    i = data.index(b"pHYs")
-    ppm_x, _, unit = struct.unpack(">IIB", data[i + 4:i + 13])
-    assert unit == 1
-    return ppm_x * 0.0254
-
-
-def test_files_png_300_dpi_and_svg_with_editable_text(tmp_path):
-    s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
-    png, svg, pdf = save(bar_figure(s, ["A"], "cmc@1", "", "title here", []), tmp_path, "cmc1")
-    assert png.name == "cmc1.png" and svg.name == "cmc1.svg" and pdf.name == "cmc1.pdf"
-    assert pdf.read_bytes().startswith(b"%PDF") and b"CreationDate" not in pdf.read_bytes()
-    assert _png_dpi(png.read_bytes()) == pytest.approx(300, abs=0.5)
-    text = svg.read_text()
-    assert re.search(r"<text[^>]*>title here</text>", text)               # text, not glyph outlines
-    assert matplotlib.rcParams["svg.fonttype"] == "path"                  # the caller's settings untouched
-
-
-def test_run_folder_figures_have_readable_names(runs):
-    names = sorted(p.name for p in (runs["a"] / "plots").iterdir() if p.name != PLOTS_INDEX)
-    assert names == ["cmc.pdf", "cmc.png", "cmc.svg"]
-    names = sorted(p.name for p in (runs["sweep"] / "plots").iterdir())
-    assert "cmc1_vs_n_test.png" in names and "cmc_n_test-10.png" in names
-
-
-def test_report_ends_the_cmc_axis_at_a_chosen_rank_in_a_file_of_its_own(runs):
-    from rankbench import app
-
-    plots = runs["one"] / "plots"
-    app.report(runs["one"])
-    standard = (plots / "cmc.png").read_bytes()
-    built = app.report(runs["one"], max_rank=5)
-    captions = {p.name: p.caption for p in built["plots"]}
-    assert "up to rank 5;" in captions["cmc_rank5.png"] and "cmc_rank5.svg" in captions
-    assert "up to rank 10;" in captions["cmc.png"]   # largest tabulated: the standard figure is unchanged
-    assert (plots / "cmc.png").read_bytes() == standard
-    app.report(runs["one"], max_rank=3)
-    app.report(runs["one"])   # figures asked for by their rank are kept by later reports
-    assert {"cmc_rank5.png", "cmc_rank3.png", "cmc.png"} <= {p.name for p in plots.iterdir()}
-    for p in plots.glob("cmc_rank*"):  # the run is shared with other tests
-        p.unlink()
-
-
 def test_no_per_task_figure_when_bars_would_be_too_thin_to_read():
     from rankbench.report.plots.kinds import MAX_TASKS
 
@@ -273,13 +219,6 @@ def test_every_figure_has_the_house_height_and_grows_only_in_width():
     assert all(h == FIG_H for _, h in sizes)
     assert sizes[0] == sizes[1] == sizes[3] == (FIG_W, FIG_H)
     assert sizes[2][0] == 2 * FIG_W                       # 80 bars: wider, capped at twice the width
-
-
-def test_a_figure_redrawn_from_the_same_numbers_is_the_same_svg(tmp_path):
-    s = summary([("", "A", "cmc@1", 0.41, 0.02, 3)])
-    one = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "1", "x")[1].read_bytes()
-    two = save(bar_figure(s, ["A"], "cmc@1", "", "t", []), tmp_path / "2", "x")[1].read_bytes()
-    assert one == two
 
 
 # ----------------------------------------------------------------------------- what a reader sees
@@ -331,23 +270,6 @@ def test_every_kind_of_figure_reads_without_cut_off_text_or_overlaps():
         assert problems == [], (kind, problems)
 
 
-def test_the_layout_check_finds_cut_off_text_overlapping_labels_and_a_legend_over_the_plot():
-    import matplotlib.pyplot as plt
-
-    from rankbench.report.plots.layout import layout_problems
-
-    fig, ax = plt.subplots(figsize=(3, 2), layout="none")
-    ax.set_title("a title far too long to fit into a figure three inches wide, so it is cut off")
-    ax.set_xticks(range(8), [f"long tick label {i}" for i in range(8)])
-    ax.plot([0, 7], [0, 1], label="a line")
-    ax.legend(loc="center")
-    found = layout_problems(fig)
-    plt.close(fig)
-    assert any("title" in p and "cut off" in p for p in found)
-    assert any("x tick label" in p and "runs into" in p for p in found)
-    assert "the legend covers the plot" in found
-
-
 def test_series_at_the_same_values_stay_visible_and_their_error_bars_apart():
     values = {f"n={n}": {"protocol.n_test": n} for n in (10, 20, 30)}
     s = summary([(lab, m, "cmc@1", 0.3, 0.05, 3) for lab in values for m in ("A", "B", "C")])
@@ -378,90 +300,3 @@ def test_the_ours_swatch_shows_each_bars_colour():
               if r is not legend.legendPatch and r.get_width() < 20}
     bars = {tuple(np.round(p.get_facecolor(), 3)) for p in ax.patches}
     assert len(bars) == 3 and bars <= swatch
-
-
-def test_a_style_file_of_ones_own_goes_over_the_house_style(runs, tmp_path):
-    from rankbench import app
-    from rankbench.errors import ConfigError
-
-    mine = tmp_path / "paper.mplstyle"
-    mine.write_text("axes.titlesize: 13\nfont.family: serif\nfigure.figsize: 4.0, 3.0\n")
-    before = dict(matplotlib.rcParams)
-
-    def width(svg: str) -> float:
-        return float(re.search(r'<svg[^>]*? width="([\d.]+)pt"', svg).group(1))
-
-    app.report(runs["one"], style=mine)
-    svg = (runs["one"] / "plots" / "cmc.svg").read_text()
-    assert "13px" in svg and "serif" in svg and width(svg) < 4.5 * 72
-    app.report(runs["one"])
-    house = (runs["one"] / "plots" / "cmc.svg").read_text()
-    assert "13px" not in house and width(house) > 5.5 * 72
-    assert dict(matplotlib.rcParams) == before                       # the caller's settings untouched
-    with pytest.raises(ConfigError, match="--style .*nothere.mplstyle: expected a matplotlib style file"):
-        app.report(runs["one"], style=tmp_path / "nothere.mplstyle")
-
-
-def test_a_reports_figures_pass_the_layout_check(runs, caplog):
-    import logging
-
-    from rankbench import app
-
-    with caplog.at_level(logging.WARNING, logger="rankbench.report"):
-        for key in ("a", "sweep"):
-            built = app.report(runs[key])
-            assert built["plots"]
-    assert not [r for r in caplog.records if r.name == "rankbench.report"]
-
-
-def test_a_report_from_the_same_trials_reuses_its_figures_and_redraws_after_any_change(runs, tmp_path, monkeypatch):
-    import json
-    import shutil
-
-    from rankbench import app
-    from rankbench.report.plots import draw as plots_module
-
-    run = tmp_path / "one"
-    shutil.copytree(runs["one"], run)
-    first = app.report(run)["plots"]
-    drawn = []
-    real_save = plots_module.save
-    monkeypatch.setattr(plots_module, "save", lambda *a, **k: drawn.append(a[2]) or real_save(*a, **k))
-
-    again = app.report(run)["plots"]          # same records, config, options and code: nothing drawn
-    assert drawn == [] and [(p.name, p.caption) for p in again] == [(p.name, p.caption) for p in first]
-
-    (run / "plots" / "cmc.pdf").unlink()      # a figure gone: drawn again
-    app.report(run)
-    assert drawn == ["cmc"] and (run / "plots" / "cmc.pdf").is_file()
-
-    trial = sorted((run / "trials").glob("*.json"))[0]  # a trial's numbers changed: drawn again
-    rec = json.loads(trial.read_text())
-    rec["metrics"] = {k: v * 0.5 if k.startswith("cmc@") else v for k, v in rec["metrics"].items()}
-    trial.write_text(json.dumps(rec))
-    app.report(run)
-    assert drawn == ["cmc", "cmc"]
-    app.report(run, max_rank=5)               # other options: drawn again
-    assert drawn.count("cmc") == 3 and "cmc_rank5" in drawn
-
-    (run / "plots" / PLOTS_INDEX).write_text("{not json")   # an unreadable index is never trusted
-    n = len(drawn)
-    app.report(run)
-    assert len(drawn) > n
-
-
-def test_figures_drawn_in_two_processes_are_the_files_one_process_draws(runs, tmp_path, monkeypatch):
-    import shutil
-
-    from rankbench.report.plots import draw as plots_module
-    from rankbench.report.build import build_report
-
-    monkeypatch.setattr(plots_module, "PARALLEL_FIGURES", 1)   # a small run, drawn in parallel all the same
-    one, two = tmp_path / "one", tmp_path / "two"
-    shutil.copytree(runs["sweep"], one)
-    shutil.copytree(runs["sweep"], two)
-    a = build_report(one, n_jobs=1)["plots"]
-    b = build_report(two, n_jobs=2)["plots"]
-    assert len(a) > 3 and [(p.name, p.caption) for p in a] == [(p.name, p.caption) for p in b]
-    assert all((one / "plots" / p.name).read_bytes() == (two / "plots" / p.name).read_bytes() for p in a)
-    assert (one / "plots" / PLOTS_INDEX).read_text() == (two / "plots" / PLOTS_INDEX).read_text()

@@ -1,0 +1,84 @@
+"""rankbench.engine.jobs: one job, a method fitted and scored on one trial's split, in this process.
+A finished job's metrics equal a brute-force CMC; a failing one is contained in a failed record
+that names its error and phase; warnings are kept once each with their count."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator
+from toydata import synthetic_reid_config
+
+from rankbench.components import ComponentSpec
+from rankbench.config import load_experiment
+from rankbench.engine.estimator import MethodSpec
+from rankbench.engine.execute import draw_splits, method_matrix, setting_features
+from rankbench.engine.jobs import Job, fault_line, run_job
+from rankbench.engine.plan import EngineOptions, plan
+from rankbench.errors import DataError
+from rankbench.rankers.base import PairScorer
+
+
+class Cityblock(PairScorer, BaseEstimator):
+    """Negative L1 distance; ``fault``: raise in fit ("fit"), exit in fit ("exit"); warns in fit."""
+
+    def __init__(self, fault: str = "off"):
+        self.fault = fault
+
+    def fit(self, X, y, cams=None):
+        warnings.warn("said twice")
+        warnings.warn("said twice")
+        if self.fault == "fit":
+            raise ValueError("broken\non purpose")
+        if self.fault == "exit":
+            raise SystemExit(3)
+        self.n_features_in_ = np.asarray(X).shape[1]
+        return self
+
+    def similarity(self, Q, G):
+        return -cdist(Q, G, "cityblock")
+
+
+def _one_job(tmp_path, fault="off"):
+    path = tmp_path / "c.yaml"
+    path.write_text(synthetic_reid_config(n_people=12, n_test=6, ranks=[1, 3], trials=1)
+                    + "rankers: [{name: L1, ranker: l1}]\n")
+    spec = MethodSpec("C", ComponentSpec.of(Cityblock(fault)), ["colour"], "concat")
+    sp = plan(load_experiment(path), methods=[spec]).settings[0]
+    assert [m.name for m in sp.methods] == ["C"]
+    feats = setting_features(sp, {}, EngineOptions(progress=False, use_cache=False), {})
+    split = draw_splits(sp, run_seed=0, feats=feats)[0]
+    X = method_matrix(sp.methods[0], feats)
+    job = Job("", 0, "C", split["seed"], split["ranker_seed"])
+    return run_job(job, sp.protocol, sp.methods[0], X, sp.dataset, split), X, sp.dataset, split
+
+
+def test_a_finished_job_scores_as_a_brute_force_cmc(tmp_path):
+    rec, X, data, split = _one_job(tmp_path)
+    assert rec.ok and rec.key == ("", 0, "C") and rec.reused is None
+    ids = data.column("identity")
+    P, G = np.asarray(split["probe"]), np.asarray(split["gallery"])
+    D = cdist(X[P], X[G], "cityblock")
+    # the rank of each probe's true match: 1 + gallery items strictly closer (no ties in these features)
+    rank = np.array([1 + (D[i] < D[i][ids[G] == ids[p]].min()).sum() for i, p in enumerate(P)])
+    for k in (1, 3):
+        assert rec.metrics[f"cmc@{k}"] == pytest.approx(np.mean(rank <= k))
+    assert rec.warnings[0].model_dump() == {"text": "UserWarning: said twice", "count": 2}
+
+
+@pytest.mark.parametrize("fault, error", [("fit", "ValueError: broken on purpose"),
+                                          ("exit", "SystemExit: the ranker's code called sys.exit(3)")])
+def test_a_failing_job_is_a_failed_record_not_the_end_of_the_run(tmp_path, fault, error):
+    rec, *_ = _one_job(tmp_path, fault)
+    assert not rec.ok and rec.metrics == {} and rec.error == error
+    assert rec.phase == "fit" and ("broken" if fault == "fit" else "SystemExit") in rec.traceback
+
+
+def test_fault_line_is_one_line():
+    assert fault_line(DataError("dataset 'x': bad\n  rows")) == "dataset 'x': bad rows"
+    assert fault_line(KeyError("k")) == "KeyError: 'k'"
+    assert fault_line(ValueError("")) == "ValueError"
+    assert len(fault_line(ValueError("x" * 2000))) == 500

@@ -1,0 +1,116 @@
+"""rankbench.records: the typed files of a run folder. Each rule of the module docstring is checked
+on a hand-written file: what is accepted, and what is refused with one line naming the field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rankbench.records import (SCHEMA_VERSION, Manifest, SettingSplits, Splits, TrialRecord, TrialSplit,
+                               config_fingerprint)
+
+
+def _trial(**change):
+    base = {"setting": "p=5", "trial": 0, "method": "l1", "seed": 3, "wall_s": 0.5,
+            "metrics": {"cmc@1": 0.25, "train_s": 1.5}}
+    return {**base, **change}
+
+
+def _refusal(model, data) -> str:
+    with pytest.raises(ValueError) as err:
+        model.parse(json.dumps(data)) if isinstance(data, dict) else model.parse(data)
+    line = str(err.value)
+    assert "\n" not in line
+    return line
+
+
+def test_a_built_trial_is_versioned_and_reads_back_equal():
+    rec = TrialRecord.build(_trial())
+    assert rec.schema_version == SCHEMA_VERSION and rec.ok and rec.key == ("p=5", 0, "l1")
+    assert TrialRecord.parse(rec.to_json()) == rec
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"metrics": {"cmc@1": 1.5}}, "metrics.cmc@1"),               # a rate above 1
+    ({"metrics": {"train_s": -1.0}}, "metrics.train_s"),          # a negative cost
+    ({"metrics": {"cmc@1": float("nan")}}, "metrics.cmc@1"),      # not finite
+    ({"metrics": {"made_up": 0.1}}, "metrics.made_up"),           # not a declared metric
+    ({"metrics": {}}, "metrics"),                                 # a finished trial holds one
+    ({"trial": -1}, "trial"),
+    ({"seed": "3"}, "seed"),                                      # strict: no coercion
+    ({"method": ""}, "method"),
+    ({"wall_s": -0.1}, "wall_s"),
+    ({"status": "failed"}, "error"),                              # a failure names its error
+    ({"error": "boom"}, "no error"),                              # a finished trial holds none
+    ({"colour": "red"}, "colour: unknown field"),
+])
+def test_a_trial_that_breaks_a_rule_is_refused_naming_the_field(change, field):
+    with pytest.raises(ValueError) as err:
+        TrialRecord.build(_trial(**change))
+    assert field in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_failed_trial_holds_its_error_and_no_metrics():
+    rec = TrialRecord.build(_trial(status="failed", metrics={}, error="ValueError: x", phase="fit"))
+    assert not rec.ok and rec.phase == "fit"
+    assert "no metrics" in _refusal(TrialRecord, {**json.loads(rec.to_json()), "metrics": {"cmc@1": 0.1}})
+    assert "phase" in _refusal(TrialRecord, {**json.loads(rec.to_json()), "phase": "drying"})
+
+
+def test_versions_legacy_files_read_newer_refused_current_complete():
+    legacy = _trial()  # no schema_version: version 0, legacy keys only
+    assert TrialRecord.parse(json.dumps(legacy)).schema_version == 0
+    assert "status" in _refusal(TrialRecord, {**legacy, "status": "ok"})            # a newer key in a v0 file
+    assert "newer rankbench" in _refusal(TrialRecord, {**legacy, "schema_version": SCHEMA_VERSION + 1})
+    full = json.loads(TrialRecord.build(_trial()).to_json())
+    del full["warnings"]
+    assert _refusal(TrialRecord, full) == "warnings: missing field"
+    v1 = json.loads(TrialRecord.build(_trial()).to_json())
+    del v1["reused"]                                                                  # added in version 2
+    assert TrialRecord.parse(json.dumps({**v1, "schema_version": 1})).reused is None
+    assert "reused" in _refusal(TrialRecord, v1)
+    assert _refusal(TrialRecord, "{").startswith("(top level): invalid JSON")
+
+
+def _setting(**change):
+    return {"label": "p=5", "values": {}, "n_items": 10, "dataset_fingerprint": None,
+            "trials": [{"trial": 0, "seed": 1, "probe": [0, 1], "gallery": [2, 9], "extra": "kept"},
+                       {"trial": 1, "seed": 2, "train": [3, 4]}], **change}
+
+
+def test_splits_keep_protocol_keys_and_know_their_top_row():
+    s = Splits.build({"settings": [_setting()]})
+    assert s.setting("p=5").top_row() == 9 and s.setting("other") is None
+    assert s.setting("p=5").trials[0]["extra"] == "kept"
+    assert TrialSplit.model_validate({"trial": 0, "seed": 0}).top_row() == -1
+
+
+@pytest.mark.parametrize("setting, shown", [
+    (_setting(n_items=9), "trials.0: row 9 is beyond the dataset's 9 items"),
+    (_setting(trials=[{"trial": 1, "seed": 0}]), "trials.0.trial: expected 0"),
+    (_setting(trials=[{"trial": 0, "seed": 0, "probe": [-1]}]), "trials.0.probe.0"),
+    (_setting(trials=[]), "trials"),
+])
+def test_a_split_that_breaks_a_rule_is_refused_naming_the_trial(setting, shown):
+    with pytest.raises(ValueError) as err:
+        Splits.build({"settings": [setting]})
+    assert shown in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_setting_twice_is_refused():
+    with pytest.raises(ValueError, match="'p=5' appears twice"):
+        Splits.build({"settings": [_setting(), _setting()]})
+    assert SettingSplits.model_validate(_setting()).n_items == 10
+
+
+def test_the_config_fingerprint_ignores_key_order_and_sees_values():
+    a = {"x": 1, "y": {"b": 2.0, "a": [1, 2]}}
+    assert config_fingerprint(a) == config_fingerprint({"y": {"a": [1, 2], "b": 2.0}, "x": 1})
+    assert config_fingerprint(a) != config_fingerprint({**a, "x": 2})
+    m = Manifest.build({"rankbench_version": "1", "start": "now", "config": a,
+                        "config_fingerprint": config_fingerprint(a)})
+    assert m.config == a
+    with pytest.raises(ValueError, match="config_fingerprint: does not match"):
+        Manifest.build({"rankbench_version": "1", "start": "now", "config": {**a, "x": 2},
+                        "config_fingerprint": config_fingerprint(a)})
