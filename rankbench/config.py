@@ -184,7 +184,6 @@ class Config(_Strict):
     regress: RegressCfg | None = None
     output: OutputCfg = Field(default_factory=OutputCfg)
 
-
     @field_validator("name")
     @classmethod
     def _a_name(cls, v: str) -> str:

@@ -55,6 +55,7 @@ Seed = Annotated[int, Field(ge=0)] | None
 #: give either
 PositiveFloatGrid = PositiveFloat | Annotated[tuple[PositiveFloat, ...], Field(min_length=1)]
 
+
 class AtMost:
     """Annotation of a parameter bounded by the data its component is fitted on: ``n_features``
     (the columns of ``fit``'s matrix, after any preprocessing) or ``n_samples`` (its rows)."""

@@ -88,4 +88,3 @@ def test_a_ranker_a_python_caller_fits_is_checked_at_fit_and_the_engine_skips_it
     with config_context(skip_parameter_validation=True):   # as the engine's jobs run
         rankers.get("l1")().fit(X, y)
     assert checks["L1Norm"] == 0 and checks["PRSVM"] == 1
-

@@ -56,7 +56,6 @@ class RunInterrupted(RankbenchError):
         super().__init__(f"{how}: {done} of {total} results {kept}")
 
 
-
 @dataclass
 class Outcome:
     """What a run (or a resumed session) did: finished jobs of ``n_total``, the failed jobs'
@@ -67,7 +66,6 @@ class Outcome:
     n_total: int
     failed: list[TrialRecord]
     state: RunState
-
 
 
 # ----------------------------------------------------------------------------- features and splits
@@ -120,7 +118,6 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
     return out
 
 
-
 def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list[dict]]:
     """The splits a resumed run recorded, checked against its settings and their datasets."""
     where = f"--resume: {folder.path / SPLITS if folder is not None else SPLITS}"
@@ -140,8 +137,6 @@ def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list
         if top >= n:
             raise RunFolderError(f"{where}: row {top} is beyond the dataset's {n} items; start a new run")
     return {s.label: s.trials for s in data.settings}
-
-
 
 
 def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunState) -> Outcome:

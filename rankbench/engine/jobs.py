@@ -38,7 +38,6 @@ class Job:
     reuse_key: str | None = None
 
 
-
 def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
             folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> TrialRecord:
     """Evaluate one method on one trial's split; write the record when ``folder`` is given.

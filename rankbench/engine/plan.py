@@ -89,7 +89,6 @@ class Plan:
         return list(seen)
 
 
-
 def _method(rcfg: RankerCfg, cfg: Config, components: Components) -> MethodSpec:
     ranker, steps = components.rankers[rcfg.name]
     return MethodSpec(rcfg.name, ranker, ranker_feature_names(cfg, rcfg), rcfg.combine, list(steps))
@@ -296,7 +295,6 @@ def _checked_object(given: MethodSpec, cfg: Config, protocol: Protocol, origin: 
     spec = replace(given, feature_sets=given.feature_sets or keys, capability=None)
     _require_features(spec, where)
     return _capable(spec, protocol, where, bounds)
-
 
 
 def check_trials(protocol: Protocol, trials: int, dataset: Dataset) -> None:

@@ -41,6 +41,7 @@ from .fileio import FileLock, NotRegularFile, atomic_write_bytes
 
 log = logging.getLogger("rankbench.cache")
 
+
 def cache_dir() -> Path:
     """``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``."""
     return Path(os.environ.get("RANKBENCH_CACHE") or Path.home() / ".cache" / "rankbench")

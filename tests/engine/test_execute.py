@@ -64,8 +64,6 @@ def test_jobs_are_capped_at_the_machine(cli, tmp_path):
     assert RunFolder(out).read_manifest().executor == {"kind": "local", "workers": cores()}
 
 
-
-
 # ----------------------------------------------------------------------------- the parts, in process
 def test_a_methods_matrix_is_its_set_its_sets_side_by_side_or_its_views():
     from rankbench.engine.estimator import MethodSpec

@@ -180,4 +180,3 @@ class RankBoost(PairScorer, BaseEstimator):
         for p, t, a in zip(pos, self.thresholds_, self.alphas_):
             out += a * (D[..., p] <= t)
         return out
-

@@ -19,6 +19,7 @@ from . import kinds
 from .kinds import parameter_label
 from .style import method_styles
 
+
 def slug(s: str) -> str:
     """A readable file-name part: ``cmc@1`` -> ``cmc1``, ``rankers.*.K=4`` -> ``K-4``."""
     s = s.replace("@", "")
@@ -143,7 +144,6 @@ def _shared_words(names: list[str]) -> str:
     while common and common[-1] in ("at", "of", "in", "on", "by"):
         common.pop()
     return " ".join(common) if common and len(names) > 1 else " and ".join(names[:1] + [_in_sentence(n) for n in names[1:]])
-
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,6 @@ def user_style(path: str | Path | None):
         _USER_STYLE.reset(token)
 
 
-
 def in_style():
     """The house style, and a user's on top of it, without touching the caller's settings."""
     user = _USER_STYLE.get()
