@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .. import __version__
 from ..config import dataset_params
-from ..utils.diskcache import code_fingerprint, digest, reuse_allowed, source_fingerprint
+from ..utils.diskcache import code_fingerprint, digest, source_fingerprint
 from .estimator import MethodSpec
 from .manifest import package_versions
 from .plan import EngineOptions, SettingPlan
@@ -18,8 +19,8 @@ _NOT_IN_TRIALS = ("rankbench.report", "rankbench.cli", "rankbench.app", "rankben
 
 def reuse_enabled(opts: EngineOptions) -> bool:
     """Whether finished results are reused: the cache is on (no ``--no-cache``) and
-    ``$RANKBENCH_REUSE`` is not ``0``."""
-    return opts.use_cache and reuse_allowed()
+    ``$RANKBENCH_REUSE`` is not ``0`` (features and base models are cached whatever it says)."""
+    return opts.use_cache and os.environ.get("RANKBENCH_REUSE", "1") != "0"
 
 
 class TrialKeys:

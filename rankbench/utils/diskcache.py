@@ -55,14 +55,6 @@ def digest(*parts: Any) -> str:
     return h.hexdigest()
 
 
-def file_digest(path: str | os.PathLike) -> str | None:
-    """A hex digest of a file's bytes (BLAKE2b), or None when it cannot be read."""
-    try:
-        return hashlib.blake2b(Path(path).read_bytes(), digest_size=16).hexdigest()
-    except OSError:
-        return None
-
-
 def _feed(h, p: Any) -> None:
     if isinstance(p, np.ndarray):
         a = np.ascontiguousarray(p)
@@ -183,12 +175,6 @@ def _is_package(module: str) -> bool:
     return mod is not None and hasattr(mod, "__path__")
 
 
-def reuse_allowed() -> bool:
-    """Whether finished work (a job's result, a run's report) may be taken from the cache:
-    ``$RANKBENCH_REUSE`` is not ``0``. Features and base models are cached whatever it says."""
-    return os.environ.get("RANKBENCH_REUSE", "1") != "0"
-
-
 #: an entry's first line: its format, then the CRC-32 and the length of the bytes that follow it.
 #: The check is against damage (a zeroed block, a file cut short, other bytes written over it),
 #: not against forgery: CRC-32 reads at several GB/s where a cryptographic digest costs ~10x more
@@ -246,12 +232,9 @@ def _load(path: Path) -> tuple[Any, bool]:
 
 
 def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True,
-           keep: Callable[[Any], bool] | None = None,
-           valid: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
+           keep: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
     """(object, True if it came from the cache) for ``key`` in the cache folder ``kind``; a computed
-    object for which ``keep`` says False (a failed result) is returned without being stored; a
-    stored one for which ``valid`` says False (what it describes has changed since) is computed
-    again and replaced.
+    object for which ``keep`` says False (a failed result) is returned without being stored.
 
     An entry is the joblib dump of the object after a line holding the CRC-32 and length of those
     bytes; it is verified on every read, and one that does not verify (a flipped or zeroed block,
@@ -270,7 +253,7 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
         return compute(), False
     with lock:
         obj, hit = _load(path)
-        if hit and (valid is None or valid(obj)):
+        if hit:
             return obj, True
         obj = compute()
         if keep is not None and not keep(obj):
