@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
-import os
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,7 +34,7 @@ from ..utils.progress import JobInfo, RunProgress
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
 from .estimator import MethodSpec
-from .executors import Work, make_executor
+from .executors import Work, cores, make_executor
 from .jobs import Job, run_job
 from .manifest import run_manifest
 from .plan import EngineOptions, Plan, SettingPlan
@@ -235,11 +234,6 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
 def _jobs(p: Plan) -> set[tuple[str, int, str]]:
     """(setting, trial, method) of every job of the plan."""
     return {(sp.label, t, m.name) for sp in p.settings for t in range(sp.config.trials) for m in sp.methods}
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _capped(opts: EngineOptions) -> EngineOptions:

@@ -67,6 +67,11 @@ class Work(NamedTuple):
 JobFn = Callable[..., Any]  # jobs.run_job: returns the job's TrialRecord
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def finished(progress: RunProgress, arrived: list, job: str, record) -> None:
     """Keep ``record`` (a TrialRecord) in ``arrived`` and tell ``progress`` that job ``job`` wrote
     it: its time, its warnings, and for a failed job its error."""
@@ -537,7 +542,7 @@ def _local_cluster(distributed):
     import signal
     import threading
 
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    n = cores()
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
