@@ -34,7 +34,7 @@ from ..utils.progress import JobInfo, RunProgress
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
 from .estimator import MethodSpec
-from .executors import Work, cores, make_executor
+from .executors import DaskExecutor, LocalExecutor, Work, cores
 from .jobs import Job, run_job
 from .manifest import run_manifest
 from .plan import EngineOptions, Plan, SettingPlan
@@ -160,7 +160,8 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
             folder.write_manifest(state.manifest)
         return state.manifest
 
-    executor = make_executor(opts.executor, opts.jobs, opts.scheduler, opts.dask_timeout, opts.retries)
+    executor = (DaskExecutor(opts.scheduler, opts.dask_timeout, opts.retries) if opts.executor == "dask"
+                else LocalExecutor(opts.jobs))
     with executor:  # connect first: a wrong scheduler address costs no feature extraction
         # before the features: a run killed while extracting them is resumed with its data root and
         # its config verified (or replaced by a new run: it holds no splits and no result)

@@ -40,8 +40,6 @@ from ..errors import ConfigError, RankbenchError
 from ..runfolder import RunFolder, job_id
 from ..utils.progress import RunProgress
 
-EXECUTORS = ("local", "dask")
-
 
 class Work(NamedTuple):
     """One job and what computing it needs (``run_job(*work)`` computes it)."""
@@ -89,8 +87,6 @@ class LocalExecutor:
     jobs : int
         Worker processes; 1 runs every job in this process.
     """
-
-    kind = "local"
 
     def __init__(self, jobs: int = 1):
         self.jobs = jobs
@@ -226,7 +222,6 @@ class DaskExecutor:
         Times a job that raised an exception (other than a user error) is run again.
     """
 
-    kind = "dask"
     #: seconds each step of stopping may take (saving the results that arrived, closing the client,
     #: closing a LocalCluster): Ctrl-C ends a run within seconds, whatever state the cluster is in
     STOP_S = 5.0
@@ -597,15 +592,3 @@ def _check_address(address: str) -> None:
     except ValueError as exc:
         raise ConfigError(f"--scheduler: expected an address such as tcp://HOST:PORT, got {address!r} "
                           f"({exc})") from None
-
-
-def make_executor(kind: str = "local", jobs: int = 1, scheduler: str | None = None, timeout: float = 20.0,
-                  retries: int = 2):
-    """The executor ``kind`` names (``local`` or ``dask``)."""
-    if kind == "local":
-        if scheduler is not None:
-            raise ConfigError(f"--scheduler: expected only with --executor dask, got {scheduler}")
-        return LocalExecutor(jobs)
-    if kind == "dask":
-        return DaskExecutor(scheduler, timeout, retries)
-    raise ConfigError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {kind!r}")

@@ -56,6 +56,8 @@ class EngineOptions:
                 raise ConfigError(f"{key}: expected an integer >= {low}, got {getattr(self, key)!r}")
         if self.executor not in ("local", "dask"):
             raise ConfigError(f"executor: expected 'local' or 'dask', got {self.executor!r}")
+        if self.scheduler is not None and self.executor != "dask":
+            raise ConfigError(f"--scheduler: expected only with --executor dask, got {self.scheduler}")
         t = self.dask_timeout
         if isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t) or t <= 0:
             raise ConfigError(f"dask_timeout: expected a finite number of seconds > 0, got {t!r}")
