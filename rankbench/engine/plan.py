@@ -87,7 +87,7 @@ class Plan:
     def faults(self) -> list[str]:
         """One line per method whose ranker cannot be built (see :attr:`MethodSpec.fault`)."""
         seen = dict.fromkeys(f"{self.experiment.origin}: rankers.{m.name}: the ranker cannot be built: {m.fault}"
-                             for s in self.settings for m in s.methods if getattr(m, "fault", None))
+                             for s in self.settings for m in s.methods if m.fault)
         return list(seen)
 
 
@@ -200,8 +200,8 @@ def _capable(spec: MethodSpec, protocol: Protocol, where: str, bounds: "DataBoun
     """The method with the capability it runs as under ``protocol`` resolved, once, before any
     job: its own (a mixin it declares), or for a ranker that declares none the first of the
     protocol's whose methods it has (:func:`~.estimator.duck_capability`); one that has none is
-    refused naming what each capability needs. A ranker whose own code fails to build is
-    contained (:attr:`MethodSpec.fault`), not fatal."""
+    refused naming what each capability needs; then checked against the protocol. A ranker whose
+    own code fails to build is contained (:attr:`MethodSpec.fault`), not fatal."""
     try:
         probe = spec.make(0)
     except RankbenchError:
@@ -219,19 +219,12 @@ def _capable(spec: MethodSpec, protocol: Protocol, where: str, bounds: "DataBoun
                               f"the protocol uses, which need: {needs(ranker, protocol.capability)}")
         spec = replace(spec, capability=capability)
         probe = spec.make(0)
-    _check_method(spec, probe, protocol, where, what, bounds)
-    return spec
-
-
-def _check_method(spec, probe, protocol: Protocol, where: str, what: str,
-                  bounds: "DataBounds | None" = None) -> None:
-    """A method (its spec and a fresh instance) checked against the protocol (and, with
-    ``bounds``, its parameters bounded by the data against the data)."""
     protocol.check_ranker(probe, where)
     if spec.combine == "views" and not (accepts_views(probe) or protocol.consumes_views):
         raise ConfigError(f"{where}.combine: ranker {what!r} takes one feature matrix; use combine: concat")
-    if bounds is not None:
+    if bounds is not None:  # parameters bounded by the data, against the data
         bounds.check(spec, probe, where)
+    return spec
 
 
 class DataBounds:
