@@ -1,19 +1,11 @@
 """A compared method (:class:`MethodSpec`): a ranker entry of a config, or an estimator object a
 Python user holds (``app.evaluate``); both are a :class:`~rankbench.components.ComponentSpec`.
 
-Every job builds a fresh, unfitted ranker (for an object, :func:`sklearn.base.clone`; a deep copy
-for an object that is not a scikit-learn estimator), seeded from the trial when its
-``random_state`` is None, so its numbers depend only on the run seed and the trial.
-
-An object that declares a capability (a mixin of :mod:`rankbench.rankers.base`) runs as it is. One
-that declares none (a plain scikit-learn classifier, a metric-learn style learner with ``fit`` and
-``transform``, a class of its own given by import path) is taken, once, when the run is planned,
-for the first capability of the protocol whose methods it has with a ``fit`` that takes the
-protocol's arguments (:func:`duck_capability`); it then runs inside :class:`Declared`, a thin
-wrapper that states the capability, passes every call to the object and gives what the
-capability's mixin gives its rankers (a metric learner's similarity under ``reid``). An object
-that has the methods of none is refused before any job, naming what each capability needs
-(:func:`needs`).
+Every job builds a fresh, unfitted ranker, seeded from the trial when its ``random_state`` is
+None, so its numbers depend only on the run seed and the trial. An object that declares no
+capability (a mixin of :mod:`rankbench.rankers.base`) is taken, when the run is planned, for the
+first capability of the protocol whose methods it has (:func:`duck_capability`) and runs inside
+:class:`Declared`; one that has the methods of none is refused, naming what each needs (:func:`needs`).
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Run an experiment: settings x trials x methods, in parallel, resumable.
 
-:func:`~.plan.plan` loads each setting's dataset, builds its protocol and checks the dataset and
-every ranker against it (what ``rankbench validate`` runs; nothing is written). :func:`execute` then
-extracts (or loads cached) features, draws every trial's split from a recorded seed and writes
-``splits.json`` and an open ``manifest.json`` (with the data root) before any ranker runs, so
-even a run killed outright can be resumed. An executor (:mod:`.executors`: this machine's processes
-or a Dask cluster) computes the (setting, trial, method) jobs, and each result is written
-atomically the moment it exists, so an interrupted run loses at most the jobs in flight, and a
-resumed run, on either executor, skips every finished job (a truncated, unreadable or invalid
-file counts as unfinished, and so does a failed job) and reuses the recorded splits: the numbers
-come out exactly as in an uninterrupted run. :func:`~.manifest.verify_resume` first makes sure the folder's
-run is the one being continued (its config, its rankbench version). A job that fails (its ranker
-raises, or returns what its protocol refuses) is recorded as failed and the other jobs go on
-(:func:`~.jobs.run_job`).
+:func:`execute` extracts (or loads cached) features, draws every trial's split from a recorded
+seed and writes ``splits.json`` and an open ``manifest.json`` before any ranker runs, so even a
+run killed outright can be resumed; an executor (:mod:`.executors`) then computes the unfinished
+jobs, each result written atomically the moment it exists. A resumed run skips every finished job
+and reuses the recorded splits: its numbers are those of an uninterrupted run.
 """
 
 from __future__ import annotations

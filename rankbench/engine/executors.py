@@ -1,29 +1,11 @@
-"""Where a run's jobs are computed: this machine's processes, or a Dask cluster.
+"""Where a run's jobs are computed: this machine's processes (:class:`LocalExecutor`), or a Dask
+cluster (:class:`DaskExecutor`).
 
-The runner hands an executor the unfinished (setting, trial, method) jobs of a run as
-:class:`Work` items and the function that computes one (``run_job``); the executor computes them
-and sees to it that each result is written to the run folder atomically as soon as it exists, so
-an interrupted run loses at most the jobs in flight and ``--resume`` works whichever executor
-started the run. Results never depend on the executor: every job carries its own seeds, derived
-from the run seed and the trial.
-
-:class:`LocalExecutor`
-    the jobs one after the other in this process, or in ``jobs`` joblib processes; each worker
-    writes its own result file.
-:class:`DaskExecutor`
-    a dask.distributed cluster through its futures API (``pip install -e '.[dask]'`` in the
-    rankbench checkout): the cluster at ``scheduler``, or a LocalCluster sized to this machine. The
-    feature matrices and datasets are scattered to every worker once (``broadcast``), each job is one task and future
-    (its objects pickled by cloudpickle, so classes from a user's file travel by value)
-    with ``pure=False`` and a key of its own (submitted in small batches as a window of them frees
-    up), and the client writes each result as it arrives (``as_completed``, gathered a batch at a
-    time). The scheduler and every worker are checked for this rankbench when connecting. When a
-    worker dies, the scheduler runs its jobs again on another worker (up to its
-    ``allowed-failures``, 3 by default); an exception other than a user error is retried
-    ``retries`` times; if every copy of the scattered data dies with its workers, the data is
-    scattered again and the jobs that needed it are submitted again. On Ctrl-C every step of
-    stopping has a time limit (:attr:`DaskExecutor.STOP_S`); a LocalCluster's workers that do
-    not close in time are killed.
+An executor is handed the unfinished (setting, trial, method) jobs as :class:`Work` items and the
+function that computes one (``run_job``), and sees to it that each result is written to the run
+folder atomically as soon as it exists: an interrupted run loses at most the jobs in flight, and
+``--resume`` works whichever executor started the run. Every job carries its own seeds, so
+results never depend on the executor.
 """
 
 from __future__ import annotations
@@ -209,6 +191,14 @@ def _pickled_job(fn: JobFn, w: Work) -> bytes:
 
 class DaskExecutor:
     """Jobs on a dask.distributed cluster, each result written by the client as it arrives.
+
+    The scheduler and every worker must run this rankbench (checked when connecting). The feature
+    matrices and datasets are scattered to every worker once; each job is one task, its objects
+    pickled by cloudpickle (:func:`_pickled_job`). A job whose worker dies is run again by the
+    scheduler (up to its ``allowed-failures``); one that raises anything but a user error is
+    retried ``retries`` times; if every copy of the scattered data dies, it is scattered again
+    and the jobs that needed it are submitted again. On Ctrl-C each step of stopping takes at
+    most :attr:`STOP_S` seconds.
 
     Parameters
     ----------

@@ -1,18 +1,10 @@
 """THE on-disk cache of computed objects (features, base models), keyed by what they were computed from.
 
-``cached(kind, key, compute)`` returns the object stored under ``<cache>/<kind>/<key>.joblib``
-or computes it, stores it atomically and returns it. Concurrent processes asking for the same key
-wait on a lock file, so the object is computed once (two workers of a run share the features of
-a dataset and the base models of a trial instead of both computing them). An entry carries the
-CRC-32 and length of its bytes and is verified on every read: a damaged one is recomputed, never
-trusted; an unwritable cache only costs time. No link inside the cache is followed. The folder is
-``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``; :func:`usage` and :func:`clear` (``rankbench
-cache``) show and free it.
-
-One keying rule: a key is the :func:`digest` of the inputs' content (a dataset's file
-fingerprint, arrays' bytes, the rows used), the component's parameters, and its
-:func:`code_fingerprint` (the code that computes the entry), so that no version number has to be
-remembered: editing the computation makes new keys, editing a comment or a docstring does not.
+:func:`cached` computes an entry once (concurrent processes wait on a lock file) and verifies it
+on every read: a damaged entry is recomputed, never trusted; an unwritable cache only costs time.
+A key is the :func:`digest` of the inputs' content, the component's parameters and its
+:func:`code_fingerprint`, so no version number has to be remembered. The folder is
+``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``; :func:`usage` and :func:`clear` show and free it.
 """
 
 from __future__ import annotations
@@ -175,10 +167,8 @@ def _is_package(module: str) -> bool:
     return mod is not None and hasattr(mod, "__path__")
 
 
-#: an entry's first line: its format, then the CRC-32 and the length of the bytes that follow it.
-#: The check is against damage (a zeroed block, a file cut short, other bytes written over it),
-#: not against forgery: CRC-32 reads at several GB/s where a cryptographic digest costs ~10x more
-#: on every read of a large entry (a VIPeR feature entry, 27 MB: ~20 ms against ~200 ms)
+#: an entry's first line: its format, then the CRC-32 and the length of the bytes that follow it
+#: (a check against damage, not forgery: CRC-32 is far cheaper than a cryptographic digest)
 _HEADER = b"rankbench-cache crc32 "
 
 

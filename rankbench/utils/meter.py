@@ -8,10 +8,8 @@ process reset it (writing ``5`` to ``/proc/self/clear_refs``): the meter resets 
 begins and reads it when the step ends, so the peak is exact and costs the measured code nothing.
 Where the reset is not permitted (some sandboxes), a background thread samples the resident set
 every 2 ms instead; that can miss a short-lived peak, or all of one when the machine is so busy
-that the thread is not scheduled. Unlike ``tracemalloc`` neither way slows the ranker (tracing
-every allocation made Python-loop optimisers 5-7x slower); both see every allocation large enough
-to be mapped from the OS, which is where a ranker's memory goes. Without Linux's /proc memory
-reads as 0.
+that the thread is not scheduled. Unlike ``tracemalloc`` neither way slows the ranker. Without
+Linux's /proc memory reads as 0.
 
 The resident set is the process's: jobs run concurrently in threads of one process see each
 other's memory (and one job's reset of the high-water mark hides another's earlier peak). The
@@ -58,11 +56,8 @@ def _malloc_trim():
 
 
 def _release_free_memory() -> None:
-    """Hand the memory the C allocator holds free back to the OS (glibc's ``malloc_trim``), so a
-    step's growth counts all the memory it uses: after large blocks are freed, glibc keeps the
-    next ones of that size in its heap, and a step that reuses them grows the resident set by
-    nothing (PRSVM on VIPeR read 1.4 MB in a long-lived process, 16.3 MB in a fresh one). A no-op
-    without glibc."""
+    """Hand the memory the C allocator holds free back to the OS (glibc's ``malloc_trim``; see the
+    module docstring). A no-op without glibc."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

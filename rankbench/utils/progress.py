@@ -1,28 +1,9 @@
 """Progress that a researcher can follow on a terminal and in a log file, from a run down to a fit.
 
-rankbench talks to its user through the standard :mod:`logging` module (loggers under
-``rankbench``); :func:`configure_logging` is what the command line sets up: INFO by default (one
-line per event, with the time elapsed since the command started), warnings and errors only with
-``-q``, DEBUG with ``-v``, and Python warnings as one logged line each. On a terminal, work that
-takes a while is drawn as a live tqdm bar instead of the INFO lines.
-
-Three pieces:
-
-:func:`tick`
-    the hook a long loop inside a fit calls (``tick("round", t + 1, n_rounds)``). It costs one
-    context-variable look-up unless the engine installed a :class:`FitReporter` for the current
-    job (:func:`reporting`); the reporter keeps the latest position of each loop (an outer loop's
-    tick forgets the inner loops of its previous iteration) and passes the job's state on at most
-    once per ``interval`` seconds. Rankers import only this function: they never learn about the
-    engine. A fit that starts threads of its own reports from its own thread only.
-:class:`RunProgress`
-    a run's jobs: which are running and how far their fits are, which finished, and the time
-    left (:func:`estimate_eta`), per method from the wall times of its finished jobs, for a
-    running job of a method with none yet from the job's own ticks; a method it cannot time yet is
-    named ("estimating"), not guessed.
-:class:`Progress`
-    the steps of one piece of work (feature extraction): a bar, or a log line at most every
-    ``min_interval`` seconds.
+:func:`configure_logging` sets up the ``rankbench`` loggers for a command; :func:`tick` is the
+hook a long loop inside a fit calls (rankers import only it); :class:`RunProgress` follows a run's
+jobs and its time left (:func:`estimate_eta`); :class:`Progress` the steps of one piece of work.
+On a terminal, work that takes a while is drawn as a live tqdm bar instead of INFO lines.
 """
 
 from __future__ import annotations
@@ -123,7 +104,8 @@ def progress_shown() -> bool:
 
 # ----------------------------------------------------------------------------- the hook
 class FitReporter:
-    """Receives one job's :func:`tick` calls and passes the job's state to ``sink``.
+    """Receives one job's :func:`tick` calls and passes the job's state to ``sink``: the latest
+    position of each loop (an outer loop's tick forgets the inner loops of its previous step).
 
     Parameters
     ----------
@@ -166,7 +148,7 @@ _reporter: ContextVar[FitReporter | None] = ContextVar("rankbench_fit_reporter",
 def tick(what: str, done: int, total: int | None = None) -> None:
     """A long loop of a fit says how far it is: ``tick("round", t + 1, n_rounds)``, ``tick("C",
     k + 1, len(grid))`` (``total`` None when unknown). A no-op unless the engine reports the
-    current job's progress."""
+    current job's progress; a fit that starts threads of its own reports from its own thread only."""
     reporter = _reporter.get()
     if reporter is not None:
         reporter.tick(what, done, total)

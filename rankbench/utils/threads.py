@@ -1,13 +1,7 @@
 """One way to limit BLAS threads: small matrix products (a few hundred rows) run faster on one
 thread than on several, and do not thrash a machine that runs other jobs. The libraries are
-looked up once (threadpoolctl's controller), not at every call: after scipy's linear algebra is
-loaded, so that its own BLAS (numpy and scipy ship one each) is limited too, and again whenever
-Python modules were imported since (a package loaded later, e.g. a peer ranker's, may bring a BLAS
-of its own, which would otherwise escape the limit).
-
-Measured on the project's 2-core machine under load (scripts/bench_sharaf.py): a linear RankSVM
-fit on 20,000 PubFig pairs (241 items, 542-d: a Gram matrix and its eigendecomposition) took
-0.05 s with one OpenBLAS thread and 1.3 s with two, so the rankers pin whole fits to one.
+looked up again whenever Python modules were imported since (a package loaded later may bring a
+BLAS of its own, which would otherwise escape the limit).
 """
 
 from __future__ import annotations
