@@ -19,9 +19,7 @@ import numpy as np
 from ..datasets.base import Dataset
 from ..errors import DataError
 from ..features.base import Extractor
-from ..utils.diskcache import cache_dir, cached, digest
-
-__all__ = ["cache_dir", "checked_features", "feature_key", "get_features"]
+from ..utils.diskcache import cached, digest
 
 #: the largest squared norm a row may have: then |x - y|^2 <= 2 |x|^2 + 2 |y|^2 is finite
 _MAX_SQUARED_NORM = np.finfo(float).max / 4

@@ -233,7 +233,7 @@ class DaskExecutor:
         self.interrupted = False
         self.jobs_per_worker: Counter = Counter()
         self.workers_lost: list[str] = []
-        self.resubmitted = self.n_scattered = 0
+        self.resubmitted = 0
         where = "--scheduler" if self.scheduler else "--executor dask (a LocalCluster)"
         if self.scheduler is not None:
             _check_address(self.scheduler)
@@ -307,7 +307,6 @@ class DaskExecutor:
         """Each shared object sent once to every worker; futures by the object's id."""
         ids = list(objs)
         futures = self.client.scatter([objs[i] for i in ids], broadcast=True, hash=False)
-        self.n_scattered += len(ids)
         return dict(zip(ids, futures))
 
     def run(self, fn: JobFn, work: list[Work], folder: RunFolder | None, progress: RunProgress,
