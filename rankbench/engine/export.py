@@ -85,11 +85,12 @@ def _docnos(ds: Dataset) -> np.ndarray:
     return ids.to_numpy()
 
 
-def judged_test_rows(dataset: Dataset, split: dict[str, Any], concept: str) -> np.ndarray:
-    """The test rows a retrieval trial ranked for ``concept`` (judged ones, in row order)."""
-    test = np.asarray(split["test"], dtype=int)
+def judged_rows(dataset: Dataset, split: dict[str, Any], concept: str, part: str = "test") -> np.ndarray:
+    """The rows of a retrieval trial's ``part`` judged for ``concept`` (in row order): for the test
+    part, the rows the trial ranked."""
+    rows = np.asarray(split[part], dtype=int)
     c = list(dataset.info["concepts"]).index(concept)
-    return test[np.asarray(dataset.arrays["relevance"])[test, c] >= 0]
+    return rows[np.asarray(dataset.arrays["relevance"])[rows, c] >= 0]
 
 
 def write_trec(records: list[TrialRecord], settings: list[SettingSplits], dataset_of: Callable[[str], Dataset],
@@ -107,7 +108,7 @@ def write_trec(records: list[TrialRecord], settings: list[SettingSplits], datase
             k = int(split["trial"])
             lines = []
             for concept in split["concepts"]:
-                rows = judged_test_rows(ds, split, concept)
+                rows = judged_rows(ds, split, concept)
                 rel = R[rows, names.index(concept)]
                 lines += [f"{safe(concept)} 0 {i} {int(r)}" for i, r in zip(ids[rows], rel)]
             files.write(folder / f"trial{k}.qrels", "\n".join(lines) + "\n")
@@ -121,7 +122,7 @@ def write_trec(records: list[TrialRecord], settings: list[SettingSplits], datase
                 tag = safe(rec.method)
                 lines = []
                 for concept in split["concepts"]:
-                    rows = judged_test_rows(ds, split, concept)
+                    rows = judged_rows(ds, split, concept)
                     s = np.asarray(scores[concept], dtype=float)
                     order = np.lexsort((-rows, -s))   # best first; a tie: the later row first, as rankbench
                     lines += [f"{safe(concept)} Q0 {ids[rows[j]]} {n} {float(s[j])!r} {tag}"
@@ -146,11 +147,9 @@ def _queries(protocol_name: str, protocol: Protocol, ds: Dataset, split: dict[st
         R = np.asarray(ds.arrays["relevance"])
         names = list(ds.info["concepts"])
         for concept in split["concepts"]:
-            c = names.index(concept)
             for part in out:
-                rows = np.asarray(split[part], dtype=int)
-                rows = rows[R[rows, c] >= 0]
-                out[part].append((concept, rows, R[rows, c].astype(int)))
+                rows = judged_rows(ds, split, concept, part)
+                out[part].append((concept, rows, R[rows, names.index(concept)].astype(int)))
         return out
     for attr, strength in protocol.strengths(ds).items():
         level = np.unique(strength, return_inverse=True)[1].ravel()
