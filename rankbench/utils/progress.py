@@ -278,7 +278,9 @@ class JobInfo(NamedTuple):
 
 
 class RunProgress(_Closing):
-    """What a run's jobs are doing, for its user (see the module docstring).
+    """What a run's jobs are doing, for its user: which are running and how far their fits are,
+    which finished, and the time left (:func:`estimate_eta`; a method it cannot time yet is named,
+    "estimating", not guessed).
 
     Parameters
     ----------
