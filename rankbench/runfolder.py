@@ -58,11 +58,13 @@ from .records import (
     SettingSplits,
     Splits,
     TrialRecord,
+    TrialSplit,
     config_fingerprint,
 )
 from .utils.fileio import FileLock, NotRegularFile, atomic_write_text, to_json
 
-__all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "config_fingerprint",
+__all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "TrialSplit",
+           "config_fingerprint",
            "RunFolder", "RunFolderError", "Problem", "RunState", "parse_record", "trial_name", "job_id"]
 
 CONFIG, SPLITS, MANIFEST, TRIALS, LATEST = "config.yaml", "splits.json", "manifest.json", "trials", "latest"
@@ -142,7 +144,7 @@ class _Context:
 
     @classmethod
     def of(cls, config: dict | None, splits: Splits | None, manifest: Manifest | None) -> "_Context":
-        seeds = {s.label: [(t["seed"], t.get("ranker_seed")) for t in s.trials] for s in splits.settings} \
+        seeds = {s.label: [(t.seed, t.ranker_seed) for t in s.trials] for s in splits.settings} \
             if splits is not None else None
         return cls(seeds, None if config is None else run_methods(config),
                    manifest.config_fingerprint if manifest is not None else None)
