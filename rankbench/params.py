@@ -195,11 +195,6 @@ def describe(hint: Any) -> str:
 def _format(err: ValidationError, cls: type, params: dict, where: str) -> str:
     first = err.errors()[0]
     name = str(first["loc"][0])
-    top = len(first["loc"]) == 1
-    if first["type"] == "extra_forbidden" and top:
-        return f"{where}: unknown parameter {name!r}"
-    if first["type"] == "missing" and top:
-        return f"{where}: missing required parameter {name!r}"
     want = describe(annotations(cls).get(name, Any))
     if first["type"] == "value_error":  # an explicit check of the component: its own words
         want = first["msg"].removeprefix("Value error, ")
