@@ -65,7 +65,7 @@ from .utils.fileio import FileLock, NotRegularFile, atomic_write_text, to_json
 
 __all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "TrialSplit",
            "config_fingerprint",
-           "RunFolder", "RunFolderError", "Problem", "RunState", "parse_record", "trial_name", "job_id"]
+           "RunFolder", "RunFolderError", "Problem", "RunState", "trial_name", "job_id"]
 
 CONFIG, SPLITS, MANIFEST, TRIALS, LATEST = "config.yaml", "splits.json", "manifest.json", "trials", "latest"
 LOCK, RUNNING = ".lock", ".running"
@@ -126,10 +126,6 @@ def trial_name(setting: str, trial: int, method: str) -> str:
 def job_id(setting: str, trial: int, method: str) -> str:
     """A job's id: its result file's name without ``.json`` (names its heartbeat too)."""
     return trial_name(setting, trial, method).removesuffix(".json")
-
-
-#: a trial record from its JSON text; ValueError naming the first field that is wrong
-parse_record = TrialRecord.parse
 
 
 @dataclass
@@ -392,7 +388,7 @@ class RunFolder:
         context = context or self._context()
         for p in sorted(self.trials_dir.glob("*.json")):
             try:
-                rec = parse_record(p.read_bytes())
+                rec = TrialRecord.parse(p.read_bytes())
                 context.check(rec, p.name)
                 records.append(rec)
             except (OSError, ValueError) as exc:
