@@ -470,16 +470,13 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
 def value_at(data: Any, dotted: str, missing: Any = None) -> Any:
     """The value at a key path of ``first_difference`` (list items by name or index; ``missing``
     when the path is absent)."""
-    node = data
-    for part in dotted.split("."):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list):
-            node = next((x for x in node if isinstance(x, dict) and x.get("name") == part),
-                        node[int(part)] if part.isdigit() and int(part) < len(node) else missing)
-        else:
-            return missing
-    return node
+    try:
+        for part in dotted.split("."):
+            container, key = _step(data, part, dotted, create=False)
+            data = container[key]
+    except ConfigError:
+        return missing
+    return data
 
 
 # ------------------------------------------------------------------------------------ validation
@@ -566,13 +563,9 @@ def check_published(config: dict, doc: dict, origin: str) -> Config:
     cfg = _schema({**config, "expected": doc.get("expected") or [], "claims": doc.get("claims") or []}, origin)
     errors = ErrorList()
     with errors.check():
-        _check_expected(cfg, protocols.get(cfg.protocol.name, _where(origin, "protocol.name")), origin, errors)
+        _check_expected(cfg, protocols.get(cfg.protocol.name, f"{origin}: protocol.name"), origin, errors)
     errors.raise_any()
     return cfg
-
-
-def _where(origin: str, path: str) -> str:
-    return f"{origin}: {path}"
 
 
 def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Components:
@@ -584,7 +577,7 @@ def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Comp
     def spec(kind: str, name: str, params: dict, path: str, name_path: str) -> ComponentSpec:
         key = (kind, name, json.dumps(params, sort_keys=True, default=repr))
         if key not in memo:
-            memo[key] = ComponentSpec.checked(kind, name, params, _where(origin, path), _where(origin, name_path))
+            memo[key] = ComponentSpec.checked(kind, name, params, f"{origin}: {path}", f"{origin}: {name_path}")
         return memo[key]
 
     dataset = protocol = pcls = None
@@ -599,7 +592,7 @@ def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Comp
     if dup:
         errors.add(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
     with errors.check():
-        pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))  # published numbers need it
+        pcls = protocols.get(cfg.protocol.name, f"{origin}: protocol.name")  # published numbers need it
         protocol = spec("protocols", cfg.protocol.name, cfg.protocol.params(), "protocol", "protocol.name")
     names = [r.name for r in cfg.rankers]
     dup = [n for n in names if names.count(n) > 1]
