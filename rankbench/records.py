@@ -1,21 +1,13 @@
 """The typed records of a run folder: a trial's result, the splits, the manifest.
 
 Each file of a run folder is one of the pydantic models below, with a ``schema_version``. Writers
-build the model (so a result that breaks the schema, e.g. a non-finite metric, is refused when it
-is written, not when it is read) and readers validate every file against it; a file that does not
-validate is treated exactly like a corrupt one (reported, recomputed on ``--resume``, never entering
-a summary). Only :mod:`rankbench.runfolder` reads and writes these files; everything else gets
-the models from it.
+build the model (a result that breaks the schema is refused when written) and readers validate
+every file against it; a file that does not validate is treated as a corrupt one (reported,
+recomputed on ``--resume``). Only :mod:`rankbench.runfolder` reads and writes these files.
 
-Version 0 is the format before versions were written (no ``schema_version`` key): it is read with
-the same rules, and may hold only the keys that format had (:attr:`_File.LEGACY`). From version 1
-every field is written and required: a file that lacks one is refused (it was not written by
-rankbench). A file of a newer version than this rankbench knows is refused by name.
-
-What a record must hold beyond its types is checked here too: a finished trial's metrics are not
-empty, finite, rates within [0, 1] and costs non-negative; a failed trial names its error and
-holds no metrics; a split's row indices are non-negative (and within the dataset when the splits
-record its size; :class:`TrialSplit`); trials of a setting are numbered 0, 1, ... in order.
+Version 0 (no ``schema_version`` key) may hold only the keys that format had
+(:attr:`_File.LEGACY`); from version 1 every field is written and required; a file of a newer
+version than this rankbench knows is refused by name.
 """
 
 from __future__ import annotations

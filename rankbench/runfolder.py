@@ -1,40 +1,15 @@
 """A run folder: its layout, its exclusive creation, and every read and write of its files.
 
-This is the one place that knows where a run keeps what (the engine writes through it; reports,
-checks and comparisons read through it)::
-
-    <run>/config.yaml       the resolved config (extends, overrides and the regress block applied)
-    <run>/splits.json       settings (label and typed values, in sweep order) and every trial's
-                            seeds and row indices
-    <run>/trials/*.json     one result per setting x trial x method, written atomically
-    <run>/manifest.json     versions, machine, command, data root, start / end, executor and
-                            workers per session, wall time per method; written when a session
-                            starts (its end null) and when it returns
-    <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, results.json
-    <run>/plots/            derived; rebuilt by ``rankbench report`` (results.json: the results for
-                            machines, with a schema_version)
-    <run>/.lock             the writer lock: who writes the folder now (pid, host, command, since);
-                            removed when the writer lets go
-    <run>/.running/*.json   one heartbeat per job in progress (what its fit is doing); removed
-                            when the job ends
-
-Folders are created exclusively (``mkdir`` fails if the folder exists): two runs started in the
-same second get ``<timestamp>``, ``<timestamp>-2``, ... and never share a folder; a folder created
-under ``<root>/<name>/`` also becomes ``<root>/<name>/latest`` (a symbolic link).
-
-Every file is one of the typed records of :mod:`rankbench.records` (:class:`TrialRecord`,
-:class:`Splits`, :class:`Manifest`), written through the model and validated when read. A trial
-file that does not parse, does not validate (a field missing, unknown, of the wrong type or out of
-range) or does not belong to this run (a setting, trial, seed, method or config fingerprint that
-is not this run's) is reported as a :class:`Problem` and treated as not done, so ``--resume``
-recomputes it instead of trusting it; so is a record of a failed job.
-
-One process writes a folder at a time: :meth:`RunFolder.lock` takes an exclusive ``flock`` on
-``.lock`` for as long as a run (or a resumed run, or ``rankbench report``) writes it; a second
-writer is refused with one line naming the holder. The kernel releases the lock when its process
-ends, however it ends, so the lock of a killed run never blocks (POSIX only; elsewhere there is no
-lock). Every file is written through :mod:`rankbench.utils.fileio`: atomically, and through no
-symbolic link inside the folder (a link planted at a file or sub-folder is refused, naming it).
+The one place that knows where a run keeps what: ``config.yaml``, ``splits.json``,
+``trials/*.json``, ``manifest.json``, the derived tables and ``plots/``, the writer's ``.lock`` and
+the ``.running/`` heartbeats of jobs in progress (each file: docs/developer/house.md, "What a run
+writes"). Every file is a typed record of :mod:`rankbench.records`, written atomically through
+:mod:`rankbench.utils.fileio` (through no symbolic link inside the folder) and validated when read;
+a trial file that does not validate or does not belong to this run (its setting, trial, seed,
+method or config fingerprint) is a :class:`Problem`, and so treated as not done: ``--resume``
+recomputes it. Folders are created exclusively (``<timestamp>``, ``<timestamp>-2``, ..., and a
+``latest`` link), and one process writes a folder at a time (:meth:`RunFolder.lock`: an
+exclusive ``flock`` the kernel releases however its process ends; POSIX only).
 """
 
 from __future__ import annotations
