@@ -663,10 +663,7 @@ def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list
                           "published_only: true")
     if e.method in methods and e.published_only:
         raise ConfigError(f"{where}.published_only: {e.method!r} is run by this config; drop published_only")
-    info = metric_info(e.metric)
-    if info is None or info.family not in families:
-        raise ConfigError(f"{where}.metric: unknown metric {e.metric!r} for protocol "
-                          f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+    _check_metric(cfg, e.metric, f"{where}.metric", families)
     if e.setting is not None and e.setting not in labels:
         valid = ", ".join(l for l in labels if l) or "(none: this config has no sweep)"
         raise ConfigError(f"{where}.setting: {e.setting!r} is not a sweep setting; valid: {valid}")
@@ -685,15 +682,20 @@ def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], famil
         raise ConfigError(f"{where}.baseline_limit.setting: {ref.setting!r} is not a sweep setting; valid: {valid}")
     for field_, m in (("metric", c.metric), ("from_metric", c.from_metric),
                       ("baseline_limit.metric", ref.metric if ref else None)):
-        info = metric_info(m) if m is not None else None
-        if m is not None and (info is None or info.family not in families):
-            raise ConfigError(f"{where}.{field_}: unknown metric {m!r} for protocol "
-                              f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+        if m is not None:
+            _check_metric(cfg, m, f"{where}.{field_}", families)
     named = (("from", c.from_), ("to", c.to), ("setting", c.setting), *(("settings", s) for s in c.settings or []))
     for field_, v in named:
         if v is not None and v not in labels:
             raise ConfigError(f"{where}.{field_}: {v!r} is not a sweep setting; valid: {valid}")
     _check_claim_values(c, where)
+
+
+def _check_metric(cfg: Config, metric: str, where: str, families: set[str]) -> None:
+    info = metric_info(metric)
+    if info is None or info.family not in families:
+        raise ConfigError(f"{where}: unknown metric {metric!r} for protocol {cfg.protocol.name!r}; its metrics: "
+                          f"{', '.join(sorted(families))}")
 
 
 def _check_claim_values(c: ClaimCfg, where: str) -> None:
