@@ -178,10 +178,9 @@ class RunFolder:
         ``path`` may exist only as an empty folder, or as a run that never started: one killed
         before it drew its splits (while loading data or extracting features), which holds no
         result and whose writer is gone; it is cleared and reused. A folder holding anything else
-        is refused, so an earlier run is never overwritten. ``name`` is a name, never a path.
+        is refused, so an earlier run is never overwritten. ``name`` is a name, never a path
+        (the config's ``name``, checked by its schema).
         """
-        if path is None and (not name or name in (".", "..") or any(c in name for c in "/\\\0")):
-            raise RunFolderError(f"{name!r}: a run name is a name, not a path")
         try:
             if path is not None:
                 p = Path(path)
