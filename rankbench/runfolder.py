@@ -18,7 +18,9 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import shutil
 import socket
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,8 +229,6 @@ class RunFolder:
         return True
 
     def _clear_start(self) -> None:
-        import shutil
-
         for name in self._START:
             target = self.path / name
             if target.is_dir() and not target.is_symlink():
@@ -257,8 +257,6 @@ class RunFolder:
         """Delete a folder that holds no result (a run that failed before its first result)."""
         if any(self.trials_dir.glob("*.json")):
             return False
-        import shutil
-
         shutil.rmtree(self.path, ignore_errors=True)
         link = self.path.parent / LATEST
         if link.is_symlink() and os.readlink(link) == self.path.name:
@@ -292,8 +290,6 @@ class RunFolder:
         return lock
 
     def check_writable(self) -> None:
-        import tempfile
-
         try:
             fd, probe = tempfile.mkstemp(dir=self.path, prefix=".write-test")   # O_EXCL: follows no link
             os.close(fd)
@@ -403,8 +399,6 @@ class RunFolder:
 
     def clear_heartbeats(self) -> None:
         """Forget jobs of an earlier session (a killed run leaves its heartbeats behind)."""
-        import shutil
-
         shutil.rmtree(self.path / RUNNING, ignore_errors=True)
 
     # ------------------------------------------------------------------ manifest
