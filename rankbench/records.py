@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from .metrics import metric_info
+from .utils.fileio import to_json
 
 #: the version this rankbench writes (and the newest it reads); version 2 added
 #: :attr:`TrialRecord.reused`
@@ -85,8 +86,6 @@ class _File(_Strict):
         """A new record of this version from plain data (numpy scalars and arrays allowed, as
         JSON writes them; fields not given take their defaults); ValueError with one line naming
         the first bad field."""
-        from .utils.fileio import to_json
-
         defaults = {name: f.get_default(call_default_factory=True)
                     for name, f in cls.model_fields.items() if not f.is_required()}
         return cls.parse(to_json({**defaults, **data, "schema_version": SCHEMA_VERSION}, indent=None))
@@ -235,8 +234,6 @@ class TrialSplit(_Strict):
     def drawn(cls, split: dict[str, Any], trial: int = 0, seed: int = 0, ranker_seed: int | None = None) -> TrialSplit:
         """A protocol's split (:meth:`~rankbench.protocols.base.Protocol.split`; numpy values
         allowed) with its trial's number and seeds; ValueError naming the first bad key."""
-        from .utils.fileio import to_json
-
         try:
             return cls.model_validate_json(to_json({"trial": trial, "seed": seed, "ranker_seed": ranker_seed, **split}))
         except ValidationError as err:
