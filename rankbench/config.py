@@ -343,8 +343,6 @@ def read_yaml(path: Path) -> dict[str, Any]:
                           "as UTF-8") from None
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: not a file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config ({exc.strerror or exc})") from None
     try:

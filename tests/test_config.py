@@ -247,3 +247,8 @@ def test_value_at_reads_the_key_path_first_difference_names():
     assert path == "rankers.E.C" and (value_at(a, path), value_at(b, path)) == (1, 2)
     assert value_at(a, "protocol.k") == 5 and value_at(a, "rankers.1.ranker") == "euclid"
     assert [value_at(a, p, "-") for p in ("protocol.nope", "rankers.X.C", "protocol.k.x")] == ["-"] * 3
+
+
+def test_a_folder_given_as_config_is_not_a_file(tmp_path):
+    with pytest.raises(ConfigError, match=f"^{tmp_path}: not a file$"):
+        load_experiment(tmp_path)
