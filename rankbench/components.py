@@ -9,10 +9,6 @@ the one check a config and the protocols share (one line naming the key path on 
 makes a fresh instance wherever it is called (a worker process resolves the name itself), and
 gives it ``seed`` as its ``random_state`` where it takes one and none was set; seeds come from
 :mod:`rankbench.utils.seeds` (a trial's ranker stream, or a stream a protocol records in its split).
-
-The engine's compared methods (:class:`rankbench.engine.estimator.MethodSpec`) hold one for their
-ranker and one per preprocessing step; ``stacked_retrieval`` holds one for its base-model bank and
-``video_classification`` one for its selector.
 """
 
 from __future__ import annotations

@@ -343,8 +343,6 @@ def read_yaml(path: Path) -> dict[str, Any]:
                           "as UTF-8") from None
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: not a file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config ({exc.strerror or exc})") from None
     try:
@@ -470,16 +468,13 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
 def value_at(data: Any, dotted: str, missing: Any = None) -> Any:
     """The value at a key path of ``first_difference`` (list items by name or index; ``missing``
     when the path is absent)."""
-    node = data
-    for part in dotted.split("."):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list):
-            node = next((x for x in node if isinstance(x, dict) and x.get("name") == part),
-                        node[int(part)] if part.isdigit() and int(part) < len(node) else missing)
-        else:
-            return missing
-    return node
+    try:
+        for part in dotted.split("."):
+            container, key = _step(data, part, dotted, create=False)
+            data = container[key]
+    except ConfigError:
+        return missing
+    return data
 
 
 # ------------------------------------------------------------------------------------ validation
@@ -566,13 +561,9 @@ def check_published(config: dict, doc: dict, origin: str) -> Config:
     cfg = _schema({**config, "expected": doc.get("expected") or [], "claims": doc.get("claims") or []}, origin)
     errors = ErrorList()
     with errors.check():
-        _check_expected(cfg, protocols.get(cfg.protocol.name, _where(origin, "protocol.name")), origin, errors)
+        _check_expected(cfg, protocols.get(cfg.protocol.name, f"{origin}: protocol.name"), origin, errors)
     errors.raise_any()
     return cfg
-
-
-def _where(origin: str, path: str) -> str:
-    return f"{origin}: {path}"
 
 
 def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Components:
@@ -584,7 +575,7 @@ def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Comp
     def spec(kind: str, name: str, params: dict, path: str, name_path: str) -> ComponentSpec:
         key = (kind, name, json.dumps(params, sort_keys=True, default=repr))
         if key not in memo:
-            memo[key] = ComponentSpec.checked(kind, name, params, _where(origin, path), _where(origin, name_path))
+            memo[key] = ComponentSpec.checked(kind, name, params, f"{origin}: {path}", f"{origin}: {name_path}")
         return memo[key]
 
     dataset = protocol = pcls = None
@@ -599,7 +590,7 @@ def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Comp
     if dup:
         errors.add(f"{origin}: features: two feature sets are named {dup[0]!r}; give each a distinct 'name'")
     with errors.check():
-        pcls = protocols.get(cfg.protocol.name, _where(origin, "protocol.name"))  # published numbers need it
+        pcls = protocols.get(cfg.protocol.name, f"{origin}: protocol.name")  # published numbers need it
         protocol = spec("protocols", cfg.protocol.name, cfg.protocol.params(), "protocol", "protocol.name")
     names = [r.name for r in cfg.rankers]
     dup = [n for n in names if names.count(n) > 1]
@@ -670,10 +661,7 @@ def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list
                           "published_only: true")
     if e.method in methods and e.published_only:
         raise ConfigError(f"{where}.published_only: {e.method!r} is run by this config; drop published_only")
-    info = metric_info(e.metric)
-    if info is None or info.family not in families:
-        raise ConfigError(f"{where}.metric: unknown metric {e.metric!r} for protocol "
-                          f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+    _check_metric(cfg, e.metric, f"{where}.metric", families)
     if e.setting is not None and e.setting not in labels:
         valid = ", ".join(l for l in labels if l) or "(none: this config has no sweep)"
         raise ConfigError(f"{where}.setting: {e.setting!r} is not a sweep setting; valid: {valid}")
@@ -692,15 +680,20 @@ def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], famil
         raise ConfigError(f"{where}.baseline_limit.setting: {ref.setting!r} is not a sweep setting; valid: {valid}")
     for field_, m in (("metric", c.metric), ("from_metric", c.from_metric),
                       ("baseline_limit.metric", ref.metric if ref else None)):
-        info = metric_info(m) if m is not None else None
-        if m is not None and (info is None or info.family not in families):
-            raise ConfigError(f"{where}.{field_}: unknown metric {m!r} for protocol "
-                              f"{cfg.protocol.name!r}; its metrics: {', '.join(sorted(families))}")
+        if m is not None:
+            _check_metric(cfg, m, f"{where}.{field_}", families)
     named = (("from", c.from_), ("to", c.to), ("setting", c.setting), *(("settings", s) for s in c.settings or []))
     for field_, v in named:
         if v is not None and v not in labels:
             raise ConfigError(f"{where}.{field_}: {v!r} is not a sweep setting; valid: {valid}")
     _check_claim_values(c, where)
+
+
+def _check_metric(cfg: Config, metric: str, where: str, families: set[str]) -> None:
+    info = metric_info(metric)
+    if info is None or info.family not in families:
+        raise ConfigError(f"{where}: unknown metric {metric!r} for protocol {cfg.protocol.name!r}; its metrics: "
+                          f"{', '.join(sorted(families))}")
 
 
 def _check_claim_values(c: ClaimCfg, where: str) -> None:

@@ -13,16 +13,12 @@ type annotations and pydantic constraints::
                      n_strips: PositiveInt = 6, bins: Annotated[int, Field(ge=2, le=256)] = 16):
             ...
 
-:func:`check_params` reads those annotations (``typing.get_type_hints``), builds a pydantic model
-of the signature once per class and validates a config's values against it, so a wrong type, an
-out-of-range value or an unknown option becomes one line naming the parameter, what was expected
-and what was given, before any work starts. Classes that come from scikit-learn (registered
-preprocessors) keep scikit-learn's own ``_parameter_constraints``, which are checked with
-scikit-learn's validator. Constraints that join several parameters, or a parameter and the data
-(``n_test`` below the number of people), stay with the component (``check_dataset``, ``fit``).
-A parameter bounded by the data a ranker is fitted on says so in its annotation,
-``s: Annotated[PositiveInt, AtMost("n_features")]``: the plan checks it (:func:`check_data_bounds`)
-against the sizes the protocol and the features give, before any run folder is written.
+:func:`check_params` validates a config's values against a pydantic model of that signature
+(built once per class): a mistake is one line naming the parameter, what was expected and what was
+given, before any work starts. Classes from scikit-learn keep their own ``_parameter_constraints``;
+a parameter bounded by the data it is fitted on is annotated :class:`AtMost`
+(:func:`check_data_bounds`); constraints joining several parameters, or a parameter and the data,
+stay with the component. The whole contract: docs/developer/house.md, "Contracts".
 """
 
 from __future__ import annotations
@@ -195,11 +191,6 @@ def describe(hint: Any) -> str:
 def _format(err: ValidationError, cls: type, params: dict, where: str) -> str:
     first = err.errors()[0]
     name = str(first["loc"][0])
-    top = len(first["loc"]) == 1
-    if first["type"] == "extra_forbidden" and top:
-        return f"{where}: unknown parameter {name!r}"
-    if first["type"] == "missing" and top:
-        return f"{where}: missing required parameter {name!r}"
     want = describe(annotations(cls).get(name, Any))
     if first["type"] == "value_error":  # an explicit check of the component: its own words
         want = first["msg"].removeprefix("Value error, ")

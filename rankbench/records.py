@@ -1,21 +1,13 @@
 """The typed records of a run folder: a trial's result, the splits, the manifest.
 
 Each file of a run folder is one of the pydantic models below, with a ``schema_version``. Writers
-build the model (so a result that breaks the schema, e.g. a non-finite metric, is refused when it
-is written, not when it is read) and readers validate every file against it; a file that does not
-validate is treated exactly like a corrupt one (reported, recomputed on ``--resume``, never entering
-a summary). Only :mod:`rankbench.runfolder` reads and writes these files; everything else gets
-the models from it.
+build the model (a result that breaks the schema is refused when written) and readers validate
+every file against it; a file that does not validate is treated as a corrupt one (reported,
+recomputed on ``--resume``). Only :mod:`rankbench.runfolder` reads and writes these files.
 
-Version 0 is the format before versions were written (no ``schema_version`` key): it is read with
-the same rules, and may hold only the keys that format had (:attr:`_File.LEGACY`). From version 1
-every field is written and required: a file that lacks one is refused (it was not written by
-rankbench). A file of a newer version than this rankbench knows is refused by name.
-
-What a record must hold beyond its types is checked here too: a finished trial's metrics are not
-empty, finite, rates within [0, 1] and costs non-negative; a failed trial names its error and
-holds no metrics; a split's row indices are non-negative (and within the dataset when the splits
-record its size; :class:`TrialSplit`); trials of a setting are numbered 0, 1, ... in order.
+Version 0 (no ``schema_version`` key) may hold only the keys that format had
+(:attr:`_File.LEGACY`); from version 1 every field is written and required; a file of a newer
+version than this rankbench knows is refused by name.
 """
 
 from __future__ import annotations
@@ -24,9 +16,10 @@ import hashlib
 import json
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from .metrics import metric_info
+from .utils.fileio import to_json
 
 #: the version this rankbench writes (and the newest it reads); version 2 added
 #: :attr:`TrialRecord.reused`
@@ -93,8 +86,6 @@ class _File(_Strict):
         """A new record of this version from plain data (numpy scalars and arrays allowed, as
         JSON writes them; fields not given take their defaults); ValueError with one line naming
         the first bad field."""
-        from .utils.fileio import to_json
-
         defaults = {name: f.get_default(call_default_factory=True)
                     for name, f in cls.model_fields.items() if not f.is_required()}
         return cls.parse(to_json({**defaults, **data, "schema_version": SCHEMA_VERSION}, indent=None))
@@ -111,7 +102,7 @@ def _missing(model: BaseModel, where: str = "", skip: set[str] = frozenset()) ->
             return f"{where}{name}"
         value = getattr(model, name)
         for i, item in enumerate(value if isinstance(value, list) else [value]):
-            if isinstance(item, BaseModel):
+            if isinstance(item, BaseModel) and not isinstance(item, TrialSplit):  # a split's keys are its protocol's
                 found = _missing(item, f"{where}{name}.{i}." if isinstance(value, list) else f"{where}{name}.")
                 if found:
                     return found
@@ -219,20 +210,39 @@ class TrialRecord(_File):
 class TrialSplit(_Strict):
     """One trial's split as the protocol drew it: its number, its seeds and its rows (dataset row
     positions, under :data:`ROW_KEYS`); the protocol's own keys (constraints drawn, concepts kept)
-    ride along as they are. A setting keeps its trials as the plain mappings protocols take; each
-    is checked against this model."""
+    ride along as they are, read as attributes (``split.concepts``). This is what protocols take.
+    Only the keys given are written, and in the order protocols give them (hence the rows' order
+    below), so a split is written as it was drawn."""
 
     model_config = ConfigDict(extra="allow")
 
     trial: NonNegativeInt
     seed: NonNegativeInt
     ranker_seed: NonNegativeInt | None = None
+    base: list[NonNegativeInt] | None = None
+    boost: list[NonNegativeInt] | None = None
     train: list[NonNegativeInt] | None = None
     test: list[NonNegativeInt] | None = None
     probe: list[NonNegativeInt] | None = None
     gallery: list[NonNegativeInt] | None = None
-    base: list[NonNegativeInt] | None = None
-    boost: list[NonNegativeInt] | None = None
+
+    @model_serializer(mode="wrap")
+    def _as_given(self, handler):
+        return {k: v for k, v in handler(self).items() if k in self.model_fields_set}
+
+    @classmethod
+    def drawn(cls, split: dict[str, Any], trial: int = 0, seed: int = 0, ranker_seed: int | None = None) -> TrialSplit:
+        """A protocol's split (:meth:`~rankbench.protocols.base.Protocol.split`; numpy values
+        allowed) with its trial's number and seeds; ValueError naming the first bad key."""
+        try:
+            return cls.model_validate_json(to_json({"trial": trial, "seed": seed, "ranker_seed": ranker_seed, **split}))
+        except ValidationError as err:
+            raise ValueError(describe_error(err)) from None
+
+    @property
+    def fit_seed(self) -> int:
+        """The seed its rankers are built with (the split's own seed when none is recorded)."""
+        return self.seed if self.ranker_seed is None else self.ranker_seed
 
     def top_row(self) -> int:
         """The largest row it uses (-1 for none)."""
@@ -241,22 +251,18 @@ class TrialSplit(_Strict):
 
 class SettingSplits(_Strict):
     """One setting: its label, typed swept values, the dataset's size (when recorded) and each
-    trial's split (:class:`TrialSplit`), trials numbered 0, 1, ... in order."""
+    trial's split, trials numbered 0, 1, ... in order."""
 
     label: str
     values: dict[str, Any] = Field(default_factory=dict)
     #: the dataset's size and content fingerprint when the splits were drawn (None before version 1)
     n_items: Annotated[int, Field(ge=1)] | None = None
     dataset_fingerprint: str | None = None
-    trials: list[dict[str, Any]] = Field(min_length=1)
+    trials: list[TrialSplit] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _trials(self):
-        for i, t in enumerate(self.trials):
-            try:
-                split = TrialSplit.model_validate(t)
-            except ValidationError as err:
-                raise ValueError(f"trials.{i}.{describe_error(err)}") from None
+        for i, split in enumerate(self.trials):
             if split.trial != i:
                 raise ValueError(f"trials.{i}.trial: expected {i} (trials in order), got {split.trial!r}")
             if self.n_items is not None and split.top_row() >= self.n_items:
@@ -265,7 +271,7 @@ class SettingSplits(_Strict):
 
     def top_row(self) -> int:
         """The largest row any of its trials uses (-1 for none)."""
-        return max(TrialSplit.model_validate(t).top_row() for t in self.trials)
+        return max(t.top_row() for t in self.trials)
 
 
 class Splits(_File):

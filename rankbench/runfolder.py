@@ -1,40 +1,15 @@
 """A run folder: its layout, its exclusive creation, and every read and write of its files.
 
-This is the one place that knows where a run keeps what (the engine writes through it; reports,
-checks and comparisons read through it)::
-
-    <run>/config.yaml       the resolved config (extends, overrides and the regress block applied)
-    <run>/splits.json       settings (label and typed values, in sweep order) and every trial's
-                            seeds and row indices
-    <run>/trials/*.json     one result per setting x trial x method, written atomically
-    <run>/manifest.json     versions, machine, command, data root, start / end, executor and
-                            workers per session, wall time per method; written when a session
-                            starts (its end null) and when it returns
-    <run>/trials.csv, summary.csv, curves.csv, diagnostics.csv, summary.md, summary.tex, results.json
-    <run>/plots/            derived; rebuilt by ``rankbench report`` (results.json: the results for
-                            machines, with a schema_version)
-    <run>/.lock             the writer lock: who writes the folder now (pid, host, command, since);
-                            removed when the writer lets go
-    <run>/.running/*.json   one heartbeat per job in progress (what its fit is doing); removed
-                            when the job ends
-
-Folders are created exclusively (``mkdir`` fails if the folder exists): two runs started in the
-same second get ``<timestamp>``, ``<timestamp>-2``, ... and never share a folder; a folder created
-under ``<root>/<name>/`` also becomes ``<root>/<name>/latest`` (a symbolic link).
-
-Every file is one of the typed records of :mod:`rankbench.records` (:class:`TrialRecord`,
-:class:`Splits`, :class:`Manifest`), written through the model and validated when read. A trial
-file that does not parse, does not validate (a field missing, unknown, of the wrong type or out of
-range) or does not belong to this run (a setting, trial, seed, method or config fingerprint that
-is not this run's) is reported as a :class:`Problem` and treated as not done, so ``--resume``
-recomputes it instead of trusting it; so is a record of a failed job.
-
-One process writes a folder at a time: :meth:`RunFolder.lock` takes an exclusive ``flock`` on
-``.lock`` for as long as a run (or a resumed run, or ``rankbench report``) writes it; a second
-writer is refused with one line naming the holder. The kernel releases the lock when its process
-ends, however it ends, so the lock of a killed run never blocks (POSIX only; elsewhere there is no
-lock). Every file is written through :mod:`rankbench.utils.fileio`: atomically, and through no
-symbolic link inside the folder (a link planted at a file or sub-folder is refused, naming it).
+The one place that knows where a run keeps what: ``config.yaml``, ``splits.json``,
+``trials/*.json``, ``manifest.json``, the derived tables and ``plots/``, the writer's ``.lock`` and
+the ``.running/`` heartbeats of jobs in progress (each file: docs/developer/house.md, "What a run
+writes"). Every file is a typed record of :mod:`rankbench.records`, written atomically through
+:mod:`rankbench.utils.fileio` (through no symbolic link inside the folder) and validated when read;
+a trial file that does not validate or does not belong to this run (its setting, trial, seed,
+method or config fingerprint) is a :class:`Problem`, and so treated as not done: ``--resume``
+recomputes it. Folders are created exclusively (``<timestamp>``, ``<timestamp>-2``, ..., and a
+``latest`` link), and one process writes a folder at a time (:meth:`RunFolder.lock`: an
+exclusive ``flock`` the kernel releases however its process ends; POSIX only).
 """
 
 from __future__ import annotations
@@ -43,7 +18,9 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import shutil
 import socket
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,12 +35,14 @@ from .records import (
     SettingSplits,
     Splits,
     TrialRecord,
+    TrialSplit,
     config_fingerprint,
 )
 from .utils.fileio import FileLock, NotRegularFile, atomic_write_text, to_json
 
-__all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "config_fingerprint",
-           "RunFolder", "RunFolderError", "Problem", "RunState", "parse_record", "trial_name", "job_id"]
+__all__ = ["ROW_KEYS", "SCHEMA_VERSION", "Manifest", "SettingSplits", "Splits", "TrialRecord", "TrialSplit",
+           "config_fingerprint",
+           "RunFolder", "RunFolderError", "Problem", "RunState", "trial_name", "job_id"]
 
 CONFIG, SPLITS, MANIFEST, TRIALS, LATEST = "config.yaml", "splits.json", "manifest.json", "trials", "latest"
 LOCK, RUNNING = ".lock", ".running"
@@ -126,10 +105,6 @@ def job_id(setting: str, trial: int, method: str) -> str:
     return trial_name(setting, trial, method).removesuffix(".json")
 
 
-#: a trial record from its JSON text; ValueError naming the first field that is wrong
-parse_record = TrialRecord.parse
-
-
 @dataclass
 class _Context:
     """What a trial record of this run must agree with: its settings' seeds (from splits.json),
@@ -142,7 +117,7 @@ class _Context:
 
     @classmethod
     def of(cls, config: dict | None, splits: Splits | None, manifest: Manifest | None) -> "_Context":
-        seeds = {s.label: [(t["seed"], t.get("ranker_seed")) for t in s.trials] for s in splits.settings} \
+        seeds = {s.label: [(t.seed, t.ranker_seed) for t in s.trials] for s in splits.settings} \
             if splits is not None else None
         return cls(seeds, None if config is None else run_methods(config),
                    manifest.config_fingerprint if manifest is not None else None)
@@ -205,10 +180,9 @@ class RunFolder:
         ``path`` may exist only as an empty folder, or as a run that never started: one killed
         before it drew its splits (while loading data or extracting features), which holds no
         result and whose writer is gone; it is cleared and reused. A folder holding anything else
-        is refused, so an earlier run is never overwritten. ``name`` is a name, never a path.
+        is refused, so an earlier run is never overwritten. ``name`` is a name, never a path
+        (the config's ``name``, checked by its schema).
         """
-        if path is None and (not name or name in (".", "..") or any(c in name for c in "/\\\0")):
-            raise RunFolderError(f"{name!r}: a run name is a name, not a path")
         try:
             if path is not None:
                 p = Path(path)
@@ -255,8 +229,6 @@ class RunFolder:
         return True
 
     def _clear_start(self) -> None:
-        import shutil
-
         for name in self._START:
             target = self.path / name
             if target.is_dir() and not target.is_symlink():
@@ -285,8 +257,6 @@ class RunFolder:
         """Delete a folder that holds no result (a run that failed before its first result)."""
         if any(self.trials_dir.glob("*.json")):
             return False
-        import shutil
-
         shutil.rmtree(self.path, ignore_errors=True)
         link = self.path.parent / LATEST
         if link.is_symlink() and os.readlink(link) == self.path.name:
@@ -320,8 +290,6 @@ class RunFolder:
         return lock
 
     def check_writable(self) -> None:
-        import tempfile
-
         try:
             fd, probe = tempfile.mkstemp(dir=self.path, prefix=".write-test")   # O_EXCL: follows no link
             os.close(fd)
@@ -390,7 +358,7 @@ class RunFolder:
         context = context or self._context()
         for p in sorted(self.trials_dir.glob("*.json")):
             try:
-                rec = parse_record(p.read_bytes())
+                rec = TrialRecord.parse(p.read_bytes())
                 context.check(rec, p.name)
                 records.append(rec)
             except (OSError, ValueError) as exc:
@@ -431,8 +399,6 @@ class RunFolder:
 
     def clear_heartbeats(self) -> None:
         """Forget jobs of an earlier session (a killed run leaves its heartbeats behind)."""
-        import shutil
-
         shutil.rmtree(self.path / RUNNING, ignore_errors=True)
 
     # ------------------------------------------------------------------ manifest

@@ -6,6 +6,7 @@ Import it as ``protocol_helpers`` (tests/ is on sys.path; see toydata.py).
 import numpy as np
 
 from rankbench.rankers.base import Classifier
+from rankbench.records import TrialSplit
 from rankbench.utils.meter import Meter
 
 
@@ -24,4 +25,4 @@ def evaluate_with(ranker, protocol, X, ds, seed=0):
     """Check ds, draw one split with the given seed and evaluate ranker on it; returns (split, results)."""
     protocol.check_dataset(ds)
     sp = protocol.split(ds, np.random.default_rng(seed))
-    return sp, protocol.evaluate(lambda: ranker, X, ds, sp, Meter(measure_memory=False))
+    return sp, protocol.evaluate(lambda: ranker, X, ds, TrialSplit.drawn(sp), Meter(measure_memory=False))

@@ -17,7 +17,7 @@ ALLOWED = {
     "engine": {"protocols", "rankers", "features", "datasets", "preprocess", "config", "runfolder",
                "components", "registry", "params", "metrics", "utils", "__init__"} | BASE,
     "report": {"config", "runfolder", "registry", "metrics", "utils"} | BASE,
-    "protocols": {"rankers", "datasets", "metrics", "params", "components", "registry", "utils"} | BASE,
+    "protocols": {"rankers", "datasets", "metrics", "params", "components", "registry", "records", "utils"} | BASE,
     "rankers": {"params", "registry", "metrics", "utils"} | BASE,
     "features": {"datasets", "params", "registry", "utils"} | BASE,
     "datasets": {"params", "registry", "utils"} | BASE,

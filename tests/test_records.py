@@ -82,8 +82,25 @@ def _setting(**change):
 def test_splits_keep_protocol_keys_and_know_their_top_row():
     s = Splits.build({"settings": [_setting()]})
     assert s.setting("p=5").top_row() == 9 and s.setting("other") is None
-    assert s.setting("p=5").trials[0]["extra"] == "kept"
+    assert s.setting("p=5").trials[0].extra == "kept"
     assert TrialSplit.model_validate({"trial": 0, "seed": 0}).top_row() == -1
+
+
+@pytest.mark.parametrize("drawn", [
+    {"base": [0], "boost": [1], "test": [2], "concepts": ["a"], "bank_seed": 3},   # stacked retrieval
+    {"train": [0], "probe": [1], "gallery": [2, 3]},                               # re-identification
+    {"train": [0], "test": [1], "train_sequences": [4], "constraints": [[0, 1, 1]], "kinds": ["active"]},
+])
+def test_a_split_is_typed_and_written_as_drawn(drawn):
+    """Rows and the protocol's own keys read as attributes; splits.json holds exactly the keys
+    drawn, in the order drawn (no row list a protocol did not draw)."""
+    split = TrialSplit.drawn(drawn, trial=0, seed=5, ranker_seed=6)
+    assert (split.fit_seed, split.probe is None or split.probe == [1]) == (6, True)
+    assert all(getattr(split, k) == v for k, v in drawn.items())
+    text = Splits.build({"settings": [_setting(trials=[split.model_dump()])]}).to_json()
+    written = json.loads(text)["settings"][0]["trials"][0]
+    assert list(written.items()) == list({"trial": 0, "seed": 5, "ranker_seed": 6, **drawn}.items())
+    assert TrialSplit.model_validate({"trial": 0, "seed": 5}).fit_seed == 5
 
 
 @pytest.mark.parametrize("setting, shown", [

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from rankbench.runfolder import RunFolder, RunFolderError, parse_record
+from rankbench.runfolder import RunFolder, RunFolderError, TrialRecord
 from toydata import record
 
 
@@ -50,7 +50,7 @@ def test_unreadable_results_are_problems_not_results(tmp_path):
     assert [r.trial for r in state.records] == [0, 1] and [p.path.name for p in state.problems] == \
         [f.trial_path("", 2, "A").name, f.trial_path("", 3, "A").name]
     with pytest.raises(ValueError, match="metrics: a finished trial holds at least one metric"):
-        parse_record(json.dumps({"setting": "", "trial": 0, "method": "A", "seed": 0, "wall_s": 1.0}))
+        TrialRecord.parse(json.dumps({"setting": "", "trial": 0, "method": "A", "seed": 0, "wall_s": 1.0}))
 
 
 def test_truncated_image_gives_our_line_and_no_opencv_noise(tmp_path):

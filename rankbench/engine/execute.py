@@ -20,8 +20,8 @@ import numpy as np
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, RankbenchError, Terminated
-from ..runfolder import SPLITS, Manifest, RunFolder, RunFolderError, RunState, Splits, TrialRecord, \
-    trial_name
+from ..runfolder import SCHEMA_VERSION, SPLITS, Manifest, RunFolder, RunFolderError, RunState, SettingSplits, \
+    Splits, TrialRecord, TrialSplit, trial_name
 from ..utils.progress import JobInfo, RunProgress
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
@@ -96,7 +96,7 @@ def method_matrix(spec: MethodSpec, feats: dict[str, np.ndarray]):
     return mats[0] if len(mats) == 1 else np.hstack([m.reshape(len(m), -1) for m in mats])
 
 
-def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | None = None) -> list[TrialSplit]:
     """Every trial's split; protocols with ``split_uses_features`` also get the feature sets, those
     with fixed trials the trial's index."""
     kw = {"features": feats or {}} if sp.protocol.split_uses_features else {}
@@ -104,12 +104,12 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
     out = []
     for t in range(sp.config.trials):
         s = split_seed(run_seed, t)
-        out.append({"trial": t, "seed": s, "ranker_seed": ranker_seed(run_seed, t),
-                    **sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw, **({"trial": t} if fixed else {}))})
+        drawn = sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw, **({"trial": t} if fixed else {}))
+        out.append(TrialSplit.drawn(drawn, t, s, ranker_seed(run_seed, t)))
     return out
 
 
-def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list[dict]]:
+def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list[TrialSplit]]:
     """The splits a resumed run recorded, checked against its settings and their datasets."""
     where = f"--resume: {folder.path / SPLITS if folder is not None else SPLITS}"
     for sp in p.settings:
@@ -170,8 +170,8 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
         for sp in p.settings:
             feats = setting_features(sp, fcache, opts, timing)
             splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
-            settings_out.append({"label": sp.label, "values": sp.values, "n_items": len(sp.dataset),
-                                 "dataset_fingerprint": sp.dataset.fingerprint or None, "trials": splits})
+            settings_out.append(SettingSplits(label=sp.label, values=sp.values, n_items=len(sp.dataset),
+                                              dataset_fingerprint=sp.dataset.fingerprint or None, trials=splits))
             ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
             skey = keys.setting(sp)
             for spec in sp.methods:
@@ -182,14 +182,14 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
                 method_key = keys.method(spec) if skey else None
                 for s in splits:
                     n_total += 1
-                    key = (sp.label, s["trial"], spec.name)
+                    key = (sp.label, s.trial, spec.name)
                     if key in records and records[key].ok:
                         continue
-                    job = Job(sp.label, s["trial"], spec.name, s["seed"], s.get("ranker_seed", s["seed"]), fingerprint,
+                    job = Job(sp.label, s.trial, spec.name, s.seed, s.fit_seed, fingerprint,
                               keys.job(skey, xkey, method_key, s))
                     work.append(Work(job, sp.protocol, spec, matrices[mkey], ds, s))
         if not recorded:  # a new run, or one killed before its splits were written
-            state.splits = Splits.build({"settings": settings_out})
+            state.splits = Splits(schema_version=SCHEMA_VERSION, settings=settings_out)
             if folder is not None:
                 folder.write_splits(state.splits)
         # before any job: a run killed outright (no Ctrl-C, no exit) still records its data root

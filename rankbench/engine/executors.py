@@ -31,7 +31,7 @@ class Work(NamedTuple):
     spec: Any       # estimator.MethodSpec
     X: Any          # the method's feature matrix, or a dict of views
     dataset: Any    # the dataset without its images
-    split: dict
+    split: Any      # records.TrialSplit
 
     @property
     def label(self) -> str:

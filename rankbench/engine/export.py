@@ -31,14 +31,14 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..protocols.base import Protocol
-from ..runfolder import SettingSplits, TrialRecord
+from ..runfolder import SettingSplits, TrialRecord, TrialSplit
 from ..utils.fileio import atomic_write_bytes
 
 RETRIEVAL = ("retrieval", "stacked_retrieval")
@@ -85,10 +85,10 @@ def _docnos(ds: Dataset) -> np.ndarray:
     return ids.to_numpy()
 
 
-def judged_rows(dataset: Dataset, split: dict[str, Any], concept: str, part: str = "test") -> np.ndarray:
+def judged_rows(dataset: Dataset, split: TrialSplit, concept: str, part: str = "test") -> np.ndarray:
     """The rows of a retrieval trial's ``part`` judged for ``concept`` (in row order): for the test
     part, the rows the trial ranked."""
-    rows = np.asarray(split[part], dtype=int)
+    rows = np.asarray(getattr(split, part), dtype=int)
     c = list(dataset.info["concepts"]).index(concept)
     return rows[np.asarray(dataset.arrays["relevance"])[rows, c] >= 0]
 
@@ -105,9 +105,9 @@ def write_trec(records: list[TrialRecord], settings: list[SettingSplits], datase
         names = list(ds.info["concepts"])
         folder = _folder(out, st.label)
         for split in st.trials:
-            k = int(split["trial"])
+            k = split.trial
             lines = []
-            for concept in split["concepts"]:
+            for concept in split.concepts:
                 rows = judged_rows(ds, split, concept)
                 rel = R[rows, names.index(concept)]
                 lines += [f"{safe(concept)} 0 {i} {int(r)}" for i, r in zip(ids[rows], rel)]
@@ -121,7 +121,7 @@ def write_trec(records: list[TrialRecord], settings: list[SettingSplits], datase
                                       "run it with --set protocol.keep_scores=true")
                 tag = safe(rec.method)
                 lines = []
-                for concept in split["concepts"]:
+                for concept in split.concepts:
                     rows = judged_rows(ds, split, concept)
                     s = np.asarray(scores[concept], dtype=float)
                     order = np.lexsort((-rows, -s))   # best first; a tie: the later row first, as rankbench
@@ -139,14 +139,14 @@ def _svmlight(X: np.ndarray, y: np.ndarray, qid: np.ndarray, comment: str) -> by
     return buf.getvalue()
 
 
-def _queries(protocol_name: str, protocol: Protocol, ds: Dataset, split: dict[str, Any]):
+def _queries(protocol_name: str, protocol: Protocol, ds: Dataset, split: TrialSplit):
     """(query name, rows, labels) per concept (judged rows) or attribute (strength levels), for
     the ``train`` and ``test`` parts of a split."""
     out: dict[str, list[tuple[str, np.ndarray, np.ndarray]]] = {"train": [], "test": []}
     if protocol_name == "retrieval":
         R = np.asarray(ds.arrays["relevance"])
         names = list(ds.info["concepts"])
-        for concept in split["concepts"]:
+        for concept in split.concepts:
             for part in out:
                 rows = judged_rows(ds, split, concept, part)
                 out[part].append((concept, rows, R[rows, names.index(concept)].astype(int)))
@@ -154,7 +154,7 @@ def _queries(protocol_name: str, protocol: Protocol, ds: Dataset, split: dict[st
     for attr, strength in protocol.strengths(ds).items():
         level = np.unique(strength, return_inverse=True)[1].ravel()
         for part in out:
-            rows = np.asarray(split[part], dtype=int)
+            rows = np.asarray(getattr(split, part), dtype=int)
             out[part].append((attr, rows, level[rows]))
     return out
 
@@ -175,7 +175,7 @@ def write_svmlight(protocol_name: str, protocol_of: Callable[[str], Protocol], s
         ids = ds.items["id"].astype(str).to_numpy()
         folder = _folder(out, st.label)
         for split in st.trials:
-            k = int(split["trial"])
+            k = split.trial
             queries = _queries(protocol_name, protocol, ds, split)
             names = [q for q, _, _ in queries["train"]]
             files.write(folder / f"trial{k}.qids.txt", "".join(f"{j + 1} {q}\n" for j, q in enumerate(names)))
@@ -191,7 +191,7 @@ def write_svmlight(protocol_name: str, protocol_of: Callable[[str], Protocol], s
             if protocol_name == "comparison":
                 import pandas as pd
 
-                train = np.asarray(split["train"], dtype=int)
+                train = np.asarray(split.train, dtype=int)
                 frames = [pd.DataFrame({"attribute": attr, "stronger": ids[train[pairs[:, 0]]],
                                         "weaker": ids[train[pairs[:, 1]]], "ordered": sign})
                           for attr, _, pairs, sign in protocol.pairs(ds, split)]

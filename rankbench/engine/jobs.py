@@ -18,7 +18,7 @@ from sklearn import config_context
 from ..datasets.base import Dataset
 from ..errors import RankbenchError
 from ..protocols.base import Protocol
-from ..runfolder import RunFolder, TrialRecord, job_id
+from ..runfolder import RunFolder, TrialRecord, TrialSplit, job_id
 from ..utils.diskcache import cached
 from ..utils.meter import Meter
 from ..utils.progress import FitReporter, reporting
@@ -38,7 +38,7 @@ class Job:
     reuse_key: str | None = None
 
 
-def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict,
+def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: TrialSplit,
             folder: RunFolder | None = None, progress_to: Callable[[dict], None] | None = None) -> TrialRecord:
     """Evaluate one method on one trial's split; write the record when ``folder`` is given.
 
@@ -80,7 +80,7 @@ def run_job(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset,
     return record
 
 
-def _computed(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: dict, base: dict,
+def _computed(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Dataset, split: TrialSplit, base: dict,
               folder: RunFolder | None, progress_to: Callable[[dict], None] | None) -> TrialRecord:
     """The job's record, computed (see :func:`run_job`)."""
     jid = job_id(job.setting, job.trial, job.method)

@@ -18,6 +18,7 @@ from sklearn import config_context
 from ..config import Experiment
 from ..datasets.base import Dataset
 from ..errors import RankbenchError
+from ..runfolder import TrialSplit
 from ..utils.meter import Meter
 from .execute import method_matrix, setting_features
 from .plan import EngineOptions, plan
@@ -33,13 +34,13 @@ class Refitted:
     X: np.ndarray | dict[str, np.ndarray]
     dataset: Dataset
     #: the recorded split it was fitted on
-    split: dict[str, Any]
+    split: TrialSplit
     #: what the protocol measured with it on that split (the trial's record has the same)
     metrics: dict[str, float]
 
 
 def refit(experiment: Experiment, data_root: str | None, setting: str, method: str,
-          split: dict[str, Any]) -> Refitted:
+          split: TrialSplit) -> Refitted:
     """Fit ``method`` of ``experiment`` at ``setting`` on a recorded ``split`` as its trial did.
 
     The protocol's ``evaluate`` makes the ranker (seeded with the split's ``ranker_seed``), fits and
@@ -57,7 +58,7 @@ def refit(experiment: Experiment, data_root: str | None, setting: str, method: s
     made = []
 
     def make():
-        made.append(spec.make(split.get("ranker_seed", split.get("seed"))))
+        made.append(spec.make(split.fit_seed))
         return made[-1]
 
     with config_context(skip_parameter_validation=True):   # built from the checked specs, as a job

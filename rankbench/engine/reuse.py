@@ -7,6 +7,7 @@ import sys
 
 from .. import __version__
 from ..config import dataset_params
+from ..runfolder import TrialSplit
 from ..utils.diskcache import code_fingerprint, digest, source_fingerprint
 from .estimator import MethodSpec
 from .manifest import package_versions
@@ -72,8 +73,8 @@ class TrialKeys:
                       spec.capability, code)
 
     @staticmethod
-    def job(setting: str | None, matrix: str, method: str | None, split: dict) -> str | None:
-        return None if setting is None or method is None else digest(setting, matrix, method, split)
+    def job(setting: str | None, matrix: str, method: str | None, split: TrialSplit) -> str | None:
+        return None if setting is None or method is None else digest(setting, matrix, method, split.model_dump())
 
 
 def _plugin_code(cls: type) -> str | None | bool:

@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator
 from ..datasets.base import Dataset
 from ..errors import ConfigError, RankerFault
 from ..rankers.base import capabilities
+from ..records import TrialSplit
 from ..utils.meter import Meter
 
 
@@ -60,7 +61,7 @@ class Protocol(BaseEstimator, ABC):
         make_ranker: Callable[[], Any],
         X: np.ndarray | dict[str, np.ndarray],
         dataset: Dataset,
-        split: dict[str, Any],
+        split: TrialSplit,
         meter: Meter,
     ) -> TrialResult:
         """Fit fresh rankers on the training rows of ``split`` and score the test rows."""

@@ -25,8 +25,8 @@ and ``C`` is an (c, 3) int array ``(i, j, same)`` of row positions in that ``X``
 classifiers get ``fit(X_labelled, y_labelled)``. Metric: ``error_rate`` on the test rows.
 
 How a split hands constraints over (:func:`fit_predict`, shared with ``video_classification``):
-``split["constraints"]`` holds ``(a, b, same)`` over an *extended* row space: ``a < n`` (the number
-of items) is a dataset row, ``a = n + k`` is the mean feature of the rows ``split["means"][k]``
+``split.constraints`` holds ``(a, b, same)`` over an *extended* row space: ``a < n`` (the number
+of items) is a dataset row, ``a = n + k`` is the mean feature of the rows ``split.means[k]``
 (a tracking sequence's centroid, Yan et al. Section 4.2); such a mean is computed from each
 method's own feature matrix and handed to the ranker as one more unlabelled row.
 """
@@ -45,7 +45,7 @@ from ..params import NonNegativeInt, OpenFraction, PositiveInt
 from ..rankers.base import diagnostics, fit_accepts
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, take
 
 
 def draw_pairs(labels: np.ndarray, rows: np.ndarray, n: int, kind: str,
@@ -166,14 +166,14 @@ class Classification(Protocol):
         return {"train": labelled.tolist(), "test": test.tolist(), "constraints": constraints.tolist()}
 
     # ------------------------------------------------------------------ evaluate
-    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
         codes = np.unique(dataset.column(self.label), return_inverse=True)[1].ravel()
-        test = np.asarray(split["test"], dtype=int)
+        test = np.asarray(split.test, dtype=int)
         pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter)
         return TrialResult(metrics={"error_rate": error_rate(codes[test], pred)},
-                           extra={"n_train": len(split["train"]), "n_test": len(test),
-                                  "n_constraints": len(split.get("constraints", [])),
+                           extra={"n_train": len(split.train), "n_test": len(test),
+                                  "n_constraints": len(getattr(split, "constraints", [])),
                                   "constraints_used": used, "diagnostics": diagnostics(ranker)})
 
 
@@ -200,7 +200,7 @@ def extended_rows(X, idx: np.ndarray, means: list[list[int]], n: int):
     return {k: one(v) for k, v in X.items()} if isinstance(X, dict) else one(X)
 
 
-def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: dict[str, Any],
+def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: TrialSplit,
                 meter: Meter, groups: np.ndarray | None = None) -> tuple[np.ndarray, Any, bool]:
     """Fit a fresh ranker on a split's labelled rows (and its constraints, if its ``fit`` takes
     them) and predict the test rows: (predicted codes, the fitted ranker, constraints used?).
@@ -211,10 +211,10 @@ def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: dic
     sequence) reach a ``fit`` that takes ``groups``, for the rows it gets (-1 for a sequence mean),
     so that a classifier choosing its own hyper-parameters holds out whole groups.
     """
-    train = np.asarray(split["train"], dtype=int)
-    test = np.asarray(split["test"], dtype=int)
-    C = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)
-    means = split.get("means", [])
+    train = np.asarray(split.train, dtype=int)
+    test = np.asarray(split.test, dtype=int)
+    C = np.asarray(getattr(split, "constraints", []), dtype=int).reshape(-1, 3)
+    means = getattr(split, "means", [])
     n = len(codes)
     ranker = make_ranker()
     use_c = len(C) > 0 and fit_accepts(ranker, "constraints")

@@ -15,7 +15,7 @@ from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
 from ..utils.progress import tick
-from .base import Protocol, TrialResult, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, take
 
 
 def training_pairs(strength: np.ndarray, n_max: int | None, similar: bool, rng: np.random.Generator):
@@ -132,18 +132,18 @@ class Comparison(Protocol):
         table = dataset.info["strength"]
         return {a: table[a].reindex(cats).to_numpy(dtype=float) for a in self._attributes(dataset)}
 
-    def pairs(self, dataset: Dataset, split: dict[str, Any]):
+    def pairs(self, dataset: Dataset, split: TrialSplit):
         """A trial's training pairs, attribute by attribute: yields (attribute, every item's strength,
         pairs, sign), ``pairs`` as positions in the split's ``train`` rows (what ``evaluate`` fits on)."""
-        train = np.asarray(split["train"], dtype=int)
-        rng = np.random.default_rng(split["pair_seed"])
+        train = np.asarray(split.train, dtype=int)
+        rng = np.random.default_rng(split.pair_seed)
         for attr, strength in self.strengths(dataset).items():
             pairs, sign = training_pairs(strength[train], self.n_train_pairs, self.similar_pairs, rng)
             yield attr, strength, pairs, sign
 
-    def evaluate(self, make_ranker, X, dataset: Dataset, split: dict[str, Any], meter: Meter) -> TrialResult:
-        train = np.asarray(split["train"], dtype=int)
-        test = np.asarray(split["test"], dtype=int)
+    def evaluate(self, make_ranker, X, dataset: Dataset, split: TrialSplit, meter: Meter) -> TrialResult:
+        train = np.asarray(split.train, dtype=int)
+        test = np.asarray(split.test, dtype=int)
         X_train, X_test = take(X, train), take(X, test)
         metrics: dict[str, float] = {}
         extra: dict[str, Any] = {"n_train_pairs": {}, "n_similar_pairs": {}, "n_test_pairs": {}, "diagnostics": {}}

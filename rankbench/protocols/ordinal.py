@@ -25,7 +25,7 @@ from ..params import PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, take
 
 
 @protocols.register("ordinal")
@@ -103,11 +103,11 @@ class Ordinal(Protocol):
         test = np.setdiff1d(np.flatnonzero(labelled), train)
         return {"train": train.tolist(), "test": test.tolist()}
 
-    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
         y = dataset.column(self.label_column).astype(float)
-        train = np.asarray(split["train"], dtype=int)
-        test = np.asarray(split["test"], dtype=int)
+        train = np.asarray(split.train, dtype=int)
+        test = np.asarray(split.test, dtype=int)
         ranker = make_ranker()
         with meter.train():
             ranker.fit(take(X, train), y[train])

@@ -87,7 +87,7 @@ from ..params import PositiveInt
 from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, take
 
 DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
 #: the parts of a fixed trial
@@ -404,10 +404,10 @@ class ReIdentification(Protocol):
         return {"train": np.sort(t["train"]).tolist(), "probe": probe.tolist(), "gallery": gal.tolist()}
 
     # ------------------------------------------------------------------ evaluate
-    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
         ids = dataset.column("identity")
-        train, probe, gal = (np.asarray(split[k], dtype=int) for k in ("train", "probe", "gallery"))
+        train, probe, gal = (np.asarray(rows, dtype=int) for rows in (split.train, split.probe, split.gallery))
         cams = dataset.column("cam")[train] if "cam" in dataset.items.columns else None
         ranker = make_ranker()
         # metric learners (ordinal-style rankers) take no camera argument

@@ -34,7 +34,7 @@ from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
 from ..utils.progress import tick
-from .base import Protocol, TrialResult, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, take
 
 
 @protocols.register("retrieval")
@@ -112,18 +112,18 @@ class Retrieval(Protocol):
                 "concepts": [c for c, k in zip(wanted, keep) if k]}
 
     # ------------------------------------------------------------------ evaluate
-    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
-        train = np.asarray(split["train"], dtype=int)
-        test = np.asarray(split["test"], dtype=int)
+        train = np.asarray(split.train, dtype=int)
+        test = np.asarray(split.test, dtype=int)
         names = list(dataset.info["concepts"])
         R = np.asarray(dataset.arrays["relevance"])
         X_tr, X_te = take(X, train), take(X, test)
         depths = [int(d) for d in self.depths]
         metrics: dict[str, float] = {}
         diag, scores = {}, {}
-        for i, concept in enumerate(split["concepts"]):
-            tick("concept", i + 1, len(split["concepts"]))
+        for i, concept in enumerate(split.concepts):
+            tick("concept", i + 1, len(split.concepts))
             c = names.index(concept)
             judged_tr = R[train, c] >= 0  # unjudged items (-1) neither train nor count (trec_eval -J)
             judged_te = R[test, c] >= 0
@@ -139,8 +139,8 @@ class Retrieval(Protocol):
             metrics.update(ap_metrics(s, rel, depths, concept))
             if self.keep_scores:
                 scores[concept] = s.tolist()
-        metrics.update(map_metrics(metrics, split["concepts"], depths))
-        extra = {"n_concepts": len(split["concepts"]), "n_train": len(train), "n_test": len(test), "diagnostics": diag}
+        metrics.update(map_metrics(metrics, split.concepts, depths))
+        extra = {"n_concepts": len(split.concepts), "n_train": len(train), "n_test": len(test), "diagnostics": diag}
         return TrialResult(metrics=metrics, extra={**extra, **({"scores": scores} if self.keep_scores else {})})
 
 

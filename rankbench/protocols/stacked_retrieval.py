@@ -61,7 +61,7 @@ from ..utils.meter import Meter
 from ..utils.progress import tick
 from ..utils.seeds import stream_seed
 from ..utils.threads import blas_threads
-from .base import Protocol, TrialResult, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, take
 from .retrieval import ap_metrics, check_collection, concept_relevance, map_metrics
 
 PARTS = ("base", "boost", "test")
@@ -172,7 +172,7 @@ class StackedRetrieval(Protocol):
                 "bank_seed": int(rng.integers(2**31 - 1))}
 
     # ------------------------------------------------------------------ evaluate
-    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
         names = list(dataset.info["concepts"])
         R = np.asarray(dataset.arrays["relevance"])
@@ -183,13 +183,13 @@ class StackedRetrieval(Protocol):
         curves: dict[str, Any] = {}
         per_concept_curves = []
         extra: dict[str, Any] = {"base_models": {}, "diagnostics": {}, **({"scores": {}} if self.keep_scores else {})}
-        for ci, concept in enumerate(split["concepts"]):
-            tick("concept", ci + 1, len(split["concepts"]))
+        for ci, concept in enumerate(split.concepts):
+            tick("concept", ci + 1, len(split.concepts))
             c = names.index(concept)
-            rows = {p: np.asarray(split[p], dtype=int) for p in PARTS}
+            rows = {p: np.asarray(getattr(split, p), dtype=int) for p in PARTS}
             rows = {p: r[R[r, c] >= 0] for p, r in rows.items()}  # unjudged: left out (trec_eval -J)
             # one stream per (trial, concept), recorded via bank_seed
-            spec = bank_spec.with_seed(stream_seed(int(split["bank_seed"]), ci))
+            spec = bank_spec.with_seed(stream_seed(int(split.bank_seed), ci))
 
             def build():
                 bank = spec.build()
@@ -229,13 +229,13 @@ class StackedRetrieval(Protocol):
             if curve is not None:
                 per_concept_curves.append(curve)
                 curves[f"staged/{concept}"] = {k: curve[k] for k in ("rank_s", "evals", "ap")}
-        kept = split["concepts"]
+        kept = split.concepts
         metrics.update(map_metrics(metrics, kept, depths))
         metrics["rank_s"] = float(np.mean([metrics[f"rank_s/{c}"] for c in kept]))
         metrics["evals"] = float(np.mean([metrics[f"evals/{c}"] for c in kept]))
         if per_concept_curves:
             curves["staged"] = _mean_curve(per_concept_curves, depths)
-        extra.update(n_concepts=len(kept), **{f"n_{p}": len(split[p]) for p in PARTS})
+        extra.update(n_concepts=len(kept), **{f"n_{p}": len(getattr(split, p)) for p in PARTS})
         return TrialResult(metrics=metrics, curves=curves, extra=extra)
 
 

@@ -70,7 +70,7 @@ from ..rankers.base import capabilities, diagnostics, fit_accepts
 from ..registry import protocols
 from ..utils.diskcache import cached, code_fingerprint, digest
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, checked_output
+from .base import Protocol, TrialResult, TrialSplit, checked_output
 from .classification import fit_predict
 
 COLUMNS = ("identity", "sequence", "frame", "group")
@@ -338,20 +338,20 @@ class VideoClassification(Protocol):
                 "selected": [int(s) for s in selected]}
 
     # ------------------------------------------------------------------ evaluate
-    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: dict[str, Any],
+    def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
         codes = np.unique(dataset.column("identity"), return_inverse=True)[1].ravel()
-        test = np.asarray(split["test"], dtype=int)
+        test = np.asarray(split.test, dtype=int)
         pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter, groups=dataset.column("sequence"))
-        kinds = pd.Series(split.get("kinds", []), dtype=object)
-        C = np.asarray(split.get("constraints", []), dtype=int).reshape(-1, 3)
+        kinds = pd.Series(getattr(split, "kinds", []), dtype=object)
+        C = np.asarray(getattr(split, "constraints", []), dtype=int).reshape(-1, 3)
         same = C[:, 2]
         return TrialResult(
             metrics={"error_rate": error_rate(codes[test], pred),
                      "vote_error_rate": vote_error_rate(codes[test], pred, dataset.column("sequence")[test])},
-            extra={"n_train": len(split["train"]), "n_test": len(test),
-                   "n_train_sequences": len(split.get("train_sequences", [])),
-                   "n_selected": len(split.get("selected", [])), "n_constraints": len(same),
+            extra={"n_train": len(split.train), "n_test": len(test),
+                   "n_train_sequences": len(getattr(split, "train_sequences", [])),
+                   "n_selected": len(getattr(split, "selected", [])), "n_constraints": len(same),
                    "n_pairs": constraint_pairs(C, kinds.to_numpy()),
                    "n_positive": int(same.sum()), "constraint_kinds": kinds.value_counts().to_dict(),
                    "constraints_used": used, "diagnostics": diagnostics(ranker)})

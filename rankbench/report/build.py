@@ -13,7 +13,7 @@ import pandas as pd
 from ..config import ClaimCfg, ExpectedCfg, check_published
 from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
-    TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, run_methods
+    TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, TrialSplit, run_methods
 from .check import GradedNumber, check_markdown, counts_line, grade_rows
 from .claims import GradedClaim, claims_markdown, grade_claims
 from .plots.draw import make_plots
@@ -67,11 +67,11 @@ class RunData:
         """Each setting's swept values as recorded in splits.json (typed: ints stay ints)."""
         return {s.label: s.values for s in self.settings}
 
-    def splits_of(self, setting: str) -> dict[int, dict[str, Any]]:
+    def splits_of(self, setting: str) -> dict[int, TrialSplit]:
         """The recorded split (seeds and row indices) of every trial of one setting."""
         for s in self.settings:
             if s.label == setting:
-                return {t["trial"]: t for t in s.trials}
+                return {t.trial: t for t in s.trials}
         return {}
 
     def ordered(self, frame: pd.DataFrame) -> pd.DataFrame:

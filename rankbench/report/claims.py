@@ -62,7 +62,7 @@ import pandas as pd
 
 from ..config import BaselineRef, ClaimCfg
 from ..metrics import metric_info
-from ..runfolder import TrialRecord
+from ..runfolder import TrialRecord, TrialSplit
 from .check import Grade
 from .compare import IDENTICAL, TESTED, PairedStats, mean_interval, paired_stats, rows_key
 from .tables import higher_is_better, setting_title, trials_frame
@@ -144,7 +144,7 @@ class _Run:
 
     records: list[TrialRecord]
     setting_order: list[str]
-    splits: dict[str, dict[int, dict]] | None = None
+    splits: dict[str, dict[int, TrialSplit]] | None = None
     values: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property
@@ -210,7 +210,7 @@ GradedClaim = TypedDict("GradedClaim", {"claim": str, "grade": Grade, "measured"
 
 
 def grade_claims(claims: list[ClaimCfg], records: list[TrialRecord], setting_order: list[str],
-                 splits: dict[str, dict[int, dict]] | None = None,
+                 splits: dict[str, dict[int, TrialSplit]] | None = None,
                  values: dict[str, dict[str, Any]] | None = None,
                  methods: list[str] | None = None,
                  failed: dict[str, str] | None = None) -> list[GradedClaim]:

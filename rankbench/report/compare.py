@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RankbenchError
-from ..runfolder import ROW_KEYS
+from ..runfolder import ROW_KEYS, TrialSplit
 from .tables import fmt_value, higher_is_better, is_cost, ordered_metrics, setting_title, trials_frame
 
 COLUMNS = ["setting", "a", "b", "metric", "n_trials", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
@@ -161,19 +161,19 @@ def _adjusted(rows: list[dict[str, Any]], correction: str) -> tuple[pd.DataFrame
     return table, note
 
 
-def _split_key(split: dict[str, Any] | None) -> str | None:
+def _split_key(split: TrialSplit | None) -> str | None:
     if split is None:
         return None
-    return json.dumps({k: v for k, v in split.items() if k != "trial"}, sort_keys=True)
+    return json.dumps(split.model_dump(exclude={"trial"}), sort_keys=True)
 
 
-def rows_key(split: dict[str, Any] | None) -> str | None:
+def rows_key(split: TrialSplit | None) -> str | None:
     """The data partition of a recorded split (its :data:`ROW_KEYS` lists) as one comparable
     string; None for an unknown split. Trials of two settings with the same rows are paired on the
     same data even when the rest of their splits (e.g. the constraints each setting draws) differ."""
     if split is None:
         return None
-    return json.dumps({k: split[k] for k in ROW_KEYS if k in split}, sort_keys=True)
+    return json.dumps(split.model_dump(include=set(ROW_KEYS)), sort_keys=True)
 
 
 def _better(metric: str, st, a: str, b: str, alpha: float = 0.05) -> str:

@@ -105,8 +105,8 @@ def test_splits_are_drawn_from_the_run_seed_the_same_each_time(tmp_path):
     sp = plan(load_experiment(path)).settings[0]
     first, again, other = draw_splits(sp, 5), draw_splits(sp, 5), draw_splits(sp, 6)
     assert first == again and first != other
-    assert [(s["trial"], s["seed"], s["ranker_seed"]) for s in first] == \
+    assert [(s.trial, s.seed, s.ranker_seed) for s in first] == \
         [(t, split_seed(5, t), ranker_seed(5, t)) for t in range(3)]
     for s in first:   # each person of the test half once in the probe set and once in the gallery
         ids = sp.dataset.column("identity")
-        assert sorted(ids[s["probe"]]) == sorted(ids[s["gallery"]]) and len(set(ids[s["probe"]])) == 6
+        assert sorted(ids[s.probe]) == sorted(ids[s.gallery]) and len(set(ids[s.probe])) == 6

@@ -52,7 +52,7 @@ def _one_job(tmp_path, fault="off"):
     feats = setting_features(sp, {}, EngineOptions(progress=False, use_cache=False), {})
     split = draw_splits(sp, run_seed=0, feats=feats)[0]
     X = method_matrix(sp.methods[0], feats)
-    job = Job("", 0, "C", split["seed"], split["ranker_seed"])
+    job = Job("", 0, "C", split.seed, split.ranker_seed)
     return run_job(job, sp.protocol, sp.methods[0], X, sp.dataset, split), X, sp.dataset, split
 
 
@@ -60,7 +60,7 @@ def test_a_finished_job_scores_as_a_brute_force_cmc(tmp_path):
     rec, X, data, split = _one_job(tmp_path)
     assert rec.ok and rec.key == ("", 0, "C") and rec.reused is None
     ids = data.column("identity")
-    P, G = np.asarray(split["probe"]), np.asarray(split["gallery"])
+    P, G = np.asarray(split.probe), np.asarray(split.gallery)
     D = cdist(X[P], X[G], "cityblock")
     # the rank of each probe's true match: 1 + gallery items strictly closer (no ties in these features)
     rank = np.array([1 + (D[i] < D[i][ids[G] == ids[p]].min()).sum() for i, p in enumerate(P)])

@@ -78,7 +78,7 @@ def test_the_model_is_fitted_on_the_splits_training_rows(run):
     a = refit(experiment, None, "protocol.k=5", "DML", split)
     b = refit(experiment, None, "protocol.k=5", "DML", other)
     assert a.model.steps[0][0].startswith("pca")   # the method's preprocessing comes with it
-    X = np.asarray(a.X)[split["train"]]
+    X = np.asarray(a.X)[split.train]
     assert not np.allclose(a.model.transform(X), b.model.transform(X))
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from toydata import record, synthetic_reid_config
 
-from rankbench.runfolder import TrialRecord
+from rankbench.runfolder import TrialRecord, TrialSplit
 from rankbench.utils.diskcache import digest
 
 COUNTING = '''
@@ -172,11 +172,15 @@ def test_a_method_key_holds_its_ranker_parameters_and_features_and_no_object_get
 def test_a_job_key_changes_with_each_part_and_is_none_without_a_setting_or_method():
     from rankbench.engine.reuse import TrialKeys
 
-    split = {"trial": 0, "seed": 1, "probe": [0, 1]}
+    drawn = {"trial": 0, "seed": 1, "probe": [0, 1]}
+    split = TrialSplit.model_validate(drawn)
     parts = ("s", "m", "k")
     keys = {TrialKeys.job(*parts, split), TrialKeys.job("s2", "m", "k", split), TrialKeys.job("s", "m2", "k", split),
-            TrialKeys.job("s", "m", "k2", split), TrialKeys.job(*parts, {**split, "probe": [0, 2]})}
-    assert len(keys) == 5 and TrialKeys.job(*parts, dict(split)) in keys
+            TrialKeys.job("s", "m", "k2", split),
+            TrialKeys.job(*parts, TrialSplit.model_validate({**drawn, "probe": [0, 2]}))}
+    assert len(keys) == 5 and TrialKeys.job(*parts, split.model_copy()) in keys
+    # keyed by the split as splits.json holds it: results cached before splits were typed still answer
+    assert TrialKeys.job(*parts, split) == digest(*parts, drawn)
     assert TrialKeys.job(None, "m", "k", split) is None and TrialKeys.job("s", "m", None, split) is None
     keys = TrialKeys(enabled=False)
     assert keys.base is None

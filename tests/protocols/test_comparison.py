@@ -6,6 +6,7 @@ import pytest
 
 from rankbench.errors import ConfigError, DataError
 from rankbench.protocols.comparison import Comparison, training_pairs
+from rankbench.records import TrialSplit
 from rankbench.registry import datasets
 from rankbench.utils.meter import Meter
 
@@ -29,7 +30,7 @@ def test_comparison_protocol_on_synthetic():
     split = p.split(d, np.random.default_rng(0))
     assert set(split["train"]) == set(np.flatnonzero(d.items.train))
     meter = Meter(measure_memory=False)
-    res = p.evaluate(lambda: RankSVM(C=1.0), d.arrays["feat"], d, split, meter)
+    res = p.evaluate(lambda: RankSVM(C=1.0), d.arrays["feat"], d, TrialSplit.drawn(split), meter)
     attrs = d.info["attributes"]
     assert set(res.metrics) == {"pair_acc", *[f"pair_acc/{a}" for a in attrs]}
     assert res.metrics["pair_acc"] == pytest.approx(np.mean([res.metrics[f"pair_acc/{a}"] for a in attrs]))
@@ -75,7 +76,7 @@ def test_each_attribute_is_reported_as_a_step_of_the_job():
     p = Comparison(n_train_pairs=100)
     states = []
     with reporting(FitReporter("job", states.append, interval=0.0)):
-        p.evaluate(lambda: RankSVM(C=1.0), d.arrays["feat"], d, p.split(d, np.random.default_rng(0)),
+        p.evaluate(lambda: RankSVM(C=1.0), d.arrays["feat"], d, TrialSplit.drawn(p.split(d, np.random.default_rng(0))),
                    Meter(measure_memory=False))
     n = len(d.info["attributes"])
     assert [s["loops"]["attribute"] for s in states[1:]] == [[i, n] for i in range(1, n + 1)]

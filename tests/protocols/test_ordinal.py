@@ -9,6 +9,7 @@ from rankbench.errors import ConfigError, DataError
 from rankbench.protocols.ordinal import Ordinal
 from rankbench.rankers.baselines.template import Euclidean
 from rankbench.rankers.metric_learning.cmds_dml import CMDSDML
+from rankbench.records import TrialSplit
 from rankbench.utils.meter import Meter
 
 
@@ -40,8 +41,9 @@ def test_ordinal_evaluate_scores_mae():
     for t in range(3):
         split = p.split(ds, np.random.default_rng(t))
         meter = Meter(measure_memory=False)
-        res_e.append(p.evaluate(Euclidean, X, ds, split, meter).metrics["mae"])
-        res_c.append(p.evaluate(lambda: CMDSDML(gamma=0.5, max_iter=300), X, ds, split, Meter()).metrics["mae"])
+        res_e.append(p.evaluate(Euclidean, X, ds, TrialSplit.drawn(split), meter).metrics["mae"])
+        res_c.append(p.evaluate(lambda: CMDSDML(gamma=0.5, max_iter=300), X, ds, TrialSplit.drawn(split),
+                                Meter()).metrics["mae"])
     assert 0 <= np.mean(res_c) < np.mean(res_e)
 
 
@@ -55,7 +57,7 @@ def test_ordinal_vote_with_the_rankers_K_and_unlabelled_items():
     assert not {0, 25, 59} & set(split["train"] + split["test"])
     assert len(split["train"]) + len(split["test"]) == 57
     X = ds.arrays["feat"]
-    res = p.evaluate(lambda: CMDSDML(K=3, gamma=0.5, max_iter=100), X, ds, split, Meter())
+    res = p.evaluate(lambda: CMDSDML(K=3, gamma=0.5, max_iter=100), X, ds, TrialSplit.drawn(split), Meter())
     # the same prediction by hand: majority of the K = 3 nearest in the learned space
     from rankbench.metrics import knn_vote, mae
     tr, te = np.array(split["train"]), np.array(split["test"])

@@ -9,6 +9,7 @@ from rankbench.datasets.base import Dataset
 from rankbench.errors import ConfigError
 from rankbench.protocols.reid import ReIdentification
 from rankbench.rankers.baselines.template import L1Norm
+from rankbench.records import TrialSplit
 from rankbench.utils.meter import Meter
 
 
@@ -58,7 +59,7 @@ def test_evaluate_perfect_features_give_full_cmc():
     ds = two_cam(10)
     X = np.repeat(np.eye(10), 2, axis=0)  # both views of a person identical
     proto = ReIdentification(n_test=5, ranks=(1, 3))
-    res = proto.evaluate(L1Norm, X, ds, proto.split(ds, np.random.default_rng(0)), Meter())
+    res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(proto.split(ds, np.random.default_rng(0))), Meter())
     assert res.metrics["cmc@1"] == 1.0 and res.metrics["nauc"] == 1.0 and len(res.curves["cmc"]) == 5
 
 
@@ -70,7 +71,7 @@ def test_map_is_the_mean_over_probes_of_a_brute_force_ap():
     X = np.random.default_rng(5).normal(size=(60, 4))
     proto = ReIdentification(n_test=12)
     sp = proto.split(ds, np.random.default_rng(0))
-    res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+    res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
     ids, p, g = ds.column("identity"), np.array(sp["probe"]), np.array(sp["gallery"])
     S = L1Norm().fit(X[sp["train"]], ids[sp["train"]]).similarity(X[p], X[g])
     aps = []
@@ -89,7 +90,7 @@ def test_a_probe_does_not_match_its_own_cameras_image_of_itself():
     proto = ReIdentification(n_test=4, gallery="one_random")
     X = np.random.default_rng(1).normal(size=(len(rows), 3))
     sp = proto.split(ds, np.random.default_rng(2))
-    res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+    res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
     cams, ids = ds.column("cam"), ds.column("identity")
     g_cam = dict(zip(ids[sp["gallery"]], cams[sp["gallery"]]))
     lonely = sum(cams[i] == g_cam[ids[i]] for i in sp["probe"])   # same camera as their only gallery image

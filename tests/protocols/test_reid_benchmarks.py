@@ -18,6 +18,7 @@ from rankbench.datasets.base import Dataset
 from rankbench.errors import ConfigError, ParameterError
 from rankbench.protocols.reid import ReIdentification
 from rankbench.rankers.baselines.template import L1Norm
+from rankbench.records import TrialSplit
 from rankbench.registry import protocols
 from rankbench.utils.meter import Meter
 
@@ -80,7 +81,7 @@ def test_defaults_draw_as_the_documented_procedure_and_score_like_torchreid():
         assert sp["probe"] == [i for i in range(60) if ids[i] in test and cams[i] == "a"]
         assert sp["gallery"] == [i for i in range(60) if ids[i] in test and cams[i] == "b"]
         assert sp["train"] == [i for i in range(60) if ids[i] not in test]
-        res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+        res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
         p, g = np.array(sp["probe"]), np.array(sp["gallery"])
         S = -np.abs(X[p][:, None, :] - X[g][None, :, :]).sum(-1)
         cmc, mAP, _ = torchreid_eval(S, ids[p], ids[g], cams[p], cams[g])
@@ -156,13 +157,14 @@ def test_a_distractor_ranked_above_the_true_match_costs_exactly_one_rank_and_hal
     p0 = test[0]
     X[[i for i, r in enumerate(rows) if r["identity"] == p0 and r["cam"] == "b"][0]] += 0.3
     X[-1] = X[[i for i, r in enumerate(rows) if r["identity"] == p0 and r["cam"] == "a"][0]] + 0.1
-    res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+    res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
     assert res.metrics["cmc@1"] == 4 / 5 and res.metrics["cmc@2"] == 1.0
     assert res.metrics["map"] == pytest.approx((4 + 0.5) / 5, abs=1e-15)
     ids, cams, p, g = ds.column("identity"), ds.column("cam"), np.array(sp["probe"]), np.array(sp["gallery"])
     cmc, mAP, _ = torchreid_eval(-np.abs(X[p] - X[g].T), ids[p], ids[g], cams[p], cams[g])
     assert (cmc[0], cmc[1], mAP) == pytest.approx((4 / 5, 1.0, 4.5 / 5), abs=1e-12)
-    plain = build(n_test=5, ranks=[1, 2]).evaluate(L1Norm, X, ds, {**sp, "gallery": sp["gallery"][:-1]}, Meter())
+    fewer = TrialSplit.drawn({**sp, "gallery": sp["gallery"][:-1]})
+    plain = build(n_test=5, ranks=[1, 2]).evaluate(L1Norm, X, ds, fewer, Meter())
     assert plain.metrics["cmc@1"] == 1.0 and plain.metrics["map"] == 1.0
 
 
@@ -174,7 +176,7 @@ def test_multi_shot_with_distractors_scores_as_torchreid(seed):
     X = np.random.default_rng(seed).normal(size=(len(ds), 4))
     proto = build(n_test=8, distractors="unpaired", junk=["-1", "0000"], ranks=[1, 3, 10])
     sp = proto.split(ds, np.random.default_rng(seed))
-    res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+    res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
     ids, cams, p, g = ds.column("identity"), ds.column("cam"), np.array(sp["probe"]), np.array(sp["gallery"])
     assert len(p) == 8 * 3 and len(g) == 8 * 3 + 6 * 3
     S = -np.abs(X[p][:, None, :] - X[g][None, :, :]).sum(-1)
@@ -246,7 +248,8 @@ def test_a_split_file_round_trips_drawn_splits(tmp_path, fmt):
     for t, sp in enumerate(splits):
         again = fixed.split(ds, np.random.default_rng(99), trial=t)
         assert again == sp
-        assert fixed.evaluate(L1Norm, X, ds, again, Meter()).metrics == drawn.evaluate(L1Norm, X, ds, sp, Meter()).metrics
+        assert fixed.evaluate(L1Norm, X, ds, TrialSplit.drawn(again), Meter()).metrics \
+            == drawn.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter()).metrics
 
 
 def test_a_split_file_leaves_junk_out_and_shots_draw_from_its_items(tmp_path):
@@ -323,7 +326,7 @@ def test_a_split_column_reads_market1501_folders_as_one_fixed_trial():
     # the probe's own camera's image of itself is no match: each probe finds its camera-2 image
     X = np.zeros((len(ds), 1))
     X[:, 0] = [int(r["identity"]) * 10 + (0 if r["cam"] == "2" else 3 * (r["id"].endswith("x"))) for r in rows]
-    res = proto.evaluate(L1Norm, X, ds, sp, Meter())
+    res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
     assert res.metrics["cmc@1"] == 1.0
     with pytest.raises(ConfigError, match=r"protocol.junk: dataset 'market-like' marks identity '-1' as junk"):
         build(split_column="subset", distractors=["0000"]).check_dataset(ds)
@@ -371,10 +374,11 @@ def test_a_run_takes_trial_t_from_the_file_and_refuses_more_trials_than_it_holds
         assert {k: recorded[t][k] for k in ("train", "probe", "gallery")} == sp
         got = json.loads(records[t].read_text())
         assert got["trial"] == t
-        assert got["metrics"]["map"] == pytest.approx(drawn.evaluate(L1Norm, X, ds, sp, Meter()).metrics["map"])
+        own = drawn.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
+        assert got["metrics"]["map"] == pytest.approx(own.metrics["map"])
     summary = res.report["summary"]
     assert summary.loc[summary["metric"] == "cmc@1", "mean"].iloc[0] == pytest.approx(
-        np.mean([drawn.evaluate(L1Norm, X, ds, sp, Meter()).metrics["cmc@1"] for sp in splits]))
+        np.mean([drawn.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter()).metrics["cmc@1"] for sp in splits]))
 
 
 # ----------------------------------------------------------------------------- bad options

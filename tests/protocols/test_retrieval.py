@@ -8,6 +8,7 @@ import pytest
 from rankbench.datasets.base import Dataset
 from rankbench.errors import ConfigError, DataError
 from rankbench.metrics import average_precision
+from rankbench.records import TrialSplit
 from rankbench.registry import protocols, rankers
 from rankbench.utils.meter import Meter
 
@@ -23,7 +24,8 @@ def make_dataset(n=400, n_concepts=3, seed=0):
 def run(protocol, X, ds, seed=0, ranker="logistic", params=None):
     protocol.check_dataset(ds)
     sp = protocol.split(ds, np.random.default_rng(seed))
-    res = protocol.evaluate(lambda: rankers.build(ranker, params or {}), X, ds, sp, Meter(measure_memory=False))
+    res = protocol.evaluate(lambda: rankers.build(ranker, params or {}), X, ds, TrialSplit.drawn(sp),
+                            Meter(measure_memory=False))
     return sp, res
 
 

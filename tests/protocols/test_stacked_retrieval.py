@@ -7,6 +7,7 @@ import pytest
 from rankbench.config import ClaimCfg
 from rankbench.datasets.base import Dataset
 from rankbench.errors import ConfigError, DataError, ParameterError
+from rankbench.records import TrialSplit
 from rankbench.registry import protocols, rankers
 from rankbench.report.claims import grade_claims
 from rankbench.utils.meter import Meter
@@ -31,7 +32,8 @@ def make_dataset(n=1500, seed=0):
 def run(p, X, ds, ranker, params=None, seed=0):
     p.check_dataset(ds)
     sp = p.split(ds, np.random.default_rng(seed))
-    return sp, p.evaluate(lambda: rankers.build(ranker, params or {}), X, ds, sp, Meter(measure_memory=False))
+    return sp, p.evaluate(lambda: rankers.build(ranker, params or {}), X, ds, TrialSplit.drawn(sp),
+                          Meter(measure_memory=False))
 
 
 BANK = {"ranker": "svm_bank", "C": [1.0], "gamma": [1.0], "max_bag": 100}

@@ -20,6 +20,7 @@ from rankbench.protocols.video_classification import (
 )
 from rankbench.rankers.base import Classifier, LossDecoder
 from rankbench.rankers.logistic.klr import KernelLogisticRegression
+from rankbench.records import TrialSplit
 from rankbench.registry import datasets, features, protocols, rankers
 from rankbench.utils.meter import Meter
 
@@ -316,7 +317,7 @@ def test_settings_sharing_a_trials_training_rows_fit_the_selector_once(tmp_path,
 def test_centroids_reach_the_ranker_as_mean_rows_and_vote_error_is_reported():
     X, ds, sp = constrained("both", 3)
     rec = Recorder()
-    res = build().evaluate(lambda: rec, X, ds, sp, Meter(measure_memory=False))
+    res = build().evaluate(lambda: rec, X, ds, TrialSplit.drawn(sp), Meter(measure_memory=False))
     n, n_lab = len(ds), len(sp["train"])
     assert (rec.X[:n_lab] == X[sp["train"]]).all() and (rec.y[n_lab:] == -1).all()
     for (a, b, same), (i, j, s2) in zip(sp["constraints"], rec.constraints):
@@ -345,13 +346,13 @@ class GroupRecorder(Recorder):
 def test_a_classifier_that_takes_groups_gets_each_row_s_sequence():
     X, ds, sp = constrained("both", 3)
     rec = GroupRecorder()
-    build().evaluate(lambda: rec, X, ds, sp, Meter(measure_memory=False))
+    build().evaluate(lambda: rec, X, ds, TrialSplit.drawn(sp), Meter(measure_memory=False))
     seq = ds.items["sequence"].to_numpy()
     n_lab = len(sp["train"])
     assert rec.groups.tolist()[:n_lab] == seq[sp["train"]].tolist()
     assert len(rec.groups) == len(rec.y) and (rec.groups[n_lab:][rec.y[n_lab:] == -1] >= -1).all()
     plain = Recorder()                                    # one that does not take them gets none
-    build().evaluate(lambda: plain, X, ds, sp, Meter(measure_memory=False))
+    build().evaluate(lambda: plain, X, ds, TrialSplit.drawn(sp), Meter(measure_memory=False))
     assert not hasattr(plain, "groups")
 
 
@@ -465,6 +466,6 @@ def test_real_towncentre_six_people(shared_data):
         assert len(sp["selected"]) == 20 and kinds["active"] == 20 and kinds["negative"] > 0
         assert set(sp["selected"]) <= te
         for name in errs:
-            res = p.evaluate(lambda: rankers.build(name, {}), X, ds, sp, Meter(measure_memory=False))
+            res = p.evaluate(lambda: rankers.build(name, {}), X, ds, TrialSplit.drawn(sp), Meter(measure_memory=False))
             errs[name].append(res.metrics["error_rate"])
     assert np.mean(errs["pklr"]) < np.mean(errs["kernel_logreg"])

@@ -9,6 +9,7 @@ from scipy.integrate import trapezoid
 from rankbench.config import ClaimCfg
 from rankbench.report.claims import SIGN_TEST_PAIRS, grade_claims, judge, mean_curve
 from rankbench.report.compare import paired_stats
+from rankbench.runfolder import TrialSplit
 from toydata import record
 
 
@@ -197,8 +198,8 @@ def test_improves_across_methods_and_metrics_pairs_by_trial():
 def test_improves_pairs_only_trials_whose_rows_agree():
     rec = records({("k=0", "A"): [0.30, 0.25, 0.28], ("k=20", "A"): [0.10, 0.12, 0.50]})
     claim = {"kind": "improves", "method": "A", "metric": "error_rate", "from_": "k=0", "to": "k=20"}
-    same = {t: {"trial": t, "train": [1, 2], "test": [3], "constraints": [[t]]} for t in range(3)}
-    moved = {**same, 2: {"trial": 2, "train": [1, 3], "test": [2]}}
+    same = {t: TrialSplit.drawn({"train": [1, 2], "test": [3], "constraints": [[t]]}, trial=t) for t in range(3)}
+    moved = {**same, 2: TrialSplit.drawn({"train": [1, 3], "test": [2]}, trial=2)}
     row = grade(claim, rec, ("k=0", "k=20"), splits={"k=0": same, "k=20": moved})
     assert "trial(s) 2 left out: their train / test rows differ" in row["measured"]
     assert "over 2 trials" in row["measured"] and "-> 11.00" in row["measured"]

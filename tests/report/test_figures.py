@@ -233,5 +233,5 @@ def test_yuli_figures_draw_the_model_of_the_recorded_split(cli, shared_data, tmp
     # the paper's figures are at K = 5; their titles say so and count the split's training faces
     svg = (tmp_path / "figs" / "fig2_umist_table3_K.svg").read_text()
     split = load_run(res.folder.path).splits_of("rankers.*.K=5")[0]
-    assert f"n = {len(split['train'])}, rankers.*.K=5" in svg
-    assert len(split["train"]) == 30 and np.unique(split["train"]).size == 30
+    assert f"n = {len(split.train)}, rankers.*.K=5" in svg
+    assert len(split.train) == 30 and np.unique(split.train).size == 30

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from rankbench.datasets.synthetic_ordinal import SyntheticOrdinal
 from rankbench.protocols.ordinal import Ordinal
 from rankbench.rankers.base import MetricLearner
+from rankbench.records import TrialSplit
 from rankbench.utils import meter as meter_module
 from rankbench.utils.meter import Meter
 
@@ -45,7 +46,7 @@ def test_protocol_charges_fit_to_training_and_scoring_to_testing():
     ds = SyntheticOrdinal(n_labels=3, n_per_label=10).load()
     p = Ordinal(n_per_label=3, k=3)
     meter = Meter()
-    p.evaluate(Slow, ds.arrays["feat"], ds, p.split(ds, np.random.default_rng(0)), meter)
+    p.evaluate(Slow, ds.arrays["feat"], ds, TrialSplit.drawn(p.split(ds, np.random.default_rng(0))), meter)
     m = meter.metrics()
     assert m["train_s"] >= 0.2  # the sleep, plus whatever else fit costs
     assert m["test_s"] >= 0.1  # two transforms (training and test rows)

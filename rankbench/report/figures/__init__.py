@@ -53,8 +53,8 @@ def require_complete(run: RunData) -> None:
                              "start the run again")
     done, failed = {r.key for r in run.records}, {r.key for r in run.failed}
     unusable = {p.path for p in run.problems}
-    missing = [(st.label, int(t["trial"]), m) for st in run.settings for t in st.trials for m in run.methods
-               if (st.label, int(t["trial"]), m) not in done]
+    missing = [(st.label, t.trial, m) for st in run.settings for t in st.trials for m in run.methods
+               if (st.label, t.trial, m) not in done]
     if missing:
         key = missing[0]
         path = run.folder.trial_path(*key)

@@ -54,7 +54,7 @@ def figure3(run: RunData, out: Path, refit) -> list[Path]:
     X = np.asarray(first.X)
     y = first.dataset.column((run.config.get("protocol") or {}).get("label", "label"))
     recs = records(run)
-    train, C = np.array(split["train"]), np.array(split["constraints"]).reshape(-1, 3)
+    train, C = np.array(split.train), np.array(split.constraints).reshape(-1, 3)
     pad = 0.5
     gx, gy = np.meshgrid(np.linspace(X[:, 0].min() - pad, X[:, 0].max() + pad, 300),
                          np.linspace(X[:, 1].min() - pad, X[:, 1].max() + pad, 300))

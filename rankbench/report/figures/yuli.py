@@ -80,7 +80,7 @@ def draw(runs: list[RunData], out: Path, refit=None) -> list[Path]:
         fitted = refit(run, setting, 0, method)
         label = (run.config.get("protocol") or {}).get("label_column", "label")
         labels = fitted.dataset.column(label).astype(float)
-        train = np.asarray(fitted.split["train"], dtype=int)
+        train = np.asarray(fitted.split.train, dtype=int)
         train = train[np.argsort(labels[train], kind="stable")]   # grouped by label, as the paper draws them
         y = labels[train]
         X = fitted.X[train]

@@ -19,6 +19,7 @@ from rankbench.rankers.logistic._dual_logistic import (
 )
 from rankbench.rankers.logistic.klr import KernelLogisticRegression
 from rankbench.rankers.logistic.pklr import PKLR
+from rankbench.records import TrialSplit
 from rankbench.registry import datasets, protocols, rankers
 
 
@@ -266,7 +267,8 @@ def test_spirals_pklr_beats_klr_and_rca_klr_with_four_same_pairs(reading):
     for seed in range(10):
         sp = p.split(ds, np.random.default_rng(seed))
         for name in errs:
-            res = p.evaluate(lambda: rankers.build(name, reading), X, ds, sp, Meter(measure_memory=False))
+            res = p.evaluate(lambda: rankers.build(name, reading), X, ds, TrialSplit.drawn(sp),
+                             Meter(measure_memory=False))
             errs[name].append(res.metrics["error_rate"])
             assert res.extra["constraints_used"] == (name != "kernel_logreg")
     e = {k: np.array(v) for k, v in errs.items()}
