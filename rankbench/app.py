@@ -48,8 +48,12 @@ from .report.build import RunData, build_report, grade_run_claims, load_run, run
 from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import GradedClaim, claims_markdown
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
+from .report.figures import PAPERS, draw, figure_paper, require_complete
+from .report.mlflow_store import require_mlflow as mlflow_ready
 from .report.plots.style import style_file
 from .runfolder import CONFIG, RunFolder, RunState
+from .utils import diskcache
+from .utils.diskcache import cache_dir
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
@@ -58,7 +62,7 @@ log = logging.getLogger("rankbench.app")
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "Grade", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings", "Exported",
            "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
-           "components", "describe_component",
+           "components", "describe_component", "plugin_errors", "cache_dir",
            "load_results", "configure_logging", "progress_shown"]
 
 
@@ -519,13 +523,6 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
                                        sources.features, target, root))
 
 
-def mlflow_ready() -> None:
-    """A ConfigError line unless ``export --format mlflow`` can run (the optional MLflow client)."""
-    from .report.mlflow_store import require_mlflow
-
-    require_mlflow()
-
-
 class _RunSources:
     """What a run's settings read, built again from its config.yaml (schema only: a run of
     ``evaluate`` names an object's class there) and checked against what the run recorded."""
@@ -741,13 +738,6 @@ class FiguresResult:
     skipped: list[Path] = field(default_factory=list)
 
 
-def figure_papers() -> tuple[str, ...]:
-    """The papers whose own figures :func:`figures` draws."""
-    from .report.figures import PAPERS
-
-    return tuple(PAPERS)
-
-
 def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Path | None = None,
             data_root: str | None = None, fig7_time: float | None = None) -> FiguresResult:
     """A paper's own figures, drawn from its run folders (:mod:`rankbench.report.figures`).
@@ -768,7 +758,6 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     FiguresResult : the files written per paper and the runs that no paper draws figures of.
     """
     from .engine.refit import refit as refit_job
-    from .report.figures import PAPERS, draw, figure_paper, require_complete
 
     if paper is not None and paper not in PAPERS:
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
@@ -852,18 +841,9 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
 
 
 # ----------------------------------------------------------------------------- the cache
-def cache_root() -> Path:
-    """Where the cache is: ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``."""
-    from .utils import diskcache
-
-    return diskcache.cache_dir()
-
-
 def cache_usage(kinds: list[str] | None = None):
     """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first;
     only ``kinds`` when given (each must be a kind the cache holds)."""
-    from .utils import diskcache
-
     rows = diskcache.usage()
     if kinds:
         _check_kinds(kinds, rows)
@@ -883,8 +863,6 @@ def clear_cache(kinds: list[str] | None = None):
     """Delete the cache entries of ``kinds`` (default every kind); returns what was freed and what
     could not be (:class:`rankbench.utils.diskcache.Cleared`: ``freed`` and ``kept`` bytes, one
     error line per path left)."""
-    from .utils import diskcache
-
     if kinds:
         _check_kinds(kinds, diskcache.usage())
     return diskcache.clear(list(kinds) if kinds else None)
@@ -906,10 +884,6 @@ def describe_component(kind: str, name: str) -> dict[str, Any]:
     return {"name": name, "class": f"{cls.__module__}.{cls.__qualname__}",
             "origin": entry.origin if entry else "import path",
             "parameters": parameter_table(cls), "doc": inspect.getdoc(cls) or ""}
-
-
-def broken_plugins() -> list[str]:
-    return plugin_errors()
 
 
 # ----------------------------------------------------------------------------- results as data

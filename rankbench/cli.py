@@ -328,7 +328,7 @@ def list_(kind, name):
         for cname, doc, origin in rows:
             where = "" if origin == "rankbench" else f"  [{origin}]"
             click.echo(f"  {cname:22s} {doc}{where}")
-    for line in app.broken_plugins():
+    for line in app.plugin_errors():
         click.echo(f"warning: plug-in not loaded: {line}", err=True)
 
 
@@ -547,7 +547,7 @@ def figures(args, out, data_root, fig7_time):
 
     # the first argument is a paper when it is a bare name: one of the papers, or not a folder here
     first = args[0]
-    paper = first if "/" not in first and (first in app.figure_papers() or not Path(first).exists()) else None
+    paper = first if "/" not in first and (first in app.PAPERS or not Path(first).exists()) else None
     run_dirs = list(args[1:] if paper else args)
     if not run_dirs:
         raise click.UsageError("give at least one run folder after the paper")
@@ -584,7 +584,7 @@ def cache(clear, kinds):
             _fail(f"could not free {done.kept / 2**20:,.1f} MB in {len(done.errors)} place(s), e.g. {done.errors[0]}")
     rows = app.cache_usage(None if clear else list(kinds) or None)
     if not rows:
-        click.echo(f"the cache at {app.cache_root()} is empty")
+        click.echo(f"the cache at {app.cache_dir()} is empty")
     for u in rows:
         click.echo(f"{u.kind:<14} {u.entries:>7,} entries {u.bytes / 2**20:>10,.1f} MB   {u.path}")
 
