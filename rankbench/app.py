@@ -16,16 +16,23 @@ Example (Python)::
 from __future__ import annotations
 
 import contextlib
+import copy
+import inspect
 import io
+import json
 import logging
 import math
+import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
+from .components import ComponentSpec
 from .config import (
+    Config,
     Experiment,
     Overrides,
     apply_overrides,
@@ -33,24 +40,45 @@ from .config import (
     first_difference,
     load_experiment,
     load_raw,
+    RankerCfg,
     parse_set,
+    ranker_feature_names,
+    read_yaml,
     resolve,
+    set_path,
     value_at,
 )
 from .engine.cache import get_features
+from .engine.estimator import MethodSpec
 from .engine.execute import Outcome, RunInterrupted, execute
+from .engine.export import write_svmlight, write_trec
 from .engine.manifest import verify_resume
 from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
+from .engine.refit import refit as refit_job
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
+from .params import init_params
 from .registry import ALL, parameter_table, plugin_errors
-from .registry import features as feature_registry
-from .report.build import RunData, build_report, grade_run_claims, load_run, run_data, status_lines, summary_of
+from .report.build import (
+    RunData,
+    build_report,
+    grade_run_claims,
+    load_run,
+    results_of,
+    run_data,
+    status_lines,
+    summary_of,
+)
 from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import GradedClaim, claims_markdown
+from .report.collect import write_collected
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .report.figures import PAPERS, draw, figure_paper, require_complete
+from .report.mlflow_store import log_run
 from .report.mlflow_store import require_mlflow as mlflow_ready
+from .report.notes import NoteEntry, paper_note
 from .report.plots.style import style_file
+from .report.results import results_json
+from .report.tables import trials_frame, with_sweep_columns
 from .runfolder import CONFIG, RunFolder, RunState
 from .utils import diskcache
 from .utils.diskcache import cache_dir
@@ -150,8 +178,6 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     overrides = overrides or Overrides()
     options = options or EngineOptions()
     if not options.invocation:  # called from Python: record what was asked, as the CLI does
-        import json
-
         options = replace(options, invocation={
             "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
             "resume": None if resume is None else str(resume),
@@ -317,11 +343,6 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         trials, summary = app.evaluate(MyRanker(scale=2.0), "prosser/viper_p316", trials=3,
                                        data_root="../shared/datasets")
     """
-    import pickle
-
-    from .components import ComponentSpec
-    from .engine.estimator import MethodSpec
-
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ConfigError(f"evaluate: name: expected a method name (text), got {name!r}")
     if features is not None and not (isinstance(features, str) or (isinstance(features, (list, tuple))
@@ -420,8 +441,6 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     ``failed`` is True on a FAIL, FAILED or MISSING grade or an incomplete run; a run with nothing to
     grade is not a failure (``note`` says so).
     """
-    from .config import read_yaml
-
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
@@ -489,10 +508,6 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     the run's dataset again (from ``data_root``, else the one the run recorded; it must be
     unchanged) and write into ``out`` (default ``<run>/export/<format>``).
     """
-    from .engine.export import write_svmlight, write_trec
-    from .report.build import results_of
-    from .report.results import results_json
-
     if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"export: --format: expected one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
     folder = RunFolder.open(run_dir)
@@ -503,8 +518,6 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
             atomic_write_text(Path(out), results_json(doc))
         return Exported([Path(out)] if out is not None else [], doc)
     if fmt == "mlflow":
-        from .report.mlflow_store import log_run
-
         store = Path(out) if out is not None else Path("mlruns")
         return Exported(run_id=log_run(results_of(run_data), run_data.config, folder.concrete.path, store))
     protocol_name = run_data.protocol_name
@@ -533,12 +546,6 @@ class _RunSources:
         self._datasets: dict[str, Any] = {}
 
     def config(self, label: str):
-        import copy
-
-        from pydantic import ValidationError
-
-        from .config import Config, set_path
-
         if label not in self._configs:
             data = copy.deepcopy(self.run.config)
             for key in ("sweep", "expected", "claims"):
@@ -575,14 +582,13 @@ class _RunSources:
         return ds
 
     def protocol(self, label: str):
-        from .registry import protocols
-
         cfg = self.config(label)
-        return protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{self.folder.path / CONFIG}: protocol")
+        where = f"{self.folder.path / CONFIG}: protocol"
+        return ALL["protocols"].build(cfg.protocol.name, cfg.protocol.params(), where)
 
     def features(self, label: str) -> dict[str, np.ndarray]:
         cfg, ds = self.config(label), self.dataset(label)
-        return {f.key: get_features(ds, feature_registry.build(f.extractor, f.params(), f"features.{f.key}"),
+        return {f.key: get_features(ds, ALL["features"].build(f.extractor, f.params(), f"features.{f.key}"),
                                     n_jobs=self.jobs, progress=self.progress)
                 for f in cfg.features}
 
@@ -596,8 +602,6 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     always by its own name (links, the page and the rerun command never say ``latest``).
     Returns a :class:`rankbench.report.collect.Collected` (paths, number of runs, grade counts).
     """
-    from .report.collect import write_collected
-
     out = Path(out)
     if out.suffix.lower() in (".html", ".htm"):
         raise ConfigError(f"--out {out}: expected the Markdown report's path (e.g. {out.with_suffix('.md')}); the HTML "
@@ -634,12 +638,6 @@ COMPUTES = ("dataset", "features", "protocol", "rankers", "sweep", "seed")
 def computes(cfg) -> dict[str, Any]:
     """What a validated config computes: :data:`COMPUTES`, each component's parameters with the
     defaults it leaves out filled in (so a default written out equals one left out)."""
-    import json
-
-    from .config import RankerCfg, ranker_feature_names
-    from .params import init_params
-    from .registry import datasets, protocols, rankers
-
     def filled(registry, name: str, params: dict[str, Any]) -> Any:
         try:
             cls = registry.get(name)
@@ -652,10 +650,10 @@ def computes(cfg) -> dict[str, Any]:
         return {**{k: v for k, v in r.model_dump().items() if k in RankerCfg.model_fields},
                 "features": ranker_feature_names(cfg, r)}
 
-    return {"dataset": [cfg.dataset.root, filled(datasets, cfg.dataset.name, cfg.dataset.params())],
-            "features": [[f.key, f.extractor, filled(feature_registry, f.extractor, f.params())] for f in cfg.features],
-            "protocol": filled(protocols, cfg.protocol.name, cfg.protocol.params()),
-            "rankers": [[fixed(r), filled(rankers, r.ranker, r.params())] for r in cfg.rankers],
+    return {"dataset": [cfg.dataset.root, filled(ALL["datasets"], cfg.dataset.name, cfg.dataset.params())],
+            "features": [[f.key, f.extractor, filled(ALL["features"], f.extractor, f.params())] for f in cfg.features],
+            "protocol": filled(ALL["protocols"], cfg.protocol.name, cfg.protocol.params()),
+            "rankers": [[fixed(r), filled(ALL["rankers"], r.ranker, r.params())] for r in cfg.rankers],
             "sweep": cfg.sweep, "seed": cfg.seed}
 
 
@@ -686,9 +684,6 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
     dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
     """
-    from .config import resolve
-    from .report.notes import NoteEntry, paper_note
-
     committed = committed_configs(configs, paper)
     if run_dirs is None:
         base = Path(results) / paper
@@ -757,8 +752,6 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     -------
     FiguresResult : the files written per paper and the runs that no paper draws figures of.
     """
-    from .engine.refit import refit as refit_job
-
     if paper is not None and paper not in PAPERS:
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
     groups: dict[str, list] = {}
@@ -876,8 +869,6 @@ def components(kind: str | None = None) -> dict[str, list[tuple[str, str, str]]]
 
 def describe_component(kind: str, name: str) -> dict[str, Any]:
     """A component's class, origin, parameters (constraint and default) and docstring."""
-    import inspect
-
     reg = ALL[kind]
     cls = reg.get(name, f"{kind} {name}")
     entry = next((e for e in reg.entries() if e.cls is cls), None)
@@ -906,8 +897,6 @@ def load_results(run_dir: str | Path | RunData):
     as recorded in splits.json, typed (integers stay integers), so ``summary.sort_values(
     "protocol.n_test")`` sorts numerically. Rates are fractions, as in the files.
     """
-    from .report.tables import trials_frame, with_sweep_columns
-
     run = run_dir if isinstance(run_dir, RunData) else load_run(RunFolder.open(run_dir))
     values = run.setting_values()
     trials = run.ordered(trials_frame(run.records))
