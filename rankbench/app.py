@@ -838,26 +838,19 @@ def cache_usage(kinds: list[str] | None = None):
     """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first;
     only ``kinds`` when given (each must be a kind the cache holds)."""
     rows = diskcache.usage()
-    if kinds:
-        _check_kinds(kinds, rows)
-        rows = [u for u in rows if u.kind in kinds]
-    return rows
-
-
-def _check_kinds(kinds: list[str], rows) -> None:
     present = {u.kind for u in rows}
-    unknown = [k for k in kinds if k not in present]
+    unknown = [k for k in kinds or () if k not in present]
     if unknown:
         raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
                           f"got {', '.join(map(repr, unknown))}")
+    return [u for u in rows if u.kind in kinds] if kinds else rows
 
 
 def clear_cache(kinds: list[str] | None = None):
     """Delete the cache entries of ``kinds`` (default every kind); returns what was freed and what
     could not be (:class:`rankbench.utils.diskcache.Cleared`: ``freed`` and ``kept`` bytes, one
     error line per path left)."""
-    if kinds:
-        _check_kinds(kinds, diskcache.usage())
+    cache_usage(kinds)   # each kind must be one the cache holds
     return diskcache.clear(list(kinds) if kinds else None)
 
 
