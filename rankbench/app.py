@@ -1,10 +1,6 @@
-"""What rankbench does for its users, callable from Python and from the command line alike.
-
-Each function here is one use case: validate a config, run (or resume) an experiment, rebuild a
-run's report, check it against published numbers, export features, collect several runs into one
-report, list components. The CLI (:mod:`rankbench.cli`) only parses arguments, calls these and
-prints what they return; everything a user can get wrong becomes one
-:class:`~rankbench.errors.RankbenchError` line here or below.
+"""What rankbench does for its users, one function per use case, callable from Python and from
+the command line alike (:mod:`rankbench.cli` parses arguments, calls these and prints what they
+return); everything a user can get wrong becomes one :class:`~rankbench.errors.RankbenchError`.
 
 Example (Python)::
 
@@ -494,19 +490,14 @@ class Exported:
 
 def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
            jobs: int = 1, progress: bool = True) -> Exported:
-    """A run's results or data in another tool's format.
+    """A run's results or data in another tool's format (``rankbench export --help`` describes each).
 
-    ``json``: the run's results document (``results.json``'s, with its ``schema_version``),
-    returned as ``document`` and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
-    (its protocol's ``keep_scores: true``), for ``trec_eval`` / ``pytrec_eval``. ``svmlight``: the
-    training and test rows of each trial of a retrieval or relative-attribute run, one query per
-    concept / attribute, for RankLib, LightGBM or xgboost (:mod:`rankbench.engine.export` lists the
-    files). ``mlflow``: the run logged to the local MLflow store ``out`` (a folder, default
-    ``./mlruns``; the optional extra ``rankbench[mlflow]``): a parent run with the config's
-    parameters and the run's files, a child run per setting and method with its metrics
-    (:mod:`rankbench.report.mlflow_store`), the parent run's id as ``run_id``. trec and svmlight read
-    the run's dataset again (from ``data_root``, else the one the run recorded; it must be
-    unchanged) and write into ``out`` (default ``<run>/export/<format>``).
+    ``json``: the results document, returned as ``document`` and written to ``out`` when given.
+    ``mlflow``: the run logged to the local MLflow store ``out`` (default ``./mlruns``;
+    :mod:`rankbench.report.mlflow_store`), the parent run's id as ``run_id``. ``trec`` and
+    ``svmlight`` (:mod:`rankbench.engine.export`) read the run's dataset again (from ``data_root``,
+    else the one the run recorded; it must be unchanged) and write into ``out`` (default
+    ``<run>/export/<format>``).
     """
     if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"export: --format: expected one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
@@ -595,11 +586,8 @@ class _RunSources:
 
 # ----------------------------------------------------------------------------- collect
 def collect(run_dirs: list[str | Path], out: str | Path):
-    """Several runs into one REPORT.md and, beside it, one self-contained REPORT.html (per paper:
-    a verdict, our numbers beside the published ones, claims, provenance, tables and figures).
-
-    A folder given twice (e.g. through a ``latest`` link and its own name) is reported once, and
-    always by its own name (links, the page and the rerun command never say ``latest``).
+    """Several runs into one REPORT.md and, beside it, one self-contained REPORT.html
+    (:mod:`rankbench.report.collect`), each run once and by its own name (:func:`_distinct`).
     Returns a :class:`rankbench.report.collect.Collected` (paths, number of runs, grade counts).
     """
     out = Path(out)
@@ -674,11 +662,9 @@ def committed_configs(configs: str | Path, paper: str) -> dict[str, tuple[Path, 
 
 def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path | None = None,
           configs: str | Path = "configs", results: str | Path = "results") -> NotesResult:
-    """Write PAPER's page (default ``docs/papers/<paper>.md``) from its run folders (default every
-    run folder in ``results/<paper>/``): the verdict, the graded published numbers and claims with
-    their reasons, what differs and why, each run's facts, tables and the rankers' choices, then
-    the history; the hand-written parts, beside ``out`` (``<paper>.opening.md``, ``.differs.md``,
-    ``.history.md``), are kept verbatim. See :mod:`rankbench.report.notes`.
+    """Write PAPER's page (default ``docs/papers/<paper>.md``, :mod:`rankbench.report.notes`) from
+    its run folders (default every run folder in ``results/<paper>/``); the hand-written parts
+    beside ``out`` (``<paper>.opening.md``, ``.differs.md``, ``.history.md``) are kept verbatim.
 
     A run is graded with the published numbers and claims of the committed config of its name
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
@@ -807,14 +793,11 @@ def _check_refitted(run, setting: str, trial: int, method: str, fitted) -> None:
 def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tuple[str, str] | None = None,
             metrics: list[str] | None = None, csv: str | Path | None = None,
             correction: str = "holm") -> Comparison:
-    """Paired comparison over shared trials: every method of RUN_A against itself in RUN_B, or
-    (one run) method ``methods[0]`` against ``methods[1]``.
+    """Paired comparison over shared trials (:mod:`rankbench.report.compare`): every method of
+    RUN_A against itself in RUN_B, or (one run) method ``methods[0]`` against ``methods[1]``.
 
-    For each setting and metric (default: every quality metric both sides measure): the mean
-    difference A - B, its 95 % interval, paired t-test and Wilcoxon p-values (adjusted together
-    by Holm's method, or raw with ``correction="none"``), and a warning where the runs' recorded
-    splits differ (see :mod:`rankbench.report.compare`). ``csv`` also writes the table as CSV
-    (fractions, as in the run folders).
+    ``metrics``: default every quality metric both sides measure; ``correction``: ``"holm"`` or
+    ``"none"``; ``csv`` also writes the table as CSV (fractions, as in the run folders).
     """
     if correction not in CORRECTIONS:
         raise ConfigError(f"compare: correction: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
