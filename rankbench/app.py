@@ -45,12 +45,12 @@ from .config import (
     value_at,
 )
 from .engine.cache import get_features
+from .engine import refit
 from .engine.estimator import MethodSpec
 from .engine.execute import Outcome, RunInterrupted, execute
 from .engine.export import write_svmlight, write_trec
 from .engine.manifest import verify_resume
 from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
-from .engine.refit import refit as refit_job
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .params import init_params
 from .registry import ALL, parameter_table, plugin_errors
@@ -751,10 +751,10 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
             require_complete(run)
             groups.setdefault(owner, []).append(run)
 
-    def refit(run, setting: str, trial: int, method: str):
+    def refit_trial(run, setting: str, trial: int, method: str):
         root = _resume_data_root(run.manifest, EngineOptions(data_root=data_root)).data_root
-        fitted = refit_job(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
-                           run.splits_of(setting)[trial])
+        fitted = refit.refit(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
+                             run.splits_of(setting)[trial])
         _check_refitted(run, setting, trial, method, fitted)
         return fitted
 
@@ -762,7 +762,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     for owner, runs in groups.items():
         folder = Path(out) if out is not None else Path("results") / owner / "figures"
         options = {"fig7_time": fig7_time} if owner == "merler" else {}
-        written[owner] = draw(owner, runs, folder, refit, **options)
+        written[owner] = draw(owner, runs, folder, refit_trial, **options)
     if not any(written.values()):
         raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
                              f"({', '.join(str(d) for d in run_dirs)})")
