@@ -146,15 +146,13 @@ def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | No
     return resolve(started, origin, overrides.max_settings)
 
 
-def _resume_data_root(manifest, options: EngineOptions) -> EngineOptions:
-    """A resumed run reads its data where it was started unless told otherwise: without
+def _run_data_root(manifest, data_root: str | None) -> str | None:
+    """A run reads its data again where it was started unless told otherwise: without
     --data-root (or $RANKBENCH_DATA), the data root its ``manifest`` records, if that folder exists."""
-    if options.data_root is not None:
-        return options
     recorded = manifest.data_root if manifest is not None else None
-    if isinstance(recorded, str) and Path(recorded).is_dir():
-        return replace(options, data_root=recorded)
-    return options
+    if data_root is None and isinstance(recorded, str) and Path(recorded).is_dir():
+        return recorded
+    return data_root
 
 
 def run(config: str | Path | None = None, *, overrides: Overrides | None = None, out: str | Path | None = None,
@@ -191,7 +189,7 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
             state = verify_resume(folder)
             exp = _resume_experiment(folder, state.config, config, overrides)
-            options = _resume_data_root(state.manifest, options)
+            options = replace(options, data_root=_run_data_root(state.manifest, options.data_root))
             new = False
         elif config is None:
             raise ConfigError("run: give a config file, or --resume RUN_DIR")
@@ -441,8 +439,7 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
     if not doc.get("expected") and not doc.get("claims"):
-        status = status_lines(run_data)
-        return CheckResult([], {}, status, not run_data.complete,
+        return CheckResult([], {}, status_lines(run_data), not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
     # checked as a config's own are (a ranker --methods left out stays a ranker: its rows are NOT RUN)
     published = check_published(run_data.config, doc, str(source))
@@ -514,7 +511,7 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
-    where = _resume_data_root(run_data.manifest, EngineOptions(data_root=data_root)).data_root
+    where = _run_data_root(run_data.manifest, data_root)
     sources = _RunSources(folder, run_data, where, jobs, progress)
     target = Path(out) if out is not None else folder.path / "export" / fmt
     with contextlib.ExitStack() as held:
@@ -752,7 +749,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
             groups.setdefault(owner, []).append(run)
 
     def refit_trial(run, setting: str, trial: int, method: str):
-        root = _resume_data_root(run.manifest, EngineOptions(data_root=data_root)).data_root
+        root = _run_data_root(run.manifest, data_root)
         fitted = refit.refit(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
                              run.splits_of(setting)[trial])
         _check_refitted(run, setting, trial, method, fitted)
