@@ -1,10 +1,6 @@
-"""What rankbench does for its users, callable from Python and from the command line alike.
-
-Each function here is one use case: validate a config, run (or resume) an experiment, rebuild a
-run's report, check it against published numbers, export features, collect several runs into one
-report, list components. The CLI (:mod:`rankbench.cli`) only parses arguments, calls these and
-prints what they return; everything a user can get wrong becomes one
-:class:`~rankbench.errors.RankbenchError` line here or below.
+"""What rankbench does for its users, one function per use case, callable from Python and from
+the command line alike (:mod:`rankbench.cli` parses arguments, calls these and prints what they
+return); everything a user can get wrong becomes one :class:`~rankbench.errors.RankbenchError`.
 
 Example (Python)::
 
@@ -16,16 +12,23 @@ Example (Python)::
 from __future__ import annotations
 
 import contextlib
+import copy
+import inspect
 import io
+import json
 import logging
 import math
+import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
+from .components import ComponentSpec
 from .config import (
+    Config,
     Experiment,
     Overrides,
     apply_overrides,
@@ -33,23 +36,48 @@ from .config import (
     first_difference,
     load_experiment,
     load_raw,
+    RankerCfg,
     parse_set,
+    ranker_feature_names,
+    read_yaml,
     resolve,
+    set_path,
     value_at,
 )
 from .engine.cache import get_features
+from .engine import refit
+from .engine.estimator import MethodSpec
 from .engine.execute import Outcome, RunInterrupted, execute
+from .engine.export import write_svmlight, write_trec
 from .engine.manifest import verify_resume
 from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
+from .params import init_params
 from .registry import ALL, parameter_table, plugin_errors
-from .registry import features as feature_registry
-from .report.build import RunData, build_report, grade_run_claims, load_run, run_data, status_lines, summary_of
+from .report.build import (
+    RunData,
+    build_report,
+    grade_run_claims,
+    load_run,
+    results_of,
+    run_data,
+    status_lines,
+    summary_of,
+)
 from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import GradedClaim, claims_markdown
+from .report.collect import write_collected
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
+from .report.figures import PAPERS, draw, figure_paper, require_complete
+from .report.mlflow_store import log_run
+from .report.mlflow_store import require_mlflow as mlflow_ready
+from .report.notes import NoteEntry, paper_note
 from .report.plots.style import style_file
+from .report.results import results_json
+from .report.tables import trials_frame, with_sweep_columns
 from .runfolder import CONFIG, RunFolder, RunState
+from .utils import diskcache
+from .utils.diskcache import cache_dir
 from .utils.fileio import atomic_write_bytes, atomic_write_text
 from .utils.progress import configure_logging, progress_shown
 
@@ -58,7 +86,7 @@ log = logging.getLogger("rankbench.app")
 __all__ = ["Overrides", "EngineOptions", "RunInterrupted", "parse_set", "Grade", "check_markdown", "claims_markdown",
            "counts_line", "validate", "run", "failed_line", "evaluate", "paper_settings", "Exported",
            "report", "check", "export", "mlflow_ready", "export_features", "collect", "notes", "figures", "compare",
-           "components", "describe_component",
+           "components", "describe_component", "plugin_errors", "cache_dir",
            "load_results", "configure_logging", "progress_shown"]
 
 
@@ -118,15 +146,13 @@ def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | No
     return resolve(started, origin, overrides.max_settings)
 
 
-def _resume_data_root(manifest, options: EngineOptions) -> EngineOptions:
-    """A resumed run reads its data where it was started unless told otherwise: without
+def _run_data_root(manifest, data_root: str | None) -> str | None:
+    """A run reads its data again where it was started unless told otherwise: without
     --data-root (or $RANKBENCH_DATA), the data root its ``manifest`` records, if that folder exists."""
-    if options.data_root is not None:
-        return options
     recorded = manifest.data_root if manifest is not None else None
-    if isinstance(recorded, str) and Path(recorded).is_dir():
-        return replace(options, data_root=recorded)
-    return options
+    if data_root is None and isinstance(recorded, str) and Path(recorded).is_dir():
+        return recorded
+    return data_root
 
 
 def run(config: str | Path | None = None, *, overrides: Overrides | None = None, out: str | Path | None = None,
@@ -146,8 +172,6 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
     overrides = overrides or Overrides()
     options = options or EngineOptions()
     if not options.invocation:  # called from Python: record what was asked, as the CLI does
-        import json
-
         options = replace(options, invocation={
             "argv": None, "api": "rankbench.app.run", "config": None if config is None else str(config),
             "resume": None if resume is None else str(resume),
@@ -165,7 +189,7 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
             state = verify_resume(folder)
             exp = _resume_experiment(folder, state.config, config, overrides)
-            options = _resume_data_root(state.manifest, options)
+            options = replace(options, data_root=_run_data_root(state.manifest, options.data_root))
             new = False
         elif config is None:
             raise ConfigError("run: give a config file, or --resume RUN_DIR")
@@ -313,11 +337,6 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         trials, summary = app.evaluate(MyRanker(scale=2.0), "prosser/viper_p316", trials=3,
                                        data_root="../shared/datasets")
     """
-    import pickle
-
-    from .components import ComponentSpec
-    from .engine.estimator import MethodSpec
-
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ConfigError(f"evaluate: name: expected a method name (text), got {name!r}")
     if features is not None and not (isinstance(features, str) or (isinstance(features, (list, tuple))
@@ -416,14 +435,11 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     ``failed`` is True on a FAIL, FAILED or MISSING grade or an incomplete run; a run with nothing to
     grade is not a failure (``note`` says so).
     """
-    from .config import read_yaml
-
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
     doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
     if not doc.get("expected") and not doc.get("claims"):
-        status = status_lines(run_data)
-        return CheckResult([], {}, status, not run_data.complete,
+        return CheckResult([], {}, status_lines(run_data), not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
     # checked as a config's own are (a ranker --methods left out stays a ranker: its rows are NOT RUN)
     published = check_published(run_data.config, doc, str(source))
@@ -471,24 +487,15 @@ class Exported:
 
 def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
            jobs: int = 1, progress: bool = True) -> Exported:
-    """A run's results or data in another tool's format.
+    """A run's results or data in another tool's format (``rankbench export --help`` describes each).
 
-    ``json``: the run's results document (``results.json``'s, with its ``schema_version``),
-    returned as ``document`` and, with ``out``, written there. ``trec``: TREC qrels and run files of a retrieval run
-    (its protocol's ``keep_scores: true``), for ``trec_eval`` / ``pytrec_eval``. ``svmlight``: the
-    training and test rows of each trial of a retrieval or relative-attribute run, one query per
-    concept / attribute, for RankLib, LightGBM or xgboost (:mod:`rankbench.engine.export` lists the
-    files). ``mlflow``: the run logged to the local MLflow store ``out`` (a folder, default
-    ``./mlruns``; the optional extra ``rankbench[mlflow]``): a parent run with the config's
-    parameters and the run's files, a child run per setting and method with its metrics
-    (:mod:`rankbench.report.mlflow_store`), the parent run's id as ``run_id``. trec and svmlight read
-    the run's dataset again (from ``data_root``, else the one the run recorded; it must be
-    unchanged) and write into ``out`` (default ``<run>/export/<format>``).
+    ``json``: the results document, returned as ``document`` and written to ``out`` when given.
+    ``mlflow``: the run logged to the local MLflow store ``out`` (default ``./mlruns``;
+    :mod:`rankbench.report.mlflow_store`), the parent run's id as ``run_id``. ``trec`` and
+    ``svmlight`` (:mod:`rankbench.engine.export`) read the run's dataset again (from ``data_root``,
+    else the one the run recorded; it must be unchanged) and write into ``out`` (default
+    ``<run>/export/<format>``).
     """
-    from .engine.export import write_svmlight, write_trec
-    from .report.build import results_of
-    from .report.results import results_json
-
     if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"export: --format: expected one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
     folder = RunFolder.open(run_dir)
@@ -499,14 +506,12 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
             atomic_write_text(Path(out), results_json(doc))
         return Exported([Path(out)] if out is not None else [], doc)
     if fmt == "mlflow":
-        from .report.mlflow_store import log_run
-
         store = Path(out) if out is not None else Path("mlruns")
         return Exported(run_id=log_run(results_of(run_data), run_data.config, folder.concrete.path, store))
     protocol_name = run_data.protocol_name
     if fmt == "trec" and protocol_name not in ("retrieval", "stacked_retrieval"):
         raise ConfigError(f"export --format trec: expected a retrieval run, got protocol {protocol_name!r}")
-    where = _resume_data_root(run_data.manifest, EngineOptions(data_root=data_root)).data_root
+    where = _run_data_root(run_data.manifest, data_root)
     sources = _RunSources(folder, run_data, where, jobs, progress)
     target = Path(out) if out is not None else folder.path / "export" / fmt
     with contextlib.ExitStack() as held:
@@ -519,13 +524,6 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
                                        sources.features, target, root))
 
 
-def mlflow_ready() -> None:
-    """A ConfigError line unless ``export --format mlflow`` can run (the optional MLflow client)."""
-    from .report.mlflow_store import require_mlflow
-
-    require_mlflow()
-
-
 class _RunSources:
     """What a run's settings read, built again from its config.yaml (schema only: a run of
     ``evaluate`` names an object's class there) and checked against what the run recorded."""
@@ -536,12 +534,6 @@ class _RunSources:
         self._datasets: dict[str, Any] = {}
 
     def config(self, label: str):
-        import copy
-
-        from pydantic import ValidationError
-
-        from .config import Config, set_path
-
         if label not in self._configs:
             data = copy.deepcopy(self.run.config)
             for key in ("sweep", "expected", "claims"):
@@ -578,29 +570,23 @@ class _RunSources:
         return ds
 
     def protocol(self, label: str):
-        from .registry import protocols
-
         cfg = self.config(label)
-        return protocols.build(cfg.protocol.name, cfg.protocol.params(), f"{self.folder.path / CONFIG}: protocol")
+        where = f"{self.folder.path / CONFIG}: protocol"
+        return ALL["protocols"].build(cfg.protocol.name, cfg.protocol.params(), where)
 
     def features(self, label: str) -> dict[str, np.ndarray]:
         cfg, ds = self.config(label), self.dataset(label)
-        return {f.key: get_features(ds, feature_registry.build(f.extractor, f.params(), f"features.{f.key}"),
+        return {f.key: get_features(ds, ALL["features"].build(f.extractor, f.params(), f"features.{f.key}"),
                                     n_jobs=self.jobs, progress=self.progress)
                 for f in cfg.features}
 
 
 # ----------------------------------------------------------------------------- collect
 def collect(run_dirs: list[str | Path], out: str | Path):
-    """Several runs into one REPORT.md and, beside it, one self-contained REPORT.html (per paper:
-    a verdict, our numbers beside the published ones, claims, provenance, tables and figures).
-
-    A folder given twice (e.g. through a ``latest`` link and its own name) is reported once, and
-    always by its own name (links, the page and the rerun command never say ``latest``).
+    """Several runs into one REPORT.md and, beside it, one self-contained REPORT.html
+    (:mod:`rankbench.report.collect`), each run once and by its own name (:func:`_distinct`).
     Returns a :class:`rankbench.report.collect.Collected` (paths, number of runs, grade counts).
     """
-    from .report.collect import write_collected
-
     out = Path(out)
     if out.suffix.lower() in (".html", ".htm"):
         raise ConfigError(f"--out {out}: expected the Markdown report's path (e.g. {out.with_suffix('.md')}); the HTML "
@@ -637,12 +623,6 @@ COMPUTES = ("dataset", "features", "protocol", "rankers", "sweep", "seed")
 def computes(cfg) -> dict[str, Any]:
     """What a validated config computes: :data:`COMPUTES`, each component's parameters with the
     defaults it leaves out filled in (so a default written out equals one left out)."""
-    import json
-
-    from .config import RankerCfg, ranker_feature_names
-    from .params import init_params
-    from .registry import datasets, protocols, rankers
-
     def filled(registry, name: str, params: dict[str, Any]) -> Any:
         try:
             cls = registry.get(name)
@@ -655,10 +635,10 @@ def computes(cfg) -> dict[str, Any]:
         return {**{k: v for k, v in r.model_dump().items() if k in RankerCfg.model_fields},
                 "features": ranker_feature_names(cfg, r)}
 
-    return {"dataset": [cfg.dataset.root, filled(datasets, cfg.dataset.name, cfg.dataset.params())],
-            "features": [[f.key, f.extractor, filled(feature_registry, f.extractor, f.params())] for f in cfg.features],
-            "protocol": filled(protocols, cfg.protocol.name, cfg.protocol.params()),
-            "rankers": [[fixed(r), filled(rankers, r.ranker, r.params())] for r in cfg.rankers],
+    return {"dataset": [cfg.dataset.root, filled(ALL["datasets"], cfg.dataset.name, cfg.dataset.params())],
+            "features": [[f.key, f.extractor, filled(ALL["features"], f.extractor, f.params())] for f in cfg.features],
+            "protocol": filled(ALL["protocols"], cfg.protocol.name, cfg.protocol.params()),
+            "rankers": [[fixed(r), filled(ALL["rankers"], r.ranker, r.params())] for r in cfg.rankers],
             "sweep": cfg.sweep, "seed": cfg.seed}
 
 
@@ -679,19 +659,14 @@ def committed_configs(configs: str | Path, paper: str) -> dict[str, tuple[Path, 
 
 def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path | None = None,
           configs: str | Path = "configs", results: str | Path = "results") -> NotesResult:
-    """Write PAPER's page (default ``docs/papers/<paper>.md``) from its run folders (default every
-    run folder in ``results/<paper>/``): the verdict, the graded published numbers and claims with
-    their reasons, what differs and why, each run's facts, tables and the rankers' choices, then
-    the history; the hand-written parts, beside ``out`` (``<paper>.opening.md``, ``.differs.md``,
-    ``.history.md``), are kept verbatim. See :mod:`rankbench.report.notes`.
+    """Write PAPER's page (default ``docs/papers/<paper>.md``, :mod:`rankbench.report.notes`) from
+    its run folders (default every run folder in ``results/<paper>/``); the hand-written parts
+    beside ``out`` (``<paper>.opening.md``, ``.differs.md``, ``.history.md``) are kept verbatim.
 
     A run is graded with the published numbers and claims of the committed config of its name
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
     dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
     """
-    from .config import resolve
-    from .report.notes import NoteEntry, paper_note
-
     committed = committed_configs(configs, paper)
     if run_dirs is None:
         base = Path(results) / paper
@@ -741,13 +716,6 @@ class FiguresResult:
     skipped: list[Path] = field(default_factory=list)
 
 
-def figure_papers() -> tuple[str, ...]:
-    """The papers whose own figures :func:`figures` draws."""
-    from .report.figures import PAPERS
-
-    return tuple(PAPERS)
-
-
 def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Path | None = None,
             data_root: str | None = None, fig7_time: float | None = None) -> FiguresResult:
     """A paper's own figures, drawn from its run folders (:mod:`rankbench.report.figures`).
@@ -767,9 +735,6 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     -------
     FiguresResult : the files written per paper and the runs that no paper draws figures of.
     """
-    from .engine.refit import refit as refit_job
-    from .report.figures import PAPERS, draw, figure_paper, require_complete
-
     if paper is not None and paper not in PAPERS:
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
     groups: dict[str, list] = {}
@@ -783,10 +748,10 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
             require_complete(run)
             groups.setdefault(owner, []).append(run)
 
-    def refit(run, setting: str, trial: int, method: str):
-        root = _resume_data_root(run.manifest, EngineOptions(data_root=data_root)).data_root
-        fitted = refit_job(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
-                           run.splits_of(setting)[trial])
+    def refit_trial(run, setting: str, trial: int, method: str):
+        root = _run_data_root(run.manifest, data_root)
+        fitted = refit.refit(resolve(run.config, str(run.folder.path / CONFIG)), root, setting, method,
+                             run.splits_of(setting)[trial])
         _check_refitted(run, setting, trial, method, fitted)
         return fitted
 
@@ -794,7 +759,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     for owner, runs in groups.items():
         folder = Path(out) if out is not None else Path("results") / owner / "figures"
         options = {"fig7_time": fig7_time} if owner == "merler" else {}
-        written[owner] = draw(owner, runs, folder, refit, **options)
+        written[owner] = draw(owner, runs, folder, refit_trial, **options)
     if not any(written.values()):
         raise RankbenchError(f"figures: none drawn: no figure of {paper or 'any paper'} reads these runs "
                              f"({', '.join(str(d) for d in run_dirs)})")
@@ -825,14 +790,11 @@ def _check_refitted(run, setting: str, trial: int, method: str, fitted) -> None:
 def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tuple[str, str] | None = None,
             metrics: list[str] | None = None, csv: str | Path | None = None,
             correction: str = "holm") -> Comparison:
-    """Paired comparison over shared trials: every method of RUN_A against itself in RUN_B, or
-    (one run) method ``methods[0]`` against ``methods[1]``.
+    """Paired comparison over shared trials (:mod:`rankbench.report.compare`): every method of
+    RUN_A against itself in RUN_B, or (one run) method ``methods[0]`` against ``methods[1]``.
 
-    For each setting and metric (default: every quality metric both sides measure): the mean
-    difference A - B, its 95 % interval, paired t-test and Wilcoxon p-values (adjusted together
-    by Holm's method, or raw with ``correction="none"``), and a warning where the runs' recorded
-    splits differ (see :mod:`rankbench.report.compare`). ``csv`` also writes the table as CSV
-    (fractions, as in the run folders).
+    ``metrics``: default every quality metric both sides measure; ``correction``: ``"holm"`` or
+    ``"none"``; ``csv`` also writes the table as CSV (fractions, as in the run folders).
     """
     if correction not in CORRECTIONS:
         raise ConfigError(f"compare: correction: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
@@ -852,41 +814,23 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
 
 
 # ----------------------------------------------------------------------------- the cache
-def cache_root() -> Path:
-    """Where the cache is: ``$RANKBENCH_CACHE`` or ``~/.cache/rankbench``."""
-    from .utils import diskcache
-
-    return diskcache.cache_dir()
-
-
 def cache_usage(kinds: list[str] | None = None):
     """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first;
     only ``kinds`` when given (each must be a kind the cache holds)."""
-    from .utils import diskcache
-
     rows = diskcache.usage()
-    if kinds:
-        _check_kinds(kinds, rows)
-        rows = [u for u in rows if u.kind in kinds]
-    return rows
-
-
-def _check_kinds(kinds: list[str], rows) -> None:
     present = {u.kind for u in rows}
-    unknown = [k for k in kinds if k not in present]
+    unknown = [k for k in kinds or () if k not in present]
     if unknown:
         raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
                           f"got {', '.join(map(repr, unknown))}")
+    return [u for u in rows if u.kind in kinds] if kinds else rows
 
 
 def clear_cache(kinds: list[str] | None = None):
     """Delete the cache entries of ``kinds`` (default every kind); returns what was freed and what
     could not be (:class:`rankbench.utils.diskcache.Cleared`: ``freed`` and ``kept`` bytes, one
     error line per path left)."""
-    from .utils import diskcache
-
-    if kinds:
-        _check_kinds(kinds, diskcache.usage())
+    cache_usage(kinds)   # each kind must be one the cache holds
     return diskcache.clear(list(kinds) if kinds else None)
 
 
@@ -898,18 +842,12 @@ def components(kind: str | None = None) -> dict[str, list[tuple[str, str, str]]]
 
 def describe_component(kind: str, name: str) -> dict[str, Any]:
     """A component's class, origin, parameters (constraint and default) and docstring."""
-    import inspect
-
     reg = ALL[kind]
     cls = reg.get(name, f"{kind} {name}")
     entry = next((e for e in reg.entries() if e.cls is cls), None)
     return {"name": name, "class": f"{cls.__module__}.{cls.__qualname__}",
             "origin": entry.origin if entry else "import path",
             "parameters": parameter_table(cls), "doc": inspect.getdoc(cls) or ""}
-
-
-def broken_plugins() -> list[str]:
-    return plugin_errors()
 
 
 # ----------------------------------------------------------------------------- results as data
@@ -932,8 +870,6 @@ def load_results(run_dir: str | Path | RunData):
     as recorded in splits.json, typed (integers stay integers), so ``summary.sort_values(
     "protocol.n_test")`` sorts numerically. Rates are fractions, as in the files.
     """
-    from .report.tables import trials_frame, with_sweep_columns
-
     run = run_dir if isinstance(run_dir, RunData) else load_run(RunFolder.open(run_dir))
     values = run.setting_values()
     trials = run.ordered(trials_frame(run.records))

@@ -10,7 +10,6 @@ stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` add
 
 from __future__ import annotations
 
-import functools
 import math
 import signal
 import sys
@@ -39,21 +38,26 @@ def _terminate(signum, frame) -> None:
     raise Terminated()
 
 
-def user_errors(fn):
-    """Turn a user mistake into one line on stderr and a non-zero exit; set up logging from the
-    command's ``-q`` / ``-v``; handle SIGTERM as Ctrl-C (what was kept, how to resume)."""
+class _Command(click.Command):
+    """A command that turns a user mistake into one line on stderr and a non-zero exit, sets up
+    logging from its ``-q`` / ``-v``, and handles SIGTERM as Ctrl-C (what was kept, how to resume)."""
 
-    @functools.wraps(fn)
-    def wrapper(*args, quiet: bool = False, verbose: bool = False, **kwargs):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.params += [click.Option(["--verbose", "-v"], is_flag=True,
+                                     help="Also debug events (each job started, each fit's progress)."),
+                        click.Option(["--quiet", "-q"], is_flag=True, help="Warnings and errors only: no progress.")]
+
+    def invoke(self, ctx):
         from .app import RunInterrupted, configure_logging
 
-        configure_logging(-1 if quiet else 1 if verbose else 0)
+        configure_logging(-1 if ctx.params["quiet"] else 1 if ctx.params["verbose"] else 0)
         try:
             signal.signal(signal.SIGTERM, _terminate)
         except ValueError:  # not the main thread (an embedding program): leave SIGTERM alone
             pass
         try:
-            return fn(*args, **kwargs)
+            return ctx.invoke(self.callback, **{k: v for k, v in ctx.params.items() if k not in ("quiet", "verbose")})
         except RunInterrupted as exc:
             _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", 143 if exc.terminated else 130)
         except RankbenchError as exc:  # several independent mistakes (validate): one line each
@@ -67,13 +71,11 @@ def user_errors(fn):
         except OSError as exc:  # the file system: a full disk, a read-only mount, a symlink loop ...
             _fail(os_error_line(exc))
 
-    return click.option("--verbose", "-v", is_flag=True, help="Also debug events (each job started, each fit's "
-                        "progress).")(click.option("--quiet", "-q", is_flag=True,
-                                                   help="Warnings and errors only: no progress.")(wrapper))
-
 
 class _Group(click.Group):
     """Usage errors (an unknown option, a bad option value) as one line, like every other error."""
+
+    command_class = _Command
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
@@ -135,10 +137,8 @@ _max_settings = click.option("--max-settings", type=click.IntRange(min=1), metav
                                   "else).")
 
 
-class _MethodsCommand(click.Command):
-    """A command whose ``--methods`` takes several names, as ``compare --methods X Y`` does:
-    ``--methods PRSVM L1-norm`` (the words up to the next option or a .yaml file), or
-    ``--methods PRSVM,L1-norm``."""
+class _MethodsCommand(_Command):
+    """A command whose ``--methods`` takes the words up to the next option or a .yaml file."""
 
     def parse_args(self, ctx, args):
         out, i = [], 0
@@ -166,16 +166,22 @@ _methods = click.option("--methods", multiple=True, metavar="NAME...",
                              "are graded NOT RUN.")
 
 
-_DATA_ROOT_HELP = "Folder with one sub-folder per dataset (viper/, umist/, ...). Default: $RANKBENCH_DATA, else "
+def _data_root(default: str = "./datasets"):
+    """The ``--data-root`` option; ``default``: where the data are without it or $RANKBENCH_DATA."""
+    return click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
+                        help="Folder with one sub-folder per dataset (viper/, umist/, ...). Default: $RANKBENCH_DATA, "
+                             f"else {default}.")
 
 
-def _data_root(fn=None, *, resume: bool = False):
-    """The ``--data-root`` option (``resume=True``: its default mentions the resumed run's own root)."""
-    option = click.option("--data-root", type=click.Path(file_okay=False), envvar="RANKBENCH_DATA",
-                          help=_DATA_ROOT_HELP + ("(with --resume) the run's own, else " if resume else "")
-                          + "./datasets.")
-    return option(fn) if fn is not None else option
+def _jobs(what: str):
+    """The ``--jobs`` option: worker processes ``what`` for."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                        help=f"Parallel worker processes {what}.")
 
+
+_style = click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
+                      help="A matplotlib style file for the figures, applied on top of rankbench's own "
+                           "(e.g. font.size: 11, font.family: serif).")
 
 _sets = click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE",
                      help="Override a config key, e.g. --set protocol.n_test=100 --set rankers.PRSVM.C=1.")
@@ -197,7 +203,7 @@ def main():
 
 @main.command(cls=_MethodsCommand)
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
-@_data_root(resume=True)
+@_data_root("(with --resume) the run's own, else ./datasets")
 @click.option("--out", type=click.Path(file_okay=False),
               help="New run folder (default results/<name>/<timestamp>, linked as results/<name>/latest); "
                    "never overwritten.")
@@ -205,8 +211,7 @@ def main():
               help="Continue the interrupted run in RUN_DIR with its own config (CONFIG optional).")
 @click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials.")
 @click.option("--seed", type=click.IntRange(min=0), help="Override the config's seed.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Parallel worker processes on this machine (at most its cores, and the jobs to run).")
+@_jobs("on this machine (at most its cores, and the jobs to run)")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where jobs run: this machine, or a Dask cluster (needs Dask: pip install -e '.[dask]' in "
                    "the rankbench checkout).")
@@ -222,12 +227,10 @@ def main():
 @click.option("--no-cache", is_flag=True, help="Compute everything afresh: features, and results that identical jobs "
               "computed before (by default taken from the cache, with their times as measured then).")
 @click.option("--no-plots", is_flag=True, help="Tables only.")
-@click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
-              help="A matplotlib style file for the figures, applied on top of rankbench's own.")
+@_style
 @click.option("--mlflow", "mlflow_store", type=click.Path(file_okay=False), metavar="DIR",
               help="Also log the run to the local MLflow store DIR (as export --format mlflow; the extra "
                    "rankbench[mlflow]).")
-@user_errors
 def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler, dask_timeout, sets, methods, regress,
         max_settings, no_cache, no_plots, style, mlflow_store):
     """Run the experiment described by CONFIG and write tables and plots.
@@ -270,12 +273,11 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
 
 @main.command(cls=_MethodsCommand)
 @click.argument("config", type=click.Path(dir_okay=False))
-@_data_root
+@_data_root()
 @_sets
 @_methods
 @click.option("--regress", is_flag=True, help="Validate with the regress: block applied.")
 @_max_settings
-@user_errors
 def validate(config, data_root, sets, methods, regress, max_settings):
     """Check CONFIG without running it: exactly the checks `run` makes before any work.
 
@@ -301,7 +303,6 @@ def validate(config, data_root, sets, methods, regress, max_settings):
 @click.argument("kind", required=False,
                 type=click.Choice(["datasets", "features", "rankers", "protocols", "preprocessors"]))
 @click.argument("name", required=False)
-@user_errors
 def list_(kind, name):
     """List components, or describe one: its parameters, their constraints and defaults.
 
@@ -327,7 +328,7 @@ def list_(kind, name):
         for cname, doc, origin in rows:
             where = "" if origin == "rankbench" else f"  [{origin}]"
             click.echo(f"  {cname:22s} {doc}{where}")
-    for line in app.broken_plugins():
+    for line in app.plugin_errors():
         click.echo(f"warning: plug-in not loaded: {line}", err=True)
 
 
@@ -337,10 +338,7 @@ def list_(kind, name):
 @click.option("--latex", is_flag=True, help="Print the tables as LaTeX (booktabs) instead of Markdown.")
 @click.option("--max-rank", type=click.IntRange(min=1), metavar="K",
               help="Last rank of the CMC figures (default: the largest rank the run tabulates).")
-@click.option("--style", type=click.Path(dir_okay=False), metavar="FILE.mplstyle",
-              help="A matplotlib style file for the figures, applied on top of rankbench's own "
-                   "(e.g. font.size: 11, font.family: serif).")
-@user_errors
+@_style
 def report(run_dir, no_plots, latex, max_rank, style):
     """Rebuild tables and plots of RUN_DIR from its stored per-trial results.
 
@@ -359,7 +357,7 @@ def report(run_dir, no_plots, latex, max_rank, style):
     click.echo(built["latex"] if latex else built["markdown"])
 
 
-class _GradedCommand(click.Command):
+class _GradedCommand(_Command):
     """A command whose help lists the grades and the exit status from their one definition
     (:class:`rankbench.app.Grade`), read when the help is shown."""
 
@@ -382,7 +380,6 @@ class _GradedCommand(click.Command):
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--expected", type=click.Path(dir_okay=False),
               help="A YAML file with 'expected:' and / or 'claims:' lists (default: the run's own config).")
-@user_errors
 def check(run_dir, expected):
     """Grade RUN_DIR against its config's published numbers and claims.
 
@@ -416,10 +413,8 @@ def check(run_dir, expected):
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Output .npz file.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists (default: refuse).")
-@_data_root
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Parallel worker processes for the extraction.")
-@user_errors
+@_data_root()
+@_jobs("for the extraction")
 def features(config, out, force, data_root, jobs):
     """Extract CONFIG's feature sets for the whole dataset into an .npz file.
 
@@ -444,10 +439,8 @@ def features(config, out, force, data_root, jobs):
                    "logged to a local MLflow store.")
 @click.option("--out", type=click.Path(), help="A folder (trec, svmlight; default RUN_DIR/export/<format>; mlflow: "
                                                "the store, default ./mlruns) or a file (json; default: print it).")
-@_data_root
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Parallel worker processes for features not in the cache (svmlight).")
-@user_errors
+@_data_root()
+@_jobs("for features not in the cache (svmlight)")
 def export(run_dir, fmt, out, data_root, jobs):
     """Take RUN_DIR's results or data to other tools: TREC, svmlight / RankLib, JSON, MLflow.
 
@@ -487,7 +480,6 @@ def export(run_dir, fmt, out, data_root, jobs):
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--out", default="results/REPORT.md", show_default=True, type=click.Path(dir_okay=False),
               help="The Markdown report; the self-contained HTML page is written beside it (.html).")
-@user_errors
 def collect(run_dirs, out):
     """Gather several runs into REPORT.md and REPORT.html: per paper, our numbers beside the published ones.
 
@@ -512,7 +504,6 @@ def collect(run_dirs, out):
 @click.option("--out", type=click.Path(dir_okay=False), help="The page (default docs/papers/PAPER.md).")
 @click.option("--configs", default="configs", show_default=True, type=click.Path(file_okay=False),
               help="The folder of the papers' configs (a run is graded with its committed config's numbers).")
-@user_errors
 def notes(paper, run_dirs, out, configs):
     """Write PAPER's page from its run folders (default: every run folder in results/PAPER/).
 
@@ -534,10 +525,9 @@ def notes(paper, run_dirs, out, configs):
 @main.command()
 @click.argument("args", nargs=-1, required=True, metavar="[PAPER] RUN_DIR...")
 @click.option("--out", type=click.Path(file_okay=False), help="Folder of the figures (default results/PAPER/figures).")
-@_data_root
+@_data_root()
 @click.option("--fig7-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="merler: Figure 7 at this ranking time (default: where the two MAP curves differ most).")
-@user_errors
 def figures(args, out, data_root, fig7_time):
     """Draw a paper's own figures from its run folders (merler: Figs. 6, 7, 9 and the lambda
     trade-off; yan: Figs. 3 and 6; yuli: Figs. 2-4 and 6).
@@ -557,7 +547,7 @@ def figures(args, out, data_root, fig7_time):
 
     # the first argument is a paper when it is a bare name: one of the papers, or not a folder here
     first = args[0]
-    paper = first if "/" not in first and (first in app.figure_papers() or not Path(first).exists()) else None
+    paper = first if "/" not in first and (first in app.PAPERS or not Path(first).exists()) else None
     run_dirs = list(args[1:] if paper else args)
     if not run_dirs:
         raise click.UsageError("give at least one run folder after the paper")
@@ -573,7 +563,6 @@ def figures(args, out, data_root, fig7_time):
 @click.option("--clear", is_flag=True, help="Delete the entries (all kinds, or those named by --kind).")
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
               help="Only this kind, e.g. base_models (repeatable): what is shown, or with --clear what is deleted.")
-@user_errors
 def cache(clear, kinds):
     """Show (or clear) the on-disk cache: extracted features, trained base models.
 
@@ -595,7 +584,7 @@ def cache(clear, kinds):
             _fail(f"could not free {done.kept / 2**20:,.1f} MB in {len(done.errors)} place(s), e.g. {done.errors[0]}")
     rows = app.cache_usage(None if clear else list(kinds) or None)
     if not rows:
-        click.echo(f"the cache at {app.cache_root()} is empty")
+        click.echo(f"the cache at {app.cache_dir()} is empty")
     for u in rows:
         click.echo(f"{u.kind:<14} {u.entries:>7,} entries {u.bytes / 2**20:>10,.1f} MB   {u.path}")
 
@@ -609,7 +598,6 @@ def cache(clear, kinds):
               help="Also write the table as CSV (rates as fractions, as in the run folders).")
 @click.option("--correction", type=click.Choice(["holm", "none"]), default="holm", show_default=True,
               help="Multiple-comparison correction of the table's p-values (Holm's step-down, or none).")
-@user_errors
 def compare(runs, methods, metrics, csv_path, correction):
     """Paired comparison over shared trials: RUN_A against RUN_B, or two methods of one run.
 

@@ -621,6 +621,11 @@ def test_help_says_what_each_option_does_and_no_more():
     assert "(with --resume) the run's own" in help_of("run")
 
 
+def test_every_command_takes_quiet_and_verbose():
+    for name, command in main.commands.items():
+        assert {"-q", "--quiet", "-v", "--verbose"} <= {o for p in command.params for o in p.opts}, name
+
+
 def test_check_help_lists_every_grade_from_its_one_definition():
     from click.testing import CliRunner
 
