@@ -131,22 +131,31 @@ class ReIdentification(Protocol):
         self.split_column = split_column
 
     # ------------------------------------------------------------------ checks
+    @property
+    def _is_fixed(self) -> bool:
+        """The benchmark's own trials replace the draw (``split_file`` or ``split_column``)."""
+        return self.split_file is not None or self.split_column is not None
+
+    @property
+    def _by_cam(self) -> bool:
+        """Probes and gallery are drawn by camera: ``gallery: cam`` and no fixed split (which forms
+        them itself, cameras or not); only then does the protocol read the ``cam`` column to split."""
+        return self.gallery == "cam" and not self._is_fixed
+
     def check_dataset(self, dataset: Dataset) -> None:
-        fixed = self.split_file is not None or self.split_column is not None
         if self.split_file is not None and self.split_column is not None:
             raise ConfigError("protocol.split_column: expected split_file or split_column, got both")
-        drawn_cams = self.gallery == "cam" and not fixed
-        needed = ["identity"] + (["cam"] if drawn_cams else []) + ([self.split_column] if self.split_column else [])
+        needed = ["identity"] + (["cam"] if self._by_cam else []) + ([self.split_column] if self.split_column else [])
         for col in needed:
             if col not in dataset.items.columns:
                 raise DataError(f"protocol reid needs a {col!r} column; dataset {dataset.name!r} has: "
                                 f"{', '.join(dataset.items.columns)}")
         self._check_labels(dataset)
         self._check_copies(dataset)
-        if self.gallery != "cam" and not fixed and self.gallery_shots == "all":
+        if self.gallery != "cam" and not self._is_fixed and self.gallery_shots == "all":
             raise ConfigError(f"protocol.gallery_shots: expected an integer under gallery: {self.gallery} (a "
                               "person's other images are the probes), got 'all'")
-        if fixed:
+        if self._is_fixed:
             if self.distractors == "unpaired":
                 raise ConfigError("protocol.distractors: expected none or identity labels with a fixed split "
                                   "(its gallery is what it lists), got 'unpaired'")
@@ -154,7 +163,7 @@ class ReIdentification(Protocol):
             floor = min(self._gallery_floor(dataset, t["gallery"]) for t in trials)
             where = "the smallest gallery of the fixed trials"
         else:
-            if drawn_cams:
+            if self._by_cam:
                 self._check_cams(dataset)
             n_total = len(self._eligible(dataset))
             if self.n_test >= n_total or self.n_test < 2:
@@ -218,7 +227,7 @@ class ReIdentification(Protocol):
         if copy is None:
             return
         ids, paths = dataset.column("identity"), dataset.column("path")
-        cams = dataset.column("cam").astype(str) if self.gallery == "cam" else None
+        cams = dataset.column("cam").astype(str) if self._by_cam else None
         roles = {str(self.probe_cam), str(self.gallery_cam)}
         kept = []
         for i in np.flatnonzero(copy != np.arange(len(copy))):
@@ -240,7 +249,7 @@ class ReIdentification(Protocol):
         """People usable as test people: seen in both cameras, or with at least two different images."""
         ids = dataset.column("identity")
         usable, _ = self._usable(dataset)
-        if self.gallery == "cam":
+        if self._by_cam:
             cams = dataset.column("cam").astype(str)
             in_p = set(ids[usable & (cams == str(self.probe_cam))])
             in_g = set(ids[usable & (cams == str(self.gallery_cam))])
@@ -257,7 +266,7 @@ class ReIdentification(Protocol):
             return np.array([], dtype=int)
         ids = dataset.column("identity")
         usable, _ = self._usable(dataset)
-        if self.gallery == "cam":
+        if self._by_cam:
             cams = dataset.column("cam").astype(str)
             seen_p = ids[usable & (cams == str(self.probe_cam))]
             return np.flatnonzero(usable & (cams == str(self.gallery_cam)) & ~np.isin(ids, seen_p))
@@ -266,8 +275,7 @@ class ReIdentification(Protocol):
 
     def _shots(self) -> tuple[int | str, int | str]:
         """(probe_shots, gallery_shots) with the gallery mode's defaults filled in."""
-        fixed = self.split_file is not None or self.split_column is not None
-        default = ("all", "all") if self.gallery == "cam" or fixed else \
+        default = ("all", "all") if self.gallery == "cam" or self._is_fixed else \
             ("all", 1) if self.gallery == "one_random" else (1, 1)
         return (default[0] if self.probe_shots is None else self.probe_shots,
                 default[1] if self.gallery_shots is None else self.gallery_shots)
@@ -287,7 +295,7 @@ class ReIdentification(Protocol):
         """The ranks reported: as given, or the usual ones that fit in the smallest gallery."""
         if self.ranks is not None:
             return tuple(self.ranks)
-        if self.split_file is not None or self.split_column is not None:
+        if self._is_fixed:
             floor = min(self._gallery_floor(dataset, t["gallery"]) for t in self._fixed(dataset))
         else:
             floor = self._gallery_floor(dataset)
@@ -295,7 +303,7 @@ class ReIdentification(Protocol):
 
     # ------------------------------------------------------------------ fixed splits
     def fixed_trials(self, dataset: Dataset) -> int | None:
-        if self.split_file is None and self.split_column is None:
+        if not self._is_fixed:
             return None
         return len(self._fixed(dataset))
 
@@ -353,7 +361,7 @@ class ReIdentification(Protocol):
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator, trial: int | None = None) -> dict[str, Any]:
-        if self.split_file is not None or self.split_column is not None:
+        if self._is_fixed:
             return self._fixed_split(dataset, rng, int(trial or 0))
         ids = dataset.column("identity")
         usable, marked = self._usable(dataset)
@@ -366,7 +374,7 @@ class ReIdentification(Protocol):
         train = np.flatnonzero(np.isin(ids, train_people) & usable)
         probe_k, gal_k = self._shots()
 
-        if self.gallery == "cam":
+        if self._by_cam:
             cams = dataset.column("cam").astype(str)
             probe = _draw(dataset, np.flatnonzero(test_mask & (cams == str(self.probe_cam))), probe_k, rng)
             gal = _draw(dataset, np.flatnonzero(test_mask & (cams == str(self.gallery_cam))), gal_k, rng)
