@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,34 @@ def require_file(path: Path, what: str, layout: str) -> Path:
     if not path.is_file():
         raise DataError(f"{what}: file {path} not found; expected layout: {layout}")
     return path
+
+
+def named_files(folder: Path, pattern: re.Pattern[str], suffixes: tuple[str, ...], what: str, layout: str,
+                unexpected: str = "unexpected file name {path}") -> list[tuple[Path, re.Match[str]]]:
+    """The files of ``folder`` with one of ``suffixes`` (any case), sorted by name, each with its
+    match of ``pattern``; hidden files, folders and other files (notes, Thumbs.db) are skipped. A
+    file that does not match is one DataError naming it (``unexpected``) and ``layout``."""
+    out = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.suffix.lower() not in suffixes or not path.is_file():
+            continue
+        m = pattern.match(path.name)
+        if m is None:
+            raise DataError(f"{what}: {unexpected.format(path=path)}; expected layout: {layout}")
+        out.append((path, m))
+    return out
+
+
+def resized_reader(paths: list[str], size: tuple[int, int] | None) -> Callable[[int], np.ndarray]:
+    """``reader(i)``: the image ``paths[i]`` resized to ``size`` = (height, width) by area
+    interpolation (None: as it is)."""
+    def reader(i: int) -> np.ndarray:
+        img = read_image(paths[i])
+        if size is None:
+            return img
+        return _cv2().resize(img, (int(size[1]), int(size[0])), interpolation=_cv2().INTER_AREA)
+
+    return reader
 
 
 _CV2 = None
