@@ -65,11 +65,6 @@ def grid_edges(length: int, cells: int) -> np.ndarray:
     return np.linspace(0, length, cells + 1).astype(int)
 
 
-def grid_index(length: int, cells: int) -> np.ndarray:
-    """Cell number (0..cells-1) of each of ``length`` pixel rows (or columns), cut at :func:`grid_edges`."""
-    return np.searchsorted(grid_edges(length, cells)[1:-1], np.arange(length), side="right")
-
-
 def block_means(x: np.ndarray, w: int) -> np.ndarray:
     """Means over a w x w grid of blocks of (..., H, W) -> (..., w, w) (edges as fix(linspace))."""
     ry = np.fix(np.linspace(0, x.shape[-2], w + 1)).astype(int)
