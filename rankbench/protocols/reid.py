@@ -159,9 +159,6 @@ class ReIdentification(Protocol):
             if self.distractors == "unpaired":
                 raise ConfigError("protocol.distractors: expected none or identity labels with a fixed split "
                                   "(its gallery is what it lists), got 'unpaired'")
-            trials = self._fixed(dataset)
-            floor = min(self._gallery_floor(dataset, t["gallery"]) for t in trials)
-            where = "the smallest gallery of the fixed trials"
         else:
             if self._by_cam:
                 self._check_cams(dataset)
@@ -172,9 +169,10 @@ class ReIdentification(Protocol):
             if self.n_train is not None and self.n_train + self.n_test > n_total:
                 raise ConfigError(f"protocol.n_train: n_train + n_test must be <= {n_total}, got "
                                   f"{self.n_train} + {self.n_test}")
-            floor = self._gallery_floor(dataset)
-            where = (f"the gallery size n_test = {self.n_test}" if floor == self.n_test else
-                     f"the smallest gallery, {floor} (n_test = {self.n_test} and the distractors)")
+        floor = self._gallery_floor(dataset)
+        where = ("the smallest gallery of the fixed trials" if self._is_fixed else
+                 f"the gallery size n_test = {self.n_test}" if floor == self.n_test else
+                 f"the smallest gallery, {floor} (n_test = {self.n_test} and the distractors)")
         if self.ranks is not None and max(self.ranks) > floor:
             raise ConfigError(f"protocol.ranks: expected ranks <= {where}, got {max(self.ranks)}")
 
@@ -280,14 +278,14 @@ class ReIdentification(Protocol):
         return (default[0] if self.probe_shots is None else self.probe_shots,
                 default[1] if self.gallery_shots is None else self.gallery_shots)
 
-    def _gallery_floor(self, dataset: Dataset, fixed_gallery: np.ndarray | None = None) -> int:
+    def _gallery_floor(self, dataset: Dataset) -> int:
         """The fewest items a trial's gallery can hold: each test person gives at least one, and the
-        distractors what they give in every trial."""
+        distractors what they give in every trial (a fixed split: its smallest gallery)."""
         _, marked = self._usable(dataset)
+        if self._is_fixed:
+            return min(int(marked[g].sum()) + len(_groups(dataset, g[~marked[g]]))
+                       for g in (t["gallery"] for t in self._fixed(dataset)))
         k = self._shots()[1]
-        if fixed_gallery is not None:
-            rows = np.asarray(fixed_gallery, dtype=int)
-            return int(marked[rows].sum()) + len(_groups(dataset, rows[~marked[rows]]))
         per_person = [len(g) if k == "all" else min(len(g), int(k)) for g in _groups(dataset, self._unpaired(dataset))]
         return self.n_test + int(marked.sum()) + sum(per_person)
 
@@ -295,10 +293,7 @@ class ReIdentification(Protocol):
         """The ranks reported: as given, or the usual ones that fit in the smallest gallery."""
         if self.ranks is not None:
             return tuple(self.ranks)
-        if self._is_fixed:
-            floor = min(self._gallery_floor(dataset, t["gallery"]) for t in self._fixed(dataset))
-        else:
-            floor = self._gallery_floor(dataset)
+        floor = self._gallery_floor(dataset)
         return tuple(r for r in DEFAULT_RANKS if r <= floor)
 
     # ------------------------------------------------------------------ fixed splits
@@ -546,15 +541,10 @@ def read_split_file(path: str) -> list[dict[str, list[str]]]:
     return trials
 
 
-@functools.lru_cache(maxsize=8)
-def _index(names: tuple[str, ...]) -> dict[str, int]:
-    return {n: i for i, n in enumerate(names)}
-
-
 def _rows_of(trials: list[dict[str, list]], names: tuple[str, ...], path: str) -> list[dict[str, list[int]]]:
     """Each trial's parts as rows of the dataset whose item ids are ``names``; an unknown name, a
     name given twice, or one item in two parts is one line naming the file, the trial and the item."""
-    index = _index(names)
+    index = {n: i for i, n in enumerate(names)}
     out = []
     for i, t in enumerate(trials):
         rows: dict[str, list[int]] = {}
