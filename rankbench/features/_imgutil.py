@@ -19,13 +19,15 @@ def to_grey(img: np.ndarray) -> np.ndarray:
     return img.astype(np.float64)
 
 
-def resize(img: np.ndarray, size: int | None) -> np.ndarray:
-    """Resize to size x size (area interpolation); None keeps the image as it is."""
-    if size is None or img.shape[:2] == (size, size):
+def resize(img: np.ndarray, size: int | tuple[int, int] | None) -> np.ndarray:
+    """Resize to ``size`` = (height, width), an int meaning a square (area interpolation); None
+    keeps the image as it is."""
+    h, w = (size, size) if isinstance(size, (int, np.integer)) else size or img.shape[:2]
+    if img.shape[:2] == (h, w):
         return img
     import cv2
 
-    return cv2.resize(img, (int(size), int(size)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(img, (int(w), int(h)), interpolation=cv2.INTER_AREA)
 
 
 def enlarge(img: np.ndarray, min_side: int) -> np.ndarray:

@@ -38,6 +38,7 @@ from pydantic import Field
 from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from ._histogram import bin_index, cell_map, convert, histograms
+from ._imgutil import resize
 from .base import Extractor
 
 DEFAULT_GABOR = (
@@ -113,21 +114,10 @@ class ELFStrips(Extractor):
         return int(self.chunk)
 
     # ------------------------------------------------------------------ batch computation
-    def _prepare(self, imgs) -> list[np.ndarray]:
-        import cv2
-
-        out = []
-        for img in imgs:
-            if img.ndim == 2:
-                img = np.repeat(img[:, :, None], 3, axis=2)
-            if self.size is not None and img.shape[:2] != tuple(self.size):
-                img = cv2.resize(img, (int(self.size[1]), int(self.size[0])), interpolation=cv2.INTER_AREA)
-            out.append(np.ascontiguousarray(img, dtype=np.uint8))
-        return out
-
     def transform_batch(self, imgs: list[np.ndarray]) -> np.ndarray:
         """Features of RGB (or grey) uint8 images; images of equal size are filtered as one mosaic."""
-        imgs = self._prepare(imgs)
+        imgs = [np.ascontiguousarray(resize(np.dstack([im] * 3) if im.ndim == 2 else im, self.size), dtype=np.uint8)
+                for im in imgs]  # grey as R = G = B
         shapes = {im.shape for im in imgs}
         if len(shapes) > 1:
             return np.vstack([self.transform_batch([im]) for im in imgs])
