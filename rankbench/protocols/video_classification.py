@@ -251,9 +251,8 @@ class VideoClassification(Protocol):
             self.selector_spec()
 
     def check_features(self, names: list[str]) -> None:
-        if not self.n_constraints:
-            return
-        self._selector_features(names)
+        if self.n_constraints:
+            self._selector_features(names)
 
     def _selector_features(self, names) -> str:
         _, _, feats = self._selector_entry()
