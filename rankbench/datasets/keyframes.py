@@ -3,14 +3,8 @@ concept and, optionally, precomputed features per feature type.
 
 This is the data side of Merler, Yan & Smith's experiments (Imbalanced RankBoost, section 5.1:
 52,347 TRECVID 2007 development keyframes, 20 concepts, 100 low-level feature types): each concept
-is one retrieval task over the collection.
-
-Relevance convention (``base.RELEVANCE_CODES``, shared by the retrieval loaders)
---------------------------------------------------------------------------------
-``arrays["relevance"]`` is int8, items x concepts: 1 = relevant, 0 = judged not relevant,
--1 = unjudged. Unjudged items are left out of that concept's training and of its AP, as
-``trec_eval -J`` does. Note that the annotation *files* use TRECVID's own codes (1 / -1 / 0, see
-below); the loader maps them to the in-memory codes.
+is one retrieval task over the collection. The annotation *files* use TRECVID's own codes (1 / -1 /
+0, see :class:`Keyframes`); the loader maps them to the in-memory codes of ``base.RELEVANCE_CODES``.
 """
 
 from __future__ import annotations
