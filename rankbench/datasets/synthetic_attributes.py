@@ -73,9 +73,7 @@ class SyntheticAttributes(Loader):
         feat = latent @ rng.normal(size=(a, self.n_feat)) + rng.normal(scale=0.3, size=(c * m, self.n_feat))
         names = [f"cat{k}" for k in range(c)]
         attrs = [f"attr{k}" for k in range(a)]
-        train = np.zeros(c * m, dtype=bool)
-        for k in range(c):
-            train[k * m: k * m + int(self.n_train_per_category)] = True
+        train = np.tile(np.arange(m) < int(self.n_train_per_category), c)   # each category's first items
         items = pd.DataFrame({
             "id": [f"{names[k]}_{i}" for k, i in zip(cat, np.tile(np.arange(m), c))],
             "category": [names[k] for k in cat],
