@@ -85,15 +85,13 @@ class Retrieval(Protocol):
             dataset.column(self.group_column)
         check_collection(dataset, self.concepts, self.registry_name)
 
-    def _groups(self, dataset: Dataset) -> np.ndarray | None:
-        return None if self.group_column is None else dataset.column(self.group_column)
-
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
         if self.split_by == "dataset":
             part = (~dataset.column("train").astype(bool)).astype(int)
         else:
-            part = draw_parts(rng, len(dataset), (self.train_fraction,), self._groups(dataset))
+            groups = None if self.group_column is None else dataset.column(self.group_column)
+            part = draw_parts(rng, len(dataset), (self.train_fraction,), groups)
         train, test = np.flatnonzero(part == 0), np.flatnonzero(part == 1)
         wanted, R = concept_relevance(dataset, self.concepts)
         pos_tr, pos_te = (R[train] > 0).sum(0), (R[test] > 0).sum(0)
