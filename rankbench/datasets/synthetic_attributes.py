@@ -43,7 +43,6 @@ class SyntheticAttributes(Loader):
     random_state : int
     """
 
-    folder = ""
     layout = "(generated; no files)"
 
     def __init__(self, n_categories: Annotated[int, Field(ge=2)] = 5, n_per_category: Annotated[int, Field(ge=2)] = 20,

@@ -36,7 +36,6 @@ class SyntheticOrdinal(Loader):
     random_state : int
     """
 
-    folder = ""
     layout = "(generated; no files)"
 
     def __init__(self, n_labels: Annotated[int, Field(ge=2)] = 4, n_per_label: Annotated[int, Field(ge=2)] = 40,

@@ -95,7 +95,6 @@ class Tracks(Loader):
     selected tracks), ``root``.
     """
 
-    folder = ""
     image_dir = ""
     layout = ("<root>/<track>_<frame>.jpg: one crop per track and frame, track and frame "
               "non-negative integers (.jpg, .jpeg, .png or .bmp)")
