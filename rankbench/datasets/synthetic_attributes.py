@@ -43,8 +43,6 @@ class SyntheticAttributes(Loader):
     random_state : int
     """
 
-    layout = "(generated; no files)"
-
     def __init__(self, n_categories: Annotated[int, Field(ge=2)] = 5, n_per_category: Annotated[int, Field(ge=2)] = 20,
                  n_attributes: PositiveInt = 3, n_levels: Annotated[int, Field(ge=2)] = 4,
                  n_train_per_category: PositiveInt = 8, image_size: Annotated[int, Field(ge=8)] = 32,
