@@ -304,14 +304,17 @@ def _distances(Z_test: np.ndarray, Z_train: np.ndarray) -> np.ndarray:
     return D
 
 
+def _nearest(Z_train: np.ndarray, Z_test: np.ndarray, k: int) -> np.ndarray:
+    """(n_test, k) the k nearest training rows of each test row, ties in distance to the lower row."""
+    return np.argsort(_distances(Z_test, Z_train), axis=1, kind="stable")[:, :min(int(k), len(Z_train))]
+
+
 def knn_regress(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: int) -> np.ndarray:
     """k-nearest-neighbour regression: the mean label of the k nearest training rows (Euclidean).
 
     Ties in distance are broken by training-row order (``np.argsort`` with a stable sort).
     """
-    k = min(int(k), len(Z_train))
-    D = _distances(Z_test, Z_train)
-    nn = np.argsort(D, axis=1, kind="stable")[:, :k]
+    nn = _nearest(Z_train, Z_test, k)
     return finite(y_train, "labels")[nn].mean(axis=1)
 
 
@@ -322,13 +325,11 @@ def knn_vote(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray, k: in
     Yu & Li's published Matlab code (``sort(..., 'ascend')`` is stable; ``max`` returns the first
     maximum over the sorted labels).
     """
-    k = min(int(k), len(Z_train))
     y_train = finite(y_train, "labels")
-    D = _distances(Z_test, Z_train)
-    nn = np.argsort(D, axis=1, kind="stable")[:, :k]
+    nn = _nearest(Z_train, Z_test, k)
     labels, idx = np.unique(y_train, return_inverse=True)
     counts = np.zeros((len(Z_test), len(labels)), dtype=int)
-    np.add.at(counts, (np.repeat(np.arange(len(Z_test)), k), idx[nn].ravel()), 1)
+    np.add.at(counts, (np.repeat(np.arange(len(Z_test)), nn.shape[1]), idx[nn].ravel()), 1)
     return labels[np.argmax(counts, axis=1)]
 
 

@@ -19,7 +19,7 @@ ALLOWED = {
     "report": {"config", "runfolder", "registry", "metrics", "utils"} | BASE,
     "protocols": {"rankers", "datasets", "metrics", "params", "components", "registry", "records", "utils"} | BASE,
     "rankers": {"params", "registry", "metrics", "utils"} | BASE,
-    "features": {"datasets", "params", "registry", "utils"} | BASE,
+    "features": {"datasets", "preprocess", "params", "registry", "utils"} | BASE,
     "datasets": {"params", "registry", "utils"} | BASE,
     "preprocess": {"params", "registry"} | BASE,
     "config": {"components", "registry", "params", "metrics"} | BASE,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,6 +123,34 @@ def require_file(path: Path, what: str, layout: str) -> Path:
     return path
 
 
+def named_files(folder: Path, pattern: re.Pattern[str], suffixes: tuple[str, ...], what: str, layout: str,
+                unexpected: str = "unexpected file name {path}") -> list[tuple[Path, re.Match[str]]]:
+    """The files of ``folder`` with one of ``suffixes`` (any case), sorted by name, each with its
+    match of ``pattern``; hidden files, folders and other files (notes, Thumbs.db) are skipped. A
+    file that does not match is one DataError naming it (``unexpected``) and ``layout``."""
+    out = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.suffix.lower() not in suffixes or not path.is_file():
+            continue
+        m = pattern.match(path.name)
+        if m is None:
+            raise DataError(f"{what}: {unexpected.format(path=path)}; expected layout: {layout}")
+        out.append((path, m))
+    return out
+
+
+def resized_reader(paths: list[str], size: tuple[int, int] | None) -> Callable[[int], np.ndarray]:
+    """``reader(i)``: the image ``paths[i]`` resized to ``size`` = (height, width) by area
+    interpolation (None: as it is)."""
+    def reader(i: int) -> np.ndarray:
+        img = read_image(paths[i])
+        if size is None:
+            return img
+        return _cv2().resize(img, (int(size[1]), int(size[0])), interpolation=_cv2().INTER_AREA)
+
+    return reader
+
+
 _CV2 = None
 
 
@@ -208,9 +237,7 @@ def check_image_sizes(paths: list, size: tuple[int, int], what: str) -> None:
 def fingerprint_files(paths: list[str | os.PathLike], extra: str = "") -> str:
     """A digest of the files' names and contents (BLAKE2b over every byte), the key of their
     features in the cache: two images that swap contents, or a file rewritten in the same second
-    at the same size, change it, as names, sizes and modification times would not. Reading every
-    byte costs 0.10 s for VIPeR (1,264 images, 22 MB; 0.008 s for the names, sizes and times) and
-    0.22 s for Town Centre (6,967 crops, 18 MB; 0.034 s) on this project's machine, files cached."""
+    at the same size, change it, as names, sizes and modification times would not."""
     h = hashlib.blake2b(extra.encode(), digest_size=16)
     for p in paths:
         with open(p, "rb") as fh:

@@ -10,7 +10,7 @@ import pandas as pd
 from ..errors import DataError
 from ..params import PositiveInt
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, read_image, require_dir
+from .base import Dataset, Loader, fingerprint_files, named_files, read_image, require_dir, resized_reader
 
 _NAME = re.compile(r"^(\d{4})_(\d{3})\.jpe?g$", re.IGNORECASE)
 #: images per person and camera in the release
@@ -52,18 +52,9 @@ class CAVIAR4REID(Loader):
         self.check_images = check_images
 
     def load(self, data_root=None) -> Dataset:
-        import cv2
-
         folder = require_dir(self.root_dir(data_root) / "images", "dataset caviar4reid", self.layout)
         rows = []
-        for path in sorted(folder.iterdir()):
-            if path.name.startswith(".") or path.is_dir():
-                continue
-            m = _NAME.match(path.name)
-            if not m:
-                if path.suffix.lower() in (".jpg", ".jpeg"):
-                    raise DataError(f"dataset caviar4reid: unexpected file name {path}; expected layout: {self.layout}")
-                continue
+        for path, m in named_files(folder, _NAME, (".jpg", ".jpeg"), "dataset caviar4reid", self.layout):
             index = int(m.group(2))
             if not 1 <= index <= 2 * PER_CAMERA:
                 raise DataError(f"dataset caviar4reid: image number {index} in {path} is outside 001-020; "
@@ -80,15 +71,10 @@ class CAVIAR4REID(Loader):
                             f"(e.g. {r['path']})")
         paths = list(items["path"])
         size = None if self.size is None else (int(self.size[0]), int(self.size[1]))
-
-        def reader(i: int):
-            img = read_image(paths[i])
-            return img if size is None else cv2.resize(img, (size[1], size[0]), interpolation=cv2.INTER_AREA)
-
         if self.check_images:
-            for i in range(len(paths)):
-                read_image(paths[i])
+            for p in paths:
+                read_image(p)
         extra = "caviar4reid:" + ("original" if size is None else f"{size[0]}x{size[1]}")
-        return Dataset(name="caviar4reid", items=items, image_reader=reader,
+        return Dataset(name="caviar4reid", items=items, image_reader=resized_reader(paths, size),
                        info={"root": str(folder.parent), "size": list(size) if size else None},
                        fingerprint=fingerprint_files(paths, extra=extra))

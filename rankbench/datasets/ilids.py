@@ -12,10 +12,11 @@ from pydantic import Field
 from ..errors import DataError
 from ..params import PositiveInt
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, read_image
+from .base import Dataset, Loader, fingerprint_files, named_files, read_image, resized_reader
 
 _NAME = re.compile(r"^(\d{4})_?(\d{3})\.jpe?g$", re.IGNORECASE)
 _SUBFOLDERS = ("", "images", "Persons")
+_JPEG = (".jpg", ".jpeg")
 
 
 @datasets.register("ilids")
@@ -50,25 +51,15 @@ class ILIDS(Loader):
     def _image_dir(self, root):
         for sub in _SUBFOLDERS:
             d = root / sub if sub else root
-            if d.is_dir() and any(p.suffix.lower() in (".jpg", ".jpeg") for p in d.iterdir()):
+            if d.is_dir() and any(p.suffix.lower() in _JPEG for p in d.iterdir()):
                 return d
         raise DataError(f"dataset ilids: no JPEG images in {root} or its images/ or Persons/ "
                         f"sub-folder; expected layout: {self.layout}")
 
     def load(self, data_root=None) -> Dataset:
-        import cv2
-
-        root = self.root_dir(data_root)
-        folder = self._image_dir(root)
-        rows = []
-        for path in sorted(folder.iterdir()):
-            if path.suffix.lower() not in (".jpg", ".jpeg"):
-                continue
-            m = _NAME.match(path.name)
-            if not m:
-                raise DataError(f"dataset ilids: unexpected file name {path}; expected layout: {self.layout}")
-            rows.append({"id": path.stem, "identity": m.group(1), "index": int(m.group(2)), "path": str(path)})
-        items = pd.DataFrame(rows)
+        folder = self._image_dir(self.root_dir(data_root))
+        items = pd.DataFrame([{"id": path.stem, "identity": m.group(1), "index": int(m.group(2)), "path": str(path)}
+                              for path, m in named_files(folder, _NAME, _JPEG, "dataset ilids", self.layout)])
         dup = items.duplicated(["identity", "index"])
         if dup.any():
             r = items[dup].iloc[0]
@@ -85,13 +76,9 @@ class ILIDS(Loader):
         items = items.sort_values(["identity", "index"]).reset_index(drop=True)
         paths = list(items["path"])
         h, w = (int(v) for v in self.size)
-
-        def reader(i: int):
-            return cv2.resize(read_image(paths[i]), (w, h), interpolation=cv2.INTER_AREA)
-
         if self.check_images:
-            for i in range(len(paths)):
-                reader(i)
-        return Dataset(name="ilids", items=items, image_reader=reader,
+            for p in paths:
+                read_image(p)
+        return Dataset(name="ilids", items=items, image_reader=resized_reader(paths, (h, w)),
                        info={"root": str(folder), "left_out": few, "size": [h, w]},
                        fingerprint=fingerprint_files(paths, extra=f"ilids:{h}x{w}"))

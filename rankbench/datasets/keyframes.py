@@ -3,14 +3,8 @@ concept and, optionally, precomputed features per feature type.
 
 This is the data side of Merler, Yan & Smith's experiments (Imbalanced RankBoost, section 5.1:
 52,347 TRECVID 2007 development keyframes, 20 concepts, 100 low-level feature types): each concept
-is one retrieval task over the collection.
-
-Relevance convention (``base.RELEVANCE_CODES``, shared by the retrieval loaders)
---------------------------------------------------------------------------------
-``arrays["relevance"]`` is int8, items x concepts: 1 = relevant, 0 = judged not relevant,
--1 = unjudged. Unjudged items are left out of that concept's training and of its AP, as
-``trec_eval -J`` does. Note that the annotation *files* use TRECVID's own codes (1 / -1 / 0, see
-below); the loader maps them to the in-memory codes.
+is one retrieval task over the collection. The annotation *files* use TRECVID's own codes (1 / -1 /
+0, see :class:`Keyframes`); the loader maps them to the in-memory codes of ``base.RELEVANCE_CODES``.
 """
 
 from __future__ import annotations
@@ -273,10 +267,12 @@ class Keyframes(Loader):
         return ids
 
     def _read_csv(self, path: Path) -> tuple[list[str], np.ndarray]:
-        first = _first_data_line(path)
-        if first is None:
+        with open(path, encoding="utf-8", errors="replace") as f:   # (line number, text) of each row
+            data = [(i, s) for i, line in enumerate(f, 1) if (s := line.strip()) and not s.startswith("#")]
+        if not data:
             raise self._err(f"{path}: no rows")
-        skip = [first[0] - 1] if first[1].split(",", 1)[0].strip().lower() == "id" else []
+        skip = [data[0][0] - 1] if data[0][1].split(",", 1)[0].strip().lower() == "id" else []
+        line_of = [i for i, _ in data[len(skip):]]   # of each data row, the header left out
         try:
             df = pd.read_csv(path, header=None, comment="#", skiprows=skip, dtype={0: str},
                              skipinitialspace=True, skip_blank_lines=True)
@@ -296,15 +292,14 @@ class Keyframes(Loader):
                 r = int(bad[0])
                 v = values[col].iat[r]
                 shown = "missing" if pd.isna(v) else repr(str(v))
-                raise self._err(f"{path}:{_line_of_row(path, r, skip)}: value {j + 1} is {shown}, "
+                raise self._err(f"{path}:{line_of[r]}: value {j + 1} is {shown}, "
                                 "expected a finite number")
         ids = df.iloc[:, 0].str.strip()
         dup = np.flatnonzero(ids.duplicated().to_numpy())
         if dup.size:
             r = int(dup[0])
             r0 = int(np.flatnonzero((ids == ids.iat[r]).to_numpy())[0])
-            raise self._err(f"{path}:{_line_of_row(path, r, skip)}: duplicate keyframe {ids.iat[r]!r} "
-                            f"(also on line {_line_of_row(path, r0, skip)})")
+            raise self._err(f"{path}:{line_of[r]}: duplicate keyframe {ids.iat[r]!r} (also on line {line_of[r0]})")
         return ids.tolist(), values.to_numpy(dtype=np.float32)
 
     def _align(self, X: np.ndarray, fids: list[str], ids: list[str], where: Path, source: str) -> np.ndarray:
@@ -320,25 +315,3 @@ class Keyframes(Loader):
             raise self._err(f"{where}: keyframe ids do not match the collection: {'; '.join(parts)}")
         return np.ascontiguousarray(X[pos])
 
-
-def _first_data_line(path: Path) -> tuple[int, str] | None:
-    """(1-based line number, text) of the first line that is neither blank nor a '#' comment."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for i, line in enumerate(f, 1):
-            if (s := line.strip()) and not s.startswith("#"):
-                return i, s
-    return None
-
-
-def _line_of_row(path: Path, row: int, skip: list[int]) -> int:
-    """The 1-based line number of data row ``row`` (0-based, after comments, blanks and the
-    header line ``skip``) of a CSV file; only called to word an error."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        r = -1
-        for i, line in enumerate(f, 1):
-            s = line.strip()
-            if s and not s.startswith("#") and i - 1 not in skip:
-                r += 1
-                if r == row:
-                    return i
-    return -1

@@ -34,11 +34,10 @@ def read_strength_csv(path) -> pd.DataFrame:
 SIZE = (256, 256)
 
 
-def scan_osr(root: Path, what: str, layout: str, check_images: bool = True
-             ) -> tuple[list[Path], list[str], pd.DataFrame, Path]:
-    """The OSR folder's images (sorted by name), their categories (the file-name prefix), the
-    categories x attributes strength table and the CSV it came from; ``what`` names the loader in
-    errors. ``check_images`` checks every image's size from its header."""
+def scan_osr(root: Path, what: str, layout: str, check_images: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
+    """The OSR folder's images as items (``id``, ``category``: the file-name prefix, ``path``;
+    sorted by name), the categories x attributes strength table and the CSV it came from;
+    ``what`` names the loader in errors. ``check_images`` checks every image's size from its header."""
     csv = require_file(root / "relative_ordering.csv", what, layout)
     strength = read_strength_csv(csv)
     img_dir = require_dir(root / "images", what, layout)
@@ -52,7 +51,8 @@ def scan_osr(root: Path, what: str, layout: str, check_images: bool = True
                         f"(known: {', '.join(strength.index)}); expected layout: {layout}")
     if check_images:
         check_image_sizes(files, SIZE, what)
-    return files, cats, strength, csv
+    items = pd.DataFrame({"id": [p.stem for p in files], "category": cats, "path": [str(p) for p in files]})
+    return items, strength, csv
 
 
 _LAYOUT = "osr/images/<category>_<name>.jpg and osr/relative_ordering.csv " \
@@ -79,25 +79,14 @@ class OSR(Loader):
 
     def load(self, data_root=None) -> Dataset:
         root = self.root_dir(data_root)
-        files, cats, strength, csv = scan_osr(root, "dataset osr", self.layout, self.check_images)
-        if self.n_per_category is not None:
-            seen: dict[str, int] = {}
-            keep = []
-            for p, c in zip(files, cats):
-                seen[c] = seen.get(c, 0) + 1
-                if seen[c] <= int(self.n_per_category):
-                    keep.append((p, c))
-            files, cats = [p for p, _ in keep], [c for _, c in keep]
-        items = pd.DataFrame({
-            "id": [p.stem for p in files],
-            "category": cats,
-            "path": [str(p) for p in files],
-        })
+        items, strength, csv = scan_osr(root, "dataset osr", self.layout, self.check_images)
+        if self.n_per_category is not None:   # the first n of each category, by name
+            items = items[items.groupby("category").cumcount() < int(self.n_per_category)].reset_index(drop=True)
         return Dataset(
             name="osr",
             items=items,
             info={"attributes": list(strength.columns), "strength": strength, "root": str(root)},
-            fingerprint=fingerprint_files([csv, *files], extra="osr"),
+            fingerprint=fingerprint_files([csv, *items["path"]], extra="osr"),
         )
 
 
@@ -159,10 +148,10 @@ class OSRScenes(Loader):
 
     def load(self, data_root=None) -> Dataset:
         root = self.root_dir(data_root)
-        files, cats, _, csv = scan_osr(root, "dataset osr_scenes", self.layout, self.check_images)
-        cats_arr = np.array(cats)
-        concepts = sorted(set(cats))
-        n = len(files)
+        items, _, csv = scan_osr(root, "dataset osr_scenes", self.layout, self.check_images)
+        cats_arr = items["category"].to_numpy()
+        concepts = sorted(set(cats_arr))
+        n = len(items)
         R = np.zeros((n, len(concepts)), dtype=np.int8)
         rng = np.random.default_rng(int(self.random_state))
         n_keep = None if self.positive_rate is None else int(round(float(self.positive_rate) * n))
@@ -180,7 +169,6 @@ class OSRScenes(Loader):
                                   f"{len(members) / n:.4f} here)")
             R[members, j] = -1
             R[rng.choice(members, n_keep, replace=False), j] = 1
-        items = pd.DataFrame({"id": [p.stem for p in files], "category": cats, "path": [str(p) for p in files]})
         return Dataset(
             name="osr_scenes",
             items=items,
@@ -189,5 +177,5 @@ class OSRScenes(Loader):
                   "positive_rate": self.positive_rate,
                   "n_relevant": {c: int((R[:, j] == 1).sum()) for j, c in enumerate(concepts)},
                   "n_judged": {c: int((R[:, j] >= 0).sum()) for j, c in enumerate(concepts)}},
-            fingerprint=fingerprint_files([csv, *files], extra="osr"),
+            fingerprint=fingerprint_files([csv, *items["path"]], extra="osr"),
         )

@@ -37,9 +37,6 @@ def spiral_arm(n: int, turns: float, start: float) -> np.ndarray:
 class TwoSpirals(Loader):
     """Two interleaved spirals (Yan et al. PKLR toy set): 201 positive, 199 negative 2-D points."""
 
-    folder = ""
-    layout = "(generated in memory)"
-
     def __init__(self, n_positive: Annotated[int, Field(ge=2)] = 201, n_negative: Annotated[int, Field(ge=2)] = 199,
                  turns: PositiveFloat = 2.0, start: NonNegativeFloat = np.pi / 2, noise: NonNegativeFloat = 0.3,
                  random_state: NonNegativeInt = 0):

@@ -43,9 +43,6 @@ class SyntheticAttributes(Loader):
     random_state : int
     """
 
-    folder = ""
-    layout = "(generated; no files)"
-
     def __init__(self, n_categories: Annotated[int, Field(ge=2)] = 5, n_per_category: Annotated[int, Field(ge=2)] = 20,
                  n_attributes: PositiveInt = 3, n_levels: Annotated[int, Field(ge=2)] = 4,
                  n_train_per_category: PositiveInt = 8, image_size: Annotated[int, Field(ge=8)] = 32,
@@ -73,9 +70,7 @@ class SyntheticAttributes(Loader):
         feat = latent @ rng.normal(size=(a, self.n_feat)) + rng.normal(scale=0.3, size=(c * m, self.n_feat))
         names = [f"cat{k}" for k in range(c)]
         attrs = [f"attr{k}" for k in range(a)]
-        train = np.zeros(c * m, dtype=bool)
-        for k in range(c):
-            train[k * m: k * m + int(self.n_train_per_category)] = True
+        train = np.tile(np.arange(m) < int(self.n_train_per_category), c)   # each category's first items
         items = pd.DataFrame({
             "id": [f"{names[k]}_{i}" for k, i in zip(cat, np.tile(np.arange(m), c))],
             "category": [names[k] for k in cat],

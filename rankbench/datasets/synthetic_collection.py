@@ -107,9 +107,7 @@ class SyntheticCollection(Loader):
     ``info["positive_rates"]`` and ``info["reference_rates"]``.
 
     Memory: 4 bytes x n_items x total dims for the features plus n_items x 20 bytes of relevance;
-    the default (52,347 items, 368 dims) holds 77 MB + 1 MB. Measured on the project machine
-    (``scripts/bench_merler_data.py``): generated in about 1 s, the process's peak resident memory
-    grows by about 100 MB (the arrays, the item table and one feature type's temporaries).
+    the default (52,347 items, 368 dims) holds 77 MB + 1 MB.
 
     Parameters
     ----------

@@ -36,9 +36,6 @@ class SyntheticOrdinal(Loader):
     random_state : int
     """
 
-    folder = ""
-    layout = "(generated; no files)"
-
     def __init__(self, n_labels: Annotated[int, Field(ge=2)] = 4, n_per_label: Annotated[int, Field(ge=2)] = 40,
                  n_informative: PositiveInt = 3, n_nuisance: NonNegativeInt = 20, noise: NonNegativeFloat = 0.4,
                  nuisance_scale: NonNegativeFloat = 2.0, random_state: NonNegativeInt = 0):

@@ -83,9 +83,6 @@ def _render(p: dict, cam_gain: np.ndarray, cam_gamma: float, rng: np.random.Gene
 class SyntheticReId(Loader):
     """Generated two-camera pedestrians (128x48 RGB), VIPeR-like; no download needed."""
 
-    folder = ""
-    layout = "(generated in memory)"
-
     def __init__(self, n_people: Annotated[int, Field(ge=3)] = 120, random_state: NonNegativeInt = 0):
         self.n_people = n_people
         self.random_state = random_state

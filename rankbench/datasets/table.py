@@ -99,7 +99,6 @@ class Table(Loader):
         Decode every image at load time, so an unreadable file is named up front.
     """
 
-    folder = ""
     layout = ("a CSV or Parquet table, one row per item, with the columns the protocol needs (identity, cam; "
               "label; category; concept judgements; track, frame) and a path (an image, relative to the table) "
               "or features (.npy rows); or root: a folder of images named by pattern")

@@ -20,7 +20,6 @@ negative constraints (the paper's Section 4.2).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -30,7 +29,7 @@ import pandas as pd
 from ..errors import ConfigError, DataError
 from ..params import NonNegativeInt, PositiveInt
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, read_image, require_dir, require_file
+from .base import Dataset, Loader, fingerprint_files, named_files, read_image, require_dir, require_file
 
 _IMAGE_EXT = (".jpg", ".jpeg", ".png", ".bmp")
 _NAME = re.compile(r"^(\d+)_(\d+)\.(jpe?g|png|bmp)$", re.IGNORECASE)
@@ -96,7 +95,6 @@ class Tracks(Loader):
     selected tracks), ``root``.
     """
 
-    folder = ""
     image_dir = ""
     layout = ("<root>/<track>_<frame>.jpg: one crop per track and frame, track and frame "
               "non-negative integers (.jpg, .jpeg, .png or .bmp)")
@@ -118,21 +116,14 @@ class Tracks(Loader):
     def scan(self, folder: Path) -> pd.DataFrame:
         """Every crop of ``folder`` as rows (track, frame, path), sorted; errors name the file."""
         rows, seen = [], {}
-        with os.scandir(folder) as entries:
-            names = sorted(e.name for e in entries if not e.name.startswith(".") and e.is_file())
-        for name in names:
-            if not name.lower().endswith(_IMAGE_EXT):
-                continue  # notes, Thumbs.db, label files next to the crops
-            m = _NAME.match(name)
-            if not m:
-                raise DataError(f"{self._where()}: file name {folder / name} does not parse as "
-                                f"<track>_<frame>; expected layout: {self.layout}")
+        for path, m in named_files(folder, _NAME, _IMAGE_EXT, self._where(), self.layout,
+                                   "file name {path} does not parse as <track>_<frame>"):
             key = (int(m.group(1)), int(m.group(2)))
             if key in seen:
                 raise DataError(f"{self._where()}: two crops of track {key[0]} at frame {key[1]} in "
-                                f"{folder}: {seen[key]} and {name}; expected layout: {self.layout}")
-            seen[key] = name
-            rows.append((key[0], key[1], str(folder / name)))
+                                f"{folder}: {seen[key]} and {path.name}; expected layout: {self.layout}")
+            seen[key] = path.name
+            rows.append((key[0], key[1], str(path)))
         if not rows:
             raise DataError(f"{self._where()}: no <track>_<frame> images in {folder}; "
                             f"expected layout: {self.layout}")

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, read_image, require_dir
+from .base import Dataset, Loader, fingerprint_files, named_files, read_image, require_dir
 
 _NAME = re.compile(r"^(\d+)_(\d+)\.bmp$", re.IGNORECASE)
 
@@ -46,14 +46,7 @@ class VIPeR(Loader):
         for cam in ("a", "b"):
             folder = require_dir(root / f"cam_{cam}", "dataset viper", self.layout)
             seen = {}
-            for path in sorted(folder.iterdir()):
-                if path.name.startswith(".") or path.is_dir():
-                    continue
-                m = _NAME.match(path.name)
-                if not m:
-                    if path.suffix.lower() == ".bmp":
-                        raise DataError(f"dataset viper: unexpected file name {path}; expected layout: {self.layout}")
-                    continue  # e.g. Thumbs.db or notes next to the images
+            for path, m in named_files(folder, _NAME, (".bmp",), "dataset viper", self.layout):
                 pid = m.group(1)
                 if pid in seen:
                     raise DataError(f"dataset viper: person {pid} has two images in cam_{cam}: "

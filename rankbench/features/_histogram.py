@@ -10,17 +10,13 @@ codes with :func:`grid_histogram`). What differed between them is now a paramete
   (``hi`` = 180); ``"hsv_full"`` spreads the hue over 0..255.
 * **grey images** (:func:`as_rgb`): replicated to R = G = B (``"replicate"``: hue 0 and saturation
   0 in HSV, constant chroma in L*a*b* / YCrCb) or refused with a DataError (``"refuse"``).
-* **bins**: value v of a channel with range ``[lo, hi)`` falls in bin
-  ``floor((v - lo) * bins / (hi - lo))``, clipped to the last bin (:func:`bin_index`): exact in
-  integers for 8-bit channels (as ``cv2.calcHist`` with ranges [0, hi]), in float32 for real-valued
-  channels (filter responses). Per channel (``joint=False``: the channels' histograms side by
-  side) or joint (one histogram of the code ``(q0 * b1 + q1) * b2 + q2``, :func:`joint_code`).
+* **bins** (:func:`bin_index`): uniform, exact in integers for 8-bit channels (as ``cv2.calcHist``),
+  in float32 for real-valued channels (filter responses); per channel, or joint
+  (:func:`joint_code`).
 * **cells**: a rows x cols layout (strips are ``(n, 1)``, a grid ``(g, g)``), cut where
-  :func:`cell_index` says (``edges``: ``"floor"`` / ``"round"`` of ``k L / n``, or ``"ceil"``, i.e.
-  position i in cell ``i n // L``).
-* **normalisation** (:func:`histograms`): each (channel, cell) histogram sums to 1
-  (``"histogram"``), each channel over all its cells (``"channel"``), the whole vector
-  (``"image"``) or none (raw counts); an empty histogram stays 0.
+  :func:`cell_index` says.
+* **normalisation** (:func:`histograms`): per (channel, cell) histogram, per channel, per image or
+  none; an empty histogram stays 0.
 
 Layout of a feature vector: channel-major, then cell (row-major), then bin.
 """

@@ -19,13 +19,15 @@ def to_grey(img: np.ndarray) -> np.ndarray:
     return img.astype(np.float64)
 
 
-def resize(img: np.ndarray, size: int | None) -> np.ndarray:
-    """Resize to size x size (area interpolation); None keeps the image as it is."""
-    if size is None or img.shape[:2] == (size, size):
+def resize(img: np.ndarray, size: int | tuple[int, int] | None) -> np.ndarray:
+    """Resize to ``size`` = (height, width), an int meaning a square (area interpolation); None
+    keeps the image as it is."""
+    h, w = (size, size) if isinstance(size, (int, np.integer)) else size or img.shape[:2]
+    if img.shape[:2] == (h, w):
         return img
     import cv2
 
-    return cv2.resize(img, (int(size), int(size)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(img, (int(w), int(h)), interpolation=cv2.INTER_AREA)
 
 
 def enlarge(img: np.ndarray, min_side: int) -> np.ndarray:
@@ -63,11 +65,6 @@ def prepared(img: np.ndarray, image_size: int | None, min_side: int) -> np.ndarr
 
 def grid_edges(length: int, cells: int) -> np.ndarray:
     return np.linspace(0, length, cells + 1).astype(int)
-
-
-def grid_index(length: int, cells: int) -> np.ndarray:
-    """Cell number (0..cells-1) of each of ``length`` pixel rows (or columns), cut at :func:`grid_edges`."""
-    return np.searchsorted(grid_edges(length, cells)[1:-1], np.arange(length), side="right")
 
 
 def block_means(x: np.ndarray, w: int) -> np.ndarray:

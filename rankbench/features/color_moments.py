@@ -13,8 +13,8 @@ import numpy as np
 
 from ..params import PositiveInt
 from ..registry import features
-from ._histogram import KEYFRAME_SPACES, as_rgb, convert
-from ._imgutil import Grid, block_means, grid_index, prepared
+from ._histogram import KEYFRAME_SPACES, as_rgb, cell_index, convert
+from ._imgutil import Grid, block_means, prepared
 from .base import Extractor
 
 
@@ -27,7 +27,7 @@ def grid_moments(x: np.ndarray, grid: int) -> np.ndarray:
     """
     _, h, w = x.shape
     mean = block_means(x, grid)  # (C, g, g)
-    dev = x - mean[:, grid_index(h, grid)][:, :, grid_index(w, grid)]
+    dev = x - mean[:, cell_index(h, grid)][:, :, cell_index(w, grid)]
     std = np.sqrt(block_means(dev * dev, grid))
     third = np.cbrt(block_means(dev * dev * dev, grid))
     return np.stack([mean, std, third], axis=-1).transpose(1, 2, 0, 3)

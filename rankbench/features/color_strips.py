@@ -18,6 +18,7 @@ from pydantic import Field
 from ..params import PositiveInt
 from ..registry import features
 from ._histogram import as_rgb, colour_histogram
+from ._imgutil import resize
 from .base import Extractor
 
 
@@ -34,10 +35,6 @@ class ColorStrips(Extractor):
         self.size = size
 
     def transform_image(self, img: np.ndarray) -> np.ndarray:
-        import cv2
-
-        img = as_rgb(img)
-        if self.size is not None and img.shape[:2] != tuple(self.size):
-            img = cv2.resize(img, (self.size[1], self.size[0]), interpolation=cv2.INTER_AREA)
+        img = resize(as_rgb(img), self.size)
         return np.concatenate([colour_histogram(img, space, int(self.bins), cells=(int(self.n_strips), 1),
                                                 edges="round") for space in self.spaces])

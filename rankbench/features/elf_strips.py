@@ -20,12 +20,9 @@ Choices the paper leaves open are parameters (defaults in brackets):
 * ``filter_range`` ["fixed"], ``filter_scale`` [0.05]: bins of a filter response span
   ``[0, 255 * filter_scale]`` (``"fixed"``; signed responses: symmetric; larger values go to
   the last bin) or each image's own min..max (``"image"``, contrast invariant). With the
-  L1-normalised kernels, a small scale keeps the informative low responses apart. 0.05 was
-  chosen with PRSVM on 5 VIPeR p = 316 splits that no config grades, by mean CMC at ranks
-  1 / 5 / 10 / 20 (a criterion fixed beforehand): 0.05 43.1, 0.1 42.2, 0.25 42.1, 0.5 42.2,
-  "image" 41.3 (configs/prosser/selection/viper_p316_filter_scale.yaml). Until 2026-11-23
-  the default was 0.1, picked from 2 graded splits. Colour channels always span their full
-  8-bit range.
+  L1-normalised kernels, a small scale keeps the informative low responses apart; 0.05 was
+  chosen on splits no config grades (configs/prosser/selection/viper_p316_filter_scale.yaml).
+  Colour channels always span their full 8-bit range.
 * ``normalize`` ["strip"]: each (channel, strip) histogram sums to 1 (``"strip"``), each channel's
   six strips together (``"channel"``), the whole vector (``"l1"``) or raw pixel counts (``"none"``).
 * ``size`` [None]: resize every image to (height, width) first; None keeps the loader's size.
@@ -41,6 +38,7 @@ from pydantic import Field
 from ..params import PositiveFloat, PositiveInt
 from ..registry import features
 from ._histogram import bin_index, cell_map, convert, histograms
+from ._imgutil import resize
 from .base import Extractor
 
 DEFAULT_GABOR = (
@@ -116,21 +114,10 @@ class ELFStrips(Extractor):
         return int(self.chunk)
 
     # ------------------------------------------------------------------ batch computation
-    def _prepare(self, imgs) -> list[np.ndarray]:
-        import cv2
-
-        out = []
-        for img in imgs:
-            if img.ndim == 2:
-                img = np.repeat(img[:, :, None], 3, axis=2)
-            if self.size is not None and img.shape[:2] != tuple(self.size):
-                img = cv2.resize(img, (int(self.size[1]), int(self.size[0])), interpolation=cv2.INTER_AREA)
-            out.append(np.ascontiguousarray(img, dtype=np.uint8))
-        return out
-
     def transform_batch(self, imgs: list[np.ndarray]) -> np.ndarray:
         """Features of RGB (or grey) uint8 images; images of equal size are filtered as one mosaic."""
-        imgs = self._prepare(imgs)
+        imgs = [np.ascontiguousarray(resize(np.dstack([im] * 3) if im.ndim == 2 else im, self.size), dtype=np.uint8)
+                for im in imgs]  # grey as R = G = B
         shapes = {im.shape for im in imgs}
         if len(shapes) > 1:
             return np.vstack([self.transform_batch([im]) for im in imgs])

@@ -22,34 +22,16 @@ import numpy as np
 from ..datasets.base import Dataset
 from ..errors import DataError
 from ..params import PositiveFloat, PositiveInt
+from ..preprocess.pca import PCA
 from ..registry import features
 from .base import Extractor
 
 
 def transductive_pca(X: np.ndarray, n_components: int) -> np.ndarray:
-    """Scores of the rows of ``X`` on the first ``n_components`` principal components of ``X`` itself.
-
-    Centred, not scaled; the components come from the n x n Gram matrix when there are fewer rows
-    than columns. Each component's sign is fixed so that its largest-magnitude loading is
-    positive, so the output does not depend on the eigen-solver. Components beyond the rank of the
-    centred data (zero variance) are dropped.
-    """
-    Xc = np.asarray(X, dtype=float)
-    Xc = Xc - Xc.mean(axis=0)
-    n, d = Xc.shape
-    if n < d:
-        lam, U = np.linalg.eigh(Xc @ Xc.T)
-        order = np.argsort(lam)[::-1][: min(n_components, n)]
-        s = np.sqrt(np.clip(lam[order], 0.0, None))
-        keep = s > (s[0] if len(s) else 0.0) * 1e-6  # variance below 1e-12 of the first: zero
-        V = (Xc.T @ U[:, order[keep]]) / s[keep]            # (d, k) unit components
-    else:
-        _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
-        keep = s > (s[0] if len(s) else 0.0) * 1e-6  # variance below 1e-12 of the first: zero
-        V = Vt[: min(n_components, int(keep.sum()))].T
-    top = np.abs(V).argmax(axis=0)
-    V = V * np.sign(V[top, np.arange(V.shape[1])])
-    return Xc @ V
+    """Scores of the rows of ``X`` on the first ``n_components`` principal components of ``X`` itself
+    (:class:`rankbench.preprocess.pca.PCA` fitted on every row: centred, not scaled, signs fixed,
+    zero-variance directions dropped)."""
+    return PCA(int(n_components)).fit(X).transform(X)
 
 
 @features.register("pixels")

@@ -125,6 +125,14 @@ def _shape(shape: tuple[int | None, ...]) -> str:
     return "(" + ", ".join("any" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+def draw_per_class(rng: np.random.Generator, labels: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """``k`` of ``rows`` drawn at random without replacement from each class of ``labels[rows]``,
+    class after class (sorted), in the order drawn."""
+    rows = np.asarray(rows)
+    return np.concatenate([rng.choice(rows[labels[rows] == c], int(k), replace=False)
+                           for c in np.unique(labels[rows])])
+
+
 def take(X: np.ndarray | dict[str, np.ndarray], idx) -> np.ndarray | dict[str, np.ndarray]:
     """Rows ``idx`` of a feature matrix or of every view of a multi-view dict."""
     if isinstance(X, dict):

@@ -45,7 +45,7 @@ from ..params import NonNegativeInt, OpenFraction, PositiveInt
 from ..rankers.base import diagnostics, fit_accepts
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, TrialSplit, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, draw_per_class, take
 
 
 def draw_pairs(labels: np.ndarray, rows: np.ndarray, n: int, kind: str,
@@ -149,8 +149,7 @@ class Classification(Protocol):
         y = dataset.column(self.label)
         pool = self._pool(dataset)
         if self.n_train_per_class is not None:
-            labelled = np.concatenate([rng.choice(pool[y[pool] == c], int(self.n_train_per_class), replace=False)
-                                       for c in np.unique(y[pool])])
+            labelled = draw_per_class(rng, y, pool, self.n_train_per_class)
         elif self.train_fraction is not None:
             labelled = rng.permutation(pool)[: int(round(self.train_fraction * len(pool)))]
         else:

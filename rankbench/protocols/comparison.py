@@ -15,7 +15,7 @@ from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
 from ..utils.progress import tick
-from .base import Protocol, TrialResult, TrialSplit, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, draw_per_class, take
 
 
 def training_pairs(strength: np.ndarray, n_max: int | None, similar: bool, rng: np.random.Generator):
@@ -113,13 +113,13 @@ class Comparison(Protocol):
             is_train = dataset.column("train").astype(bool)
         else:
             k = int(self.n_train_per_category)
+            names, counts = np.unique(cats, return_counts=True)
+            short = counts <= k
+            if short.any():
+                raise DataError(f"dataset {dataset.name!r}: category {names[short][0]!r} has {counts[short][0]} "
+                                f"images, cannot draw n_train_per_category={k} and keep test images")
             is_train = np.zeros(len(dataset), dtype=bool)
-            for c in sorted(set(cats)):
-                idx = np.flatnonzero(cats == c)
-                if len(idx) <= k:
-                    raise DataError(f"dataset {dataset.name!r}: category {c!r} has {len(idx)} images, "
-                                    f"cannot draw n_train_per_category={k} and keep test images")
-                is_train[rng.choice(idx, size=k, replace=False)] = True
+            is_train[draw_per_class(rng, cats, np.arange(len(dataset)), k)] = True
         return {
             "train": np.flatnonzero(is_train).tolist(),
             "test": np.flatnonzero(~is_train).tolist(),

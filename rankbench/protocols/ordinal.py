@@ -25,7 +25,7 @@ from ..params import PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, TrialSplit, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, draw_per_class, take
 
 
 @protocols.register("ordinal")
@@ -95,10 +95,7 @@ class Ordinal(Protocol):
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
         y = dataset.column(self.label_column).astype(float)
         labelled = ~np.isnan(y)
-        train = np.concatenate([
-            rng.choice(np.flatnonzero(y == lab), int(self.n_per_label), replace=False)
-            for lab in np.unique(y[labelled])
-        ])
+        train = draw_per_class(rng, y, np.flatnonzero(labelled), self.n_per_label)
         # grouped by label as in Yu & Li's Assumption 1 (the learners do not depend on the order)
         test = np.setdiff1d(np.flatnonzero(labelled), train)
         return {"train": train.tolist(), "test": test.tolist()}

@@ -131,30 +131,36 @@ class ReIdentification(Protocol):
         self.split_column = split_column
 
     # ------------------------------------------------------------------ checks
+    @property
+    def _is_fixed(self) -> bool:
+        """The benchmark's own trials replace the draw (``split_file`` or ``split_column``)."""
+        return self.split_file is not None or self.split_column is not None
+
+    @property
+    def _by_cam(self) -> bool:
+        """Probes and gallery are drawn by camera: ``gallery: cam`` and no fixed split (which forms
+        them itself, cameras or not); only then does the protocol read the ``cam`` column to split."""
+        return self.gallery == "cam" and not self._is_fixed
+
     def check_dataset(self, dataset: Dataset) -> None:
-        fixed = self.split_file is not None or self.split_column is not None
         if self.split_file is not None and self.split_column is not None:
             raise ConfigError("protocol.split_column: expected split_file or split_column, got both")
-        drawn_cams = self.gallery == "cam" and not fixed
-        needed = ["identity"] + (["cam"] if drawn_cams else []) + ([self.split_column] if self.split_column else [])
+        needed = ["identity"] + (["cam"] if self._by_cam else []) + ([self.split_column] if self.split_column else [])
         for col in needed:
             if col not in dataset.items.columns:
                 raise DataError(f"protocol reid needs a {col!r} column; dataset {dataset.name!r} has: "
                                 f"{', '.join(dataset.items.columns)}")
         self._check_labels(dataset)
         self._check_copies(dataset)
-        if self.gallery != "cam" and not fixed and self.gallery_shots == "all":
+        if self.gallery != "cam" and not self._is_fixed and self.gallery_shots == "all":
             raise ConfigError(f"protocol.gallery_shots: expected an integer under gallery: {self.gallery} (a "
                               "person's other images are the probes), got 'all'")
-        if fixed:
+        if self._is_fixed:
             if self.distractors == "unpaired":
                 raise ConfigError("protocol.distractors: expected none or identity labels with a fixed split "
                                   "(its gallery is what it lists), got 'unpaired'")
-            trials = self._fixed(dataset)
-            floor = min(self._gallery_floor(dataset, t["gallery"]) for t in trials)
-            where = "the smallest gallery of the fixed trials"
         else:
-            if drawn_cams:
+            if self._by_cam:
                 self._check_cams(dataset)
             n_total = len(self._eligible(dataset))
             if self.n_test >= n_total or self.n_test < 2:
@@ -163,9 +169,10 @@ class ReIdentification(Protocol):
             if self.n_train is not None and self.n_train + self.n_test > n_total:
                 raise ConfigError(f"protocol.n_train: n_train + n_test must be <= {n_total}, got "
                                   f"{self.n_train} + {self.n_test}")
-            floor = self._gallery_floor(dataset)
-            where = (f"the gallery size n_test = {self.n_test}" if floor == self.n_test else
-                     f"the smallest gallery, {floor} (n_test = {self.n_test} and the distractors)")
+        floor = self._gallery_floor(dataset)
+        where = ("the smallest gallery of the fixed trials" if self._is_fixed else
+                 f"the gallery size n_test = {self.n_test}" if floor == self.n_test else
+                 f"the smallest gallery, {floor} (n_test = {self.n_test} and the distractors)")
         if self.ranks is not None and max(self.ranks) > floor:
             raise ConfigError(f"protocol.ranks: expected ranks <= {where}, got {max(self.ranks)}")
 
@@ -218,7 +225,7 @@ class ReIdentification(Protocol):
         if copy is None:
             return
         ids, paths = dataset.column("identity"), dataset.column("path")
-        cams = dataset.column("cam").astype(str) if self.gallery == "cam" else None
+        cams = dataset.column("cam").astype(str) if self._by_cam else None
         roles = {str(self.probe_cam), str(self.gallery_cam)}
         kept = []
         for i in np.flatnonzero(copy != np.arange(len(copy))):
@@ -240,7 +247,7 @@ class ReIdentification(Protocol):
         """People usable as test people: seen in both cameras, or with at least two different images."""
         ids = dataset.column("identity")
         usable, _ = self._usable(dataset)
-        if self.gallery == "cam":
+        if self._by_cam:
             cams = dataset.column("cam").astype(str)
             in_p = set(ids[usable & (cams == str(self.probe_cam))])
             in_g = set(ids[usable & (cams == str(self.gallery_cam))])
@@ -257,7 +264,7 @@ class ReIdentification(Protocol):
             return np.array([], dtype=int)
         ids = dataset.column("identity")
         usable, _ = self._usable(dataset)
-        if self.gallery == "cam":
+        if self._by_cam:
             cams = dataset.column("cam").astype(str)
             seen_p = ids[usable & (cams == str(self.probe_cam))]
             return np.flatnonzero(usable & (cams == str(self.gallery_cam)) & ~np.isin(ids, seen_p))
@@ -266,20 +273,19 @@ class ReIdentification(Protocol):
 
     def _shots(self) -> tuple[int | str, int | str]:
         """(probe_shots, gallery_shots) with the gallery mode's defaults filled in."""
-        fixed = self.split_file is not None or self.split_column is not None
-        default = ("all", "all") if self.gallery == "cam" or fixed else \
+        default = ("all", "all") if self.gallery == "cam" or self._is_fixed else \
             ("all", 1) if self.gallery == "one_random" else (1, 1)
         return (default[0] if self.probe_shots is None else self.probe_shots,
                 default[1] if self.gallery_shots is None else self.gallery_shots)
 
-    def _gallery_floor(self, dataset: Dataset, fixed_gallery: np.ndarray | None = None) -> int:
+    def _gallery_floor(self, dataset: Dataset) -> int:
         """The fewest items a trial's gallery can hold: each test person gives at least one, and the
-        distractors what they give in every trial."""
+        distractors what they give in every trial (a fixed split: its smallest gallery)."""
         _, marked = self._usable(dataset)
+        if self._is_fixed:
+            return min(int(marked[g].sum()) + len(_groups(dataset, g[~marked[g]]))
+                       for g in (t["gallery"] for t in self._fixed(dataset)))
         k = self._shots()[1]
-        if fixed_gallery is not None:
-            rows = np.asarray(fixed_gallery, dtype=int)
-            return int(marked[rows].sum()) + len(_groups(dataset, rows[~marked[rows]]))
         per_person = [len(g) if k == "all" else min(len(g), int(k)) for g in _groups(dataset, self._unpaired(dataset))]
         return self.n_test + int(marked.sum()) + sum(per_person)
 
@@ -287,15 +293,12 @@ class ReIdentification(Protocol):
         """The ranks reported: as given, or the usual ones that fit in the smallest gallery."""
         if self.ranks is not None:
             return tuple(self.ranks)
-        if self.split_file is not None or self.split_column is not None:
-            floor = min(self._gallery_floor(dataset, t["gallery"]) for t in self._fixed(dataset))
-        else:
-            floor = self._gallery_floor(dataset)
+        floor = self._gallery_floor(dataset)
         return tuple(r for r in DEFAULT_RANKS if r <= floor)
 
     # ------------------------------------------------------------------ fixed splits
     def fixed_trials(self, dataset: Dataset) -> int | None:
-        if self.split_file is None and self.split_column is None:
+        if not self._is_fixed:
             return None
         return len(self._fixed(dataset))
 
@@ -353,7 +356,7 @@ class ReIdentification(Protocol):
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator, trial: int | None = None) -> dict[str, Any]:
-        if self.split_file is not None or self.split_column is not None:
+        if self._is_fixed:
             return self._fixed_split(dataset, rng, int(trial or 0))
         ids = dataset.column("identity")
         usable, marked = self._usable(dataset)
@@ -366,7 +369,7 @@ class ReIdentification(Protocol):
         train = np.flatnonzero(np.isin(ids, train_people) & usable)
         probe_k, gal_k = self._shots()
 
-        if self.gallery == "cam":
+        if self._by_cam:
             cams = dataset.column("cam").astype(str)
             probe = _draw(dataset, np.flatnonzero(test_mask & (cams == str(self.probe_cam))), probe_k, rng)
             gal = _draw(dataset, np.flatnonzero(test_mask & (cams == str(self.gallery_cam))), gal_k, rng)
@@ -538,15 +541,10 @@ def read_split_file(path: str) -> list[dict[str, list[str]]]:
     return trials
 
 
-@functools.lru_cache(maxsize=8)
-def _index(names: tuple[str, ...]) -> dict[str, int]:
-    return {n: i for i, n in enumerate(names)}
-
-
 def _rows_of(trials: list[dict[str, list]], names: tuple[str, ...], path: str) -> list[dict[str, list[int]]]:
     """Each trial's parts as rows of the dataset whose item ids are ``names``; an unknown name, a
     name given twice, or one item in two parts is one line naming the file, the trial and the item."""
-    index = _index(names)
+    index = {n: i for i, n in enumerate(names)}
     out = []
     for i, t in enumerate(trials):
         rows: dict[str, list[int]] = {}

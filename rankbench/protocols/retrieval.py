@@ -87,20 +87,12 @@ class Retrieval(Protocol):
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
-        n = len(dataset)
         if self.split_by == "dataset":
-            is_train = dataset.column("train").astype(bool)
-            train, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
-        elif self.group_column is not None:  # whole groups (videos, tracks) on one side
-            groups = dataset.column(self.group_column)
-            uniq = rng.permutation(np.unique(groups))
-            n_train = int(round(self.train_fraction * len(uniq)))
-            is_train = np.isin(groups, uniq[:n_train])
-            train, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+            part = (~dataset.column("train").astype(bool)).astype(int)
         else:
-            perm = rng.permutation(n)
-            n_train = int(round(self.train_fraction * n))
-            train, test = np.sort(perm[:n_train]), np.sort(perm[n_train:])
+            groups = None if self.group_column is None else dataset.column(self.group_column)
+            part = draw_parts(rng, len(dataset), (self.train_fraction,), groups)
+        train, test = np.flatnonzero(part == 0), np.flatnonzero(part == 1)
         wanted, R = concept_relevance(dataset, self.concepts)
         pos_tr, pos_te = (R[train] > 0).sum(0), (R[test] > 0).sum(0)
         neg_tr = (R[train] == 0).sum(0)
@@ -145,6 +137,22 @@ class Retrieval(Protocol):
 
 
 # ---------------------------------------------------------------------- shared by retrieval protocols
+def draw_parts(rng: np.random.Generator, n: int, fractions: tuple[float, ...],
+               groups: np.ndarray | None = None) -> np.ndarray:
+    """Each of ``n`` rows' part, 0..len(fractions): the rows (or, with ``groups``, whole groups:
+    videos, tracks) in a seeded random order, cut at the rounded cumulative ``fractions`` of their
+    number; the rest is the last part."""
+    if groups is None:
+        unit = np.arange(n)
+    else:
+        unit = np.unique(groups, return_inverse=True)[1].ravel()
+    n_units = int(unit.max()) + 1 if n else 0
+    cut = np.round(np.cumsum(fractions) * n_units).astype(int)
+    part_of = np.empty(n_units, dtype=int)
+    part_of[rng.permutation(n_units)] = np.searchsorted(cut, np.arange(n_units), side="right")
+    return part_of[unit]
+
+
 def check_collection(dataset: Dataset, concepts: list[str] | None, who: str) -> None:
     """A DataError / ConfigError unless the dataset has a 1 / 0 / -1 relevance matrix with named
     concepts that include every name in ``concepts``."""

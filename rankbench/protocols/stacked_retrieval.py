@@ -62,7 +62,7 @@ from ..utils.progress import tick
 from ..utils.seeds import stream_seed
 from ..utils.threads import blas_threads
 from .base import Protocol, TrialResult, TrialSplit, checked_output, take
-from .retrieval import ap_metrics, check_collection, concept_relevance, map_metrics
+from .retrieval import ap_metrics, check_collection, concept_relevance, draw_parts, map_metrics
 
 PARTS = ("base", "boost", "test")
 
@@ -145,19 +145,8 @@ class StackedRetrieval(Protocol):
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
-        n = len(dataset)
-        if self.group_column is not None:  # whole groups (videos, tracks) in one part
-            groups = np.asarray(dataset.column(self.group_column))
-            uniq = rng.permutation(np.unique(groups))
-            cut = np.round(np.cumsum([self.base_fraction, self.boost_fraction]) * len(uniq)).astype(int)
-            part = np.full(n, 2)
-            part[np.isin(groups, uniq[:cut[1]])] = 1
-            part[np.isin(groups, uniq[:cut[0]])] = 0
-        else:
-            perm = rng.permutation(n)
-            cut = np.round(np.cumsum([self.base_fraction, self.boost_fraction]) * n).astype(int)
-            part = np.empty(n, dtype=int)
-            part[perm[:cut[0]]], part[perm[cut[0]:cut[1]]], part[perm[cut[1]:]] = 0, 1, 2
+        groups = None if self.group_column is None else dataset.column(self.group_column)
+        part = draw_parts(rng, len(dataset), (self.base_fraction, self.boost_fraction), groups)
         rows = {p: np.flatnonzero(part == i) for i, p in enumerate(PARTS)}
         wanted, R = concept_relevance(dataset, self.concepts)
         keep = np.ones(len(wanted), bool)

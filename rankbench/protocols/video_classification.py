@@ -92,15 +92,14 @@ def sequence_table(items: pd.DataFrame) -> pd.DataFrame:
     return g.drop(columns="n_cls")
 
 
-def overlapping_sequences(sequence: np.ndarray, frame: np.ndarray, track: np.ndarray) -> np.ndarray:
-    """(p, 2) pairs (a < b) of sequence ids of different tracks whose frame spans overlap.
+def overlapping_sequences(seqs: pd.DataFrame) -> np.ndarray:
+    """(p, 2) pairs (a < b) of sequence ids of different tracks whose frame spans overlap, from the
+    :func:`sequence_table`.
 
     Two people on screen at the same time are different people: the paper's negative constraints
-    between sequences that overlap in time (Section 4.2). One entry per image (rows).
+    between sequences that overlap in time (Section 4.2).
     """
-    t = pd.DataFrame({"s": sequence, "f": frame, "t": track}).groupby("s").agg(
-        first=("f", "min"), last=("f", "max"), track=("t", "first"))
-    s, f, l, tr = t.index.to_numpy(), t["first"].to_numpy(), t["last"].to_numpy(), t["track"].to_numpy()
+    s, f, l, tr = seqs.index.to_numpy(), seqs["first"].to_numpy(), seqs["last"].to_numpy(), seqs["track"].to_numpy()
     overlap = (f[:, None] <= l[None, :]) & (f[None, :] <= l[:, None]) & (tr[:, None] != tr[None, :])
     a, b = np.nonzero(np.triu(overlap, 1))
     return np.column_stack([s[a], s[b]]).reshape(-1, 2)
@@ -251,9 +250,8 @@ class VideoClassification(Protocol):
             self.selector_spec()
 
     def check_features(self, names: list[str]) -> None:
-        if not self.n_constraints:
-            return
-        self._selector_features(names)
+        if self.n_constraints:
+            self._selector_features(names)
 
     def _selector_features(self, names) -> str:
         _, _, feats = self._selector_entry()
@@ -319,7 +317,7 @@ class VideoClassification(Protocol):
                 m = centroid(s)
                 C += [(int(r), m, 1) for r in rows(s)]
                 kinds += ["temporal"] * len(rows(s))
-            pairs = overlapping_sequences(seq_of, items["frame"].to_numpy(), items["group"].to_numpy())
+            pairs = overlapping_sequences(seqs)
             pairs = pairs[np.isin(pairs, selected).any(axis=1)]
             first = np.minimum(_position(selected, pairs[:, 0]), _position(selected, pairs[:, 1]))
             for a, b in pairs[np.argsort(first, kind="stable")]:

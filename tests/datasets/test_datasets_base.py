@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from rankbench.datasets.base import (MAX_PIXELS, Dataset, Loader, check_image_sizes, fingerprint_arrays,
-                                     fingerprint_files, read_image, require_dir, require_file, resolve_root,
-                                     same_files)
+                                     fingerprint_files, named_files, read_image, require_dir, require_file,
+                                     resized_reader, resolve_root, same_files)
 from rankbench.errors import DataError
 
 
@@ -233,3 +233,28 @@ def test_an_image_just_over_the_limit_is_one_error_and_no_warning(tmp_path):
             check_image_sizes([path], (10_000, 10_000), "viper")
     assert one_line(info) == (f"image {path} is 10000x10000 pixels, more than the 89,478,485 pixels an image "
                               "may have (a decompression bomb or a wrong file); expected a photograph-sized image")
+
+
+def test_named_files_match_the_right_extensions_and_refuse_a_stranger(tmp_path):
+    import re
+
+    for name in ("b_2.jpg", "a_1.JPG", ".hidden.jpg", "notes.txt", "Thumbs.db"):
+        (tmp_path / name).write_bytes(b"x")
+    (tmp_path / "sub_3.jpg").mkdir()
+    rx = re.compile(r"^(\w)_(\d)\.jpg$", re.I)
+    got = named_files(tmp_path, rx, (".jpg",), "dataset x", "LAYOUT")
+    assert [(p.name, m.group(2)) for p, m in got] == [("a_1.JPG", "1"), ("b_2.jpg", "2")]
+    (tmp_path / "stranger.jpg").write_bytes(b"x")
+    with pytest.raises(DataError) as err:
+        named_files(tmp_path, rx, (".jpg",), "dataset x", "LAYOUT", "file {path} is odd")
+    assert one_line(err).startswith("dataset x: file ") and "stranger.jpg is odd; expected layout: LAYOUT" in str(err.value)
+
+
+def test_resized_reader_reads_then_resizes_by_area(tmp_path):
+    import cv2
+
+    rgb = np.random.default_rng(0).integers(0, 256, size=(20, 10, 3), dtype=np.uint8)
+    Image.fromarray(rgb).save(tmp_path / "a.png")
+    paths = [str(tmp_path / "a.png")]
+    np.testing.assert_array_equal(resized_reader(paths, None)(0), rgb)
+    np.testing.assert_array_equal(resized_reader(paths, (8, 4))(0), cv2.resize(rgb, (4, 8), interpolation=cv2.INTER_AREA))

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from rankbench.datasets.tracks import cut_sequences
-from rankbench.protocols.video_classification import overlapping_sequences
+from rankbench.protocols.video_classification import overlapping_sequences, sequence_table
 from rankbench.errors import ConfigError, DataError
 from rankbench.registry import datasets
 
@@ -201,8 +201,7 @@ def test_real_towncentre_paper_settings(shared_data, k, tracks, crops, sequences
     ds = datasets.build("towncentre", {"top_k": k}).load(str(shared_data))
     assert ds.info["tracks"] == tracks
     assert len(ds) == crops and ds.info["n_sequences"] == sequences
-    it = ds.items
-    assert len(overlapping_sequences(it.sequence.to_numpy(), it.frame.to_numpy(), it.group.to_numpy())) == overlaps
+    assert len(overlapping_sequences(sequence_table(ds.items))) == overlaps
     assert sorted(ds.items.sequence.unique()) == list(range(sequences))
 
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from rankbench.features._imgutil import (block_means, enlarge, grid_edges, grid_index, prepared, resize,
-                                         to_grey)
+from rankbench.features._histogram import cell_index
+from rankbench.features._imgutil import block_means, enlarge, grid_edges, prepared, resize, to_grey
 
 
 def test_to_grey_is_itu_601_luma_as_pil_computes_it():
@@ -46,11 +46,11 @@ def test_prepared_resizes_then_enlarges():
 
 
 @pytest.mark.parametrize("length, cells", [(10, 3), (7, 7), (5, 1), (11, 4), (3, 5)])
-def test_grid_index_puts_each_position_in_its_cell(length, cells):
+def test_grid_edges_cut_where_cell_index_puts_each_position(length, cells):
     edges = grid_edges(length, cells)
     assert edges[0] == 0 and edges[-1] == length and len(edges) == cells + 1
     want = [max(k for k in range(cells) if edges[k] <= i) for i in range(length)]
-    assert grid_index(length, cells).tolist() == want
+    assert cell_index(length, cells).tolist() == want
     assert edges.tolist() == [int(np.floor(k * length / cells)) for k in range(cells + 1)]
 
 

@@ -105,3 +105,17 @@ def test_take_rows_of_a_matrix_or_of_every_view():
     assert set(got) == {"a", "b"}
     np.testing.assert_array_equal(got["a"], X[[3, 1]])
     np.testing.assert_array_equal(got["b"], [[-9], [-3]])
+
+
+def test_draw_per_class_takes_k_distinct_rows_of_each_class_class_by_class():
+    from rankbench.protocols.base import draw_per_class
+
+    labels = np.array(["b", "a", "c", "a", "b", "a", "c", "b", "a", "x"])
+    rows = np.flatnonzero(labels != "x")
+    seen = set()
+    for seed in range(30):
+        got = draw_per_class(np.random.default_rng(seed), labels, rows, 2)
+        assert len(set(got)) == 6 and set(got) <= set(rows)
+        assert labels[got].tolist() == ["a", "a", "b", "b", "c", "c"]
+        seen.add(tuple(got))
+    assert len(seen) > 5

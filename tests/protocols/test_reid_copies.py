@@ -112,3 +112,18 @@ def test_copies_across_people_stop_validate_before_any_folder(tmp_path):
         with pytest.raises(RankbenchError, match="two identities"):
             app.run(path, out=tmp_path / "run", options=app.EngineOptions(data_root=str(tmp_path), progress=False))
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("cams", [False, True], ids=["no cameras", "cameras it does not use"])
+def test_a_fixed_split_never_reads_the_cameras(tmp_path, cams):
+    """A fixed split forms probe and gallery itself: the cameras take no part, so a table without a
+    ``cam`` column is checked, and a copy across cameras is a copy within one person, kept."""
+    reid_table(tmp_path, {"0001_b.png": "0001_a.png"})
+    d = tmp_path / "reid"
+    t = pd.read_csv(d / "t.csv", dtype=str)
+    t["subset"] = ["train" if int(i) < 2 else ("probe" if c == "a" else "gallery") for i, c in zip(t.identity, t.cam)]
+    (t if cams else t.drop(columns="cam")).to_csv(d / "t.csv", index=False)
+    with pytest.warns(UserWarning, match=r"1 image\(s\) repeat another image of the same person"):
+        ds, proto = checked(tmp_path, split_column="subset")
+    s = proto.split(ds, np.random.default_rng(0))
+    assert s["train"] == [0, 1, 2, 3] and s["probe"] == [4, 6, 8, 10] and s["gallery"] == [5, 7, 9, 11]

@@ -132,3 +132,24 @@ def test_each_concept_is_reported_as_a_step_of_the_job():
     with reporting(FitReporter("job", states.append, interval=0.0)):
         run(protocols.build("retrieval", {}), np.random.default_rng(1).normal(size=(400, 3)), ds)
     assert [s["loops"]["concept"] for s in states[1:]] == [[1, 3], [2, 3], [3, 3]]
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_draw_parts_cuts_rows_or_whole_groups_at_the_fractions(grouped):
+    from rankbench.protocols.retrieval import draw_parts
+
+    n = 37
+    groups = np.array([f"video{i % 9}" for i in range(n)], dtype=object) if grouped else None
+    units = 9 if grouped else n
+    seen = set()
+    for seed in range(20):
+        part = draw_parts(np.random.default_rng(seed), n, (0.5, 0.2), groups)
+        key = groups if grouped else np.arange(n)
+        per_unit = {u: set(part[key == u]) for u in set(key)}
+        assert all(len(p) == 1 for p in per_unit.values())              # a group is never cut
+        sizes = np.bincount([p.pop() for p in per_unit.values()], minlength=3)
+        assert sizes.tolist() == [round(0.5 * units), round(0.7 * units) - round(0.5 * units),
+                                  units - round(0.7 * units)]
+        seen.add(tuple(part))
+        assert (part == draw_parts(np.random.default_rng(seed), n, (0.5, 0.2), groups)).all()
+    assert len(seen) > 10                                                   # the seed decides

@@ -242,10 +242,10 @@ def brute_overlaps(ds):
 def test_overlapping_sequences_by_brute_force():
     X, ds = tiny()
     it = ds.items
-    got = overlapping_sequences(it.sequence.to_numpy(), it.frame.to_numpy(), it.group.to_numpy())
+    got = overlapping_sequences(sequence_table(it))
     assert {tuple(p) for p in got.tolist()} == brute_overlaps(ds) and len(got) == len(brute_overlaps(ds)) > 0
     one = it[it.identity == 10]
-    assert overlapping_sequences(one.sequence.to_numpy(), one.frame.to_numpy(), one.group.to_numpy()).shape == (0, 2)
+    assert overlapping_sequences(sequence_table(one)).shape == (0, 2)
 
 
 def test_negative_constraints_join_selected_sequences_with_every_overlapping_one():
