@@ -16,7 +16,7 @@ from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_C
     TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, run_methods
 from .check import GradedNumber, check_markdown, counts_line, grade_rows
 from .claims import GradedClaim, claims_markdown, grade_claims
-from .plots.draw import make_plots
+from .plots.draw import PlotFile, make_plots
 from .results import RESULTS, results_document, results_json
 from .tables import (
     curves_frame,
@@ -229,8 +229,22 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
     return headline_metric(run.protocol_name, set(summary["metric"]))
 
 
+@dataclass(frozen=True)
+class Report:
+    """A run's report as :func:`build_report` wrote it: the summary frame, the Markdown and LaTeX,
+    the figures, the graded published numbers and claims, and the run it was built from."""
+
+    run: RunData
+    summary: pd.DataFrame
+    markdown: str
+    latex: str
+    plots: list[PlotFile]
+    grades: list[GradedNumber]
+    claims: list[GradedClaim]
+
+
 def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank: int | None = None,
-                 style: str | None = None, n_jobs: int = 1) -> dict:
+                 style: str | None = None, n_jobs: int = 1) -> Report:
     """Rebuild a run's derived files from its per-trial results.
 
     Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
@@ -248,8 +262,7 @@ def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank
 
     Returns
     -------
-    dict with ``summary`` (DataFrame), ``plots`` (paths), ``markdown``, ``latex``, ``grades`` and
-    ``claims`` (graded rows) and ``run`` (:class:`RunData`).
+    Report
     """
     run = folder if isinstance(folder, RunData) else load_run(folder)
     values = run.setting_values()
@@ -275,8 +288,7 @@ def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
     run.folder.write_text(SUMMARY_MD, md)
-    return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "grades": grades,
-            "claims": claim_rows, "run": run}
+    return Report(run, summary, md, latex, plot_paths, grades, claim_rows)
 
 
 def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]) -> str:

@@ -372,7 +372,7 @@ def test_a_run_takes_trial_t_from_the_file_and_refuses_more_trials_than_it_holds
         got = json.loads(records[t].read_text())
         assert got["trial"] == t
         assert got["metrics"]["map"] == pytest.approx(drawn.evaluate(L1Norm, X, ds, sp, Meter()).metrics["map"])
-    summary = res.report["summary"]
+    summary = res.report.summary
     assert summary.loc[summary["metric"] == "cmc@1", "mean"].iloc[0] == pytest.approx(
         np.mean([drawn.evaluate(L1Norm, X, ds, sp, Meter()).metrics["cmc@1"] for sp in splits]))
 
