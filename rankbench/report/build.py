@@ -22,6 +22,8 @@ from .tables import (
     curves_frame,
     diagnostics_frame,
     headline_metric,
+    in_run_order,
+    setting_title,
     summary_frame,
     summary_latex,
     summary_markdown,
@@ -75,17 +77,8 @@ class RunData:
         return {}
 
     def ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """Rows of a tidy frame in the run's order: setting (sweep order), method (config order), trial;
-        within those, as they came (a stable sort)."""
-        if frame.empty:
-            return frame
-        s_rank = {s: i for i, s in enumerate(self.setting_order)}
-        m_rank = {m: i for i, m in enumerate(self.methods)}
-        keys = pd.DataFrame({"s": frame["setting"].map(lambda s: s_rank.get(s, len(s_rank))),
-                             "m": frame["method"].map(lambda m: m_rank.get(m, len(m_rank))),
-                             "t": frame["trial"]}, index=frame.index)
-        order = keys.sort_values(["s", "m", "t"], kind="stable").index
-        return frame.loc[order].reset_index(drop=True)
+        """Rows of a tidy frame in the run's order (:func:`~.tables.in_run_order`), then by trial."""
+        return in_run_order(frame, self.setting_order, self.methods, "trial")
 
     def provenance(self) -> dict[str, Any]:
         """What reproduces this run's numbers, from manifest.json: the config, the commit (and
@@ -293,8 +286,6 @@ def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank
 
 def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]) -> str:
     """The failed jobs, one row each: where, which method and trial, in which phase, and why."""
-    from .tables import setting_title
-
     lines = ["| setting | method | trial | phase | error |", "|---|---|---|---|---|"]
     for r in sorted(failed, key=lambda r: (r.method, r.setting, r.trial)):
         error = (r.error or "").replace("|", "\\|")
@@ -347,8 +338,6 @@ def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[st
     one (diagnostics.csv has every value)."""
     if diag.empty:
         return ""
-    from .tables import setting_title
-
     lines = ["| setting | method | name | value(s) |", "|---|---|---|---|"]
     for (setting, method, name), g in diag.groupby(["setting", "method", "name"], sort=False):
         vals = g["value"].tolist()
