@@ -53,9 +53,14 @@ class RunData:
         return str(self.config.get("name", self.folder.path.name))
 
     @property
+    def n_trials(self) -> int:
+        """The number of trials this run was made with (its resolved config, after ``--trials`` or
+        ``--regress``)."""
+        return int(self.config.get("trials") or 0)
+
+    @property
     def n_expected(self) -> int:
-        trials = int(self.config.get("trials") or 0)
-        return trials * len(self.methods) * max(1, len(self.settings))
+        return self.n_trials * len(self.methods) * max(1, len(self.settings))
 
     @property
     def complete(self) -> bool:
@@ -105,8 +110,7 @@ class RunData:
         out: dict[tuple[str, str], list[TrialRecord]] = {}
         for r in sorted(self.failed, key=lambda r: r.trial):
             out.setdefault((r.setting, r.method), []).append(r)
-        trials = int(self.config.get("trials") or 0)
-        return {k: f"{len(v)} of {trials} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: {v[0].error})"
+        return {k: f"{len(v)} of {self.n_trials} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: {v[0].error})"
                 for k, v in out.items()}
 
     def failed_methods(self) -> dict[str, str]:
@@ -173,16 +177,10 @@ def status_lines(run: RunData) -> list[str]:
 _STATED_TRIALS = re.compile(r"\b(\d+)(\s+(?:trials|repetitions))\b")
 
 
-def run_trials(run: RunData) -> int:
-    """The number of trials this run was made with (its resolved config, after ``--trials`` or
-    ``--regress``)."""
-    return int(run.config.get("trials") or 0)
-
-
 def run_description(run: RunData) -> str:
     """The config's description, with any number of trials it states that this run did not make
     marked in place (``50 trials [this run: 3]``): the prose describes the full protocol."""
-    n = run_trials(run)
+    n = run.n_trials
 
     def mark(m: re.Match) -> str:
         return m.group(0) if int(m.group(1)) == n else f"{m.group(0)} [this run: {n}]"
@@ -193,7 +191,7 @@ def run_description(run: RunData) -> str:
 def run_facts(run: RunData) -> str:
     """What this run did, from the run itself (never from the config's prose): trials and seed,
     how it was reduced (``--regress``, ``--trials``), its settings and methods."""
-    trials = run_trials(run)
+    trials = run.n_trials
     inv = run.manifest.invocation if run.manifest else {}
     how = [w for w, on in (("--regress", inv.get("regress")), (f"--trials {inv.get('trials')}", inv.get("trials")))
            if on]
