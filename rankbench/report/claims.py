@@ -196,9 +196,6 @@ class _Run:
         keep = [t for t in trials if rows_key(a.get(t)) is not None and rows_key(a.get(t)) == rows_key(b.get(t))]
         return keep, [t for t in trials if t not in keep]
 
-    def curves(self, method: str, curve: str, x: str, y: str, setting: str) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        return trial_curves(self.records, method, curve, x, y, setting)
-
 
 class _Missing(Exception):
     pass
@@ -367,8 +364,8 @@ def mean_curve(records: list[TrialRecord], method: str, curve: str, x: str, y: s
 def _curve_pair(c: ClaimCfg, run: _Run):
     """Both methods' per-trial curves, on the trials both stored."""
     setting = c.setting or ""
-    a = run.curves(c.method, c.curve, c.x, c.y, setting)
-    b = run.curves(c.than, c.curve, c.x, c.y, setting)
+    a = trial_curves(run.records, c.method, c.curve, c.x, c.y, setting)
+    b = trial_curves(run.records, c.than, c.curve, c.x, c.y, setting)
     if not a or not b:
         raise _Missing(f"curve {c.curve!r} of {c.method if not a else c.than} not stored")
     trials = sorted(set(a) & set(b))
