@@ -275,7 +275,7 @@ def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank
     plot_paths = []
     if plots:
         plot_paths = make_plots(run, summary, max_rank=max_rank, style=style, n_jobs=n_jobs)
-        pngs = [p for p in plot_paths if p.suffix == ".png"]
+        pngs = [p.path for p in plot_paths if p.path.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
     run.folder.write_text(SUMMARY_MD, md)

@@ -43,14 +43,6 @@ class PlotFile:
     caption: str
 
     @property
-    def suffix(self) -> str:
-        return self.path.suffix
-
-    @property
-    def stem(self) -> str:
-        return self.path.stem
-
-    @property
     def name(self) -> str:
         return self.path.name
 
