@@ -10,13 +10,10 @@ a warning, since their differences then mix the methods with the draw of the dat
 different data (another dataset, its content or its number of items, as each run's ``splits.json``
 and config record them) are refused: their trials share no items to pair.
 
-No test applies with fewer than two pairs, nor when every difference is the same (zero variance:
-the t statistic is undefined and the signed-rank test has nothing to rank); the table then says
-why instead of printing a p-value. Comparing several methods, metrics or settings at once makes
-some "significant" difference likely by chance, so the p-values of one table are adjusted by
-Holm's step-down method (:func:`holm`; ``correction="none"`` keeps them raw) and the table says
-which correction was applied. :func:`paired_stats` is the one statistic behind both ``compare``
-and the graded claims (:mod:`rankbench.report.claims`).
+Where no test applies (:func:`paired_stats`) the table says why. The p-values of one table are
+adjusted together by Holm's method (:func:`holm`; ``correction="none"`` keeps them raw), as
+several comparisons at once make some "significant" difference likely by chance.
+:func:`paired_stats` is the one statistic behind both ``compare`` and the graded claims.
 """
 
 from __future__ import annotations

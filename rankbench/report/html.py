@@ -1,15 +1,9 @@
-"""REPORT.html: the reproduction report as one self-contained page.
+"""REPORT.html: the reproduction report as one self-contained page (styles, a script that sorts
+tables, every figure as a ``data:`` URI of its SVG; nothing fetched).
 
-Everything is inside the file: styles, a few lines of script that sort tables, and every figure
-as a ``data:`` URI of its SVG (text stays text, sharp at any zoom). Nothing is fetched, so the page
-opens the same from a mail attachment, a CI artefact or a laptop without network.
-
-Layout: a verdict per paper at the top; then per paper its one-line verdict, our numbers beside
-the published ones (graded, with the reason; a per-task family with many tasks as a method x task
-matrix), the claims, and per run what it did (trials, settings: from the run, not the config's
-prose), what reproduces it (config, commit, command, the concrete run folder), its tables and its
-figures. The page depends only on the run folders it is built from: collected twice from the same
-folders, it is the same page.
+A verdict per paper at the top; then per paper its verdict, our numbers beside the published ones,
+the claims, and per run what it did, what reproduces it, its tables and its figures. The page
+depends only on the run folders it is built from.
 """
 
 from __future__ import annotations
