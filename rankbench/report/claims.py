@@ -115,10 +115,6 @@ def judge(st: PairedStats, higher: bool, margin: float = 0.0) -> Judged:
     return Judged(Grade.TREND, f"{_plural(n, 'trial')}: no test possible")
 
 
-def _worst(grades: list[Grade]) -> Grade:
-    return min(grades, key=_WORST_FIRST.index)
-
-
 def _interval(metric: str, st: PairedStats) -> str:
     """``-0.90 [-3.10, +1.30]``: the mean difference and its interval, in the metric's units."""
     d = _signed(metric, st.diff)
@@ -297,7 +293,7 @@ def _better(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
         parts.append(f"{where}{_fmt(m, st.mean_a)} vs {_fmt(m, st.mean_b)}, {_interval(m, st)} over "
                      f"{_units(st, unit)}: {j.grade}" + (f" ({j.why})" if j.why else ""))
     head = _tally(grades, "setting") if len(settings) > 1 else ""
-    return _worst(grades), (head + "; ".join(parts))
+    return min(grades, key=_WORST_FIRST.index), (head + "; ".join(parts))
 
 
 def _tally(grades: list[Grade], what: str) -> str:

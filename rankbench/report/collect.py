@@ -54,9 +54,9 @@ def write_collected(run_dirs: list[Path], out: Path) -> Collected:
     claims = [r for bs in papers.values() for b in bs for r in b.claims]
     totals = grade_counts(numbers + claims)
     n_fail = sum(Grade(r["grade"]).fails for r in numbers + claims)
+    html_path = out.with_suffix(".html")
     lines = ["# rankbench reproduction report", "",
-             f"Grades: {legend()} The same report with figures inline: "
-             f"[{out.with_suffix('.html').name}]({out.with_suffix('.html').name}).", "",
+             f"Grades: {legend()} The same report with figures inline: [{html_path.name}]({html_path.name}).", "",
              totals_line(numbers, claims), ""]
     for paper in sorted(papers):
         builts = papers[paper]
@@ -69,8 +69,6 @@ def write_collected(run_dirs: list[Path], out: Path) -> Collected:
             body = body.replace("](plots/", f"]({rel}/plots/")
             body = body.replace("\n## ", "\n#### ").replace("\n### ", "\n#### ")
             lines += [f"### {run.name}", "", f"run: `{rel}`", ""] + _provenance_md(run.provenance()) + [body]
-    md = out
-    html_path = out.with_suffix(".html")
-    atomic_write_text(md, "\n".join(lines) + "\n")
+    atomic_write_text(out, "\n".join(lines) + "\n")
     atomic_write_text(html_path, page(papers, html_path))
-    return Collected(md, html_path, sum(len(b) for b in papers.values()), n_fail, totals)
+    return Collected(out, html_path, sum(len(b) for b in papers.values()), n_fail, totals)
