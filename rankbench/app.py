@@ -6,7 +6,7 @@ Example (Python)::
 
     from rankbench import app
     result = app.run("configs/quickstart.yaml", overrides=app.Overrides(trials=2))
-    print(result.report["markdown"])
+    print(result.report.markdown)
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchE
 from .params import init_params
 from .registry import ALL, parameter_table, plugin_errors
 from .report.build import (
+    Report,
     RunData,
     build_report,
     grade_run_claims,
@@ -125,7 +126,7 @@ def _experiment(config: str | Path, overrides: Overrides | None, data_root: str 
 class RunResult:
     folder: RunFolder
     outcome: Outcome
-    report: dict[str, Any] = field(default_factory=dict)
+    report: Report | None = None
 
 
 def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | None, overrides: Overrides) -> Experiment:
@@ -218,12 +219,12 @@ def _new_folder(held: contextlib.ExitStack, command: str, out: str | Path | None
 
 
 def _executed(p: Plan, state: RunState, folder: RunFolder | None, new: bool, options: EngineOptions, plots: bool,
-              style: str | Path | None = None) -> tuple[Outcome, dict[str, Any]]:
+              style: str | Path | None = None) -> tuple[Outcome, Report | None]:
     """The plan executed (``state``: a new run's config, or the run a resume read), written into
     ``folder`` (None: nowhere) with its report, built from the run held in memory: the one path of
     ``run``, ``run --resume`` and ``evaluate``. A new folder that got no result is removed again."""
     if folder is None:
-        return execute(p, None, options, state), {}
+        return execute(p, None, options, state), None
     try:
         if new:
             folder.write_config(state.config)
@@ -401,13 +402,13 @@ def _failed_message(outcome: Outcome, out: str | Path | None) -> str:
 
 # ----------------------------------------------------------------------------- report, check
 def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
-           style: str | Path | None = None) -> dict[str, Any]:
+           style: str | Path | None = None) -> Report:
     """Rebuild RUN_DIR's tables (CSV, Markdown, LaTeX), results.json and plots from its stored results.
 
     ``max_rank`` ends the CMC figures' rank axis (default: the largest rank the run tabulates);
     ``style`` is a matplotlib style file applied on top of rankbench's own figure style.
-    Returns what :func:`rankbench.report.build.build_report` returns (``markdown``, ``latex``,
-    ``summary``, ``plots``, ...).
+    Returns the :class:`~rankbench.report.build.Report` (``markdown``, ``latex``, ``summary``,
+    ``plots``, ...).
     """
     folder = RunFolder.open(run_dir)
     if style is not None:

@@ -262,7 +262,7 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
                                             "methods": overrides.methods})
     result = app.run(config, overrides=overrides, out=out, resume=resume, options=options,
                      plots=False if no_plots else None, style=style)
-    click.echo(result.report["markdown"])
+    click.echo(result.report.markdown)
     click.echo(f"results in {result.folder.path}")
     if mlflow_store:
         parent = app.export(result.folder.path, "mlflow", mlflow_store).run_id
@@ -354,7 +354,7 @@ def report(run_dir, no_plots, latex, max_rank, style):
     from . import app
 
     built = app.report(run_dir, plots=not no_plots, max_rank=max_rank, style=style)
-    click.echo(built["latex"] if latex else built["markdown"])
+    click.echo(built.latex if latex else built.markdown)
 
 
 class _GradedCommand(_Command):

@@ -16,12 +16,14 @@ from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_C
     TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, TrialSplit, run_methods
 from .check import GradedNumber, check_markdown, counts_line, grade_rows
 from .claims import GradedClaim, claims_markdown, grade_claims
-from .plots.draw import make_plots
+from .plots.draw import PlotFile, make_plots
 from .results import RESULTS, results_document, results_json
 from .tables import (
     curves_frame,
     diagnostics_frame,
     headline_metric,
+    in_run_order,
+    setting_title,
     summary_frame,
     summary_latex,
     summary_markdown,
@@ -51,9 +53,14 @@ class RunData:
         return str(self.config.get("name", self.folder.path.name))
 
     @property
+    def n_trials(self) -> int:
+        """The number of trials this run was made with (its resolved config, after ``--trials`` or
+        ``--regress``)."""
+        return int(self.config.get("trials") or 0)
+
+    @property
     def n_expected(self) -> int:
-        trials = int(self.config.get("trials") or 0)
-        return trials * len(self.methods) * max(1, len(self.settings))
+        return self.n_trials * len(self.methods) * max(1, len(self.settings))
 
     @property
     def complete(self) -> bool:
@@ -75,17 +82,8 @@ class RunData:
         return {}
 
     def ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """Rows of a tidy frame in the run's order: setting (sweep order), method (config order), trial;
-        within those, as they came (a stable sort)."""
-        if frame.empty:
-            return frame
-        s_rank = {s: i for i, s in enumerate(self.setting_order)}
-        m_rank = {m: i for i, m in enumerate(self.methods)}
-        keys = pd.DataFrame({"s": frame["setting"].map(lambda s: s_rank.get(s, len(s_rank))),
-                             "m": frame["method"].map(lambda m: m_rank.get(m, len(m_rank))),
-                             "t": frame["trial"]}, index=frame.index)
-        order = keys.sort_values(["s", "m", "t"], kind="stable").index
-        return frame.loc[order].reset_index(drop=True)
+        """Rows of a tidy frame in the run's order (:func:`~.tables.in_run_order`), then by trial."""
+        return in_run_order(frame, self.setting_order, self.methods, "trial")
 
     def provenance(self) -> dict[str, Any]:
         """What reproduces this run's numbers, from manifest.json: the config, the commit (and
@@ -112,8 +110,7 @@ class RunData:
         out: dict[tuple[str, str], list[TrialRecord]] = {}
         for r in sorted(self.failed, key=lambda r: r.trial):
             out.setdefault((r.setting, r.method), []).append(r)
-        trials = int(self.config.get("trials") or 0)
-        return {k: f"{len(v)} of {trials} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: {v[0].error})"
+        return {k: f"{len(v)} of {self.n_trials} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: {v[0].error})"
                 for k, v in out.items()}
 
     def failed_methods(self) -> dict[str, str]:
@@ -180,16 +177,10 @@ def status_lines(run: RunData) -> list[str]:
 _STATED_TRIALS = re.compile(r"\b(\d+)(\s+(?:trials|repetitions))\b")
 
 
-def run_trials(run: RunData) -> int:
-    """The number of trials this run was made with (its resolved config, after ``--trials`` or
-    ``--regress``)."""
-    return int(run.config.get("trials") or 0)
-
-
 def run_description(run: RunData) -> str:
     """The config's description, with any number of trials it states that this run did not make
     marked in place (``50 trials [this run: 3]``): the prose describes the full protocol."""
-    n = run_trials(run)
+    n = run.n_trials
 
     def mark(m: re.Match) -> str:
         return m.group(0) if int(m.group(1)) == n else f"{m.group(0)} [this run: {n}]"
@@ -200,7 +191,7 @@ def run_description(run: RunData) -> str:
 def run_facts(run: RunData) -> str:
     """What this run did, from the run itself (never from the config's prose): trials and seed,
     how it was reduced (``--regress``, ``--trials``), its settings and methods."""
-    trials = run_trials(run)
+    trials = run.n_trials
     inv = run.manifest.invocation if run.manifest else {}
     how = [w for w, on in (("--regress", inv.get("regress")), (f"--trials {inv.get('trials')}", inv.get("trials")))
            if on]
@@ -229,8 +220,22 @@ def headline_of(run: RunData, summary: pd.DataFrame) -> str | None:
     return headline_metric(run.protocol_name, set(summary["metric"]))
 
 
+@dataclass(frozen=True)
+class Report:
+    """A run's report as :func:`build_report` wrote it: the summary frame, the Markdown and LaTeX,
+    the figures, the graded published numbers and claims, and the run it was built from."""
+
+    run: RunData
+    summary: pd.DataFrame
+    markdown: str
+    latex: str
+    plots: list[PlotFile]
+    grades: list[GradedNumber]
+    claims: list[GradedClaim]
+
+
 def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank: int | None = None,
-                 style: str | None = None, n_jobs: int = 1) -> dict:
+                 style: str | None = None, n_jobs: int = 1) -> Report:
     """Rebuild a run's derived files from its per-trial results.
 
     Writes ``trials.csv``, ``summary.csv``, ``curves.csv`` and ``diagnostics.csv`` (each with one
@@ -248,8 +253,7 @@ def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank
 
     Returns
     -------
-    dict with ``summary`` (DataFrame), ``plots`` (paths), ``markdown``, ``latex``, ``grades`` and
-    ``claims`` (graded rows) and ``run`` (:class:`RunData`).
+    Report
     """
     run = folder if isinstance(folder, RunData) else load_run(folder)
     values = run.setting_values()
@@ -271,18 +275,15 @@ def build_report(folder: RunData | RunFolder | str, plots: bool = True, max_rank
     plot_paths = []
     if plots:
         plot_paths = make_plots(run, summary, max_rank=max_rank, style=style, n_jobs=n_jobs)
-        pngs = [p for p in plot_paths if p.suffix == ".png"]
+        pngs = [p.path for p in plot_paths if p.path.suffix == ".png"]
         if pngs:
             md += "\n## Plots\n\n" + "\n".join(f"![{p.stem}](plots/{p.name})" for p in pngs) + "\n"
     run.folder.write_text(SUMMARY_MD, md)
-    return {"summary": summary, "plots": plot_paths, "markdown": md, "latex": latex, "grades": grades,
-            "claims": claim_rows, "run": run}
+    return Report(run, summary, md, latex, plot_paths, grades, claim_rows)
 
 
 def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]) -> str:
     """The failed jobs, one row each: where, which method and trial, in which phase, and why."""
-    from .tables import setting_title
-
     lines = ["| setting | method | trial | phase | error |", "|---|---|---|---|---|"]
     for r in sorted(failed, key=lambda r: (r.method, r.setting, r.trial)):
         error = (r.error or "").replace("|", "\\|")
@@ -335,8 +336,6 @@ def diagnostics_markdown(diag: pd.DataFrame, methods: list[str], values: dict[st
     one (diagnostics.csv has every value)."""
     if diag.empty:
         return ""
-    from .tables import setting_title
-
     lines = ["| setting | method | name | value(s) |", "|---|---|---|---|"]
     for (setting, method, name), g in diag.groupby(["setting", "method", "name"], sort=False):
         vals = g["value"].tolist()

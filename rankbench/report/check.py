@@ -106,36 +106,32 @@ def _grade(off: float, tol: float, se: float | None, known_gap: bool) -> Grade:
     return Grade.GAP if grade == Grade.FAIL and known_gap else grade
 
 
+#: why a row that has no number of ours got its grade
+_NO_NUMBER = {Grade.PUBLISHED: "published only: a method this run does not include",
+              Grade.MISSING: "not measured in this run",
+              Grade.NOT_RUN: "not run: this run computes only some of the config's rankers (--methods)"}
+
+
 def _reason(row: GradedNumber, e: ExpectedCfg) -> str:
     """Why a row got its grade, in one phrase (the documented reason for a GAP), with how many
     trials it rests on when that is fewer than the paper's."""
     m, g = row["metric"], row["grade"]
-    unit = " points" if is_rate(m) else ""
-    tol = fmt_value(m, row["tolerance"]) + unit
-    if g == Grade.PUBLISHED:
-        return "published only: a method this run does not include"
-    if g == Grade.MISSING:
-        return "not measured in this run"
-    if g == Grade.NOT_RUN:
-        return "not run: this run computes only some of the config's rankers (--methods)"
+    if g in _NO_NUMBER:
+        return _NO_NUMBER[g]
     if g == Grade.FAILED:
         return row["failed"]
+    unit = " points" if is_rate(m) else ""
+    tol = fmt_value(m, row["tolerance"]) + unit
     off = fmt_value(m, abs(row["diff"])) + unit
     se = row["se"]
-    noisy = se is not None and se > row["tolerance"]
     se_text = (f"standard error {fmt_value(m, se)}{unit} exceeds the tolerance {tol}"
                + ("" if row["n_trials"] > 1 else " (one trial; the published spread)"))
-    if g == Grade.OK:
-        why = f"off by {off}, within the tolerance {tol}"
-    elif g == Grade.OKISH:
-        why = f"off by {off}, beyond the tolerance {tol} but within 1.5x"
-    elif g == Grade.INCONCLUSIVE:
-        why = f"off by {off}, but the {se_text}: this check cannot tell"
-    elif g == Grade.GAP:
-        why = f"off by {off}; known gap: {e.known_gap}"
-    else:
-        why = f"off by {off}, beyond 1.5x the tolerance {tol}"
-    if noisy and g in (Grade.FAIL, Grade.GAP):
+    why = f"off by {off}" + {Grade.OK: f", within the tolerance {tol}",
+                             Grade.OKISH: f", beyond the tolerance {tol} but within 1.5x",
+                             Grade.INCONCLUSIVE: f", but the {se_text}: this check cannot tell",
+                             Grade.GAP: f"; known gap: {e.known_gap}",
+                             Grade.FAIL: f", beyond 1.5x the tolerance {tol}"}[g]
+    if se is not None and se > row["tolerance"] and g in (Grade.FAIL, Grade.GAP):
         why += f" (the {se_text})"
     n, paper = row["n_trials"], e.trials
     if paper and n < int(paper):

@@ -115,10 +115,6 @@ def judge(st: PairedStats, higher: bool, margin: float = 0.0) -> Judged:
     return Judged(Grade.TREND, f"{_plural(n, 'trial')}: no test possible")
 
 
-def _worst(grades: list[Grade]) -> Grade:
-    return min(grades, key=_WORST_FIRST.index)
-
-
 def _interval(metric: str, st: PairedStats) -> str:
     """``-0.90 [-3.10, +1.30]``: the mean difference and its interval, in the metric's units."""
     d = _signed(metric, st.diff)
@@ -195,9 +191,6 @@ class _Run:
         a, b = self.splits.get(setting_a, {}), self.splits.get(setting_b, {})
         keep = [t for t in trials if rows_key(a.get(t)) is not None and rows_key(a.get(t)) == rows_key(b.get(t))]
         return keep, [t for t in trials if t not in keep]
-
-    def curves(self, method: str, curve: str, x: str, y: str, setting: str) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        return trial_curves(self.records, method, curve, x, y, setting)
 
 
 class _Missing(Exception):
@@ -300,7 +293,7 @@ def _better(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
         parts.append(f"{where}{_fmt(m, st.mean_a)} vs {_fmt(m, st.mean_b)}, {_interval(m, st)} over "
                      f"{_units(st, unit)}: {j.grade}" + (f" ({j.why})" if j.why else ""))
     head = _tally(grades, "setting") if len(settings) > 1 else ""
-    return _worst(grades), (head + "; ".join(parts))
+    return min(grades, key=_WORST_FIRST.index), (head + "; ".join(parts))
 
 
 def _tally(grades: list[Grade], what: str) -> str:
@@ -367,8 +360,8 @@ def mean_curve(records: list[TrialRecord], method: str, curve: str, x: str, y: s
 def _curve_pair(c: ClaimCfg, run: _Run):
     """Both methods' per-trial curves, on the trials both stored."""
     setting = c.setting or ""
-    a = run.curves(c.method, c.curve, c.x, c.y, setting)
-    b = run.curves(c.than, c.curve, c.x, c.y, setting)
+    a = trial_curves(run.records, c.method, c.curve, c.x, c.y, setting)
+    b = trial_curves(run.records, c.than, c.curve, c.x, c.y, setting)
     if not a or not b:
         raise _Missing(f"curve {c.curve!r} of {c.method if not a else c.than} not stored")
     trials = sorted(set(a) & set(b))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..utils.fileio import atomic_write_text
-from .build import build_report
+from .build import Report, build_report
 from .check import Grade, grade_counts, legend, totals_line
 from .html import page, verdict
 
@@ -46,31 +46,29 @@ def _provenance_md(prov: dict[str, Any]) -> list[str]:
 
 def write_collected(run_dirs: list[Path], out: Path) -> Collected:
     """Rebuild each run's report, then write ``out`` (Markdown) and ``out`` with ``.html``."""
-    papers: dict[str, list[dict[str, Any]]] = {}
+    papers: dict[str, list[Report]] = {}
     for rd in run_dirs:
         built = build_report(rd, plots=True)
-        papers.setdefault(paper_of(built["run"]), []).append(built)
-    numbers = [r for bs in papers.values() for b in bs for r in b["grades"]]
-    claims = [r for bs in papers.values() for b in bs for r in b["claims"]]
+        papers.setdefault(paper_of(built.run), []).append(built)
+    numbers = [r for bs in papers.values() for b in bs for r in b.grades]
+    claims = [r for bs in papers.values() for b in bs for r in b.claims]
     totals = grade_counts(numbers + claims)
     n_fail = sum(Grade(r["grade"]).fails for r in numbers + claims)
+    html_path = out.with_suffix(".html")
     lines = ["# rankbench reproduction report", "",
-             f"Grades: {legend()} The same report with figures inline: "
-             f"[{out.with_suffix('.html').name}]({out.with_suffix('.html').name}).", "",
+             f"Grades: {legend()} The same report with figures inline: [{html_path.name}]({html_path.name}).", "",
              totals_line(numbers, claims), ""]
     for paper in sorted(papers):
         builts = papers[paper]
-        _, sentence = verdict([r for b in builts for r in b["grades"]], [c for b in builts for c in b["claims"]])
+        _, sentence = verdict([r for b in builts for r in b.grades], [c for b in builts for c in b.claims])
         lines += [f"## {paper}", "", f"**Verdict:** {sentence}", ""]
         for built in builts:
-            run = built["run"]
+            run = built.run
             rel = Path(os.path.relpath(run.folder.path, out.parent)).as_posix()
-            body = built["markdown"].split("\n", 1)[1]  # drop the run's own title
+            body = built.markdown.split("\n", 1)[1]  # drop the run's own title
             body = body.replace("](plots/", f"]({rel}/plots/")
             body = body.replace("\n## ", "\n#### ").replace("\n### ", "\n#### ")
             lines += [f"### {run.name}", "", f"run: `{rel}`", ""] + _provenance_md(run.provenance()) + [body]
-    md = out
-    html_path = out.with_suffix(".html")
-    atomic_write_text(md, "\n".join(lines) + "\n")
+    atomic_write_text(out, "\n".join(lines) + "\n")
     atomic_write_text(html_path, page(papers, html_path))
-    return Collected(md, html_path, sum(len(b) for b in papers.values()), n_fail, totals)
+    return Collected(out, html_path, sum(len(b) for b in papers.values()), n_fail, totals)

@@ -10,13 +10,10 @@ a warning, since their differences then mix the methods with the draw of the dat
 different data (another dataset, its content or its number of items, as each run's ``splits.json``
 and config record them) are refused: their trials share no items to pair.
 
-No test applies with fewer than two pairs, nor when every difference is the same (zero variance:
-the t statistic is undefined and the signed-rank test has nothing to rank); the table then says
-why instead of printing a p-value. Comparing several methods, metrics or settings at once makes
-some "significant" difference likely by chance, so the p-values of one table are adjusted by
-Holm's step-down method (:func:`holm`; ``correction="none"`` keeps them raw) and the table says
-which correction was applied. :func:`paired_stats` is the one statistic behind both ``compare``
-and the graded claims (:mod:`rankbench.report.claims`).
+Where no test applies (:func:`paired_stats`) the table says why. The p-values of one table are
+adjusted together by Holm's method (:func:`holm`; ``correction="none"`` keeps them raw), as
+several comparisons at once make some "significant" difference likely by chance.
+:func:`paired_stats` is the one statistic behind both ``compare`` and the graded claims.
 """
 
 from __future__ import annotations
@@ -147,20 +144,6 @@ def holm(p) -> np.ndarray:
     return out
 
 
-def _adjusted(rows: list[dict[str, Any]], correction: str) -> tuple[pd.DataFrame, str]:
-    """The table with adjusted p-values, and one sentence saying which correction was applied."""
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    tested = int(table["t_p"].notna().sum())
-    if correction == "holm" and tested > 1:
-        table["t_p_adj"], table["wilcoxon_p_adj"] = holm(table["t_p"]), holm(table["wilcoxon_p"])
-        note = f"p-values adjusted by Holm's method over the {tested} tests of this table"
-    else:
-        table["t_p_adj"], table["wilcoxon_p_adj"] = table["t_p"], table["wilcoxon_p"]
-        note = ("no multiple-comparison correction (one test)" if tested <= 1 else
-                f"no multiple-comparison correction over the {tested} tests of this table (--correction none)")
-    return table, note
-
-
 def _split_key(split: TrialSplit | None) -> str | None:
     if split is None:
         return None
@@ -207,9 +190,19 @@ def _pairs(ta: pd.DataFrame, tb: pd.DataFrame, setting: str, metric: str, method
     return shared, xa.loc[shared].to_numpy(float), xb.loc[shared].to_numpy(float)
 
 
-def _finish(rows: list[dict[str, Any]], correction: str, sides: tuple[str, str], alpha: float = 0.05):
-    """Adjust the p-values of a table's tests together, then say which side is better per row."""
-    table, note = _adjusted(rows, correction)
+def _finish(rows: list[dict[str, Any]], correction: str, sides: tuple[str, str],
+            alpha: float = 0.05) -> tuple[pd.DataFrame, str]:
+    """The table with its tests' p-values adjusted together and, per row, which side is better;
+    and one sentence saying which correction was applied."""
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    tested = int(table["t_p"].notna().sum())
+    if correction == "holm" and tested > 1:
+        table["t_p_adj"], table["wilcoxon_p_adj"] = holm(table["t_p"]), holm(table["wilcoxon_p"])
+        note = f"p-values adjusted by Holm's method over the {tested} tests of this table"
+    else:
+        table["t_p_adj"], table["wilcoxon_p_adj"] = table["t_p"], table["wilcoxon_p"]
+        note = ("no multiple-comparison correction (one test)" if tested <= 1 else
+                f"no multiple-comparison correction over the {tested} tests of this table (--correction none)")
     table["better"] = [_better(r["metric"], r, *sides, alpha) for r in table.to_dict("records")]
     return table, note
 

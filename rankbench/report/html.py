@@ -1,15 +1,9 @@
-"""REPORT.html: the reproduction report as one self-contained page.
+"""REPORT.html: the reproduction report as one self-contained page (styles, a script that sorts
+tables, every figure as a ``data:`` URI of its SVG; nothing fetched).
 
-Everything is inside the file: styles, a few lines of script that sort tables, and every figure
-as a ``data:`` URI of its SVG (text stays text, sharp at any zoom). Nothing is fetched, so the page
-opens the same from a mail attachment, a CI artefact or a laptop without network.
-
-Layout: a verdict per paper at the top; then per paper its one-line verdict, our numbers beside
-the published ones (graded, with the reason; a per-task family with many tasks as a method x task
-matrix), the claims, and per run what it did (trials, settings: from the run, not the config's
-prose), what reproduces it (config, commit, command, the concrete run folder), its tables and its
-figures. The page depends only on the run folders it is built from: collected twice from the same
-folders, it is the same page.
+A verdict per paper at the top; then per paper its verdict, our numbers beside the published ones,
+the claims, and per run what it did, what reproduces it, its tables and its figures. The page
+depends only on the run folders it is built from.
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .build import headline_of, run_description, run_facts, status_lines
+from .build import Report, headline_of, run_description, run_facts, status_lines
 from .check import Grade, legend, task_matrices, task_of, totals_line
 from .tables import fmt_value, setting_title, summary_blocks, sweep_block
 
@@ -295,8 +289,8 @@ def provenance_html(prov: dict[str, Any], folder: Path, link_base: Path) -> str:
     return "<div class=prov>" + "".join(f"<div><b>{k}</b> {v}</div>" for k, v in lines) + "</div>"
 
 
-def summary_tables_html(built: dict[str, Any], headline: str | None) -> str:
-    run, summary = built["run"], built["summary"]
+def summary_tables_html(built: Report, headline: str | None) -> str:
+    run, summary = built.run, built.summary
     values = run.setting_values()
     out = []
     sw = sweep_block(summary, run.methods, values, headline) if headline else None
@@ -321,10 +315,10 @@ def summary_tables_html(built: dict[str, Any], headline: str | None) -> str:
     return "".join(out)
 
 
-def run_section(built: dict[str, Any], link_base: Path) -> str:
+def run_section(built: Report, link_base: Path) -> str:
     """One run: description, provenance, status, tables, figures."""
-    run = built["run"]
-    headline = headline_of(run, built["summary"])
+    run = built.run
+    headline = headline_of(run, built.summary)
     name = run.name
     parts = [f'<h3 id="{anchor("run", name)}">{esc(name)}</h3>']
     desc = run_description(run)
@@ -336,7 +330,7 @@ def run_section(built: dict[str, Any], link_base: Path) -> str:
         parts.append(f"<p class=warn>{esc(line.replace('**', ''))}</p>")
     parts.append(summary_tables_html(built, headline))
     figs = {}
-    for p in built["plots"]:
+    for p in built.plots:
         figs.setdefault(p.path.stem, {})[p.path.suffix] = p
     items = [figure_html(f[".svg"].path, f[".png"].path if ".png" in f else None, f[".svg"].caption, link_base,
                          f[".pdf"].path if ".pdf" in f else None)
@@ -347,14 +341,14 @@ def run_section(built: dict[str, Any], link_base: Path) -> str:
 
 
 # ----------------------------------------------------------------------------- the page
-def page(papers: dict[str, list[dict[str, Any]]], out: Path) -> str:
-    """The whole page for runs grouped by paper (``{paper: [build_report results]}``)."""
+def page(papers: dict[str, list[Report]], out: Path) -> str:
+    """The whole page for runs grouped by paper (``{paper: [their reports]}``)."""
     link_base = out.parent
     verdicts, sections = [], []
     for paper in sorted(papers):
         builts = papers[paper]
-        grades = [(b["run"], r) for b in builts for r in b["grades"]]
-        claims = [(b["run"], c) for b in builts for c in b["claims"]]
+        grades = [(b.run, r) for b in builts for r in b.grades]
+        claims = [(b.run, c) for b in builts for c in b.claims]
         cls, sentence = verdict([r for _, r in grades], [c for _, c in claims])
         colour, word = VERDICTS[cls]
         verdicts.append([raw_cell(f'<a href="#{anchor("paper", paper)}">{esc(paper)}</a>', paper),
@@ -370,8 +364,8 @@ def page(papers: dict[str, list[dict[str, Any]]], out: Path) -> str:
         sections.append("<section>" + "".join(body) + "</section>")
     nav = "".join(f'<a href="#{anchor("paper", p)}">{esc(p)}</a>' for p in sorted(papers))
     every = [b for v in papers.values() for b in v]
-    ends = [b["run"].manifest.end for b in every if b["run"].manifest and b["run"].manifest.end]
-    totals = totals_line([r for b in every for r in b["grades"]], [c for b in every for c in b["claims"]])
+    ends = [b.run.manifest.end for b in every if b.run.manifest and b.run.manifest.end]
+    totals = totals_line([r for b in every for r in b.grades], [c for b in every for c in b.claims])
     head = (f"<h1>rankbench reproduction report</h1><p class=muted>{len(every)} run(s)"
             + (f", the newest finished {esc(max(ends))}" if ends else "") + f". Grades: {esc(legend())}</p>"
             + f"<p>{esc(totals)}</p>")

@@ -53,10 +53,6 @@ def _clean(value: Any) -> Any:
     return str(value)
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [dict(zip(frame.columns, row)) for row in frame.itertuples(index=False, name=None)]
-
-
 def metric_declarations(names: set[str]) -> dict[str, dict[str, Any]]:
     """What each metric name is, from :mod:`rankbench.metrics`."""
     out = {}
@@ -79,14 +75,14 @@ def results_document(run, summary: pd.DataFrame, headline: str | None, grades: l
         "rankbench": {"version": prov["version"], "commit": prov["commit"], "dirty": prov["dirty"]},
         "run": {"name": run.name, "folder": str(run.folder.concrete.path), "config": prov["config"],
                 "started": prov["start"], "ended": prov["end"], "complete": run.complete,
-                "trials": int(run.config.get("trials") or 0), "seed": run.config.get("seed", 0),
+                "trials": run.n_trials, "seed": run.config.get("seed", 0),
                 "dataset": run.dataset_name, "protocol": run.protocol_name, "headline": headline,
                 "command": prov["command"]},
         "settings": [{"label": s.label, "values": s.values} for s in run.settings],
         "methods": list(run.methods),
         "metrics": metric_declarations({m.split("/", 1)[0] for m in summary["metric"]}),
-        "summary": _records(summary),
-        "trials": _records(trials),
+        "summary": summary.to_dict("records"),
+        "trials": trials.to_dict("records"),
         "published": grades,
         "claims": claims,
     }

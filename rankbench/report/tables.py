@@ -68,18 +68,24 @@ def summary_frame(trials: pd.DataFrame, method_order: list[str] | None = None,
     g = trials.groupby(["setting", "method", "metric"], sort=False)["value"]
     out = g.agg(mean="mean", std=lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else float("nan"),
                 n_trials="count").reset_index()
-    keys = []
-    if setting_order:
-        rank = {s: i for i, s in enumerate(setting_order)}
-        out["_s"] = out["setting"].map(lambda s: rank.get(s, len(rank)))
-        keys.append("_s")
-    if method_order:
-        rank_m = {m: i for i, m in enumerate(method_order)}
-        out["_o"] = out["method"].map(lambda m: rank_m.get(m, len(rank_m)))
-        keys.append("_o")
-    if keys:
-        out = out.sort_values(keys, kind="stable").drop(columns=keys).reset_index(drop=True)
-    return out
+    return in_run_order(out, setting_order, method_order)
+
+
+def in_run_order(frame: pd.DataFrame, setting_order: list[str] | None, methods: list[str] | None,
+                 *more: str) -> pd.DataFrame:
+    """Rows of a tidy frame in the run's order: setting (sweep order), method (config order), then
+    the columns ``more``; a setting or method outside the order after the others; within those,
+    as they came (a stable sort)."""
+    if frame.empty:
+        return frame
+
+    def rank(column: str, order: list[str] | None) -> pd.Series:
+        at = {v: i for i, v in enumerate(order or [])}
+        return frame[column].map(lambda v: at.get(v, len(at)))
+
+    keys = pd.DataFrame({"s": rank("setting", setting_order), "m": rank("method", methods),
+                         **{c: frame[c] for c in more}}, index=frame.index)
+    return frame.loc[keys.sort_values(list(keys.columns), kind="stable").index].reset_index(drop=True)
 
 
 def curves_frame(records: list[TrialRecord]) -> pd.DataFrame:

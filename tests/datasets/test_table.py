@@ -91,7 +91,7 @@ def test_each_documented_example_runs_as_written(k, root, tmp_path):
     assert res.outcome.n_done == res.outcome.n_total == cfg["trials"]
     headline = {"reid": "cmc@1", "ordinal": "mae", "classification": "error_rate", "comparison": "pair_acc",
                 "retrieval": "map", "video_classification": "error_rate"}[cfg["protocol"]["name"]]
-    assert headline in set(res.report["summary"]["metric"])
+    assert headline in set(res.report.summary["metric"])
 
 
 def load(data_root, **params):

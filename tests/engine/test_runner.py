@@ -31,7 +31,7 @@ def test_a_run_reads_back_nothing_it_wrote(tmp_path, monkeypatch):
         result = app.run(path, out=tmp_path / "run", options=app.EngineOptions(progress=False), plots=False)
     written = (tmp_path / "run" / "summary.md").read_text()
     again = app.report(tmp_path / "run", plots=False)
-    assert result.outcome.n_done == 4 and written == again["markdown"]
+    assert result.outcome.n_done == 4 and written == again.markdown
     assert result.outcome.state.manifest == RunFolder(tmp_path / "run").read_manifest()
 
 

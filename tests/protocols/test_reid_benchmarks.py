@@ -376,7 +376,7 @@ def test_a_run_takes_trial_t_from_the_file_and_refuses_more_trials_than_it_holds
         assert got["trial"] == t
         own = drawn.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
         assert got["metrics"]["map"] == pytest.approx(own.metrics["map"])
-    summary = res.report["summary"]
+    summary = res.report.summary
     assert summary.loc[summary["metric"] == "cmc@1", "mean"].iloc[0] == pytest.approx(
         np.mean([drawn.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter()).metrics["cmc@1"] for sp in splits]))
 

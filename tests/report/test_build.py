@@ -36,7 +36,7 @@ def test_the_summary_is_the_mean_and_sample_std_of_the_trial_files(run_a):
         assert row["mean"].iloc[0] == pytest.approx(np.mean(g["value"]), rel=1e-12, abs=1e-15)
         assert row["std"].iloc[0] == pytest.approx(np.std(g["value"], ddof=1), rel=1e-9, abs=1e-12)
         assert row["n_trials"].iloc[0] == 3
-    assert "## Published numbers" in built["markdown"] and "## Claims" in built["markdown"]
+    assert "## Published numbers" in built.markdown and "## Claims" in built.markdown
     doc = json.loads((run_a / "results.json").read_text())
     assert {(r["method"], r["metric"]) for r in doc["summary"]} == set(map(tuple, summary[["method", "metric"]].values))
 
@@ -50,7 +50,7 @@ def test_a_missing_and_an_unreadable_result_are_said_before_the_tables(run_a):
     assert lines[0].startswith("**Incomplete run:** 7 of 9 results")
     assert any(line.startswith("**Unusable result file**") and files[1].name in line for line in lines)
     built = build_report(run_a, plots=False)
-    assert "**Incomplete run:** 7 of 9" in built["markdown"]
+    assert "**Incomplete run:** 7 of 9" in built.markdown
 
 
 def test_a_complete_run_has_nothing_to_say_first(runs):

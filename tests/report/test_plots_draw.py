@@ -27,7 +27,7 @@ def test_report_ends_the_cmc_axis_at_a_chosen_rank_in_a_file_of_its_own(runs):
     app.report(runs["one"])
     standard = (plots / "cmc.png").read_bytes()
     built = app.report(runs["one"], max_rank=5)
-    captions = {p.name: p.caption for p in built["plots"]}
+    captions = {p.name: p.caption for p in built.plots}
     assert "up to rank 5;" in captions["cmc_rank5.png"] and "cmc_rank5.svg" in captions
     assert "up to rank 10;" in captions["cmc.png"]   # largest tabulated: the standard figure is unchanged
     assert (plots / "cmc.png").read_bytes() == standard
@@ -68,7 +68,7 @@ def test_a_reports_figures_pass_the_layout_check(runs, caplog):
     with caplog.at_level(logging.WARNING, logger="rankbench.report"):
         for key in ("a", "sweep"):
             built = app.report(runs[key])
-            assert built["plots"]
+            assert built.plots
     assert not [r for r in caplog.records if r.name == "rankbench.report"]
 
 
@@ -81,12 +81,12 @@ def test_a_report_from_the_same_trials_reuses_its_figures_and_redraws_after_any_
 
     run = tmp_path / "one"
     shutil.copytree(runs["one"], run)
-    first = app.report(run)["plots"]
+    first = app.report(run).plots
     drawn = []
     real_save = plots_module.save
     monkeypatch.setattr(plots_module, "save", lambda *a, **k: drawn.append(a[2]) or real_save(*a, **k))
 
-    again = app.report(run)["plots"]          # same records, config, options and code: nothing drawn
+    again = app.report(run).plots          # same records, config, options and code: nothing drawn
     assert drawn == [] and [(p.name, p.caption) for p in again] == [(p.name, p.caption) for p in first]
 
     (run / "plots" / "cmc.pdf").unlink()      # a figure gone: drawn again
@@ -118,8 +118,8 @@ def test_figures_drawn_in_two_processes_are_the_files_one_process_draws(runs, tm
     one, two = tmp_path / "one", tmp_path / "two"
     shutil.copytree(runs["sweep"], one)
     shutil.copytree(runs["sweep"], two)
-    a = build_report(one, n_jobs=1)["plots"]
-    b = build_report(two, n_jobs=2)["plots"]
+    a = build_report(one, n_jobs=1).plots
+    b = build_report(two, n_jobs=2).plots
     assert len(a) > 3 and [(p.name, p.caption) for p in a] == [(p.name, p.caption) for p in b]
     assert all((one / "plots" / p.name).read_bytes() == (two / "plots" / p.name).read_bytes() for p in a)
     assert (one / "plots" / PLOTS_INDEX).read_text() == (two / "plots" / PLOTS_INDEX).read_text()

@@ -1,12 +1,8 @@
 """A paper's own figures, drawn from its run folders (``rankbench figures [PAPER] RUN_DIR...``).
 
 The report's generic plots (:mod:`rankbench.report.plots`) draw what any run stores; these draw the
-figures a paper prints, one module per paper, each with ``draw(runs, out, refit, **options)``
-returning the files it wrote:
-
-* :mod:`.merler`: Figures 6, 7 and 9 and the lambda trade-off (staged curves of the stacked runs);
-* :mod:`.yan`: Figure 3 (decision boundaries on the spirals) and Figure 6 (error against constraints);
-* :mod:`.yuli`: Figures 2-4 (UMIST distances and embedding) and 6 (FG-NET embedding).
+figures a paper prints, one module per paper (:data:`PAPERS`; each docstring lists its figures),
+each with ``draw(runs, out, refit, **options)`` returning the files it wrote.
 
 A module recognises a run by its config's name (``synthetic_fig9_regularizers``, ``<name>_lambda``,
 ``spirals``, ``towncentre6_types``...). Figures of a fitted model (yan's Figure 3, yuli's) get it

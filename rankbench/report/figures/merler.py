@@ -71,7 +71,6 @@ def _style(method: str, entries: dict[str, dict], i: int) -> dict:
 
 def figure6(run: RunData, out: Path) -> list[Path]:
     plt = pyplot()
-
     records = run.records
     entries = _rankers(run)
     methods = _staged_methods(records, entries)
@@ -97,8 +96,7 @@ def figure6(run: RunData, out: Path) -> list[Path]:
     fig.suptitle(f"{run.name}: MAP against ranking cost (mean over concepts and {n_trials} trial(s); "
                  "Merler et al. Fig. 6; solid: outputs in [-1, 1], dashed: in [0, 1])", fontsize=11)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    paths = save(fig, out, f"fig6_{run.name}")
-    return paths
+    return save(fig, out, f"fig6_{run.name}")
 
 
 def _concept_ap_at(records: list[TrialRecord], method: str, t: float) -> dict[str, float]:
@@ -117,7 +115,6 @@ def _concept_ap_at(records: list[TrialRecord], method: str, t: float) -> dict[st
 
 def figure7(run: RunData, out: Path, t: float | None) -> list[Path]:
     plt = pyplot()
-
     records = run.records
     a = mean_curve(records, "RankBoost", "staged", "rank_s", "map")
     b = mean_curve(records, "IRB", "staged", "rank_s", "map")
@@ -144,8 +141,7 @@ def figure7(run: RunData, out: Path, t: float | None) -> list[Path]:
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    paths = save(fig, out, f"fig7_{run.name}")
-    return paths
+    return save(fig, out, f"fig7_{run.name}")
 
 
 def _lambda_settings(run: RunData) -> dict[str, tuple[str | None, float]]:
@@ -175,7 +171,6 @@ def _reference(reference: RunData | None, trials: set[int]):
 
 def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Path]:
     plt = pyplot()
-
     records = fig9_run.records
     parsed = _lambda_settings(fig9_run)
     regs = sorted({v[0] for v in parsed.values() if v[0]})
@@ -201,14 +196,12 @@ def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Pat
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=9, frameon=False)
     fig.suptitle("Imbalanced RankBoost: regulariser x lambda (Merler et al. Fig. 9)", fontsize=11)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    paths = save(fig, out, "fig9")
-    return paths
+    return save(fig, out, "fig9")
 
 
 def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Path]:
     """IRB's MAP / cost trade-off over lambda (module docstring)."""
     plt = pyplot()
-
     records = run.records
     parsed = _lambda_settings(run)
     if not parsed:
@@ -252,8 +245,7 @@ def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Pa
     fig.suptitle(f"{run.name}: Imbalanced RankBoost's MAP / cost trade-off over lambda (labels: lambda; "
                  f"{len(trials)} trial(s), RankBoost on the same)", fontsize=11)
     fig.tight_layout()
-    paths = save(fig, out, f"lambda_{run.name}")
-    return paths
+    return save(fig, out, f"lambda_{run.name}")
 
 
 def draw(runs: list[RunData], out: Path, refit=None, fig7_time: float | None = None) -> list[Path]:

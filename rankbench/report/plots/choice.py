@@ -37,10 +37,6 @@ def _stem(*parts: str) -> str:
     return "_".join(p for p in parts if p)
 
 
-def _trials_text(n: int, spread: bool = True) -> str:
-    return "1 trial" if n == 1 else f"{n} trials, mean ± 1 std" if spread else f"mean of {n} trials"
-
-
 def _value(v: Any) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
@@ -60,7 +56,8 @@ def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials:
     parts += [f"{parameter_label(k, proto.get('name'))} = {_value(v)}" for k, v in shown.items()]
     if not values and setting:
         parts.append(setting)
-    parts.append(_trials_text(n_trials, spread))
+    parts.append("1 trial" if n_trials == 1 else f"{n_trials} trials, mean ± 1 std" if spread
+                 else f"mean of {n_trials} trials")
     return ", ".join(p for p in parts if p)
 
 

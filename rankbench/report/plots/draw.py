@@ -1,13 +1,7 @@
 """Drawing a run's figures into ``<run>/plots``: each in the style, checked for layout problems and
-written (PNG, SVG, PDF); a large report in several processes.
-
-Drawing is the slow part of a report (three formats per figure), so :func:`make_plots` keeps an
-index of what it drew (``plots/.index.json``: the figures, their captions and layout warnings)
-under a digest of everything a figure is drawn from: the run's config and trial records, the
-options (``max_rank``, ``--style``), the style files, matplotlib's version and the code of this
-package and of :mod:`rankbench.metrics`. A report asked for again from the same inputs
-(``rankbench collect`` after ``rankbench run``) reuses the figures on disk; any change draws them
-again.
+written (PNG, SVG, PDF); a large report in several processes. An index of what was drawn
+(``plots/.index.json``), under a digest of everything a figure is drawn from (:func:`_plots_key`),
+lets a report asked for again from the same inputs reuse the figures on disk.
 """
 
 from __future__ import annotations
@@ -43,14 +37,6 @@ class PlotFile:
     caption: str
 
     @property
-    def suffix(self) -> str:
-        return self.path.suffix
-
-    @property
-    def stem(self) -> str:
-        return self.path.stem
-
-    @property
     def name(self) -> str:
         return self.path.name
 
@@ -67,9 +53,7 @@ def make_plots(run, summary: pd.DataFrame, max_rank: int | None = None, style: s
     applied on top of the house style. A figure with :func:`~.layout.layout_problems` is written
     and named in a warning.
 
-    When ``plots/.index.json`` says the figures on disk were drawn from the same inputs (see the
-    module's docstring) and every one of them is still there, they are returned as they are
-    (their layout warnings logged again) instead of being drawn again.
+    Figures on disk drawn from the same inputs (the index) are returned, their warnings logged again.
 
     ``n_jobs`` > 1 draws a report of at least :data:`PARALLEL_FIGURES` figures in that many
     processes (each drawing every n-th figure): the same files, as each figure is drawn alone.

@@ -1,19 +1,8 @@
 """The figure kinds of a report: CMC curves, bars, per-task bars, sweeps, a metric against its
-cost, stored curves, learned view weights. Conventions shared by all of them:
-
-* a title that says what is shown and on what, axis labels that name the metric and its unit as
-  :mod:`rankbench.metrics` declares them ("Mean absolute error", "Error rate (%)") and swept
-  parameters by what they count (a protocol's ``parameter_labels``: "Test people", "Constraints");
-* one colour, marker and line style per method, the same in every figure of a run, so that a
-  series drawn over another still shows; error bars of methods at the same x are dodged apart;
-* rates in %, bars from zero, integer ticks for integer sweeps, legends outside the axes;
-* spread as ± one standard deviation over trials (bands on curves, error bars on bars), none for
-  a single trial;
-* published numbers (the config's ``expected`` rows of methods in the run) as hollow diamonds in
-  the method's colour, labelled in the legend.
-
-Each returns a figure laid out to fit its canvas (constrained layout), or None when the data hold
-nothing to draw.
+cost, stored curves, learned view weights, drawn to the conventions of docs/developer/house.md
+(Reports). Published numbers (the config's ``expected`` rows of methods in the run) are hollow
+diamonds in the method's colour. Each kind returns a figure laid out to fit its canvas
+(constrained layout), or None when the data hold nothing to draw.
 """
 
 from __future__ import annotations

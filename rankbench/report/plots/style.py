@@ -97,10 +97,8 @@ def save(fig, out: Path, stem: str, laid_out: bool = False, root: Path | None = 
     file. Each file is written atomically through no link below ``root`` (default ``out``; a
     run's plots: the run folder).
 
-    The figure is laid out once (its constrained layout and, with ``savefig.bbox: tight``, the
-    tight box, both in inches) and every format is written from that layout, instead of each
-    format laying the figure out again (two draws per format otherwise). ``laid_out``: the figure
-    was drawn since it last changed (by :func:`layout_problems`), so its layout stands."""
+    Every format is written from one layout. ``laid_out``: the figure was drawn since it last
+    changed (by :func:`layout_problems`), so its layout stands."""
     import matplotlib
 
     plt = pyplot()
