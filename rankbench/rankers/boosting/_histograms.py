@@ -532,8 +532,6 @@ def _sorted_cum_compiled(W, order, value, start, bounds, lanes):
                     b = bounds[at[i]]
                     s += run[b[2 * j + 1], i] - run[b[2 * j], i]
                 ou[j] = s
-            s = ou[k1]
             for i in range(m):
-                s += run[nc, i]
-            ou[k1] = s
+                ou[k1] += run[nc, i]
     return out
