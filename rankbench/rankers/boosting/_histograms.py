@@ -267,8 +267,8 @@ def sorted_cum_hist(units: SortedUnits, W: np.ndarray, n_jobs: int = 1) -> np.nd
     unit u is <= j (:func:`weighted_cum_hist` of :class:`SortedUnits`).
 
     Each row's weights are summed in unit u's column order (a running sum, 0 first), the sum at R
-    less the sum at L gives bin j, and the rows add into each bin in row order. Compiled, eight rows
-    share each step of the running sums (one vector of eight per column) and ``n_jobs`` threads
+    less the sum at L gives bin j, and the rows add into each bin in row order. Compiled,
+    :data:`LANES` rows share each step of the running sums (vector additions) and ``n_jobs`` threads
     share the units; the numpy reference makes the same additions in the same order, so the two
     agree to the last bit, for any ``n_jobs``. (The order differs from :func:`weighted_hist`'s, so
     the sums agree with it to rounding, not to the bit.)
@@ -277,7 +277,7 @@ def sorted_cum_hist(units: SortedUnits, W: np.ndarray, n_jobs: int = 1) -> np.nd
     U, k = units.order.shape[0], units.n_codes
     if jit.enabled():
         parts = in_threads(lambda a, b: _sorted_cum_compiled(W, units.order[a:b], units.value[:, a:b],
-                                                              units.start[a:b], units.bounds), U, n_jobs, grain=1)
+                                                              units.start[a:b], units.bounds, LANES), U, n_jobs, grain=1)
         return np.concatenate(parts)
     out = np.zeros((U, k))
     cols = np.arange(U)[:, None]
@@ -289,6 +289,9 @@ def sorted_cum_hist(units: SortedUnits, W: np.ndarray, n_jobs: int = 1) -> np.nd
         out[:, -1] += run[:, -1]
     return out
 
+
+#: rows of :func:`sorted_cum_hist`'s running sums at a time (their weights and sums: 0.5 KB a column)
+LANES = 32
 
 #: training pairs up to which the boosters hold every pair's codes (:class:`PairedCodes`, the
 #: fastest rounds); beyond it they stream (:class:`SortedUnits`). VIPeR p = 316's 99,856 pairs fit.
@@ -498,40 +501,37 @@ def _bounds_compiled(distinct, start, S, thr, out, first, last):
 
 
 @jit.njit
-def _sorted_cum_compiled(W, order, value, start, bounds):
+def _sorted_cum_compiled(W, order, value, start, bounds, lanes):
     """:func:`sorted_cum_hist` of the units ``order`` (their rows' ``value`` and ``start`` in
-    ``bounds``): eight rows at a time, their weights transposed so that one column's eight weights
-    are adjacent, one running sum each."""
+    ``bounds``): ``lanes`` rows at a time, their weights transposed so that one column's weights
+    are adjacent, one running sum each, then each bin's rows added in order in a register."""
     nr, nc = W.shape
     U = order.shape[0]
     k1 = bounds.shape[1] // 2
     out = np.zeros((U, k1 + 1))
-    Wt = np.zeros((nc, 8))
-    run = np.zeros((nc + 1, 8))
-    for r0 in range(0, nr, 8):
-        m = min(8, nr - r0)
+    Wt = np.zeros((nc, lanes))
+    run = np.zeros((nc + 1, lanes))
+    at = np.empty(lanes, np.intp)
+    for r0 in range(0, nr, lanes):
+        m = min(lanes, nr - r0)
         for c in range(nc):
-            for i in range(8):
+            for i in range(lanes):
                 Wt[c, i] = W[r0 + i, c] if i < m else 0.0
         for u in range(U):
             o = order[u]
-            # eight running sums kept in registers (a loop over them was 1.4x slower)
-            s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
             for p in range(nc):
-                w, q = Wt[o[p]], run[p + 1]
-                s0 += w[0]
-                s1 += w[1]
-                s2 += w[2]
-                s3 += w[3]
-                s4 += w[4]
-                s5 += w[5]
-                s6 += w[6]
-                s7 += w[7]
-                q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7] = s0, s1, s2, s3, s4, s5, s6, s7
-            ou = out[u]
+                w, q, before = Wt[o[p]], run[p + 1], run[p]
+                for i in range(lanes):  # vectorised: ``lanes`` is not a compile-time constant
+                    q[i] = before[i] + w[i]
             for i in range(m):
-                b = bounds[start[u] + np.intp(value[r0 + i, u])]
-                for j in range(k1):
-                    ou[j] += run[np.intp(b[2 * j + 1]), i] - run[np.intp(b[2 * j]), i]
+                at[i] = start[u] + np.intp(value[r0 + i, u])
+            ou = out[u]
+            for j in range(k1):
+                s = ou[j]
+                for i in range(m):
+                    b = bounds[at[i]]
+                    s += run[b[2 * j + 1], i] - run[b[2 * j], i]
+                ou[j] = s
+            for i in range(m):
                 ou[k1] += run[nc, i]
     return out

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rankbench.rankers.boosting import _histograms
 from rankbench.rankers.boosting._histograms import SortedUnits, grid_codes, sorted_cum_hist
 from rankbench.rankers.boosting.elf import ELFAdaBoost
 from rankbench.rankers.boosting.rankboost import RankBoost
@@ -148,10 +149,12 @@ def test_rankboost_multishot_first_round_is_rankboost_over_every_crucial_pair(he
 
 
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
-def test_sorted_units_give_the_cumulative_histogram_of_every_pair(compiled):
+def test_sorted_units_give_the_cumulative_histogram_of_every_pair(compiled, monkeypatch):
     """Brute force over the grid's codes (:func:`grid_codes`, itself tested against searchsorted):
     ties at a threshold, equal column values, rows equal to a column or to each other; the bounds and the sums of
-    the compiled loops equal the numpy reference's to the last bit, for any number of threads."""
+    the compiled loops equal the numpy reference's to the last bit, for any number of threads and
+    rows in blocks of lanes (four full blocks and a part)."""
+    monkeypatch.setattr(_histograms, "LANES", 4)
     rng = np.random.default_rng(5)
     nr, nc, U, k = 19, 23, 7, 9
     R, C = rng.random((nr, U)).astype(np.float32), rng.random((nc, U)).astype(np.float32)
