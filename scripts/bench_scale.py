@@ -19,7 +19,9 @@ PRSVM's at every size. Targets: ELF and RankBoost <= 600 MB at 800 people; every
 and <= 10 min at 1,600; memory exponent <= 1.2 for the pair-based learners.
 
 Usage: python scripts/bench_scale.py [--quick] [--sizes 200 400] [--learners elf rankboost]
-(--quick: 100 and 200 people, fewer rounds, the boosters made to stream at 200: checks that it runs.)
+[--negatives-per-query K]
+(--quick: 100 and 200 people, fewer rounds, the boosters made to stream at 200: checks that it runs;
+--negatives-per-query: ELF and RankBoost on K sampled wrong matches per query instead of all.)
 """
 
 from __future__ import annotations
@@ -41,13 +43,14 @@ C = 0.005  # the C PRSVM's cross-validation chose on VIPeR p = 316 seed 0 (scrip
 SVC_LIMIT_MB = 2048
 
 
-def make(learner: str, quick: bool):
+def make(learner: str, quick: bool, negatives=None):
     from rankbench.rankers.boosting.elf import ELFAdaBoost
     from rankbench.rankers.boosting.rankboost import RankBoost
     from rankbench.rankers.ranksvm.ensemble import EnsembleRankSVM
     from rankbench.rankers.ranksvm.prsvm import PRSVM
 
     stream = dict(max_held_pairs=20000) if quick else {}  # quick: the 200-people fits stream
+    stream["negatives_per_query"] = negatives
     return {"elf": lambda: ELFAdaBoost(units="both", n_thresholds=32, score="distance",
                                        n_rounds=20 if quick else 200, **stream),
             "rankboost": lambda: RankBoost(n_rounds=10 if quick else 100, random_state=0, **stream),
@@ -75,7 +78,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child(learner: str, n_people: int, feats: str, quick: bool) -> None:
+def child(learner: str, n_people: int, feats: str, quick: bool, negatives=None) -> None:
     """Fit one learner on the first ``n_people`` people; print one JSON line."""
     data = np.load(feats)
     X, y, cams = data["X"], data["y"], data["cams"]
@@ -96,7 +99,7 @@ def child(learner: str, n_people: int, feats: str, quick: bool) -> None:
         A *= -sign[:, None]
         LinearSVC(C=C, loss="squared_hinge", fit_intercept=False, tol=1e-4, max_iter=5000).fit(A, sign)
     else:
-        make(learner, quick).fit(X, y, cams)
+        make(learner, quick, negatives).fit(X, y, cams)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     peak = peak_mb()
     print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak, "start_mb": before}))
@@ -135,10 +138,11 @@ def slope(sizes, values) -> float:
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         learner, n, feats, quick = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
-        return child(learner, n, feats, quick)
+        return child(learner, n, feats, quick, int(sys.argv[6]) if len(sys.argv) > 6 else None)
     ap = arguments(__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", help="training people (default 200 400 800 1600; quick 100 200)")
     ap.add_argument("--learners", nargs="+", choices=LEARNERS, default=list(LEARNERS))
+    ap.add_argument("--negatives-per-query", type=int, help="ELF's and RankBoost's sampled wrong matches per query")
     args = ap.parse_args()
     sizes = args.sizes or ([100, 200] if args.quick else [200, 400, 800, 1600])
     results = {}
@@ -155,7 +159,8 @@ def main():
                     print(f"{learner:<18} {n:>6}   not run: its triples take {svc_mb(n, d):,.0f} MB "
                           f"(more than {limit})")
                     continue
-                cmd = [sys.executable, __file__, "--child", learner, str(n), str(feats), "1" if args.quick else "0"]
+                cmd = [sys.executable, __file__, "--child", learner, str(n), str(feats), "1" if args.quick else "0",
+                       *([str(args.negatives_per_query)] if args.negatives_per_query else [])]
                 out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
                 if out.returncode:
                     print(f"{learner:<18} {n:>6}   FAILED: {(out.stderr.strip().splitlines() or ['?'])[-1]}")

@@ -143,6 +143,8 @@ CONFIG_CASES = [
     ("cv one fold", cfg(**{"C: 1.0": "cv: 1"}), [], "rankers.P.cv: expected an integer >= 2"),
     ("negative seed in ranker", cfg(**{"C: 1.0": "random_state: -1"}), [], "rankers.P.random_state"),
     ("elf units", cfg(**{"{name: P, ranker: prsvm, C: 1.0}": "{name: E, ranker: elf, units: all}"}), [], "rankers.E.units: expected one of 'hist', 'bin', 'both'"),
+    ("negatives per query zero", cfg(**{"{name: P, ranker: prsvm, C: 1.0}": "{name: R, ranker: rankboost, negatives_per_query: 0}"}),
+     [], "rankers.R.negatives_per_query"),
     ("elf thresholds", cfg(**{"{name: P, ranker: prsvm, C: 1.0}": "{name: E, ranker: elf, n_thresholds: 300}"}), [], "<= 255"),
     ("ranker feature set", cfg(**{"ranker: l1}": "ranker: l1, features: nope}"}), [], "unknown feature set 'nope'"),
     ("combine mode", cfg(**{"ranker: l1}": "ranker: l1, combine: both}"}), [], "combine: expected 'concat' or 'views'"),

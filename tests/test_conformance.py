@@ -39,9 +39,9 @@ PROTOCOLS = [e.name for e in protocols.entries()]
 ALL_COMPONENTS = [(kind, e.name) for kind, reg in ALL.items() for e in reg.entries()]
 
 #: parameters under which a ranker's randomness enters on the conformance data (e.g. ELF samples
-#: negatives only with neg_per_pos); every ranker that declares random_state must be listed here
+#: negatives only with negatives_per_query); every ranker that declares random_state must be listed here
 #: or show its randomness with its defaults
-RANDOMNESS = {"elf": {"neg_per_pos": 1.0, "n_rounds": 10}, "prsvm": {"C": [1e-3, 1e-1, 10.0]},
+RANDOMNESS = {"elf": {"negatives_per_query": 1, "n_rounds": 10}, "prsvm": {"C": [1e-3, 1e-1, 10.0]},
               "ranksvm": {"C": [0.01, 1.0, 100.0]}, "kernel_ranksvm": {"C": [0.01, 1.0, 100.0]},
               "rankmkl": {"C": [0.01, 1.0, 100.0], "max_iter": 3}, "rankboost": {"threshold_sample": 200},
               "cmds_dml": {"max_iter": [2, 10, 50, 200], "cv": 3}}

@@ -18,7 +18,9 @@ Queries (see :func:`build_pair_grid`):
   whose candidates are the images of other cameras (or all other images when ``cams`` is None).
 
 A query's positives are candidates of the same identity, its negatives candidates of any other
-identity. Queries without a positive or a negative are dropped.
+identity. Queries without a positive or a negative are dropped. With ``negatives_per_query=k``
+each query keeps k of its negatives (all of them when it has fewer), drawn once, uniformly without
+replacement, independently for every query on each side; every positive is kept.
 """
 
 from __future__ import annotations
@@ -188,8 +190,10 @@ class PairGrid:
         return out
 
 
-def build_pair_grid(X, y, cams=None, block=2, dtype=np.float32, n_jobs=1) -> PairGrid:
-    """The :class:`PairGrid` of a training set (queries as described in the module docstring)."""
+def build_pair_grid(X, y, cams=None, block=2, dtype=np.float32, n_jobs=1, negatives_per_query=None,
+                    random_state=None) -> PairGrid:
+    """The :class:`PairGrid` of a training set (queries and sampled negatives as described in the
+    module docstring; ``random_state``, a :class:`numpy.random.RandomState`, draws the sample)."""
     X = np.asarray(X)
     y = np.asarray(y)
     m = len(y)
@@ -213,6 +217,13 @@ def build_pair_grid(X, y, cams=None, block=2, dtype=np.float32, n_jobs=1) -> Pai
     if row_side is None and col_side is None:
         raise InputError("no query has both a true match and a wrong match in the training data (each identity "
                          "needs two images, in two cameras when cameras are given, and one class is not enough)")
+    for side in (row_side, col_side) if negatives_per_query is not None else ():
+        if side is not None:  # the first k of the query's negatives in a random order
+            keys = np.where(side.neg, random_state.random_sample(side.neg.shape), 2.0)
+            first = np.argsort(keys, axis=1, kind="stable")[:, :negatives_per_query]
+            kept = np.zeros_like(side.neg)
+            np.put_along_axis(kept, first, True, axis=1)
+            side.neg &= kept
     return PairGrid(X, rows, cols, row_side, col_side, block=block, dtype=dtype, n_jobs=n_jobs)
 
 

@@ -89,3 +89,54 @@ def test_training_data_without_a_usable_query_is_refused_in_one_line(y, cams):
     with pytest.raises(InputError) as err:
         build_pair_grid(X, np.array(y), None if cams is None else np.array(cams))
     assert "\n" not in str(err.value) and "true match" in str(err.value)
+
+
+def _drawn(grid):
+    """{query image: (its positives, its drawn negatives)} read off the grid's masks."""
+    out = {}
+    for side, is_row in grid.sides():
+        mine, other = (grid.rows, grid.cols) if is_row else (grid.cols, grid.rows)
+        for q in np.flatnonzero(side.valid.any(1)):
+            out[int(mine[q])] = (set(other[side.pos[q][side.valid[q]]].tolist()),
+                                 set(other[np.flatnonzero(side.neg[q])].tolist()))
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 100])
+@pytest.mark.parametrize("cams_kind", ["none", "two", "three", "multishot"])
+def test_each_query_keeps_k_of_its_negatives_and_every_positive(cams_kind, k):
+    """Counted by brute force: a query's candidates are the other images (of another camera when
+    cameras are given); it keeps every positive and min(k, its negatives) negatives."""
+    if cams_kind == "multishot":  # three people, two images per person and camera
+        y, cams = np.repeat(np.arange(3), 4), np.tile([0, 0, 1, 1], 3)
+        X = np.random.default_rng(0).normal(size=(12, 3))
+    else:
+        X, y, cams = _data(cams_kind)
+    grid = build_pair_grid(X, y, cams, negatives_per_query=k, random_state=np.random.RandomState(0))
+    drawn = _drawn(grid)
+    for q in range(len(y)):
+        cand = [j for j in range(len(y)) if j != q and (cams is None or cams[j] != cams[q])]
+        pos, neg = {j for j in cand if y[j] == y[q]}, {j for j in cand if y[j] != y[q]}
+        if not (pos and neg):
+            assert q not in drawn
+            continue
+        assert drawn[q][0] == pos
+        assert drawn[q][1] <= neg and len(drawn[q][1]) == min(k, len(neg))
+    if k >= len(y):  # every negative: the grid of every triple
+        assert grid.n_triples() == len(_brute_triples(X, y, cams))
+
+
+def test_the_sample_is_the_seeds_and_uniform_without_replacement():
+    y, cams = np.arange(12) // 2, np.tile([0, 1], 6)  # six people, each query has five negatives
+    X = np.zeros((12, 1))
+    draw = lambda seed: _drawn(build_pair_grid(X, y, cams, negatives_per_query=2,  # noqa: E731
+                                               random_state=np.random.RandomState(seed)))
+    assert draw(3) == draw(3) and draw(3) != draw(4)
+    counts = np.zeros((12, 12))
+    for seed in range(400):
+        for q, (_, neg) in draw(seed).items():
+            counts[q, list(neg)] += 1
+    negs = (y[:, None] != y[None, :]) & (cams[:, None] != cams[None, :])
+    assert (counts[~negs] == 0).all()
+    # each of a query's 5 negatives drawn with probability 2/5 (binomial sd ~10 over 400 draws)
+    np.testing.assert_allclose(counts[negs], 160, atol=5 * np.sqrt(400 * 0.4 * 0.6))

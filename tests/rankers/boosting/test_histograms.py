@@ -156,7 +156,7 @@ def _reid_problem(n=25, d=9, seed=5):
 @pytest.mark.parametrize("make", [
     lambda: RankBoost(n_rounds=25, n_thresholds=16, random_state=0),
     lambda: ELFAdaBoost(n_rounds=25, n_bins=3, units="both", n_thresholds=16),
-    lambda: ELFAdaBoost(n_rounds=25, n_bins=3, units="hist", n_thresholds=8, neg_per_pos=2, random_state=1),
+    lambda: ELFAdaBoost(n_rounds=25, n_bins=3, units="hist", n_thresholds=8, negatives_per_query=2, random_state=1),
 ], ids=["rankboost", "elf", "elf-sampled"])
 def test_compiled_and_numpy_boosters_fit_the_same_model(make):
     X, y, cams = _reid_problem()

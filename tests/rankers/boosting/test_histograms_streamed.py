@@ -52,7 +52,7 @@ def fit(case, **extra):
     data, ranker, params = CASES[case]
     X, y, cams = generated(data)
     make = RankBoost if ranker == "rankboost" else ELFAdaBoost
-    return make(**params, **extra).fit(X, y, cams)
+    return make(**{**params, **extra}).fit(X, y, cams)
 
 
 def model(m):
@@ -146,6 +146,66 @@ def test_rankboost_multishot_first_round_is_rankboost_over_every_crucial_pair(he
     assert abs(r[rb.features_[0], j]) >= np.abs(r).max() - 1e-12
     assert rb.alphas_[0] == pytest.approx(0.5 * np.log((1 + r[rb.features_[0], j]) / (1 - r[rb.features_[0], j])),
                                           rel=1e-9)
+
+
+@pytest.mark.parametrize("case", ["rankboost_two", "rankboost_multi", "elf_both_two", "elf_both_nocams"])
+def test_drawing_every_negative_fits_the_recorded_models(case):
+    """negatives_per_query=None is today's fit to the last bit, and k beyond any query's negatives
+    (every one kept) is the same fit."""
+    want = json.loads(RECORDED.read_text())[case]
+    assert model(fit(case, negatives_per_query=None)) == want
+    assert model(fit(case, negatives_per_query=10 ** 6)) == want
+
+
+@pytest.mark.parametrize("case", ["rankboost_two", "rankboost_multi", "elf_both_two", "elf_bin_multi",
+                                  "elf_both_nocams"])
+def test_sampled_negatives_fit_the_same_model_held_or_streamed_and_by_seed(case):
+    """The sample is drawn where the pairs are defined: the held and the streamed fit see the same
+    pairs; the same random_state draws the same sample, another one another."""
+    held = model(fit(case, negatives_per_query=3, random_state=1))
+    assert_same_choices(model(fit(case, negatives_per_query=3, random_state=1, max_held_pairs=1)), held, rtol=1e-12)
+    assert model(fit(case, negatives_per_query=3, random_state=1)) == held
+    assert model(fit(case, negatives_per_query=3, random_state=2)) != held
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_rankboost_with_sampled_negatives_is_rankboost_over_the_drawn_crucial_pairs(held):
+    """Several images per person and camera, k = 3: the crucial pairs are (query, each of its true
+    matches, each of the 3 wrong matches it drew), read off the grid the same seed draws; each round
+    maximises |r| over them, and D is updated pair by pair (Freund et al. 2003, Fig. 1)."""
+    from sklearn.utils import check_random_state
+
+    from rankbench.rankers._pair_grid import build_pair_grid
+
+    X, y, cams = multishot_two_cameras(n=6, shots=2, d=4)
+    rb = RankBoost(n_rounds=5, n_thresholds=6, random_state=3, negatives_per_query=3,
+                   max_held_pairs=10 ** 6 if held else 1).fit(X, y, cams)
+    P = build_pair_grid(X, y, cams, negatives_per_query=3, random_state=check_random_state(3))
+    thr = rb._thresholds(P)
+    Xf = X.astype(np.float32)
+    h = lambda i, j: (np.abs(Xf[i] - Xf[j])[:, None] <= thr).astype(float)  # noqa: E731
+    H1, H0 = [], []
+    for side, is_row in P.sides():
+        mine, other = (P.rows, P.cols) if is_row else (P.cols, P.rows)
+        for q in range(len(mine)):
+            i = mine[q]
+            drawn = other[np.flatnonzero(side.neg[q])]
+            assert len(drawn) == 3 and (y[drawn] != y[i]).all()
+            for p in np.flatnonzero((y == y[i]) & (cams != cams[i])):  # every true match kept
+                for n in drawn:
+                    H1.append(h(i, p))
+                    H0.append(h(i, n))
+    H1, H0 = np.array(H1), np.array(H0)
+    assert len(H1) == 24 * 2 * 3
+    D = np.full(len(H1), 1.0 / len(H1))
+    for f, t, a in zip(rb.features_, rb.thresholds_, rb.alphas_):
+        r = np.einsum("p,pfj->fj", D, H1 - H0)
+        j = int(np.flatnonzero(thr[f] == np.float32(t))[0])
+        assert abs(r[f, j]) >= np.abs(r).max() - 1e-12
+        assert a == pytest.approx(0.5 * np.log((1 + r[f, j]) / (1 - r[f, j])), rel=1e-9)
+        D = D * np.exp(a * (H0[:, f, j] - H1[:, f, j]))
+        D /= D.sum()
+    assert len(rb.alphas_) == 5
 
 
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
