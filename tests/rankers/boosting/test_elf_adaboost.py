@@ -117,16 +117,9 @@ def test_elf_ranker_boosts_over_region_histograms():
     assert (S.argmax(1) == np.arange(n)).mean() >= 0.8
 
 
-@pytest.mark.parametrize("units", ["hist", "both"])
-def test_weighted_error_equals_a_direct_count_over_every_pair(units):
-    """Each round of the full-grid fit picks the (unit, threshold) of least weighted error counted
-    pair by pair (Freund & Schapire's AdaBoost, balanced start), and re-weights every pair."""
-    X, y, cams = toy(n=12)
-    X[:, 4:8] += 0.6 * np.random.default_rng(1).random((24, 4))  # no perfect unit: every error > 0
-    e = ELFAdaBoost(n_rounds=6, n_bins=4, n_thresholds=8, units=units).fit(X, y, cams)
-    a, b = np.flatnonzero(cams == "a"), np.flatnonzero(cams == "b")
-    ia, ib = np.repeat(a, len(b)), np.tile(b, len(a))  # every cross-camera pair
-    label = np.where(y[ia] == y[ib], 1.0, -1.0)
+def assert_adaboost_rounds(e, X, ia, ib, label):
+    """Each round of ``e`` picks the (unit, threshold) of least weighted error over the pairs
+    (ia, ib), counted pair by pair from a balanced start, with AdaBoost's alpha and re-weighting."""
     Xf = X.astype(np.float32)
     dist = e._pair_distances(Xf[ia], Xf[ib])                     # (pairs, units)
     thr = e.candidate_thresholds_
@@ -139,6 +132,19 @@ def test_weighted_error_equals_a_direct_count_over_every_pair(units):
         assert alpha == pytest.approx(0.5 * np.log((1 - err[unit, j]) / err[unit, j]), rel=1e-9)
         w = w * np.exp(-alpha * label * H[:, unit, j])
         w /= w.sum()
+
+
+@pytest.mark.parametrize("units", ["hist", "both"])
+def test_weighted_error_equals_a_direct_count_over_every_pair(units):
+    """Each round of the full-grid fit picks the (unit, threshold) of least weighted error counted
+    pair by pair (Freund & Schapire's AdaBoost, balanced start), and re-weights every pair."""
+    X, y, cams = toy(n=12)
+    X[:, 4:8] += 0.6 * np.random.default_rng(1).random((24, 4))  # no perfect unit: every error > 0
+    e = ELFAdaBoost(n_rounds=6, n_bins=4, n_thresholds=8, units=units).fit(X, y, cams)
+    a, b = np.flatnonzero(cams == "a"), np.flatnonzero(cams == "b")
+    ia, ib = np.repeat(a, len(b)), np.tile(b, len(a))  # every cross-camera pair
+    label = np.where(y[ia] == y[ib], 1.0, -1.0)
+    assert_adaboost_rounds(e, X, ia, ib, label)
 
 
 @pytest.mark.parametrize("held", [True, False])
@@ -162,18 +168,7 @@ def test_sampled_fit_is_adaboost_over_the_drawn_pairs(held):
     ia, ib = P.rows[ia], P.cols[ib]
     label = np.where(y[ia] == y[ib], 1.0, -1.0)
     assert (label > 0).sum() == 10 and 2 * 10 <= (label < 0).sum() <= 4 * 10
-    Xf = X.astype(np.float32)
-    dist = e._pair_distances(Xf[ia], Xf[ib])
-    thr = e.candidate_thresholds_
-    w = np.where(label > 0, 0.5 / (label > 0).sum(), 0.5 / (label < 0).sum())
-    for unit, cut, alpha in zip(e.hists_, e.thresholds_, e.alphas_):
-        H = np.where(dist[:, :, None] <= thr[None, :, :], 1.0, -1.0)
-        err = np.einsum("p,puj->uj", w, (H != label[:, None, None]).astype(float)) / w.sum()
-        j = int(np.flatnonzero(thr[unit] == np.float32(cut))[0])
-        assert err[unit, j] <= err.min() + 1e-12
-        assert alpha == pytest.approx(0.5 * np.log((1 - err[unit, j]) / err[unit, j]), rel=1e-9)
-        w = w * np.exp(-alpha * label * H[:, unit, j])
-        w /= w.sum()
+    assert_adaboost_rounds(e, X, ia, ib, label)
     assert len(e.alphas_) == 6
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_rankboost import assert_rankboost_rounds
 
 from rankbench.rankers.boosting import _histograms
 from rankbench.rankers.boosting._histograms import SortedUnits, grid_codes, sorted_cum_hist
@@ -197,14 +198,7 @@ def test_rankboost_with_sampled_negatives_is_rankboost_over_the_drawn_crucial_pa
                     H0.append(h(i, n))
     H1, H0 = np.array(H1), np.array(H0)
     assert len(H1) == 24 * 2 * 3
-    D = np.full(len(H1), 1.0 / len(H1))
-    for f, t, a in zip(rb.features_, rb.thresholds_, rb.alphas_):
-        r = np.einsum("p,pfj->fj", D, H1 - H0)
-        j = int(np.flatnonzero(thr[f] == np.float32(t))[0])
-        assert abs(r[f, j]) >= np.abs(r).max() - 1e-12
-        assert a == pytest.approx(0.5 * np.log((1 + r[f, j]) / (1 - r[f, j])), rel=1e-9)
-        D = D * np.exp(a * (H0[:, f, j] - H1[:, f, j]))
-        D /= D.sum()
+    assert_rankboost_rounds(rb, thr, H1, H0)
     assert len(rb.alphas_) == 5
 
 

@@ -38,6 +38,20 @@ def explicit_pairs(X, y, cams, thr):
     return H1, H0
 
 
+def assert_rankboost_rounds(rb, thr, H1, H0):
+    """Each round of ``rb`` maximises |r| over the explicit crucial pairs (rows of H1 / H0: the true
+    and the wrong match's weak-ranker outputs), from uniform weights, with RankBoost's alpha and
+    pair-by-pair update."""
+    D = np.full(len(H1), 1.0 / len(H1))  # uniform over the crucial pairs
+    for f, t, a in zip(rb.features_, rb.thresholds_, rb.alphas_):
+        r = np.einsum("p,pfj->fj", D, H1 - H0)
+        j = int(np.flatnonzero(thr[f] == np.float32(t))[0])
+        assert abs(r[f, j]) >= np.abs(r).max() - 1e-12
+        assert a == pytest.approx(0.5 * np.log((1 + r[f, j]) / (1 - r[f, j])), rel=1e-9)
+        D = D * np.exp(a * (H0[:, f, j] - H1[:, f, j]))
+        D /= D.sum()
+
+
 @pytest.mark.parametrize("multi", [False, True])
 def test_factorised_update_equals_rankboost_over_explicit_pairs(multi):
     """The bipartite factorisation D(x0, x1) = v(x0) v(x1) per query is RankBoost over every pair:
@@ -56,11 +70,4 @@ def test_factorised_update_equals_rankboost_over_explicit_pairs(multi):
 
     thr = rb._thresholds(build_pair_grid(X, y, cams))
     H1, H0 = explicit_pairs(X, y, cams, thr)
-    D = np.full(len(H1), 1.0 / len(H1))  # uniform over the crucial pairs
-    for f, t, a in zip(rb.features_, rb.thresholds_, rb.alphas_):
-        r = np.einsum("p,pfj->fj", D, H1 - H0)
-        j = int(np.flatnonzero(thr[f] == np.float32(t))[0])
-        assert abs(r[f, j]) >= np.abs(r).max() - 1e-12
-        assert a == pytest.approx(0.5 * np.log((1 + r[f, j]) / (1 - r[f, j])), rel=1e-9)
-        D = D * np.exp(a * (H0[:, f, j] - H1[:, f, j]))
-        D /= D.sum()
+    assert_rankboost_rounds(rb, thr, H1, H0)
