@@ -4,7 +4,10 @@ dies or the client is stopped, resume across executors, and one line for every b
 Everything runs on loopback: the module's LocalCluster (its scheduler in this test process, two
 single-threaded worker processes behind nannies, all on 127.0.0.1), or the LocalCluster a run
 starts itself. Runs that must be stopped or lose a worker run in a subprocess; every wait has a
-time limit, so a hang fails the test instead of stalling the suite.
+time limit, so a hang fails the test instead of stalling the suite. The limits are far above what
+a test needs on a loaded machine: every wait ends on an event (a file, a worker, a result), never on
+a fixed sleep; a gate is opened when its test ends, pass or fail, and each test on the shared
+cluster starts once its workers are idle, so one test's failure never holds up the next.
 """
 
 import json
@@ -85,25 +88,52 @@ def manifest(run: Path) -> dict:
 
 
 def start(cfg: Path, out: Path, env: dict, *extra) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out), "-q",
-                             "--no-plots", *map(str, extra)],
+    return run_process(env, cfg, "--out", out, *extra)
+
+
+def run_process(env: dict, *args) -> subprocess.Popen:
+    """``rankbench run ARGS -q --no-plots`` in a subprocess (a test waits for it with a limit)."""
+    return subprocess.Popen([sys.executable, "-m", "rankbench", "run", *map(str, args), "-q", "--no-plots"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-def gated(tmp_path: Path) -> tuple[Path, Path]:
-    """(config, gate): the GATED run's config in tmp_path, and the gate file it waits for (closed)."""
-    gate = tmp_path / "gate-open"
-    return write(tmp_path, GATED.replace("GATE", str(gate))), gate
+@pytest.fixture
+def gate(tmp_path):
+    """The gate file a GATED run's Slow jobs wait for, closed; opened when the test ends, pass or
+    fail, so that no job is left holding a worker of the shared cluster."""
+    path = tmp_path / "gate-open"
+    yield path
+    path.touch()
 
 
-def start_gated_on(address: str, tmp_path: Path, env: dict, n: int) -> tuple[subprocess.Popen, Path, Path]:
+def gated(tmp_path: Path, gate: Path) -> Path:
+    """The GATED run's config in tmp_path, its Slow jobs held at ``gate``."""
+    return write(tmp_path, GATED.replace("GATE", str(gate)))
+
+
+def start_gated_on(address: str, tmp_path: Path, env: dict, n: int, gate: Path) -> tuple[subprocess.Popen, Path]:
     """The GATED run started on the cluster at ``address``, once it holds ``n`` results: (process,
-    run folder, its closed gate)."""
+    run folder)."""
     out = tmp_path / "run"
-    cfg, gate = gated(tmp_path)
-    proc = start(cfg, out, env, "--executor", "dask", "--scheduler", address)
+    proc = start(gated(tmp_path, gate), out, env, "--executor", "dask", "--scheduler", address)
     wait_for_results(proc, out, n)
-    return proc, out, gate
+    return proc, out
+
+
+def _executing(dask_worker) -> int:
+    return dask_worker.state.executing_count  # cancelled tasks still running count too
+
+
+def idle(client, n: int) -> None:
+    """Block until the cluster has ``n`` workers and none is running a task (a job an earlier
+    test's interrupted run left behind, a worker its nanny is still restarting)."""
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        busy = client.run(_executing, on_error="return") if len(client.nthreads()) >= n else None
+        if busy is not None and len(busy) >= n and not any(busy.values()):
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the cluster had not {n} idle workers within {LIMIT} s")
 
 
 def wait_for_results(proc: subprocess.Popen, out: Path, n: int) -> int:
@@ -162,7 +192,7 @@ def test_local_and_dask_give_bit_identical_trials(tmp_path, env):
 # ------------------------------------------------------------------------------ a worker dies
 def _busy_workers(client) -> list[str]:
     """Workers processing a rankbench job right now."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + LIMIT
     while time.monotonic() < deadline:
         busy = [w for w, keys in client.processing().items() if any(str(k).startswith("rankbench-") for k in keys)]
         if busy:
@@ -172,10 +202,10 @@ def _busy_workers(client) -> list[str]:
 
 
 @pytest.mark.slow
-def test_worker_killed_mid_run_loses_nothing(cluster, reference, tmp_path, env):
+def test_worker_killed_mid_run_loses_nothing(cluster, reference, tmp_path, env, gate):
     address, client = cluster
-    client.wait_for_workers(2, timeout=60)
-    proc, out, gate = start_gated_on(address, tmp_path, env, 4)
+    idle(client, 2)
+    proc, out = start_gated_on(address, tmp_path, env, 4, gate)
     victim = _busy_workers(client)[0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     os.kill(pid, signal.SIGKILL)
@@ -190,11 +220,11 @@ def test_worker_killed_mid_run_loses_nothing(cluster, reference, tmp_path, env):
 
 
 @pytest.mark.slow
-def test_every_worker_killed_scatters_the_data_again(cluster, reference, tmp_path, env):
+def test_every_worker_killed_scatters_the_data_again(cluster, reference, tmp_path, env, gate):
     """Both workers die at once: the scattered features die with them; the run sends them again."""
     address, client = cluster
-    client.wait_for_workers(2, timeout=60)
-    proc, out, gate = start_gated_on(address, tmp_path, env, 4)
+    idle(client, 2)
+    proc, out = start_gated_on(address, tmp_path, env, 4, gate)
     _busy_workers(client)
     for pid in client.run(os.getpid).values():
         os.kill(pid, signal.SIGKILL)
@@ -210,10 +240,10 @@ def test_every_worker_killed_scatters_the_data_again(cluster, reference, tmp_pat
 
 # ------------------------------------------------------------------------------ resume across executors
 @pytest.mark.slow
-def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env):
+def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env, gate):
     address, client = cluster
-    client.wait_for_workers(1, timeout=60)
-    proc, out, gate = start_gated_on(address, tmp_path, env, 6)
+    idle(client, 2)
+    proc, out = start_gated_on(address, tmp_path, env, 6, gate)
     proc.send_signal(signal.SIGINT)
     code, err = finish(proc)
     assert code == 130, err
@@ -232,13 +262,13 @@ def test_dask_run_interrupted_resumes_locally(cluster, reference, tmp_path, env)
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env):
+def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env, gate):
     """Ctrl-C in a terminal reaches the whole process group: the run's own LocalCluster workers
     ignore it, the client saves, closes the cluster and prints one line; no process is left."""
     import psutil
 
     out = tmp_path / "run"
-    cfg, gate = gated(tmp_path)  # never opened: the run is still going when Ctrl-C comes
+    cfg = gated(tmp_path, gate)  # opened only after the test: the run is still going when Ctrl-C comes
     proc = subprocess.Popen([sys.executable, "-m", "rankbench", "run", str(cfg), "--out", str(out),
                              "-q", "--no-plots", "--executor", "dask"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, start_new_session=True)
@@ -256,7 +286,7 @@ def test_ctrl_c_on_a_started_local_cluster_is_one_line(tmp_path, env):
     code, err = finish(proc)
     assert code == 130 and err.strip().startswith("rankbench: error: interrupted"), err
     assert len(err.strip().splitlines()) == 1, err
-    _, alive = psutil.wait_procs(family, timeout=30)
+    _, alive = psutil.wait_procs(family, timeout=LIMIT)
     assert not alive, alive
 
 
@@ -264,7 +294,7 @@ def test_local_run_interrupted_resumes_on_dask(cluster, reference, tmp_path, env
     from rankbench.engine import execute as runner
 
     address, client = cluster
-    client.wait_for_workers(1, timeout=60)
+    idle(client, 2)
     real, calls = runner.run_job, {"n": 0}
 
     def interrupting(*args, **kwargs):
@@ -281,8 +311,8 @@ def test_local_run_interrupted_resumes_on_dask(cluster, reference, tmp_path, env
     monkeypatch.setattr(runner, "run_job", real)
     before = results(out)
     assert len(before) == 10
-    res = cli("run", "--resume", out, "-q", "--no-plots", "--executor", "dask", "--scheduler", address)
-    assert res.exit_code == 0, res.output
+    code, err = finish(run_process(env, "--resume", out, "--executor", "dask", "--scheduler", address))
+    assert code == 0, err
     after = results(out)
     assert len(after) == N_SLOW and {k: after[k] for k in before} == before
     pd.testing.assert_frame_equal(values(out), values(reference))
