@@ -6,6 +6,7 @@ imports upwards (a ranker reading the config, a protocol calling the engine) fai
 """
 
 import ast
+import re
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "rankbench"
@@ -136,3 +137,17 @@ def test_no_module_imports_itself_through_others():
             graph[name] |= {m for m in (".".join(bits[:i]) for i in range(len(bits) + 1)) if m in mods and m != name}
     assert len(graph) > 100 and sum(map(len, graph.values())) > 500  # the walk sees the house
     assert not find_circle(graph), " -> ".join(find_circle(graph))
+
+
+def test_developing_names_only_files_that_exist():
+    """Every file or folder DEVELOPING.md names (links, `paths`, the picture's modules) is in the tree:
+    at the root, under rankbench/, or, a bare module name, somewhere in rankbench/."""
+    root = PKG.parent
+    text = (root / "DEVELOPING.md").read_text()
+    picture = text.split("```")[1]
+    named = set(re.findall(r"\]\(([^)#]+)", text)) | set(re.findall(r"`([\w./-]+(?:\.py|\.md|\.yaml|/))`", text))
+    named |= set(re.findall(r"[\w/]+\.py|\b[a-z_]+/", picture))
+    built = {"site/"}  # what make docs writes
+    missing = [n for n in sorted(named - built) if not ((root / n).exists() or (PKG / n).exists()
+                                                       or ("/" not in n.rstrip("/") and any(PKG.rglob(n.rstrip("/")))))]
+    assert len(named) > 40 and not missing, missing
