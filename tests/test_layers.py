@@ -139,6 +139,12 @@ def test_no_module_imports_itself_through_others():
     assert not find_circle(graph), " -> ".join(find_circle(graph))
 
 
+def test_the_parts_allowed_form_no_circle():
+    """The parts' allowed imports (ALLOWED) are a ladder: no part may reach itself through others."""
+    graph = {part: {t for t in allowed if t != part} for part, allowed in ALLOWED.items()}
+    assert not find_circle(graph), " -> ".join(find_circle(graph))
+
+
 def test_developing_names_only_files_that_exist():
     """Every file or folder DEVELOPING.md names (links, `paths`, the picture's modules) is in the tree:
     at the root, under rankbench/, or, a bare module name, somewhere in rankbench/."""
