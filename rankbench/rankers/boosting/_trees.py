@@ -12,8 +12,10 @@ scores after every tree are available for a staged curve. Trees are in one neutr
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import LazyColumns
+from ._stacked import scoring_columns
 
 
 def tree_values(node: dict, cols: LazyColumns, rows: np.ndarray, out: np.ndarray, float32: bool = False) -> None:
@@ -50,3 +52,31 @@ def used_features(trees: list[dict]) -> set[int]:
             out.add(int(n["feature"]))
             stack += [n["left"], n["right"]]
     return out
+
+
+class DumpedTrees:
+    """A peer's scores from its dumped trees ``trees_`` (set by :meth:`_keep_trees` at fit): after
+    each tree and after the last, with :meth:`_tree_scoring`'s initial score and comparison."""
+
+    def _tree_scoring(self) -> dict:
+        """:func:`staged_tree_scores`' ``init`` and ``float32`` for this peer's trees."""
+        return {}
+
+    def _keep_trees(self, trees: list[dict]) -> None:
+        self.trees_ = trees
+        self.diagnostics_ = {"trees": len(trees), "distinct_models": len(used_features(trees))}
+
+    def staged_decision_function(self, X):
+        """Scores after each tree (a generator), reading base models lazily."""
+        check_is_fitted(self, "trees_")
+        cols = scoring_columns(self, X, "staged_decision_function")
+        return staged_tree_scores(self.trees_, cols, **self._tree_scoring())
+
+    def decision_function(self, X):
+        """Scores after the last tree."""
+        check_is_fitted(self, "trees_")
+        cols = scoring_columns(self, X, "decision_function")
+        f = np.zeros(cols.shape[0])
+        for f in staged_tree_scores(self.trees_, cols, **self._tree_scoring()):
+            pass
+        return f

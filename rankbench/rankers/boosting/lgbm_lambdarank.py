@@ -7,17 +7,16 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
 from ..base import ModelBooster
-from ._stacked import scoring_columns, training_outputs
-from ._trees import staged_tree_scores, used_features
+from ._stacked import training_outputs
+from ._trees import DumpedTrees
 
 
 @rankers.register("lgbm_lambdarank")
-class LGBMLambdaRank(ModelBooster, BaseEstimator):
+class LGBMLambdaRank(DumpedTrees, ModelBooster, BaseEstimator):
     """LightGBM lambdarank on base-model outputs, two-leaf trees (Burges' LambdaMART; a peer of RankBoost), staged.
 
     The boosting rows of one concept form one query (``group = [n]``), or, above LightGBM's limit of
@@ -59,22 +58,8 @@ class LGBMLambdaRank(ModelBooster, BaseEstimator):
         order, groups = _queries(labels, self.random_state)
         model.fit(H[order], labels[order], group=groups)
         self.booster_ = model.booster_
-        self.trees_ = [_node(t["tree_structure"]) for t in self.booster_.dump_model()["tree_info"]]
-        self.diagnostics_ = {"trees": len(self.trees_), "distinct_models": len(used_features(self.trees_))}
+        self._keep_trees([_node(t["tree_structure"]) for t in self.booster_.dump_model()["tree_info"]])
         return self
-
-    def staged_decision_function(self, X):
-        """Scores after each tree (a generator), reading base models lazily."""
-        check_is_fitted(self, "trees_")
-        return staged_tree_scores(self.trees_, scoring_columns(self, X, "staged_decision_function"))
-
-    def decision_function(self, X):
-        check_is_fitted(self, "trees_")
-        cols = scoring_columns(self, X, "decision_function")
-        f = np.zeros(cols.shape[0])
-        for f in staged_tree_scores(self.trees_, cols):
-            pass
-        return f
 
 
 #: LightGBM's lambdarank refuses a query of more than 10,000 rows

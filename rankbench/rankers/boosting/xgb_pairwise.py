@@ -8,17 +8,16 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveInt
 from ...registry import rankers
 from ..base import ModelBooster
-from ._stacked import scoring_columns, training_outputs
-from ._trees import staged_tree_scores, used_features
+from ._stacked import training_outputs
+from ._trees import DumpedTrees
 
 
 @rankers.register("xgb_pairwise")
-class XGBPairwise(ModelBooster, BaseEstimator):
+class XGBPairwise(DumpedTrees, ModelBooster, BaseEstimator):
     """xgboost rank:pairwise on base-model outputs, depth-1 trees (a RankNet-style peer of RankBoost), staged.
 
     The boosting rows of one concept form one query; labels 1 relevant, 0 not; ``hist`` trees of
@@ -58,25 +57,14 @@ class XGBPairwise(ModelBooster, BaseEstimator):
         model.fit(H, (np.asarray(y) > 0).astype(int), qid=np.zeros(len(H), dtype=int))
         booster = model.get_booster()
         self.booster_ = booster
-        self.trees_ = [_node(json.loads(t)) for t in booster.get_dump(dump_format="json")]
         self.base_score_ = float(json.loads(booster.save_config())["learner"]["learner_model_param"]["base_score"]
                                  .strip("[]"))
-        self.diagnostics_ = {"trees": len(self.trees_), "distinct_models": len(used_features(self.trees_))}
+        self._keep_trees([_node(json.loads(t)) for t in booster.get_dump(dump_format="json")])
         return self
 
-    def staged_decision_function(self, X):
-        """Margins after each tree (a generator), reading base models lazily."""
-        check_is_fitted(self, "trees_")
-        cols = scoring_columns(self, X, "staged_decision_function")
-        return staged_tree_scores(self.trees_, cols, init=self.base_score_, float32=True)
-
-    def decision_function(self, X):
-        check_is_fitted(self, "trees_")
-        cols = scoring_columns(self, X, "decision_function")
-        f = np.zeros(cols.shape[0])
-        for f in staged_tree_scores(self.trees_, cols, init=self.base_score_, float32=True):
-            pass
-        return f
+    def _tree_scoring(self) -> dict:
+        """Margins from the base score, splits compared in single precision as xgboost does."""
+        return {"init": self.base_score_, "float32": True}
 
 
 def _node(n: dict) -> dict:

@@ -1,0 +1,50 @@
+"""Yan et al.'s Figure 6 numbers: one row per result with its swept values, and the mean and
+standard deviation (ddof 1) per series and K, against Python's statistics module."""
+
+from __future__ import annotations
+
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankbench.report.figures.yan import curves, records
+
+from .runs import record, run
+
+
+def test_records_carry_the_settings_swept_values_by_their_last_key():
+    r = run([record("PKLR", 0, "s1", {"error_rate": 0.25, "vote_error_rate": 0.2}, extra={"n_pairs": 3}),
+             record("PKLR", 1, "s1", {"error_rate": 0.35, "vote_error_rate": 0.1}),
+             record("KLR", 0, "s2", {"error_rate": 0.5, "vote_error_rate": 0.4}, extra={"n_pairs": 0})],
+            settings={"s1": {"protocol.strategy": "temporal", "protocol.n_constraints": 2},
+                      "s2": {"protocol.strategy": "active", "protocol.n_constraints": 0}})
+    df = records(r)
+    assert list(df.method) == ["PKLR", "PKLR", "KLR"] and list(df.trial) == [0, 1, 0]
+    assert list(df.strategy) == ["temporal", "temporal", "active"] and list(df.n_constraints) == [2, 2, 0]
+    assert df.error_rate.tolist() == [0.25, 0.35, 0.5]
+    assert df.n_pairs.iloc[0] == 3 and np.isnan(df.n_pairs.iloc[1]) and df.n_pairs.iloc[2] == 0
+
+
+@pytest.mark.parametrize("by", ["strategy", "method"])
+def test_curves_are_mean_and_sample_std_per_series_and_k(by):
+    rng = np.random.default_rng(0)
+    rows = [{"strategy": s, "method": m, "n_constraints": k, "error_rate": float(rng.random()),
+             "vote_error_rate": float(rng.random()), "n_pairs": float(rng.integers(0, 9))}
+            for s, m in (("temporal", "PKLR"), ("active", "KLR")) for k in (0, 2, 4) for _ in range(3)]
+    rows.append({"strategy": "temporal", "method": "PKLR", "n_constraints": 6, "error_rate": 0.3,
+                 "vote_error_rate": 0.2, "n_pairs": 5.0})                 # one trial: no std
+    got = curves(pd.DataFrame(rows), by)
+    assert len(got) == 7 and set(got.series) == ({"temporal", "active"} if by == "strategy" else {"PKLR", "KLR"})
+    for _, g in got.iterrows():
+        mine = [r for r in rows if r[by] == g.series and r["n_constraints"] == g.n_constraints]
+        for metric in ("error_rate", "vote_error_rate"):
+            values = [r[metric] for r in mine]
+            assert g[f"{metric}_mean"] == pytest.approx(statistics.mean(values))
+            assert g[f"{metric}_count"] == len(values)
+            if len(values) > 1:
+                assert g[f"{metric}_std"] == pytest.approx(statistics.stdev(values))
+            else:
+                assert np.isnan(g[f"{metric}_std"])
+        assert g.pairs == pytest.approx(statistics.mean(r["n_pairs"] for r in mine))
