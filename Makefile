@@ -90,9 +90,10 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 # at a paper's report (report-<paper>) once when the walk reaches it, then again only after every
 # config has started; so each report is placed after enough other configs that its own are done
 # by then, and runs beside the later configs instead of after the last. The longest first (their
-# time on one core in make reproduce-all on 2026-11-26: 520, 369, 279, 218, 206, 272, 190, 171,
-# 168, 151, 112, 92, 74 s), so that the last to finish are short; viper_p316_10trials, whose first
-# five trials are viper_p316's (taken from the cache), well after it. Then merler's other configs
+# time on one core in make reproduce-all on 2026-11-26, JOBS=2, the feature and base-model caches
+# warm: 520, 369, 279, 218, 206, 272, 190, 171, 168, 151, 112, 92, 74 s; an empty cache adds each
+# config's features and base models), so that the last to finish are short; viper_p316_10trials,
+# whose first five trials are viper_p316's (taken from the cache), well after it. Then merler's other configs
 # (~50 s each), i-LIDS's (a few seconds each when its data is absent), sharaf's and yan's reports,
 # yuli's configs (8-62 s) with merler's report (~50 s) after its longest eight, prosser's last two
 # (91 and 58 s) with yuli's report (~30 s) after them;

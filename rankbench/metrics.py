@@ -265,16 +265,17 @@ def _expected_terms(scores: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np
     E[TP_k I_k] / k (see :func:`average_precisions`).
 
     A group of equal score with no relevant item adds no place; an untied relevant item, or a
-    group of relevant items only, adds each item's ordinary term (c + j) / (a + j).
+    group of relevant items only, adds each item's ordinary term (c + j) / (a + j). Only the groups
+    holding a relevant item are looked up, in one sort of the scores: a staged curve calls this
+    once per round.
     """
-    values, group, size = np.unique(scores, return_inverse=True, return_counts=True)
-    group = len(values) - 1 - group.ravel()                      # 0 = the best score
-    size = size[::-1]
-    r = np.bincount(group[rel], minlength=len(size))
-    a = np.cumsum(size) - size                                   # items ranked above each group
+    ordered = np.sort(scores)
+    values, r = np.unique(scores[rel], return_counts=True)      # the groups holding a relevant item
+    values, r = values[::-1], r[::-1]                            # best first
+    hi = np.searchsorted(ordered, values, side="right")
+    n = hi - np.searchsorted(ordered, values, side="left")       # each group's size
+    a = len(scores) - hi                                         # items ranked above each group
     c = np.cumsum(r) - r                                         # relevant items above each group
-    keep = r > 0
-    n, r, a, c = size[keep], r[keep], a[keep], c[keep]
     pure = r == n                                                # every place holds a relevant item
     start = np.cumsum(n) - n
     g = np.repeat(np.arange(len(n)), n)

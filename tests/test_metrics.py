@@ -110,6 +110,20 @@ def test_average_precision_is_its_mean_over_every_order_of_tied_items(seed):
         assert metrics.average_precision(scores, rel, depth, n_relevant=tp) == pytest.approx(ref, abs=1e-12)
 
 
+def test_average_precision_ties_across_signed_zeros_and_float32():
+    """-0.0 and 0.0 are one score, tied (as the oracle's sort sees them), and float32 scores are
+    ranked as their float64 values."""
+    scores = np.array([0.5, -0.0, 0.0, -0.0, 0.25, 0.0, -1.0])
+    rel = np.array([0, 1, 0, 0, 1, 1, 0], bool)
+    for depth in (None, 2, 4):
+        ref = mean_over_orders(scores, lambda o: ranked_ap(o, rel, depth))
+        assert metrics.average_precision(scores, rel, depth) == pytest.approx(ref, abs=1e-12)
+    s32 = np.array([0.1, 0.3, 0.3, 0.2], np.float32)
+    rel32 = np.array([1, 0, 1, 0], bool)
+    ref = mean_over_orders(s32.astype(float), lambda o: ranked_ap(o, rel32))
+    assert metrics.average_precision(s32, rel32) == pytest.approx(ref, abs=1e-12)
+
+
 def test_average_precision_large_ties_against_sampled_orders():
     """Many large tie groups: the exact expectation lies within the sampling error of the mean
     over 4,000 random orders of the tied items."""
