@@ -93,10 +93,10 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 # time on one core in make reproduce-all on 2026-11-26, JOBS=2, the feature and base-model caches
 # warm: 520, 369, 279, 218, 206, 272, 190, 171, 168, 151, 112, 92, 74 s; an empty cache adds each
 # config's features and base models), so that the last to finish are short; viper_p316_10trials,
-# whose first five trials are viper_p316's (taken from the cache), well after it. Then merler's other configs
-# (~50 s each), i-LIDS's (a few seconds each when its data is absent), sharaf's and yan's reports,
-# yuli's configs (8-62 s) with merler's report (~50 s) after its longest eight, prosser's last two
-# (91 and 58 s) with yuli's report (~30 s) after them;
+# whose first five trials are viper_p316's (taken from the cache), well after it. Then merler's
+# other configs (~50 s each), i-LIDS's (a few seconds each when its data is absent), sharaf's and
+# yan's reports, yuli's configs (8-62 s) with merler's report (~50 s) after its longest eight,
+# prosser's last two (91 and 58 s) with yuli's report (~30 s) after them;
 # a config or report not named here runs at the end (reproduce-<paper>). Each config's output is
 # printed whole when it is done.
 REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers prosser/viper_p316 \
