@@ -13,9 +13,10 @@ Learners, one fixed C for the SVMs:
 * scikit-learn's LinearSVC on the explicit difference vectors of the same triples (the peer of
   the ranking SVMs), at the sizes where they fit in 2 GB.
 
-Printed: a table of fit wall time, CPU time and peak MB per size, the fitted growth exponents
-(the slope of log time and log memory against log people), and Ensemble RankSVM's memory against
-PRSVM's at every size. Targets: ELF and RankBoost <= 600 MB at 800 people; every learner <= 2 GB
+Printed: a table of fit wall time, CPU time, peak MB and the fit's own MB (the peak above the
+process's before the fit: the imports and the features left out) per size, the fitted growth
+exponents (the slope of log time and log memory against log people, the memory's both as the peak
+and as the fit's own), and Ensemble RankSVM's memory against PRSVM's at every size. Targets: ELF and RankBoost <= 600 MB at 800 people; every learner <= 2 GB
 and <= 10 min at 1,600; memory exponent <= 1.2 for the pair-based learners.
 
 Usage: python scripts/bench_scale.py [--quick] [--sizes 200 400] [--learners elf rankboost]
@@ -128,7 +129,7 @@ def warm_up(feats: Path, learners, quick: bool) -> None:
 
 
 def slope(sizes, values) -> float:
-    ok = [(s, v) for s, v in zip(sizes, values) if v]
+    ok = [(s, v) for s, v in zip(sizes, values) if v and v > 0]
     if len(ok) < 2:
         return float("nan")
     s, v = np.log(np.array(ok, dtype=float)).T
@@ -151,7 +152,7 @@ def main():
         features(max(sizes), feats)
         d = 2784
         warm_up(feats, args.learners, args.quick)
-        print(f"\n{'learner':<18} {'people':>6} {'wall s':>8} {'CPU s':>8} {'peak MB':>8}", flush=True)
+        print(f"\n{'learner':<18} {'people':>6} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'fit MB':>7}", flush=True)
         for learner in args.learners:
             for n in sizes:
                 limit = SVC_LIMIT_MB // 4 if args.quick else SVC_LIMIT_MB
@@ -166,13 +167,15 @@ def main():
                     print(f"{learner:<18} {n:>6}   FAILED: {(out.stderr.strip().splitlines() or ['?'])[-1]}")
                     continue
                 r = results.setdefault(learner, {})[n] = json.loads(out.stdout.strip().splitlines()[-1])
-                print(f"{learner:<18} {n:>6} {r['wall']:8.1f} {r['cpu']:8.1f} {r['peak_mb']:8.0f}", flush=True)
+                print(f"{learner:<18} {n:>6} {r['wall']:8.1f} {r['cpu']:8.1f} {r['peak_mb']:8.0f} "
+                      f"{r['peak_mb'] - r['start_mb']:7.0f}", flush=True)
     print(f"\ngrowth exponents (slope of log value against log people, {', '.join(map(str, sizes))})")
-    print(f"{'learner':<18} {'time':>6} {'memory':>7}")
+    print(f"{'learner':<18} {'time':>6} {'memory':>7} {'fit MB':>7}")
     for learner, rs in results.items():
         ns = sorted(rs)
         print(f"{learner:<18} {slope(ns, [rs[n]['cpu'] for n in ns]):6.2f} "
-              f"{slope(ns, [rs[n]['peak_mb'] for n in ns]):7.2f}")
+              f"{slope(ns, [rs[n]['peak_mb'] for n in ns]):7.2f} "
+              f"{slope(ns, [rs[n]['peak_mb'] - rs[n]['start_mb'] for n in ns]):7.2f}")
     if "prsvm" in results and "ensemble_ranksvm" in results:
         print("\nEnsemble RankSVM's peak memory / PRSVM's:  " + "  ".join(
             f"{n}: {results['ensemble_ranksvm'][n]['peak_mb'] / results['prsvm'][n]['peak_mb']:.2f}"

@@ -20,6 +20,11 @@ A unit's sums now depend on the unit it is paired with, in the last bits. Two ca
 in exact arithmetic can then differ by rounding, and the boosters choose the first of any
 candidates within :data:`TIE` of the best (:func:`first_least`).
 
+Beyond ``max_held_pairs`` no code is held per pair: the single-dimension units' histograms come
+from each image's sorted order (:class:`SortedUnits`), ELF's histogram units' from their
+distances recomputed every round (:class:`HistogramUnits`, :func:`grid_hist`, the same sums as the
+held codes' to the last bit).
+
 :func:`reweighted_hist` updates the histograms after a round that multiplies each instance's weight
 by one of two factors (AdaBoost's re-weighting, as ELF does) by reading only the smaller group of
 instances (:func:`weighted_hist` over ``rows``).
@@ -290,6 +295,83 @@ def sorted_cum_hist(units: SortedUnits, W: np.ndarray, n_jobs: int = 1) -> np.nd
     return out
 
 
+
+@dataclass(frozen=True)
+class HistogramUnits:
+    """The histogram units of the grid (row image r, column image c) against each unit's
+    thresholds, held per image instead of per pair: memory O((rows + cols) x d), not O(rows x
+    cols x units). A unit's distance between two images is recomputed wherever it is needed,
+    with numpy's arithmetic to the last bit: ELF's ``"l1"`` (``|a - b|.sum()``) or
+    ``"bhattacharyya"`` (``sqrt(1 - BC)``) over the unit's ``n_bins`` bins, in float32, the bins
+    summed in numpy's pairwise order. So the codes, and the histograms of
+    :func:`grid_hist`, are those of the distances the held fit computes. Made by :meth:`of`.
+    """
+
+    R: np.ndarray    # (nr, H, b) float32: the rows' histograms
+    CT: np.ndarray   # (H, b, nc) float32: the columns' histograms, each bin's columns adjacent
+    SR: np.ndarray   # (nr, H) float32: each row histogram's sum (Bhattacharyya's normaliser)
+    SC: np.ndarray   # (H, nc) float32: each column histogram's sum
+    thr: np.ndarray  # (H, k - 1) float32 ascending finite thresholds; code k - 1: above them all
+    l1: bool         # "l1", else "bhattacharyya"
+
+    @classmethod
+    def of(cls, R: np.ndarray, C: np.ndarray, n_bins: int, thr: np.ndarray, distance: str) -> "HistogramUnits":
+        """``R`` (nr, H * n_bins) and ``C`` (nc, H * n_bins) float32 images, ``thr`` (H, k - 1) ascending."""
+        R3, C3 = R.reshape(len(R), -1, n_bins), C.reshape(len(C), -1, n_bins)
+        return cls(np.ascontiguousarray(R3), np.ascontiguousarray(C3.transpose(1, 2, 0)), R3.sum(-1),
+                   np.ascontiguousarray(C3.sum(-1).T), np.ascontiguousarray(thr, dtype=np.float32), distance == "l1")
+
+    @property
+    def n_codes(self) -> int:
+        return self.thr.shape[1] + 1
+
+    def distances(self, u: int, rows: slice = slice(None)) -> np.ndarray:
+        """(rows, nc) float32: unit ``u``'s distance of every (row, column) pair (numpy)."""
+        a, b = self.R[rows, u][:, None, :], np.ascontiguousarray(self.CT[u].T)[None]
+        if self.l1:
+            return np.abs(a - b).sum(-1)
+        bc = np.sqrt(a * b).sum(-1) / np.sqrt(np.maximum(self.SR[rows, u][:, None] * self.SC[u][None], 1e-12))
+        return np.sqrt(np.maximum(1 - bc, 0))
+
+    def within(self, u: int, j: int) -> np.ndarray:
+        """(nr, nc) bool: unit ``u``'s distance <= ``thr[u, j]`` (code <= j; every pair for the last code)."""
+        if j >= self.thr.shape[1]:
+            return np.ones((len(self.R), self.CT.shape[2]), bool)
+        return np.concatenate([self.distances(u, slice(s, s + 64)) <= self.thr[u, j] for s in range(0, len(self.R), 64)])
+
+
+def grid_hist(units: HistogramUnits, W: np.ndarray, n_jobs: int = 1) -> np.ndarray:
+    """(H, k) array: the sum of the grid's weights ``W`` (nr, nc) over the pairs whose code in
+    histogram unit u is j: :func:`weighted_hist` of the :class:`PairedCodes` of every pair's codes
+    (row-major), to the last bit, with no code held. Each round recomputes the distances.
+
+    Compiled, ``n_jobs`` threads share the pairs of units, each going through the rows for
+    :data:`GROUP` pairs of units at a time (their columns stay in cache); a pair of units' joint
+    histogram adds the pairs in row-major order, and its rows and columns are summed as
+    :func:`_marginals` sums them. The numpy reference codes a block of rows at a time and adds
+    them in the same order (``np.add.at``): the same sums for any ``n_jobs``.
+    """
+    W = np.ascontiguousarray(W, dtype=np.float64)
+    H, nc = units.thr.shape[0], units.n_codes
+    n_pairs = (H + 1) // 2
+    if jit.enabled() and units.R.shape[2] <= 128:
+        part = lambda a, b: _grid_hist_compiled(units.R, units.CT, units.SR, units.SC, units.thr, W, nc,
+                                                units.l1, a, b, GROUP)
+        return np.concatenate(in_threads(part, n_pairs, n_jobs, grain=GROUP))[:H]
+    joint = np.zeros((n_pairs, nc * nc))
+    for s in range(0, len(W), 64):
+        rows = slice(s, s + 64)
+        D = np.stack([units.distances(u, rows) for u in range(H)], axis=-1).reshape(-1, H)
+        data = PairedCodes.of(threshold_codes(D, units.thr).T, nc).data.astype(np.intp)
+        w = W[rows].ravel()
+        for p in range(n_pairs):
+            np.add.at(joint[p], data[p], w)
+    return _marginals(joint, nc)[:H]
+
+
+#: pairs of histogram units that :func:`grid_hist` codes side by side, row by row
+GROUP = 4
+
 #: rows of :func:`sorted_cum_hist`'s running sums at a time (their weights and sums: 0.5 KB a column)
 LANES = 32
 
@@ -534,4 +616,144 @@ def _sorted_cum_compiled(W, order, value, start, bounds, lanes):
                 ou[j] = s
             for i in range(m):
                 ou[k1] += run[nc, i]
+    return out
+
+
+@jit.njit
+def _grid_hist_compiled(R, CT, SR, SC, thr, W, nc, l1, first, last, group):
+    """:func:`grid_hist` for the pairs of units first..last-1: their joint histograms, then their
+    row and column sums (:func:`_marginals`' order). Each row's columns go by in tiles whose bins
+    stay in cache; a tile's codes are computed for the ``group`` pairs of units, then added to
+    their joint histograms side by side (separate chains of additions)."""
+    nr, H, b = R.shape
+    ncol = CT.shape[2]
+    k = thr.shape[1]
+    P = last - first
+    tile = 512
+    joint = np.zeros((P, nc * nc))
+    T = np.empty((8, tile), np.float32)
+    d = np.empty(tile, np.float32)
+    code = np.empty(tile, np.int32)
+    at = np.empty((group, tile), np.int32)
+    one, zero, tiny = np.float32(1.0), np.float32(0.0), np.float32(1e-12)
+    m8 = b - b % 8
+    for g in range(first, last, group):
+        gp = min(last, g + group) - g
+        for r in range(nr):
+            w = W[r]
+            for c0 in range(0, ncol, tile):
+                m = min(tile, ncol - c0)
+                for q in range(gp):
+                    aq = at[q]
+                    for s in range(2):
+                        u = 2 * (g + q) + s
+                        if u >= H:
+                            continue
+                        x, Cu = R[r, u], CT[u]
+                        if b == 16:  # ELF's histograms: the eight running sums held in registers
+                            x0, x1, x2, x3, x4, x5, x6, x7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+                            x8, x9, x10, x11, x12, x13, x14, x15 = x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15]
+                            C0, C1, C2, C3 = Cu[0, c0:c0 + m], Cu[1, c0:c0 + m], Cu[2, c0:c0 + m], Cu[3, c0:c0 + m]
+                            C4, C5, C6, C7 = Cu[4, c0:c0 + m], Cu[5, c0:c0 + m], Cu[6, c0:c0 + m], Cu[7, c0:c0 + m]
+                            C8, C9, C10, C11 = Cu[8, c0:c0 + m], Cu[9, c0:c0 + m], Cu[10, c0:c0 + m], Cu[11, c0:c0 + m]
+                            C12, C13, C14, C15 = Cu[12, c0:c0 + m], Cu[13, c0:c0 + m], Cu[14, c0:c0 + m], Cu[15, c0:c0 + m]
+                            if l1:
+                                for c in range(m):
+                                    a0 = abs(x0 - C0[c]) + abs(x8 - C8[c])
+                                    a1 = abs(x1 - C1[c]) + abs(x9 - C9[c])
+                                    a2 = abs(x2 - C2[c]) + abs(x10 - C10[c])
+                                    a3 = abs(x3 - C3[c]) + abs(x11 - C11[c])
+                                    a4 = abs(x4 - C4[c]) + abs(x12 - C12[c])
+                                    a5 = abs(x5 - C5[c]) + abs(x13 - C13[c])
+                                    a6 = abs(x6 - C6[c]) + abs(x14 - C14[c])
+                                    a7 = abs(x7 - C7[c]) + abs(x15 - C15[c])
+                                    d[c] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+                            else:
+                                for c in range(m):
+                                    a0 = np.sqrt(x0 * C0[c]) + np.sqrt(x8 * C8[c])
+                                    a1 = np.sqrt(x1 * C1[c]) + np.sqrt(x9 * C9[c])
+                                    a2 = np.sqrt(x2 * C2[c]) + np.sqrt(x10 * C10[c])
+                                    a3 = np.sqrt(x3 * C3[c]) + np.sqrt(x11 * C11[c])
+                                    a4 = np.sqrt(x4 * C4[c]) + np.sqrt(x12 * C12[c])
+                                    a5 = np.sqrt(x5 * C5[c]) + np.sqrt(x13 * C13[c])
+                                    a6 = np.sqrt(x6 * C6[c]) + np.sqrt(x14 * C14[c])
+                                    a7 = np.sqrt(x7 * C7[c]) + np.sqrt(x15 * C15[c])
+                                    d[c] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+                        elif b < 8:  # the bins summed in numpy's order (pairwise from 8 values; b <= 128)
+                            d[:m] = zero
+                            for i in range(b):
+                                xi, ci = x[i], Cu[i, c0:c0 + m]
+                                if l1:
+                                    for c in range(m):
+                                        d[c] += abs(xi - ci[c])
+                                else:
+                                    for c in range(m):
+                                        d[c] += np.sqrt(xi * ci[c])
+                        else:
+                            for i in range(m8):  # eight running sums: bins j, j + 8, j + 16, ...
+                                xi, ci, ti = x[i], Cu[i, c0:c0 + m], T[i % 8]
+                                if i < 8:
+                                    if l1:
+                                        for c in range(m):
+                                            ti[c] = abs(xi - ci[c])
+                                    else:
+                                        for c in range(m):
+                                            ti[c] = np.sqrt(xi * ci[c])
+                                elif l1:
+                                    for c in range(m):
+                                        ti[c] += abs(xi - ci[c])
+                                else:
+                                    for c in range(m):
+                                        ti[c] += np.sqrt(xi * ci[c])
+                            for c in range(m):
+                                d[c] = ((T[0, c] + T[1, c]) + (T[2, c] + T[3, c])) + ((T[4, c] + T[5, c]) + (T[6, c] + T[7, c]))
+                            for i in range(m8, b):
+                                xi, ci = x[i], Cu[i, c0:c0 + m]
+                                if l1:
+                                    for c in range(m):
+                                        d[c] += abs(xi - ci[c])
+                                else:
+                                    for c in range(m):
+                                        d[c] += np.sqrt(xi * ci[c])
+                        if not l1:
+                            sr, sc = SR[r, u], SC[u, c0:c0 + m]
+                            for c in range(m):
+                                bc = d[c] / np.sqrt(max(sr * sc[c], tiny))
+                                d[c] = np.sqrt(max(one - bc, zero))
+                        t = thr[u]
+                        for c in range(m):
+                            code[c] = 0
+                        for j in range(k):
+                            tj = t[j]
+                            for c in range(m):
+                                code[c] += d[c] > tj
+                        if s == 0:
+                            for c in range(m):
+                                aq[c] = code[c] * nc
+                        else:
+                            for c in range(m):
+                                aq[c] += code[c]
+                wr = w[c0:c0 + m]
+                if gp == 4:
+                    h0, h1, h2, h3 = joint[g - first], joint[g - first + 1], joint[g - first + 2], joint[g - first + 3]
+                    a0, a1, a2, a3 = at[0], at[1], at[2], at[3]
+                    for c in range(m):
+                        x = wr[c]
+                        h0[a0[c]] += x
+                        h1[a1[c]] += x
+                        h2[a2[c]] += x
+                        h3[a3[c]] += x
+                else:
+                    for q in range(gp):
+                        h, aq = joint[g - first + q], at[q]
+                        for c in range(m):
+                            h[aq[c]] += wr[c]
+    out = np.zeros((2 * P, nc))
+    for p in range(P):
+        t, row, col = joint[p], out[2 * p], out[2 * p + 1]
+        for a in range(nc):
+            for bb in range(nc):
+                x = t[a * nc + bb]
+                row[a] += x
+                col[bb] += x
     return out

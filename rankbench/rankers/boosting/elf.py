@@ -18,8 +18,8 @@ from ...utils.threads import in_threads
 from .._pair_grid import build_pair_grid
 from .._validation import checked_input
 from ..base import PairScorer
-from ._histograms import (HELD_PAIRS, PairedCodes, SortedUnits, first_least, grid_codes, quantiles, reweighted_hist,
-                          sorted_cum_hist, threshold_codes, weighted_hist)
+from ._histograms import (HELD_PAIRS, HistogramUnits, PairedCodes, SortedUnits, first_least, grid_codes, grid_hist,
+                          quantiles, reweighted_hist, sorted_cum_hist, threshold_codes, weighted_hist)
 
 
 #: rounds between fresh histograms (between them, each round's histograms are re-weighted from the
@@ -96,10 +96,11 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         (1 byte per unit and pair; re-weighted histograms, the fastest fit). Beyond it the
         single-dimension units hold no code per pair: each image keeps its order and each
         distinct probe value of a unit the places of its thresholds in it (2 bytes per
-        threshold), every round's histograms come from running sums over those orders, and only
-        the histogram units keep a code per pair (units="both" at 800 training people: a peak of
-        ~0.3 GB above the features, instead of 3.8 GB). The same choices and weights to rounding
-        (1e-12; the sums add in another order).
+        threshold), every round's histograms come from running sums over those orders, and the
+        histogram units' distances are recomputed every round from the images' histograms
+        (:class:`~._histograms.HistogramUnits`): no code is held per pair, and the memory above
+        the features grows with the images, not the pairs. The same choices and weights to
+        rounding (1e-12; the single dimensions' sums add in another order).
     random_state : seed of the sampled negatives.
 
     Attributes
@@ -139,14 +140,14 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         P = build_pair_grid(X, np.asarray(y), cams, block=self.block, negatives_per_query=k,
                             random_state=check_random_state(self.random_state))
         same, cand = _pair_grid(P, np.asarray(y), sampled=k is not None)
-        r, c = np.nonzero(cand)
-        label = np.where(same[r, c], 1.0, -1.0)
-        n = len(r)
+        label = np.where(same[cand], 1, -1).astype(np.int8)  # the training pairs: the grid's cells cand, row-major
+        n, shape = len(label), P.shape
+        flat = None if n == cand.size else np.flatnonzero(cand)
+        at = lambda idx: np.divmod(idx if flat is None else flat[idx], shape[1])  # (rows, cols) of pairs idx
         A, B = P.X[P.rows], P.X[P.cols]
         n_hist = X.shape[1] // self.n_bins if self.units in ("hist", "both") else 0
         n_units = n_hist + (X.shape[1] if self.units in ("bin", "both") else 0)
-        shape = P.shape
-        del X, P, same, cand  # the pairs read A and B, the grid's float32 rows and columns
+        del X, P, same  # the pairs read A and B, the grid's float32 rows and columns
 
         nb = self.n_bins
         kinds = ((0, n_hist, nb, self._hist_distances), (n_hist, n_units, 1, lambda a, b: np.abs(a - b)))
@@ -156,7 +157,7 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
             def part(i0, i1):  # blocks i0..i1-1, written in place; only the units' columns are copied
                 for s0 in range(i0 * _CHUNK, min(len(idx), i1 * _CHUNK), _CHUNK):
-                    rows, cols = r[idx[s0:s0 + _CHUNK]], c[idx[s0:s0 + _CHUNK]]
+                    rows, cols = at(idx[s0:s0 + _CHUNK])
                     for first, last, width, dist in kinds:  # histogram units, then single dimensions
                         lo, hi = max(a, first), min(b, last)
                         if lo < hi:
@@ -179,12 +180,12 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
         thr, spread = np.concatenate(thr).astype(np.float32), np.maximum(np.concatenate(spread), 1e-12)
         H = thr.shape[0]
         if n > self.max_held_pairs:
-            return self._fit_streamed(shape, A, B, r, c, label, w, thr, spread, n_hist, dist_of)
+            return self._fit_streamed(cand, A, B, label, w, thr, spread, n_hist)
         # the unit distances of all pairs are never held: each block is reduced to uint8 codes
         # (code = first threshold >= the distance, so "+1 iff dist <= thr[j]" is "code <= j")
         codes = np.empty((H, n), dtype=np.uint8)
         coded = 0
-        if n == shape[0] * shape[1] and self.units != "hist":
+        if flat is None and self.units != "hist":
             # the pairs are the whole grid (two cameras), row by row, and the single-dimension units'
             # distances are its differences |x_r - x_c|, coded where each is computed
             codes[n_hist:] = grid_codes(A, B, thr[n_hist:], self.n_jobs, self.block)
@@ -231,46 +232,46 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
                 stale += 1
         return self._store(hists, cuts, alphas, spread)
 
-    def _fit_streamed(self, shape, A, B, r, c, label, w, thr, spread, n_hist, dist_of):
-        """The full-grid fit without a code per pair of the single-dimension units: their
-        histograms come from each image's sorted order (:class:`~._histograms.SortedUnits`), the
-        histogram units' codes are held per pair (one byte or two per pair of them). Each round's
-        histograms are fresh (re-weighting would save nothing: the sorted sums read every pair)."""
-        H, q = thr.shape[0], int(self.n_thresholds)
-        n = len(r)
-        hist_codes = None
-        if n_hist:  # coded and paired a chunk at a time: no unpaired copy of every pair's codes
-            data = np.empty(((n_hist + 1) // 2, n), dtype=np.uint8 if q <= 16 else np.uint16)
-
-            def code(a, b):  # chunks a..b-1 of _CHUNK pairs
-                for s0 in range(a * _CHUNK, min(n, b * _CHUNK), _CHUNK):
-                    D = dist_of(np.arange(s0, min(n, s0 + _CHUNK)), 0, n_hist, 1)
-                    data[:, s0:s0 + _CHUNK] = PairedCodes.of(threshold_codes(D, thr[:n_hist]).T, q).data
-            in_threads(code, -(-n // _CHUNK), self.n_jobs, grain=1)
-            hist_codes = PairedCodes(data, n_hist, q)
+    def _fit_streamed(self, cand, A, B, label, w, thr, spread, n_hist):
+        """The full-grid fit with no code per pair: the single-dimension units' histograms come
+        from each image's sorted order (:class:`~._histograms.SortedUnits`), the histogram units'
+        from their distances recomputed each round from the images' histograms
+        (:class:`~._histograms.HistogramUnits`). Each round's histograms are fresh (re-weighting
+        would save nothing: both read every pair)."""
+        H = thr.shape[0]
+        hist = HistogramUnits.of(A, B, self.n_bins, thr[:n_hist], self.distance) if n_hist else None
         bins = SortedUnits.of(A, B, thr[n_hist:], self.n_jobs) if H > n_hist else None
         thr = np.concatenate([thr, np.full((H, 1), np.inf, np.float32)], axis=1)  # "always +1"
         self.candidate_thresholds_ = thr
-        grid = np.zeros(shape)
+        full = len(label) == cand.size  # every cell a pair: the grid is the pairs' weights reshaped
+        grid = None if full else np.zeros(cand.shape)
         hists, cuts, alphas = [], [], []
         n_rounds = int(self.n_rounds)
         for t in range(n_rounds):
             tick("round", t + 1, n_rounds)
             v, wp = w * label, w[label > 0].sum()
+            if full:
+                W = v.reshape(cand.shape)
+            else:
+                grid[cand] = v
+                W = grid
             cum = []
-            if hist_codes is not None:
-                cum.append(np.cumsum(weighted_hist(hist_codes, v, self.n_jobs), axis=1))
+            if hist is not None:
+                cum.append(np.cumsum(grid_hist(hist, W, self.n_jobs), axis=1))
             if bins is not None:
-                grid[r, c] = v
-                cum.append(sorted_cum_hist(bins, grid, self.n_jobs))
+                cum.append(sorted_cum_hist(bins, W, self.n_jobs))
+            del v, W
             err = wp - np.concatenate(cum)
             k, j = first_least(err)
             e = float(np.clip(err[k, j] / w.sum(), 1e-12, 1 - 1e-12))
             if e >= 0.5:
                 break
             a = 0.5 * np.log((1 - e) / e)
-            h = np.where(hist_codes.unit(k) <= j if k < n_hist else bins.within(k - n_hist, j)[r, c], 1.0, -1.0)
-            w = w * np.exp(-a * label * h)
+            h = hist.within(k, j) if k < n_hist else bins.within(k - n_hist, j)
+            h = h.ravel() if full else h[cand]
+            for s0 in range(0, len(w), _CHUNK * 64):  # in place, a block at a time: no temporary per pair
+                b = slice(s0, s0 + _CHUNK * 64)
+                w[b] *= np.exp(-a * label[b] * np.where(h[b], 1.0, -1.0))
             w /= w.sum()
             hists.append(int(k))
             cuts.append(float(thr[k, j]))

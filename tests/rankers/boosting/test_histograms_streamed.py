@@ -8,7 +8,8 @@ import pytest
 from test_rankboost import assert_rankboost_rounds
 
 from rankbench.rankers.boosting import _histograms
-from rankbench.rankers.boosting._histograms import SortedUnits, grid_codes, sorted_cum_hist
+from rankbench.rankers.boosting._histograms import (HistogramUnits, PairedCodes, SortedUnits, grid_codes, grid_hist,
+                                                    sorted_cum_hist, threshold_codes, weighted_hist)
 from rankbench.rankers.boosting.elf import ELFAdaBoost
 from rankbench.rankers.boosting.rankboost import RankBoost
 from rankbench.utils import jit
@@ -231,6 +232,57 @@ def test_sorted_units_give_the_cumulative_histogram_of_every_pair(compiled, monk
             ref = SortedUnits.of(R, C, thr)
             np.testing.assert_array_equal(units.bounds, ref.bounds)
             np.testing.assert_array_equal(got, sorted_cum_hist(ref, W))
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("n_bins,distance,k", [(16, "l1", 31), (16, "bhattacharyya", 15), (8, "l1", 9),
+                                               (12, "bhattacharyya", 20), (5, "l1", 4)])
+def test_histogram_units_give_the_histograms_of_every_pairs_codes(compiled, n_bins, distance, k):
+    """Every (row, column) pair's code brute force: the unit's distance as ELF's held fit computes
+    it (:meth:`ELFAdaBoost._hist_distances`, pair by pair), coded by searchsorted; the histograms
+    equal the held codes' (:func:`weighted_hist` of :class:`PairedCodes`, row-major) to the last
+    bit, compiled or not, for any number of threads, with an odd number of units, ties at a
+    threshold, equal images, empty bins and zero weights; ``within`` is code <= j."""
+    rng = np.random.default_rng(7)
+    nr, nc, U = 13, 600, 7   # columns beyond one tile of the compiled loop
+    R, C = rng.gamma(0.5, size=(nr, U * n_bins)), rng.gamma(0.5, size=(nc, U * n_bins))
+    R[rng.random(R.shape) < 0.2], C[3] = 0.0, R[2]
+    R, C = R.astype(np.float32), C.astype(np.float32)
+    e = ELFAdaBoost(n_bins=n_bins, distance=distance)
+    rows, cols = np.repeat(np.arange(nr), nc), np.tile(np.arange(nc), nr)
+    D = e._hist_distances(R[rows], C[cols])                                       # (pairs, U) float32
+    thr = np.quantile(D, np.linspace(0, 1, k + 2)[1:-1], axis=0).T
+    thr[:, 1] = D[5, :]                                                            # a pair exactly at a threshold
+    thr = np.sort(thr, axis=1).astype(np.float32)
+    codes = np.stack([np.searchsorted(thr[u], D[:, u], side="left") for u in range(U)]).astype(np.uint8)
+    W = rng.standard_normal((nr, nc)) * np.exp(rng.standard_normal((nr, nc)) * 3)
+    W[rng.random(W.shape) < 0.1] = 0.0
+    with jit.use_compiled(compiled):
+        units = HistogramUnits.of(R, C, n_bins, thr, distance)
+        got = grid_hist(units, W, n_jobs=3)
+    np.testing.assert_array_equal(got, weighted_hist(PairedCodes.of(codes, k + 1), W.ravel()))
+    np.testing.assert_allclose(got, [np.bincount(codes[u], W.ravel(), minlength=k + 1) for u in range(U)],
+                               rtol=1e-12, atol=1e-12 * np.abs(W).sum())
+    for u in range(U):
+        for j in (0, 1, k // 2, k):
+            np.testing.assert_array_equal(units.within(u, j).ravel(), codes[u] <= j)
+
+
+@pytest.mark.parametrize("distance", ["l1", "bhattacharyya"])
+def test_elf_streamed_fit_chooses_as_the_held_one_with_16_bins(distance):
+    """ELF's own histograms (16 bins: the compiled loop's path for them), both distances: the
+    streamed fit (no code held per pair) chooses the held fit's units and thresholds in every
+    round, alphas within 1e-12."""
+    rng = np.random.default_rng(4)
+    n, d = 30, 5 * 16
+    base = rng.gamma(0.6, size=(n, d))
+    X = np.concatenate([base + rng.gamma(0.6, size=(n, d)) for _ in "ab"])
+    X = np.round(X / X.reshape(2 * n, 5, 16).sum(2).repeat(16, axis=1) * 64) / 64
+    y, cams = np.tile(np.arange(n), 2), np.repeat(["a", "b"], n)
+    params = dict(n_rounds=30, units="both", n_thresholds=24, distance=distance)
+    held = model(ELFAdaBoost(**params).fit(X, y, cams))
+    assert_same_choices(model(ELFAdaBoost(**params, max_held_pairs=1).fit(X, y, cams)), held, rtol=1e-12)
+    assert len(held["alphas"]) == 30 and min(held["units"][:10]) < 5 <= max(held["units"])
 
 
 @pytest.mark.realdata
