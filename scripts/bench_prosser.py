@@ -76,7 +76,6 @@ def main():
 
     from rankbench.rankers.boosting.elf import ELFAdaBoost
     from rankbench.rankers.boosting.rankboost import RankBoost
-    from rankbench.rankers.ranksvm.ensemble import EnsembleRankSVM
     from rankbench.rankers.ranksvm.prsvm import PRSVM
 
     if not have_data(args.data_root, "viper", "bench_prosser"):

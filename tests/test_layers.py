@@ -47,7 +47,7 @@ def imports(path: Path):
     """(target module path inside rankbench, e.g. 'rankers.base') of every rankbench import."""
     tree = ast.parse(path.read_text())
     here = path.relative_to(PKG).with_suffix("").parts
-    pkg = here[:-1] if here[-1] != "__init__" else here[:-1]
+    pkg = here[:-1]  # a module's package, and an __init__'s own (its folder)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:

@@ -9,7 +9,7 @@ from test_rankboost import assert_rankboost_rounds
 
 from rankbench.rankers.boosting import _histograms
 from rankbench.rankers.boosting._histograms import (HistogramUnits, PairedCodes, SortedUnits, grid_codes, grid_hist,
-                                                    sorted_cum_hist, threshold_codes, weighted_hist)
+                                                    sorted_cum_hist, weighted_hist)
 from rankbench.rankers.boosting.elf import ELFAdaBoost
 from rankbench.rankers.boosting.rankboost import RankBoost
 from rankbench.utils import jit
