@@ -295,7 +295,6 @@ def sorted_cum_hist(units: SortedUnits, W: np.ndarray, n_jobs: int = 1) -> np.nd
     return out
 
 
-
 @dataclass(frozen=True)
 class HistogramUnits:
     """The histogram units of the grid (row image r, column image c) against each unit's
@@ -357,7 +356,7 @@ def grid_hist(units: HistogramUnits, W: np.ndarray, n_jobs: int = 1) -> np.ndarr
     if jit.enabled() and units.R.shape[2] <= 128:
         part = lambda a, b: _grid_hist_compiled(units.R, units.CT, units.SR, units.SC, units.thr, W, nc,
                                                 units.l1, a, b, GROUP)
-        return np.concatenate(in_threads(part, n_pairs, n_jobs, grain=GROUP))[:H]
+        return _marginals(np.concatenate(in_threads(part, n_pairs, n_jobs, grain=GROUP)), nc)[:H]
     joint = np.zeros((n_pairs, nc * nc))
     for s in range(0, len(W), 64):
         rows = slice(s, s + 64)
@@ -621,8 +620,8 @@ def _sorted_cum_compiled(W, order, value, start, bounds, lanes):
 
 @jit.njit
 def _grid_hist_compiled(R, CT, SR, SC, thr, W, nc, l1, first, last, group):
-    """:func:`grid_hist` for the pairs of units first..last-1: their joint histograms, then their
-    row and column sums (:func:`_marginals`' order). Each row's columns go by in tiles whose bins
+    """:func:`grid_hist` for the pairs of units first..last-1: their joint histograms (P, nc * nc),
+    summed into the units' histograms by :func:`_marginals`. Each row's columns go by in tiles whose bins
     stay in cache; a tile's codes are computed for the ``group`` pairs of units, then added to
     their joint histograms side by side (separate chains of additions)."""
     nr, H, b = R.shape
@@ -748,12 +747,4 @@ def _grid_hist_compiled(R, CT, SR, SC, thr, W, nc, l1, first, last, group):
                         h, aq = joint[g - first + q], at[q]
                         for c in range(m):
                             h[aq[c]] += wr[c]
-    out = np.zeros((2 * P, nc))
-    for p in range(P):
-        t, row, col = joint[p], out[2 * p], out[2 * p + 1]
-        for a in range(nc):
-            for bb in range(nc):
-                x = t[a * nc + bb]
-                row[a] += x
-                col[bb] += x
-    return out
+    return joint
