@@ -9,7 +9,7 @@ from test_rankboost import assert_rankboost_rounds
 
 from rankbench.rankers.boosting import _histograms
 from rankbench.rankers.boosting._histograms import (HistogramUnits, PairedCodes, SortedUnits, grid_codes, grid_hist,
-                                                    sorted_cum_hist, weighted_hist)
+                                                    sorted_cum_hist, threshold_codes, weighted_hist)
 from rankbench.rankers.boosting.elf import ELFAdaBoost
 from rankbench.rankers.boosting.rankboost import RankBoost
 from rankbench.utils import jit
@@ -267,6 +267,42 @@ def test_histogram_units_give_the_histograms_of_every_pairs_codes(compiled, n_bi
         for j in (0, 1, k // 2, k):
             np.testing.assert_array_equal(units.within(u, j).ravel(), codes[u] <= j)
 
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_numba)])
+@pytest.mark.parametrize("distance", ["l1", "bhattacharyya"])
+def test_histogram_units_code_every_distance_as_the_held_fit_counts(compiled, distance):
+    """The streamed histograms code each distance where they compute it; the oracle is the held
+    fit's count of the thresholds below it (:func:`threshold_codes`), on distances and thresholds
+    that a faster search could get wrong: NaN distances (negative bins under Bhattacharyya),
+    infinite ones (float32 overflow under L1), many equal thresholds, 0.0 and -0.0, a subnormal
+    one, a span of 60 decades, thresholds a few ulps apart, and NaN or negative ones."""
+    rng = np.random.default_rng(3)
+    nr, nc, U, b = 9, 530, 8, 16
+    R, C = rng.gamma(0.5, size=(nr, U * b)), rng.gamma(0.5, size=(nc, U * b))
+    R[0, :b], C[1, :b] = -1.0, 3e37            # a NaN Bhattacharyya distance, an infinite L1 one
+    C[2] = R[3]                                 # distance 0
+    R, C = R.astype(np.float32), C.astype(np.float32)
+    units = HistogramUnits.of(R, C, b, np.zeros((U, 0), np.float32), distance)
+    with np.errstate(invalid="ignore", over="ignore"):
+        D = np.concatenate([np.stack([units.distances(u, slice(r, r + 1))[0] for u in range(U)], -1)
+                            for r in range(nr)])    # (nr * nc, U) row-major, numpy's arithmetic
+    k = 20
+    thr = np.sort(np.quantile(D[np.isfinite(D).all(1)], np.linspace(0.02, 0.98, k), axis=0).T, axis=1)
+    thr = thr.astype(np.float32)
+    thr[0, 3:12] = thr[0, 3]                                           # equal thresholds
+    thr[1, :4] = [-0.0, 0.0, 0.0, np.float32(1e-44)]                   # zeros and a subnormal
+    thr[1] = np.sort(thr[1])
+    thr[2] = np.logspace(-30, 30, k, dtype=np.float32)                 # every bucket far apart
+    d = np.float32(np.median(D[:, 3]))
+    thr[3] = np.sort(d + np.arange(-10, 10).astype(np.float32) * np.spacing(d))  # a few ulps apart
+    thr[4, -3:] = np.nan                                               # counted in order
+    thr[5] = np.sort(thr[5] - np.float32(thr[5, 10]))                  # negative thresholds
+    codes = threshold_codes(D, thr).T
+    W = rng.standard_normal((nr, nc))
+    with jit.use_compiled(compiled), np.errstate(invalid="ignore", over="ignore"):
+        got = grid_hist(HistogramUnits.of(R, C, b, thr, distance), W, n_jobs=2)
+    np.testing.assert_array_equal(got, weighted_hist(PairedCodes.of(codes, k + 1), W.ravel()))
+    assert np.isnan(D[:, 0]).any() if distance == "bhattacharyya" else np.isinf(D[:, 0]).any()
 
 @pytest.mark.parametrize("distance", ["l1", "bhattacharyya"])
 def test_elf_streamed_fit_chooses_as_the_held_one_with_16_bins(distance):
