@@ -20,9 +20,11 @@ and as the fit's own), and Ensemble RankSVM's memory against PRSVM's at every si
 and <= 10 min at 1,600; memory exponent <= 1.2 for the pair-based learners.
 
 Usage: python scripts/bench_scale.py [--quick] [--sizes 200 400] [--learners elf rankboost]
-[--negatives-per-query K]
+[--negatives-per-query K] [--threads T]
 (--quick: 100 and 200 people, fewer rounds, the boosters made to stream at 200: checks that it runs;
---negatives-per-query: ELF and RankBoost on K sampled wrong matches per query instead of all.)
+--negatives-per-query: ELF and RankBoost on K sampled wrong matches per query instead of all;
+--threads: each rankbench learner's n_jobs, 1 by default: the CPU time is the figure to compare, and
+the wall time with --threads 2 is what a fit takes on both cores of a 2-core machine.)
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ C = 0.005  # the C PRSVM's cross-validation chose on VIPeR p = 316 seed 0 (scrip
 SVC_LIMIT_MB = 2048
 
 
-def make(learner: str, quick: bool, negatives=None):
+def make(learner: str, quick: bool, negatives=None, threads: int = 1):
     from rankbench.rankers.boosting.elf import ELFAdaBoost
     from rankbench.rankers.boosting.rankboost import RankBoost
     from rankbench.rankers.ranksvm.ensemble import EnsembleRankSVM
@@ -53,10 +55,10 @@ def make(learner: str, quick: bool, negatives=None):
     stream = dict(max_held_pairs=20000) if quick else {}  # quick: the 200-people fits stream
     stream["negatives_per_query"] = negatives
     return {"elf": lambda: ELFAdaBoost(units="both", n_thresholds=32, score="distance",
-                                       n_rounds=20 if quick else 200, **stream),
-            "rankboost": lambda: RankBoost(n_rounds=10 if quick else 100, random_state=0, **stream),
-            "prsvm": lambda: PRSVM(C=C),
-            "ensemble_ranksvm": lambda: EnsembleRankSVM(weak_C=(C,), random_state=0)}[learner]()
+                                       n_rounds=20 if quick else 200, n_jobs=threads, **stream),
+            "rankboost": lambda: RankBoost(n_rounds=10 if quick else 100, random_state=0, n_jobs=threads, **stream),
+            "prsvm": lambda: PRSVM(C=C, n_jobs=threads),
+            "ensemble_ranksvm": lambda: EnsembleRankSVM(weak_C=(C,), random_state=0, n_jobs=threads)}[learner]()
 
 
 def svc_mb(n_people: int, d: int) -> float:
@@ -79,7 +81,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child(learner: str, n_people: int, feats: str, quick: bool, negatives=None) -> None:
+def child(learner: str, n_people: int, feats: str, quick: bool, threads: int, negatives=None) -> None:
     """Fit one learner on the first ``n_people`` people; print one JSON line."""
     data = np.load(feats)
     X, y, cams = data["X"], data["y"], data["cams"]
@@ -100,7 +102,7 @@ def child(learner: str, n_people: int, feats: str, quick: bool, negatives=None) 
         A *= -sign[:, None]
         LinearSVC(C=C, loss="squared_hinge", fit_intercept=False, tol=1e-4, max_iter=5000).fit(A, sign)
     else:
-        make(learner, quick, negatives).fit(X, y, cams)
+        make(learner, quick, negatives, threads).fit(X, y, cams)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     peak = peak_mb()
     print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak, "start_mb": before}))
@@ -138,12 +140,13 @@ def slope(sizes, values) -> float:
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        learner, n, feats, quick = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
-        return child(learner, n, feats, quick, int(sys.argv[6]) if len(sys.argv) > 6 else None)
+        learner, n, feats, quick, threads = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1", int(sys.argv[6])
+        return child(learner, n, feats, quick, threads, int(sys.argv[7]) if len(sys.argv) > 7 else None)
     ap = arguments(__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", help="training people (default 200 400 800 1600; quick 100 200)")
     ap.add_argument("--learners", nargs="+", choices=LEARNERS, default=list(LEARNERS))
     ap.add_argument("--negatives-per-query", type=int, help="ELF's and RankBoost's sampled wrong matches per query")
+    ap.add_argument("--threads", type=int, default=1, help="each learner's n_jobs (default 1)")
     args = ap.parse_args()
     sizes = args.sizes or ([100, 200] if args.quick else [200, 400, 800, 1600])
     results = {}
@@ -161,7 +164,7 @@ def main():
                           f"(more than {limit})")
                     continue
                 cmd = [sys.executable, __file__, "--child", learner, str(n), str(feats), "1" if args.quick else "0",
-                       *([str(args.negatives_per_query)] if args.negatives_per_query else [])]
+                       str(args.threads), *([str(args.negatives_per_query)] if args.negatives_per_query else [])]
                 out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
                 if out.returncode:
                     print(f"{learner:<18} {n:>6}   FAILED: {(out.stderr.strip().splitlines() or ['?'])[-1]}")
