@@ -90,19 +90,22 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 # at a paper's report (report-<paper>) once when the walk reaches it, then again only after every
 # config has started; so each report is placed after enough other configs that its own are done
 # by then, and runs beside the later configs instead of after the last. The longest first (their
-# time on one core in make reproduce-all on 2026-11-26, JOBS=2, the feature and base-model caches
-# warm: 520, 369, 279, 218, 206, 272, 190, 171, 168, 151, 112, 92, 74 s; an empty cache adds each
-# config's features and base models), so that the last to finish are short; viper_p316_10trials,
-# whose first five trials are viper_p316's (taken from the cache), well after it. Then merler's
-# other configs (~50 s each), i-LIDS's (a few seconds each when its data is absent), sharaf's and
-# yan's reports, yuli's configs (8-62 s) with merler's report (~50 s) after its longest eight,
-# prosser's last two (91 and 58 s) with yuli's report (~30 s) after them;
-# a config or report not named here runs at the end (reproduce-<paper>). Each config's output is
-# printed whole when it is done.
-REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers prosser/viper_p316 \
-  sharaf/osr sharaf/pubfig prosser/viper_p316_10trials yan/towncentre5_methods prosser/viper_p432 \
-  merler/synthetic_trecvid2006 yan/towncentre6_methods merler/corel16k yan/towncentre5_types yan/towncentre6_types
-REPRODUCE_THEN := yan/spirals merler/towncentre_lambda merler/corel16k_lambda merler/towncentre merler/corel5k \
+# time on one core in make reproduce-all on 2026-11-29, JOBS=2, the feature and base-model caches
+# warm but caviar4reid_multi's (10 s): 803, 320, 268, 233, 255, 213, 172, 226, 210, 142, 180, 158, 191,
+# 77, 72 s; an empty cache adds each config's features and base models), so that the last to finish
+# are short;
+# caviar4reid_single, which reads caviar4reid_multi's features from the cache, and
+# viper_p316_10trials, whose first five trials are viper_p316's, each well after the other. Then
+# merler's other configs (16-150 s), i-LIDS's (a few seconds each when its data is absent), sharaf's
+# and yan's reports, yuli's configs (4-81 s) with merler's report (~50 s) after its longest eight,
+# prosser's last two (82 and 66 s) with yuli's report (~30 s) after them; every paper config is
+# named here (tests/test_reproduce_schedule.py), so none is left to run alone at the end. Each
+# config's output is printed whole when it is done.
+REPRODUCE_FIRST := merler/synthetic_trecvid merler/synthetic_fig9_regularizers prosser/caviar4reid_multi \
+  prosser/viper_p316 prosser/caviar4reid_single sharaf/osr sharaf/pubfig prosser/viper_p316_10trials \
+  yan/towncentre5_methods prosser/viper_p432 merler/synthetic_trecvid2006 yan/towncentre6_methods merler/corel16k \
+  yan/towncentre5_types yan/towncentre6_types
+REPRODUCE_THEN := merler/synthetic_trecvid_operating_point yan/spirals merler/towncentre_lambda merler/corel16k_lambda merler/towncentre merler/corel5k \
   merler/osr_scenes_lambda merler/corel5k_lambda merler/osr_scenes $(patsubst configs/%.yaml,%,$(wildcard configs/prosser/ilids_*.yaml)) \
   report-sharaf report-yan \
   yuli/umist_table5_n yuli/umist_table2_s yuli/authors_umist_table4_d yuli/umist_table3_K yuli/umist_table4_d \
