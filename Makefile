@@ -93,8 +93,7 @@ yan-figures: install  ## Figures 3 and 6 of Yan et al. from the run folders of m
 # time on one core in make reproduce-all on 2026-11-29, JOBS=2, the feature and base-model caches
 # warm but caviar4reid_multi's (10 s): 803, 320, 268, 233, 255, 213, 172, 226, 210, 142, 180, 158, 191,
 # 77, 72 s; an empty cache adds each config's features and base models), so that the last to finish
-# are short;
-# caviar4reid_single, which reads caviar4reid_multi's features from the cache, and
+# are short; caviar4reid_single, which reads caviar4reid_multi's features from the cache, and
 # viper_p316_10trials, whose first five trials are viper_p316's, each well after the other. Then
 # merler's other configs (16-150 s), i-LIDS's (a few seconds each when its data is absent), sharaf's
 # and yan's reports, yuli's configs (4-81 s) with merler's report (~50 s) after its longest eight,
