@@ -14,6 +14,7 @@ from rankbench.report.tables import (
     curves_frame,
     diagnostics_frame,
     fmt_value,
+    in_run_order,
     latex_table,
     ordered_metrics,
     summary_blocks,
@@ -107,6 +108,36 @@ def test_block_for_each_setting_and_task_family():
     main, tasks = summary_blocks(s, ["A"])
     assert main.columns == ["pair_acc", "train_s"] and tasks.headers == ["Male", "Young"]
     assert isinstance(tasks, Block) and tasks.best("pair_acc/Male") == 0.9
+
+
+def test_block_cells_and_column_bests_are_those_a_filter_of_the_summary_finds():
+    rng = np.random.default_rng(0)
+    rows = [("", m, metric, float("nan") if (m, metric) == ("B", "cmc@1") else float(rng.random()), float(rng.random()), 3)
+            for m in ("A", "B", "C") for metric in ("cmc@1", "mae", "train_s", "map")
+            if (m, metric) != ("C", "mae")]                      # one cell missing, one mean NaN
+    rows = [r if r[2] != "map" else r[:3] + (float("nan"),) + r[4:] for r in rows]   # a column of NaN means
+    s = summary(rows)
+    b, = summary_blocks(s, ["A", "B", "C"])
+    higher = {"cmc@1": True, "map": True, "mae": False, "train_s": False}
+    for metric in b.columns:
+        means = s.loc[s.metric == metric, "mean"].dropna()
+        assert b.best(metric) == (None if means.empty else (means.max() if higher[metric] else means.min()))
+        for m in ("A", "B", "C", "not a method"):
+            hit = s[(s.method == m) & (s.metric == metric)]
+            want = (None, None) if hit.empty else (hit["mean"].iloc[0], hit["std"].iloc[0])
+            np.testing.assert_equal(b.cell(m, metric), want)
+    assert b.is_best("mae", s.loc[s.metric == "mae", "mean"].min()) and not b.is_best("train_s", b.best("train_s"))
+
+
+def test_in_run_order_sorts_by_the_run_order_then_keeps_rows_as_they_came():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"setting": rng.choice(["s2", "s1", "other", ""], 60), "method": rng.choice(["B", "A", "X"], 60),
+                          "trial": rng.integers(0, 3, 60), "value": np.arange(60.0)})
+    settings, methods = ["s1", "s2", ""], ["A", "B"]
+    pos = lambda order, v: order.index(v) if v in order else len(order)
+    want = sorted(range(60), key=lambda i: (pos(settings, frame.setting[i]), pos(methods, frame.method[i]), frame.trial[i]))
+    got = in_run_order(frame, settings, methods, "trial")
+    assert got["value"].tolist() == frame["value"][want].tolist()
 
 
 def test_run_folder_csvs_and_load_results_carry_typed_sweep_values(runs):
