@@ -19,6 +19,7 @@ def read_strength_csv(path) -> pd.DataFrame:
     a categories x attributes DataFrame of strengths (larger = more)."""
     try:
         table = pd.read_csv(path, comment="#", index_col=0)
+        header = pd.read_csv(path, comment="#", header=None, nrows=1, dtype=str).iloc[0]
     except Exception as exc:
         raise DataError(f"{path}: cannot be parsed as CSV ({exc}); expected a header "
                         "'attribute,<category>,...' and one row of integer strengths per attribute")
@@ -26,7 +27,11 @@ def read_strength_csv(path) -> pd.DataFrame:
         raise DataError(f"{path}: expected a header 'attribute,<category>,...' and one row of numeric "
                         "strengths per attribute")
     table.index = table.index.astype(str).str.strip()
-    table.columns = table.columns.astype(str).str.strip()
+    table.columns = header.iloc[1:].astype(str).str.strip()   # as written (pandas renames a repeated one)
+    for kind, names, unit in (("category", table.columns, "column"), ("attribute", table.index, "row")):
+        twice = names[names.duplicated()]
+        if len(twice):
+            raise DataError(f"{path}: {kind} {twice[0]!r} has two {unit}s; expected one {unit} per {kind}")
     return table.T.astype(float)
 
 

@@ -37,9 +37,10 @@ declares them (``info["identity_roles"]``), so a ``reid`` run must say what they
 
 Every mistake is one line naming the file, the column, the row and what was expected: a missing
 column, file or image, an unknown category, a value that is not a number / a boolean / a
-judgement, a duplicate id, an image listed twice, a file name that is not UTF-8, a ``columns:``
-entry that would replace a column the table has; a features file that is not one ``.npy`` array
-of real, finite numbers with one row per item (or the rows a ``row`` column names).
+judgement, a duplicate id, an image or a features row listed twice, data rows with more fields
+than the header, a file name that is not UTF-8, a ``columns:`` entry that would replace a column
+the table has; a features file that is not one ``.npy`` array of real, finite numbers with one row
+per item (or the rows a ``row`` column names).
 """
 
 from __future__ import annotations
@@ -224,6 +225,12 @@ class Table(Loader):
             if col not in known:
                 items[col] = table[col].to_numpy()
         rows = integers(table, "row", where) if "row" in table.columns else None
+        twice = pd.Series(rows).duplicated().to_numpy() if rows is not None else np.zeros(0, bool)
+        if twice.any():
+            i = int(np.flatnonzero(twice)[0])
+            raise DataError(f"{where}: column 'row', row {i + 1}: features row {rows[i]} is row "
+                            f"{int(np.flatnonzero(rows == rows[i])[0]) + 1}'s too ({int(twice.sum())} such row(s)); "
+                            "expected each item its own features row (a copy weighs twice in every metric)")
         return items, rows
 
     def _feature_files(self) -> dict[str, str]:
@@ -253,9 +260,6 @@ class Table(Loader):
             (i, j) = bad[0]
             raise DataError(f"{path}: attribute {strength.columns[j]!r}, category {strength.index[i]!r}: expected a "
                             f"finite strength, got {strength.iat[i, j]!r} ({len(bad)} such cell(s))")
-        twice = strength.columns[strength.columns.duplicated()]
-        if len(twice):
-            raise DataError(f"{path}: attribute {twice[0]!r} has two rows; expected one row per attribute")
         unknown = sorted(set(items["category"]) - set(strength.index))
         if unknown:
             row = int(np.flatnonzero(items["category"].to_numpy() == unknown[0])[0])
@@ -317,8 +321,9 @@ def feature_rows(path: Path, rows: np.ndarray | None, n: int, where: str) -> np.
 
 
 # ----------------------------------------------------------------------------- cells
-def read_table(path: Path) -> pd.DataFrame:
-    """A CSV or Parquet file as text cells (each column typed later, by what it is)."""
+def read_table(path: Path, comment: str | None = None) -> pd.DataFrame:
+    """A CSV or Parquet file as text cells (each column typed later, by what it is); a CSV's lines
+    from ``comment`` on are left out when it is given."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         from importlib.util import find_spec
@@ -332,11 +337,14 @@ def read_table(path: Path) -> pd.DataFrame:
     if suffix != ".csv":
         raise DataError(f"{path}: expected a .csv or .parquet table, got a {suffix or 'file without extension'}")
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
-        header = pd.read_csv(path, dtype=str, nrows=1, header=None, skipinitialspace=True).iloc[0] \
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=comment)
+        header = pd.read_csv(path, dtype=str, nrows=1, header=None, skipinitialspace=True, comment=comment).iloc[0] \
             if len(frame.columns) else pd.Series(dtype=str)
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"{path}: not a readable CSV table ({str(exc).splitlines()[0]})") from None
+    if not isinstance(frame.index, pd.RangeIndex):  # pandas reads a first field beyond the header as row names
+        raise DataError(f"{path}: every data row has more fields than the header's {len(frame.columns)} (a "
+                        "trailing comma, or a column without a name?); expected as many fields as the header names")
     twice = header[header.astype(str).str.strip().duplicated()]
     if len(twice):
         raise DataError(f"{path}: column {str(twice.iat[0]).strip()!r} appears twice in the header; expected "

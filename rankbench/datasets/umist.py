@@ -23,6 +23,7 @@ import pandas as pd
 from ..errors import ConfigError, DataError
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_files, require_dir
+from .table import numbers, read_table, text
 
 HEIGHT, WIDTH = 112, 92
 #: images per label (0, 1, 2) of the authors' positional labelling, in subject / file order
@@ -53,21 +54,31 @@ def read_pgm(path: Path) -> np.ndarray:
 
 
 def subject_labels(labels, label_column: str, where: str) -> dict[str, float]:
-    """The ``{subject: label}`` mapping from a dict or a CSV path."""
+    """The ``{subject: label}`` mapping from a dict or a CSV path, every label a finite number and
+    every subject labelled once."""
     if isinstance(labels, dict):
         try:
-            return {str(k): float(v) for k, v in labels.items()}
+            mapping = {str(k): float(v) for k, v in labels.items()}
         except (TypeError, ValueError) as e:
             raise ConfigError(f"{where}: labels must map subject -> number ({e})") from None
+        bad = [s for s, v in mapping.items() if not np.isfinite(v)]
+        if bad:
+            raise ConfigError(f"{where}: labels: subject {bad[0]!r}: expected a finite number, got {mapping[bad[0]]}")
+        return mapping
     path = Path(str(labels)).expanduser()
     if not path.is_file():
         raise ConfigError(f"{where}: labels file {path} not found (expected a CSV with columns "
                           f"'subject' and {label_column!r}, or a mapping {{subject: label}})")
-    table = pd.read_csv(path, comment="#", dtype={"subject": str})
+    table = read_table(path, comment="#")
     for col in ("subject", label_column):
         if col not in table.columns:
             raise DataError(f"{path}: no column {col!r} (has: {', '.join(table.columns)})")
-    return dict(zip(table["subject"].astype(str), table[label_column].astype(float)))
+    subjects, values = text(table, "subject", str(path)), numbers(table, label_column, str(path))
+    twice = pd.Series(subjects).duplicated().to_numpy()
+    if twice.any():
+        raise DataError(f"{path}: column 'subject', row {np.flatnonzero(twice)[0] + 1}: subject "
+                        f"{subjects[twice][0]!r} is labelled twice; expected one row per subject")
+    return dict(zip(subjects, values))
 
 
 @datasets.register("umist")

@@ -42,3 +42,12 @@ def test_osr_loader_and_errors(tmp_path):
         datasets.build("osr", {"root": str(tmp_path / "empty")}).load()
     with pytest.raises(DataError, match=r"dataset osr: image .*coast_img0.jpg is 40x40 pixels, expected 256x256"):
         datasets.build("osr", {"root": str(tmp_path / "osr")}).load()
+
+
+@pytest.mark.parametrize("csv, message", [
+    ("attribute,coast,forest,street, coast\nnatural,3,3,1,1\nopen,3,1,2,2\n", "category 'coast' has two columns; expected one column per category"),
+    ("attribute,coast,forest,street\nnatural,3,3,1\nnatural,3,1,2\n", "attribute 'natural' has two rows; expected one row per attribute"),
+])
+def test_a_strength_named_twice_is_refused(tmp_path, csv, message):
+    with pytest.raises(DataError, match=rf"relative_ordering.csv: {message}"):
+        datasets.build("osr", {"root": str(make_osr(tmp_path / "osr", csv=csv)), "check_images": False}).load()

@@ -51,3 +51,22 @@ def test_read_pgm_rejects_non_pgm(tmp_path):
     p.write_bytes(b"P5\n92 112\n255\n" + bytes(10))
     with pytest.raises(DataError, match="truncated"):
         read_pgm(p)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("subject,label\n1a,0\n1b,one\n", r"labels.csv: column 'label', row 2: expected a finite number, got 'one'"),
+    ("subject,label\n1a,0\n1b,\n", r"labels.csv: column 'label', row 2: expected a finite number, got ''"),
+    ("subject,label\n1a,0\n1b,inf\n", r"labels.csv: column 'label', row 2: expected a finite number, got 'inf'"),
+    ("subject,label\n1a,0\n1b,2\n1a,1\n", r"labels.csv: column 'subject', row 3: subject '1a' is labelled twice"),
+    ("subject,label\n1a,0\n1b,2,x\n", r"labels.csv: not a readable CSV table"),
+    ("", r"labels.csv: not a readable CSV table"),
+])
+def test_a_labels_file_mistake_is_one_line_naming_the_file(umist_root, body, message):
+    (umist_root / "labels.csv").write_text(body)
+    with pytest.raises(DataError, match=message):
+        UMIST(root=str(umist_root), labels="labels.csv", label_column="label").load()
+
+
+def test_a_labels_mapping_must_give_finite_numbers(umist_root):
+    with pytest.raises(ConfigError, match="subject '1b': expected a finite number, got nan"):
+        UMIST(root=str(umist_root), labels={"1a": 0, "1b": float("nan")}).load()
