@@ -349,7 +349,11 @@ def test_data_mistakes(cli, tmp_path):
     (root / "cam_a" / "weird.bmp").write_bytes(good)
     assert_one_line(cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o4"),
                     "unexpected file name")
-    assert not any((tmp_path / f"o{i}").exists() for i in range(1, 5))
+    (root / "cam_a" / "weird.bmp").unlink()
+    (root / "cam_a" / "003_000.bmp").symlink_to(tmp_path / "moved.bmp")   # a link to nothing: not one person fewer
+    assert_one_line(cli("run", path, "--data-root", tmp_path / "data", "--out", tmp_path / "o5"),
+                    f"003_000.bmp is a symbolic link to {tmp_path / 'moved.bmp'}, which does not exist")
+    assert not any((tmp_path / f"o{i}").exists() for i in range(1, 6))
 
 
 def _ordinal_table(d, features):

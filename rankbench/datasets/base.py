@@ -123,14 +123,27 @@ def require_file(path: Path, what: str, layout: str) -> Path:
     return path
 
 
+def require_link_target(path: Path, what: str, layout: str) -> None:
+    """A DataError naming ``path``, its missing target and ``layout`` if ``path`` is a symbolic link
+    to nothing: a file that a listing would otherwise pass over in silence, one item fewer."""
+    if path.is_symlink() and not path.exists():
+        target = path.parent / os.readlink(path)
+        raise DataError(f"{what}: {path} is a symbolic link to {target}, which does not exist; "
+                        f"expected layout: {layout}")
+
+
 def named_files(folder: Path, pattern: re.Pattern[str], suffixes: tuple[str, ...], what: str, layout: str,
                 unexpected: str = "unexpected file name {path}") -> list[tuple[Path, re.Match[str]]]:
     """The files of ``folder`` with one of ``suffixes`` (any case), sorted by name, each with its
     match of ``pattern``; hidden files, folders and other files (notes, Thumbs.db) are skipped. A
-    file that does not match is one DataError naming it (``unexpected``) and ``layout``."""
+    file that does not match is one DataError naming it (``unexpected``) and ``layout``, and so is
+    a broken link among them (:func:`require_link_target`)."""
     out = []
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or path.suffix.lower() not in suffixes or not path.is_file():
+        if path.name.startswith(".") or path.suffix.lower() not in suffixes:
+            continue
+        require_link_target(path, what, layout)
+        if not path.is_file():
             continue
         m = pattern.match(path.name)
         if m is None:

@@ -26,7 +26,7 @@ class ILIDS(Loader):
     Parameters
     ----------
     root : the folder of the JPEGs, or a folder holding them under ``images/`` or ``Persons/``
-        (default ``<data-root>/ilids``).
+        (default ``<data-root>/ilids``); JPEGs in more than one of these places are an error.
     size : (height, width) every image is resized to (default 128 x 64), as the originals vary
         (widths about 30-130 px, heights 76-304 px).
     min_images : people with fewer images are left out (re-identification needs a probe and a
@@ -49,12 +49,17 @@ class ILIDS(Loader):
         self.check_images = check_images
 
     def _image_dir(self, root):
-        for sub in _SUBFOLDERS:
-            d = root / sub if sub else root
-            if d.is_dir() and any(p.suffix.lower() in _JPEG for p in d.iterdir()):
-                return d
-        raise DataError(f"dataset ilids: no JPEG images in {root} or its images/ or Persons/ "
-                        f"sub-folder; expected layout: {self.layout}")
+        """The one folder of ``_SUBFOLDERS`` that holds JPEGs (hidden files aside): none, or
+        several, is a DataError naming the places, never a guess."""
+        found = [d for d in (root / sub if sub else root for sub in _SUBFOLDERS)
+                 if d.is_dir() and any(not p.name.startswith(".") and p.suffix.lower() in _JPEG for p in d.iterdir())]
+        if not found:
+            raise DataError(f"dataset ilids: no JPEG images in {root} or its images/ or Persons/ "
+                            f"sub-folder; expected layout: {self.layout}")
+        if len(found) > 1:
+            raise DataError(f"dataset ilids: JPEG images in {' and '.join(map(str, found))}; expected them in "
+                            f"one of these places only (move or delete the others); expected layout: {self.layout}")
+        return found[0]
 
     def load(self, data_root=None) -> Dataset:
         folder = self._image_dir(self.root_dir(data_root))

@@ -19,12 +19,23 @@ from pydantic import Field
 
 from ..errors import ConfigError, DataError
 from ..registry import datasets
-from .base import RELEVANCE_CODES, Dataset, Loader, fingerprint_files, read_image, require_dir
+from .base import (RELEVANCE_CODES, Dataset, Loader, fingerprint_files, read_image, require_dir,
+                   require_link_target)
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".ppm", ".pgm", ".tif", ".tiff", ".webp")
 #: label in an annotation file -> relevance code in arrays["relevance"]
 FILE_LABELS = {"1": 1, "+1": 1, "-1": 0, "0": -1}
 _TRECVID_SHOT = re.compile(r"^shot(\d+)_\d+")
+#: the codes of an annotation file, said in errors
+_CODES = "TRECVID codes are 1 relevant, -1 not relevant, 0 unjudged"
+#: features are held as float32: the values they may take, said in errors
+_FLOAT32 = f"expected values within float32's range (magnitude at most {np.finfo(np.float32).max:.4g})"
+
+
+def _overflows_float32(X: np.ndarray) -> np.ndarray:
+    """Where a finite value of ``X`` becomes infinite as float32 (magnitude above about 3.4e38)."""
+    with np.errstate(over="ignore"):
+        return np.isfinite(X) & ~np.isfinite(X.astype(np.float32))
 
 
 def video_group(keyframe_id: str) -> str:
@@ -56,13 +67,14 @@ class Keyframes(Loader):
     - ``annotations/<concept>.txt``: one ``<keyframe id> <label>`` line per judged keyframe, label
       ``1`` (relevant; ``+1`` also accepted), ``-1`` (not relevant) or ``0`` (unjudged); ``#``
       starts a comment, blank lines are skipped. A keyframe not named in a concept's file is
-      unjudged for that concept. The concept is the file name without ``.txt``.
+      unjudged for that concept. The concept is the file name without ``.txt`` (any case); it
+      needs at least one keyframe judged ``1`` and one judged ``-1``.
     - ``features/<type>.csv`` (optional): one row per keyframe, the keyframe id first, then the
       numbers, comma-separated; an optional header row whose first field is ``id``; ``#`` comment
       lines. ``features/<type>.npy`` (optional): a 2-D numeric array whose rows follow the ids in
       ``features/ids.txt`` (one id per line, shared by every ``.npy`` file). Every feature file
       must hold exactly the collection's keyframes (the images', or else the first feature
-      type's), each once, in any order; values must be finite.
+      type's), each once, in any order; values must be real, finite and within float32's range.
 
     Items (sorted by keyframe id, digit runs by value): ``id``, ``group`` (:func:`video_group`:
     the TRECVID video, so that a protocol can split by video) and ``path`` when there are images.
@@ -85,8 +97,10 @@ class Keyframes(Loader):
 
     Every problem is one :class:`~rankbench.errors.DataError` line naming the file (and line),
     what was found and this layout: an annotation naming a keyframe that has no image (or no
-    feature row), a keyframe annotated twice in one file, an unknown label, two images of one
-    keyframe, an empty folder, a feature file whose ids do not match the collection's.
+    feature row), a keyframe annotated twice in one file, an unknown label, a concept without a
+    keyframe judged relevant or one judged not relevant, two files of one concept or feature type
+    (names that differ only in case or extension), two images of one keyframe, a broken link, an
+    empty folder, a feature file whose ids do not match the collection's.
     """
 
     folder = "keyframes"
@@ -162,7 +176,10 @@ class Keyframes(Loader):
     def _scan_images(self, kf_dir: Path) -> dict[str, Path]:
         images: dict[str, Path] = {}
         for p in sorted(kf_dir.rglob("*")):
-            if p.name.startswith(".") or p.suffix.lower() not in IMAGE_EXTENSIONS or not p.is_file():
+            if p.name.startswith(".") or p.suffix.lower() not in IMAGE_EXTENSIONS:
+                continue
+            require_link_target(p, "dataset keyframes", self.layout)
+            if not p.is_file():
                 continue
             if p.stem in images:
                 raise self._err(f"dataset keyframes: keyframe {p.stem!r} has two images, {images[p.stem]} and {p}")
@@ -172,22 +189,34 @@ class Keyframes(Loader):
                             f"({', '.join(IMAGE_EXTENSIONS)})")
         return images
 
+    def _by_name(self, folder: Path, suffixes: tuple[str, ...], what: str) -> dict[str, Path]:
+        """The files of ``folder`` with one of ``suffixes`` (any case; hidden files aside), by name
+        without the extension, in natural order. Two whose names differ only in case or extension
+        (``car.txt`` and ``Car.TXT``) name one ``what`` twice: a DataError naming both."""
+        files: dict[str, Path] = {}
+        seen: dict[str, Path] = {}
+        for p in sorted(folder.iterdir(), key=lambda p: natural_key(p.name)):
+            if p.name.startswith(".") or p.suffix.lower() not in suffixes:
+                continue
+            require_link_target(p, "dataset keyframes", self.layout)
+            if not p.is_file():
+                continue
+            if p.stem.casefold() in seen:
+                raise self._err(f"dataset keyframes: {what} {p.stem!r} is given twice, {seen[p.stem.casefold()]} "
+                                f"and {p} (file names that differ only in case or extension name one {what})")
+            seen[p.stem.casefold()] = files[p.stem] = p
+        return files
+
     def _annotation_files(self, ann_dir: Path) -> dict[str, Path]:
         require_dir(ann_dir, "dataset keyframes", self.layout)
-        files = {p.stem: p for p in sorted(ann_dir.iterdir(), key=lambda p: natural_key(p.name))
-                 if p.suffix == ".txt" and not p.name.startswith(".") and p.is_file()}
+        files = self._by_name(ann_dir, (".txt",), "concept")
         if not files:
             raise self._err(f"dataset keyframes: folder {ann_dir} holds no <concept>.txt files")
         return files
 
     def _feature_files(self, feat_dir: Path) -> dict[str, list[Path]]:
-        files: dict[str, list[Path]] = {}
-        for p in sorted(feat_dir.iterdir(), key=lambda p: natural_key(p.name)):
-            if p.suffix in (".csv", ".npy") and not p.name.startswith(".") and p.is_file():
-                if p.stem in files:
-                    raise self._err(f"dataset keyframes: feature type {p.stem!r} is given twice, "
-                                    f"{files[p.stem][0]} and {p}")
-                files[p.stem] = [p] if p.suffix == ".csv" else [p, feat_dir / "ids.txt"]
+        files = {t: [p] if p.suffix.lower() == ".csv" else [p, feat_dir / "ids.txt"]
+                 for t, p in self._by_name(feat_dir, (".csv", ".npy"), "feature type").items()}
         if not files:
             raise self._err(f"dataset keyframes: folder {feat_dir} holds no <type>.csv or <type>.npy files")
         return files
@@ -205,7 +234,7 @@ class Keyframes(Loader):
     def _read_annotation(self, path: Path, index: dict[str, int], has: str) -> np.ndarray:
         col = np.full(len(index), -1, dtype=np.int8)
         seen: dict[str, int] = {}
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open(path, encoding="utf-8-sig", errors="replace") as f:
             for lineno, raw in enumerate(f, 1):
                 parts = raw.split("#", 1)[0].split()
                 if not parts:
@@ -224,12 +253,27 @@ class Keyframes(Loader):
                 if i is None:
                     raise self._err(f"{path}:{lineno}: keyframe {kid!r} has no {has}")
                 col[i] = FILE_LABELS[label]
+        self._check_judged(col, path, len(seen))
         return col
+
+    def _check_judged(self, col: np.ndarray, path: Path, n_lines: int) -> None:
+        """A concept is a retrieval task only with a keyframe judged relevant and one judged not
+        relevant (AP needs both): otherwise a DataError naming its file and what it holds."""
+        if not n_lines:
+            raise self._err(f"{path}: no judgements (the file is empty or holds only comments); expected "
+                            f"'<keyframe id> <label>' lines, {_CODES}")
+        relevant, not_relevant = int((col == 1).sum()), int((col == 0).sum())
+        found = (f"its {n_lines} line(s) hold {relevant} relevant (1), {not_relevant} not relevant (-1) and "
+                 f"{n_lines - relevant - not_relevant} unjudged (0)")
+        if not relevant:
+            raise self._err(f"{path}: no keyframe judged relevant (1): {found}; {_CODES}")
+        if not not_relevant:
+            raise self._err(f"{path}: no keyframe judged not relevant (-1): {found}; {_CODES}")
 
     def _read_feature(self, files: list[Path]):
         """(ids, values float32 (n, d), the file to name in errors) of one feature type."""
         path = files[0]
-        if path.suffix == ".csv":
+        if path.suffix.lower() == ".csv":
             ids, X = self._read_csv(path)
         else:
             ids = self._read_ids(files[1], path)
@@ -237,16 +281,26 @@ class Keyframes(Loader):
                 X = np.load(path, allow_pickle=False)
             except Exception as exc:
                 raise self._err(f"{path}: not a readable .npy array ({exc})") from None
+            if not isinstance(X, np.ndarray):  # np.load opens an .npz archive whatever the file's name
+                X.close()
+                raise self._err(f"{path}: expected one .npy array, found an .npz archive; save one array "
+                                "with numpy.save")
             if X.ndim == 1:
                 X = X[:, None]
-            if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
-                raise self._err(f"{path}: expected a 2-D numeric array, found shape {X.shape} dtype {X.dtype}")
+            if X.ndim != 2 or X.dtype.kind not in "iuf":
+                kind = "complex numbers (their imaginary parts would be dropped)" if X.dtype.kind == "c" else X.dtype
+                raise self._err(f"{path}: expected a 2-D array of real numbers, found shape {X.shape} of {kind}")
             if len(X) != len(ids):
                 raise self._err(f"{path}: {len(X)} rows, but {files[1]} lists {len(ids)} keyframe ids")
-            X = X.astype(np.float32)
             bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
             if bad.size:
                 raise self._err(f"{path}: row {bad[0]} (keyframe {ids[bad[0]]!r}) has a non-finite value")
+            big = np.argwhere(_overflows_float32(X))
+            if big.size:
+                r, j = big[0]
+                raise self._err(f"{path}: row {r} (keyframe {ids[r]!r}) value {j + 1} is {float(X[r, j]):g}, "
+                                f"which overflows float32; {_FLOAT32}")
+            X = X.astype(np.float32)
         return ids, X, path
 
     def _read_ids(self, ids_file: Path, npy: Path) -> list[str]:
@@ -254,7 +308,7 @@ class Keyframes(Loader):
             raise self._err(f"{npy}: a .npy feature file needs {ids_file} (one keyframe id per line, "
                             "in row order)")
         ids, seen = [], {}
-        for lineno, raw in enumerate(ids_file.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        for lineno, raw in enumerate(ids_file.read_text(encoding="utf-8-sig", errors="replace").splitlines(), 1):
             kid = raw.split("#", 1)[0].strip()
             if not kid:
                 continue
@@ -267,7 +321,7 @@ class Keyframes(Loader):
         return ids
 
     def _read_csv(self, path: Path) -> tuple[list[str], np.ndarray]:
-        with open(path, encoding="utf-8", errors="replace") as f:   # (line number, text) of each row
+        with open(path, encoding="utf-8-sig", errors="replace") as f:   # (line number, text) of each row
             data = [(i, s) for i, line in enumerate(f, 1) if (s := line.strip()) and not s.startswith("#")]
         if not data:
             raise self._err(f"{path}: no rows")
@@ -294,6 +348,11 @@ class Keyframes(Loader):
                 shown = "missing" if pd.isna(v) else repr(str(v))
                 raise self._err(f"{path}:{line_of[r]}: value {j + 1} is {shown}, "
                                 "expected a finite number")
+            big = np.flatnonzero(_overflows_float32(num))
+            if big.size:
+                r = int(big[0])
+                raise self._err(f"{path}:{line_of[r]}: value {j + 1} is {num[r]:g}, which "
+                                f"overflows float32; {_FLOAT32}")
         ids = df.iloc[:, 0].str.strip()
         dup = np.flatnonzero(ids.duplicated().to_numpy())
         if dup.size:

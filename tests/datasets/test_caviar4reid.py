@@ -59,6 +59,17 @@ def test_bad_file_names_are_one_line(tmp_path, name, message):
     assert "\n" not in str(err.value)
 
 
+def test_a_broken_link_is_one_line_naming_it(tmp_path):
+    folder = make_caviar(tmp_path)
+    (folder / "0004_003.jpg").unlink()
+    (folder / "0004_003.jpg").symlink_to("/nonexistent/0004_003.jpg")
+    with pytest.raises(DataError) as err:
+        CAVIAR4REID().load(str(tmp_path))
+    assert str(err.value).startswith(f"dataset caviar4reid: {folder / '0004_003.jpg'} is a symbolic link to "
+                                     "/nonexistent/0004_003.jpg, which does not exist; expected layout:")
+    assert "\n" not in str(err.value)
+
+
 def test_a_missing_folder_names_the_layout(tmp_path):
     with pytest.raises(DataError, match=r"folder .*caviar4reid not found .*expected layout: caviar4reid/images/"):
         CAVIAR4REID().load(str(tmp_path))

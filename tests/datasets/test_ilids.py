@@ -58,3 +58,33 @@ def test_ilids_errors(tmp_path):
     (root / "0002_001.jpg").write_bytes(b"\xff\xd8 truncated")
     with pytest.raises(DataError, match="0002_001.jpg"), pytest.warns(UserWarning):
         ILIDS().load(str(tmp_path))
+
+
+@pytest.mark.parametrize("sub", ["images", "Persons"])
+def test_ilids_images_in_two_places_are_an_error(tmp_path, sub):
+    """Stray copies at the top level beside the full set in images/ (or Persons/): which set is
+    meant is not guessed."""
+    root = tmp_path / "ilids"
+    make_ilids(root / sub)
+    make_ilids(root, counts=(2,))
+    with pytest.raises(DataError) as err:
+        ILIDS().load(str(tmp_path))
+    msg = str(err.value)
+    assert "\n" not in msg and f"JPEG images in {root} and {root / sub}; expected them in one of these places" in msg
+
+
+def test_ilids_hidden_files_are_not_a_second_place(tmp_path):
+    root = tmp_path / "ilids"
+    make_ilids(root / "images", counts=(2, 2))
+    (root / "._0001_001.jpg").write_bytes(b"AppleDouble")   # what macOS leaves beside a copied file
+    assert len(ILIDS().load(str(tmp_path))) == 4
+
+
+def test_ilids_broken_link_is_an_error(tmp_path):
+    folder = make_ilids(tmp_path / "ilids" / "images")
+    (folder / "0001_005.jpg").symlink_to(tmp_path / "elsewhere" / "0001_005.jpg")
+    with pytest.raises(DataError) as err, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ILIDS().load(str(tmp_path))
+    assert str(err.value).startswith(f"dataset ilids: {folder / '0001_005.jpg'} is a symbolic link to "
+                                     f"{tmp_path / 'elsewhere' / '0001_005.jpg'}, which does not exist")

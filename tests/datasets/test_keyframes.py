@@ -93,6 +93,26 @@ def test_images_only_and_fingerprint(tmp_path):
     assert load(root).fingerprint == ds.fingerprint
 
 
+def test_extension_case_and_byte_order_mark(tmp_path):
+    """``Car.TXT`` is concept ``Car``, and a UTF-8 byte order mark (Excel's "CSV UTF-8") is no part
+    of a file's first line: the CSV header, the first id of ids.txt and the first judgement."""
+    root = make(tmp_path)
+    (root / "annotations" / "Car.txt").rename(root / "annotations" / "Car.TXT")
+    for name in ("annotations/Sky.txt", "features/colour.csv", "features/ids.txt"):
+        (root / name).write_bytes(b"\xef\xbb\xbf" + (root / name).read_bytes())
+    (root / "features" / "colour.csv").write_text((root / "features" / "colour.csv").read_text().replace(
+        "# two numbers per keyframe\n", ""))   # the header first, right after the mark
+    ds = load(root)
+    assert ds.info["concepts"] == ["Car", "Sky"] and ds.info["n_judged"] == {"Car": 3, "Sky": 2}
+    np.testing.assert_array_equal(ds.arrays["feat/colour"], [[i, 10 * i] for i in range(6)])
+    np.testing.assert_array_equal(ds.arrays["feat/edge"], [[i, -i, 0.5] for i in range(6)])
+
+
+def write_npz(path):
+    with open(path, "wb") as f:   # np.savez(path) would add .npz to the name
+        np.savez(f, a=np.zeros((6, 2)))
+
+
 def test_helpers():
     assert video_group("shot259_17_RKF") == "video259" and video_group("shot3_1_NRKF_2") == "video3"
     assert video_group("kf_0001") == "kf_0001"
@@ -153,6 +173,30 @@ CASES = [
      "edge.npy", "needs", {}),
     ("npy not finite", lambda r: np.save(r / "features" / "edge.npy", np.full((6, 2), np.nan)),
      "edge.npy", "row 0 (keyframe 'shot2_1_RKF') has a non-finite value", {}),
+    ("npy complex", lambda r: np.save(r / "features" / "edge.npy", np.ones((6, 2)) + 1j),
+     "edge.npy", "expected a 2-D array of real numbers, found shape (6, 2) of complex numbers", {}),
+    ("npy overflows float32", lambda r: np.save(r / "features" / "edge.npy", np.array([[0, 1e300]] * 6)),
+     "edge.npy", "row 0 (keyframe 'shot2_1_RKF') value 2 is 1e+300, which overflows float32", {}),
+    ("csv overflows float32", lambda r: append(r / "features" / "colour.csv", "x,1,-1e39\n"),
+     "colour.csv:9", "value 2 is -1e+39, which overflows float32; expected values within float32's range", {}),
+    ("npz archive", lambda r: write_npz(r / "features" / "edge.npy"),
+     "edge.npy", "expected one .npy array, found an .npz archive", {}),
+    ("empty annotation", lambda r: (r / "annotations" / "Sky.txt").write_text("# to do\n"),
+     "Sky.txt", "no judgements (the file is empty or holds only comments)", {}),
+    ("no relevant keyframe", lambda r: (r / "annotations" / "Sky.txt").write_text("shot1_10_RKF -1\nstudio 0\n"),
+     "Sky.txt", "no keyframe judged relevant (1): its 2 line(s) hold 0 relevant (1), 1 not relevant (-1) and "
+     "1 unjudged (0)", {}),
+    ("0 read as not relevant", lambda r: (r / "annotations" / "Sky.txt").write_text("shot1_10_RKF 0\nstudio 1\n"),
+     "Sky.txt", "no keyframe judged not relevant (-1): its 2 line(s) hold 1 relevant (1), 0 not relevant (-1) "
+     "and 1 unjudged (0); TRECVID codes are 1 relevant, -1 not relevant, 0 unjudged", {}),
+    ("concept in two cases", lambda r: (r / "annotations" / "car.TXT").write_text("studio 1\nshot1_1_RKF -1\n"),
+     "car.TXT", "concept 'car' is given twice", {}),
+    ("type in two cases", lambda r: (r / "features" / "Colour.CSV").write_text("studio,1\n"),
+     "Colour.CSV", "feature type 'colour' is given twice", {}),
+    ("broken image link", lambda r: (r / "keyframes" / "shot3_1_RKF.jpg").symlink_to(r / "gone.jpg"),
+     "shot3_1_RKF.jpg", "gone.jpg, which does not exist", {}),
+    ("broken annotation link", lambda r: (r / "annotations" / "Sea.txt").symlink_to("../Sea.txt"),
+     "annotations/Sea.txt", "is a symbolic link to", {}),
     ("type twice", lambda r: np.save(r / "features" / "colour.npy", np.zeros((6, 2))),
      "colour.npy", "feature type 'colour' is given twice", {}),
     ("empty keyframes", lambda r: [p.unlink() for p in (r / "keyframes").rglob("*.*")],

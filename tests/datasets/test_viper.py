@@ -60,3 +60,15 @@ def test_viper_unreadable_image(tmp_path):
 def test_viper_missing_folder(tmp_path):
     with pytest.raises(DataError, match="expected layout"):
         VIPeR().load(str(tmp_path))
+
+
+def test_viper_broken_link(tmp_path):
+    """A link to a missing image is an error naming the link and its target, not one person fewer."""
+    root = make_viper(tmp_path / "viper")
+    (root / "cam_b" / "005_90.bmp").unlink()
+    (root / "cam_b" / "005_90.bmp").symlink_to("../../moved/005_90.bmp")
+    with pytest.raises(DataError) as err:
+        VIPeR(root=root).load()
+    assert str(err.value).startswith(f"dataset viper: {root / 'cam_b' / '005_90.bmp'} is a symbolic link to "
+                                     f"{root / 'cam_b' / '../../moved/005_90.bmp'}, which does not exist; "
+                                     "expected layout: viper/cam_a/")
