@@ -11,7 +11,9 @@ Data: ``arrays["relevance"]`` (items x concepts, 0/1) and ``info["concepts"]`` (
 Split: the dataset's ``train`` column (``split_by: dataset``) or a seeded random
 ``train_fraction`` of the items (``split_by: random``). A concept is evaluated in a trial only
 if it has at least ``min_positives`` relevant items on both sides of the split (and a negative
-in training); the kept concepts are stored with the split, so every method sees the same ones.
+in training); the kept concepts are stored with the split, so every method sees the same ones, and
+a warning names those a trial leaves out (its MAP averages the others). A concept named in
+``concepts`` that too few items judge for any trial to keep is refused.
 
 Metrics: ``ap@D/<concept>`` for D in ``depths`` and ``ap/<concept>`` (full depth), with their
 means over concepts ``map@D`` and ``map``. With ``keep_scores`` the trial also keeps every score
@@ -21,6 +23,7 @@ means over concepts ``map@D`` and ``map``. With ``keep_scores`` the trial also k
 
 from __future__ import annotations
 
+import warnings
 from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
@@ -83,7 +86,7 @@ class Retrieval(Protocol):
                 raise ConfigError("protocol.group_column: only with split_by: random (the dataset's own "
                                   "split decides where each item goes)")
             dataset.column(self.group_column)
-        check_collection(dataset, self.concepts, self.registry_name)
+        check_collection(dataset, self.concepts, self.registry_name, (2 * self.min_positives, 1))
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
@@ -100,6 +103,8 @@ class Retrieval(Protocol):
         if not keep.any():
             raise DataError(f"protocol retrieval: no concept of dataset {dataset.name!r} has at least "
                             f"{self.min_positives} relevant items in both the training and the test rows")
+        left_out(self.registry_name, wanted, keep, f"fewer than {self.min_positives} relevant items in the "
+                 "training or the test rows, or no judged non-relevant training item")
         return {"train": train.tolist(), "test": test.tolist(),
                 "concepts": [c for c, k in zip(wanted, keep) if k]}
 
@@ -153,9 +158,11 @@ def draw_parts(rng: np.random.Generator, n: int, fractions: tuple[float, ...],
     return part_of[unit]
 
 
-def check_collection(dataset: Dataset, concepts: list[str] | None, who: str) -> None:
+def check_collection(dataset: Dataset, concepts: list[str] | None, who: str, least: tuple[int, int] = (0, 0)) -> None:
     """A DataError / ConfigError unless the dataset has a 1 / 0 / -1 relevance matrix with named
-    concepts that include every name in ``concepts``."""
+    concepts that include every name in ``concepts``, each of them with at least ``least`` = (relevant,
+    judged non-relevant) items: fewer could be evaluated in no trial (a concept the config does not
+    name is left out of each trial instead, as :func:`left_out` says)."""
     R = dataset.arrays.get("relevance")
     names = dataset.info.get("concepts")
     if R is None or R.ndim != 2 or R.shape[0] != len(dataset):
@@ -173,6 +180,27 @@ def check_collection(dataset: Dataset, concepts: list[str] | None, who: str) -> 
             shown = ", ".join(list(names)[:20]) + (" ..." if len(names) > 20 else "")
             raise ConfigError(f"protocol.concepts: unknown concept {unknown[0]!r} in dataset "
                               f"{dataset.name!r}; concepts: {shown}")
+    wanted, R = concept_relevance(dataset, concepts)
+    pos, neg = (R > 0).sum(0), (R == 0).sum(0)
+    short = np.flatnonzero((pos < least[0]) | (neg < least[1]))
+    if len(short):
+        i = int(short[0])
+        what = (f"concept {wanted[i]!r} of dataset {dataset.name!r} has {pos[i]} relevant and {neg[i]} judged "
+                f"non-relevant items; protocol {who} needs at least {least[0]} and {least[1]} to evaluate it")
+        if concepts is not None:
+            raise DataError(f"protocol.concepts: {what}")
+        warnings.warn(f"{what} ({len(short)} such concept(s)): left out of every trial", UserWarning, stacklevel=3)
+
+
+def left_out(who: str, wanted: list[str], keep: np.ndarray, why: str) -> None:
+    """Warn, in one line, of the concepts a trial's split leaves out (``keep`` False): its MAP averages
+    the others, so the trials' MAPs may average different concepts."""
+    if keep.all():
+        return
+    out = [c for c, k in zip(wanted, keep) if not k]
+    shown = ", ".join(out[:5]) + (" ..." if len(out) > 5 else "")
+    warnings.warn(f"protocol {who}: a trial leaves out {len(out)} of {len(wanted)} concepts ({shown}): {why}; "
+                  f"its MAP averages the other {int(keep.sum())}", UserWarning, stacklevel=3)
 
 
 def concept_relevance(dataset: Dataset, concepts: list[str] | None) -> tuple[list[str], np.ndarray]:

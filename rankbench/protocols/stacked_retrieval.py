@@ -62,7 +62,7 @@ from ..utils.progress import tick
 from ..utils.seeds import stream_seed
 from ..utils.threads import blas_threads
 from .base import Protocol, TrialResult, TrialSplit, checked_output, take
-from .retrieval import ap_metrics, check_collection, concept_relevance, draw_parts, map_metrics
+from .retrieval import ap_metrics, check_collection, concept_relevance, draw_parts, left_out, map_metrics
 
 PARTS = ("base", "boost", "test")
 
@@ -141,7 +141,7 @@ class StackedRetrieval(Protocol):
         self._bank()
         if self.group_column is not None:
             dataset.column(self.group_column)
-        check_collection(dataset, self.concepts, self.registry_name)
+        check_collection(dataset, self.concepts, self.registry_name, (3 * self.min_positives, 6))
 
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
@@ -156,6 +156,8 @@ class StackedRetrieval(Protocol):
         if not keep.any():
             raise DataError(f"protocol stacked_retrieval: no concept of dataset {dataset.name!r} has at least "
                             f"{self.min_positives} relevant items in each of the base, boosting and test rows")
+        left_out(self.registry_name, wanted, keep, f"fewer than {self.min_positives} relevant items, or fewer "
+                 "than two judged non-relevant ones, in the base, the boosting or the test rows")
         return {**{p: rows[p].tolist() for p in PARTS},
                 "concepts": [c for c, k in zip(wanted, keep) if k],
                 "bank_seed": int(rng.integers(2**31 - 1))}

@@ -96,6 +96,21 @@ def test_concept_subset_and_min_positives_filter():
             ds, np.random.default_rng(0))
 
 
+def test_a_concept_a_trial_leaves_out_is_named_and_one_no_trial_can_keep_is_refused_when_asked_for():
+    ds = make_dataset()
+    n_c = int(ds.arrays["relevance"][:200, 2].sum())
+    p = protocols.build("retrieval", {"split_by": "dataset", "min_positives": n_c + 1})
+    with pytest.warns(UserWarning, match=r"leaves out 1 of 3 concepts \(c\).*MAP averages the other 2"):
+        p.split(ds, np.random.default_rng(0))
+    R = ds.arrays["relevance"].copy()
+    R[:, 1] = 0                                   # concept b: nothing relevant anywhere
+    flat = Dataset(name="flat", items=ds.items, arrays={"relevance": R}, info=ds.info)
+    with pytest.raises(DataError, match="protocol.concepts: concept 'b' .* has 0 relevant"):
+        protocols.build("retrieval", {"concepts": ["a", "b"]}).check_dataset(flat)
+    with pytest.warns(UserWarning, match="concept 'b' .* has 0 relevant .* left out of every trial"):
+        protocols.build("retrieval", {}).check_dataset(flat)
+
+
 def test_bad_parameters_and_datasets_are_clear_errors():
     ds = make_dataset()
     with pytest.raises(ConfigError, match="unknown concept 'zebra'"):
