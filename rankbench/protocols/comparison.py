@@ -144,7 +144,6 @@ class Comparison(Protocol):
     def evaluate(self, make_ranker, X, dataset: Dataset, split: TrialSplit, meter: Meter) -> TrialResult:
         train = np.asarray(split.train, dtype=int)
         test = np.asarray(split.test, dtype=int)
-        X_train, X_test = take(X, train), take(X, test)
         metrics: dict[str, float] = {}
         extra: dict[str, Any] = {"n_train_pairs": {}, "n_similar_pairs": {}, "n_test_pairs": {}, "diagnostics": {}}
         accs = []
@@ -152,10 +151,10 @@ class Comparison(Protocol):
         for i, (attr, strength, pairs, sign) in enumerate(self.pairs(dataset, split)):
             tick("attribute", i + 1, n_attributes)
             ranker = make_ranker()
-            with meter.train():
-                ranker.fit(X_train, pairs, sign)
+            with meter.train():  # each attribute's rows copied afresh: a ranker that writes to its input changes no other
+                ranker.fit(take(X, train), pairs, sign)
             with meter.test():
-                scores = checked_output(ranker.decision_function(X_test), (len(test),), "decision_function")
+                scores = checked_output(ranker.decision_function(take(X, test)), (len(test),), "decision_function")
                 acc, n_pairs = grouped_pair_accuracy(scores, strength[test])
             metrics[f"pair_acc/{attr}"] = acc
             accs.append(acc)

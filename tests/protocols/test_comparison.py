@@ -80,3 +80,25 @@ def test_each_attribute_is_reported_as_a_step_of_the_job():
                    Meter(measure_memory=False))
     n = len(d.info["attributes"])
     assert [s["loops"]["attribute"] for s in states[1:]] == [[i, n] for i in range(1, n + 1)]
+
+
+def test_each_attribute_gets_its_own_copy_of_the_rows():
+    from rankbench.rankers.ranksvm.linear import RankSVM
+
+    class InPlace(RankSVM):  # a ranker that writes to its input
+        def fit(self, X, pairs, sign):
+            np.tanh(X, out=X)
+            return super().fit(X, pairs, sign)
+
+        def decision_function(self, X):
+            np.tanh(X, out=X)
+            return super().decision_function(X)
+
+    d = datasets.build("synthetic_attributes", {}).load()
+    p = Comparison(n_train_pairs=300)
+    split = TrialSplit.drawn(p.split(d, np.random.default_rng(0)))
+    X = d.arrays["feat"].astype(float)
+    got = p.evaluate(lambda: InPlace(C=1.0), X, d, split, Meter(measure_memory=False)).metrics
+    # every attribute's ranker saw the rows as given (tanh once), not as the last one left them
+    want = p.evaluate(lambda: RankSVM(C=1.0), np.tanh(X), d, split, Meter(measure_memory=False)).metrics
+    assert got == pytest.approx(want)
