@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets.base import Dataset
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, RankerFault
 from ..metrics import error_rate
 from ..params import NonNegativeInt, OpenFraction, PositiveInt
 from ..rankers.base import diagnostics, fit_accepts
@@ -234,4 +234,9 @@ def fit_predict(make_ranker: Callable[[], Any], X, codes: np.ndarray, split: Tri
         ranker.fit(Xf, y_fit, **kwargs)
     with meter.test():
         pred = checked_output(ranker.predict(take(X, test)), (len(test),), "predict")
+    top = int(codes.max())
+    bad = (pred != np.round(pred)) | (pred < 0) | (pred > top)
+    if bad.any():  # a probability, a +-1 label or another coding would be scored as a wrong class
+        raise RankerFault(f"predict returned {pred[bad][0]:g} ({int(bad.sum())} such value(s)), expected the class "
+                          f"codes fit's y uses, 0..{top}")
     return pred, ranker, bool(use_c)

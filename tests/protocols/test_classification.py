@@ -6,7 +6,7 @@ import pytest
 from protocol_helpers import Recorder, evaluate_with
 from toydata import labelled_blobs
 
-from rankbench.errors import ConfigError
+from rankbench.errors import ConfigError, RankerFault
 from rankbench.protocols.classification import draw_pairs
 from rankbench.registry import protocols
 
@@ -106,3 +106,14 @@ def test_an_item_without_a_class_is_refused():
     ds.items.loc[[3, 7], "label"] = np.nan
     with pytest.raises(DataError, match=r"column 'label', row 4: expected a class, got none \(2 such row"):
         protocols.build("classification", {"n_train_per_class": 2}).check_dataset(ds)
+
+
+@pytest.mark.parametrize("pred, shown", [(0.5, "0.5"), (-1, "-1"), (7, "7")])
+def test_a_prediction_that_is_no_class_code_names_the_ranker_fault(pred, shown):
+    class Coded(NoConstraints):
+        def predict(self, X):
+            return np.full(len(X), pred)
+
+    X, ds = labelled_blobs()
+    with pytest.raises(RankerFault, match=rf"predict returned {shown} .*expected the class codes fit's y uses, 0\.\.2"):
+        evaluate_with(Coded(), protocols.build("classification", {"n_train_per_class": 3}), X, ds)
