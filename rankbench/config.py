@@ -62,6 +62,13 @@ class RankerCfg(_WithParams):
     combine: Literal["concat", "views"] = "concat"
     preprocess: list[dict[str, Any]] = Field(default_factory=list)
 
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not name.strip():
+            raise ValueError(f"expected a method name (it heads the method's rows in every table), got {name!r}")
+        return name
+
 
 class ProtocolCfg(_WithParams):
     name: str
@@ -508,7 +515,7 @@ def _format_error(errs: list[dict], loc: list, data: dict, origin: str) -> str:
         if isinstance(node, list) and isinstance(part, int) and part < len(node):
             item = node[part]
             label = (item.get("name") or item.get("extractor")) if isinstance(item, dict) else None
-            shown.append(str(label) if label else str(part))
+            shown.append(str(label) if label and str(label).strip() else str(part))
         else:
             shown.append(str(part))
         node = node[part] if isinstance(node, (dict, list)) and _has(node, part) else None

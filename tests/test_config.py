@@ -140,6 +140,13 @@ def test_non_utf8_and_overlong_paths(tmp_path):
     assert "\n" not in str(exc.value)
 
 
+@pytest.mark.parametrize("name", ['""', '"  "'])
+def test_a_method_needs_a_name(tmp_path, name):
+    p = write(tmp_path, "blank.yaml", BASE.replace("{name: L1, ranker: l1}", "{name: %s, ranker: l1}" % name))
+    with pytest.raises(ConfigError, match=r"blank.yaml: rankers.\d+.name: expected a method name"):
+        load_experiment(p)
+
+
 def test_yaml_syntax_error_names_line(tmp_path):
     p = write(tmp_path, "syn.yaml", "dataset: {name: x\nprotocol: [\n")
     with pytest.raises(ConfigError, match=r"syn.yaml: YAML error at line \d+"):
