@@ -75,12 +75,13 @@ def code_fingerprint(cls: type) -> str | None:
     imports, transitively, each as its syntax tree without docstrings (comments and layout are not
     in the tree), so a cache entry computed by other code is never reused.
 
-    The family is the first two dotted parts of the module's name (``rankbench.features``,
-    ``rankbench.rankers``; a plug-in module's own package): an extractor's key covers
-    ``features/base.py`` and ``features/_histogram.py``, a bank's ``rankers/_kernels.py``. Code
-    outside the family (datasets' image reading, numpy, scikit-learn) is not covered: after
-    changing it, ``rankbench cache --clear``. None when the source cannot be read (a class made
-    in an interactive session): such a component is not cached.
+    In rankbench the family is the first two dotted parts of the module's name (``rankbench.features``,
+    ``rankbench.rankers``): an extractor's key covers ``features/base.py`` and
+    ``features/_histogram.py``, a bank's ``rankers/_kernels.py``. A plug-in's family is all of its
+    own code: its whole top-level package, or for a module outside any package the modules beside
+    its file. Code outside the family (datasets' image reading, numpy, scikit-learn) is not
+    covered: after changing it, ``rankbench cache --clear``. None when the source cannot be read (a
+    class made in an interactive session): such a component is not cached.
     """
     return module_fingerprint(cls.__module__)
 
@@ -109,7 +110,7 @@ def source_fingerprint(package: str, exclude: tuple[str, ...] = ()) -> str | Non
 def module_fingerprint(module: str) -> str | None:
     """The :func:`code_fingerprint` of a module by name (``"rankbench.report.plots"``): it and
     the modules of its family it imports, transitively."""
-    family = ".".join(module.split(".")[:2])
+    inside = _family(module)
     h = hashlib.blake2b(digest_size=16)
     seen: set[str] = set()
     todo = [module]
@@ -124,8 +125,24 @@ def module_fingerprint(module: str) -> str | None:
                 return None
             continue
         h.update(f"module:{name}:".encode() + ast.dump(tree).encode())
-        todo += [m for m in _imports(tree, name) if m == family or m.startswith(family + ".")]
+        todo += [m for m in _imports(tree, name) if inside(m)]
     return h.hexdigest()
+
+
+def _family(module: str):
+    """Whether a module is of ``module``'s family (see :func:`code_fingerprint`), as a predicate."""
+    top = module.split(".")[0]
+    if top == "rankbench" or "." in module or _is_package(module):
+        family = ".".join(module.split(".")[:2]) if top == "rankbench" else top
+        return lambda m: m == family or m.startswith(family + ".")
+    folder = _folder(module)   # a plug-in file outside any package: the top-level modules beside it
+    return lambda m: "." not in m and not _is_package(m) and folder is not None and _folder(m) == folder
+
+
+def _folder(module: str) -> Path | None:
+    mod = sys.modules.get(module)
+    path = getattr(mod, "__file__", None)
+    return Path(path).resolve().parent if path else None
 
 
 def _syntax_tree(module: str) -> ast.Module | None:

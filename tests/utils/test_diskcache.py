@@ -80,6 +80,34 @@ def test_code_fingerprint_follows_the_code_and_the_family_modules_it_imports(tmp
     assert fingerprint() == base
 
 
+def test_a_plug_in_fingerprint_covers_its_package_or_the_files_beside_it(tmp_path, monkeypatch):
+    """A plug-in's family is its own code: every module of its top-level package, or, for a file
+    outside any package, the modules beside it; numpy and the like are not."""
+    import importlib
+    import sys
+
+    from rankbench.utils import diskcache
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    files = {"mypkg/__init__.py": "", "mypkg/helpers.py": "def w(x):\n    return x\n",
+             "mypkg/rankers.py": "import numpy\nfrom mypkg.helpers import w\n\nclass R:\n    pass\n",
+             "helper.py": "def w(x):\n    return x\n", "my_ranker.py": "import numpy\nfrom helper import w\n\nclass R:\n    pass\n"}
+
+    def fingerprint(module, **edits):
+        for name, text in {**files, **edits}.items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(text)
+        for m in [m for m in sys.modules if m.split(".")[0] in ("mypkg", "helper", "my_ranker")]:
+            monkeypatch.delitem(sys.modules, m)
+        diskcache.module_fingerprint.cache_clear()
+        return diskcache.code_fingerprint(importlib.import_module(module).R)
+
+    for module, helper in (("mypkg.rankers", "mypkg/helpers.py"), ("my_ranker", "helper.py")):
+        base = fingerprint(module)
+        assert fingerprint(module, **{helper: "def w(x):\n    return 0 * x\n"}) != base, module
+        assert fingerprint(module) == base
+
+
 def test_two_clears_at_once_both_succeed(tmp_path):
     """``rankbench cache --clear`` twice at once: each exits 0 (they take turns; a file the other
     one removed is not an error) and the cache ends empty."""
