@@ -305,7 +305,8 @@ class Manifest(_File):
 
     ``config`` is the resolved config the run was started with and ``config_fingerprint`` its
     digest (:func:`config_fingerprint`): ``--resume`` refuses a folder whose config.yaml no longer
-    matches them, naming the first changed key. Both are absent before version 1.
+    matches them, naming the first changed key. Both are absent before version 1. ``--resume``
+    likewise refuses a run whose plug-ins' code (``plugin_code``) changed since it started.
     """
 
     LEGACY = frozenset({"rankbench_version", "git_commit", "git_dirty", "python", "packages", "machine", "config_path",
@@ -326,6 +327,8 @@ class Manifest(_File):
     executor: dict[str, Any] = Field(default_factory=dict)
     data_root: str | None = None
     datasets: dict[str, str] = Field(default_factory=dict)
+    #: every plug-in class the run uses (protocol, rankers, their steps) and its code's fingerprint
+    plugin_code: dict[str, str] = Field(default_factory=dict)
     features: dict[str, Any] = Field(default_factory=dict)
     start: str
     sessions: list[Session] = Field(default_factory=list)

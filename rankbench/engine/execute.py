@@ -28,7 +28,7 @@ from .cache import get_features
 from .estimator import MethodSpec
 from .executors import DaskExecutor, LocalExecutor, Work, cores
 from .jobs import Job, run_job
-from .manifest import run_manifest
+from .manifest import run_manifest, verify_code
 from .plan import EngineOptions, Plan, SettingPlan
 from .reuse import TrialKeys, reuse_enabled
 
@@ -138,6 +138,8 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
     exp = p.experiment
     opts = _capped(opts)
     prev, jobs = state.manifest, _jobs(p)
+    if prev is not None and folder is not None:
+        verify_code(prev, p, f"--resume {folder.path}")
     records = {r.key: r for r in state.records}
     problems = {pr.path.name: pr for pr in state.problems}
 

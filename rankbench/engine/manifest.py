@@ -1,5 +1,5 @@
-"""A run's manifest (what made it: versions, machine, command, data root, sessions) and the check
-that a resumed run is the one its folder started."""
+"""A run's manifest (what made it: versions, machine, command, data root, plug-ins' code, sessions)
+and the checks that a resumed run is the one its folder started."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from .. import __version__
 from ..config import first_difference, value_at
 from ..runfolder import CONFIG, MANIFEST, Manifest, RunFolder, RunFolderError, RunState, config_fingerprint
+from ..utils.diskcache import code_fingerprint
 from .plan import EngineOptions, Plan
 
 #: a key a config does not have
@@ -78,6 +79,7 @@ def run_manifest(p: Plan, opts: EngineOptions, state: RunState, prev: Manifest |
         # the root the loaders used: --data-root, else $RANKBENCH_DATA, else ./datasets
         "data_root": str(Path(opts.data_root or os.environ.get("RANKBENCH_DATA") or "datasets").resolve()),
         "datasets": {sp.config.dataset.name: sp.dataset.fingerprint for sp in p.settings},
+        "plugin_code": prev.plugin_code if prev else plugin_code(p),
         "features": {**(prev.features if prev else {}), **feature_timing},
         "start": prev.start if prev else started.isoformat(timespec="seconds"),
         "sessions": sessions + [session],
@@ -112,3 +114,24 @@ def verify_resume(folder: RunFolder) -> RunState:
         raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {was} then, "
                              f"{now} now); put it back or start a new run")
     return state
+
+
+def plugin_code(p: Plan) -> dict[str, str]:
+    """Every plug-in class of the plan (its protocols, rankers and their steps; rankbench's own are
+    versioned with it) and its code's fingerprint (:func:`~rankbench.utils.diskcache.code_fingerprint`)."""
+    classes = {type(sp.protocol) for sp in p.settings}
+    classes |= {c.cls for sp in p.settings for m in sp.methods for c in (m.ranker, *m.steps) if c.estimator is None}
+    return {f"{c.__module__}.{c.__qualname__}": code for c in classes
+            if c.__module__.split(".")[0] != "rankbench" and (code := code_fingerprint(c))}
+
+
+def verify_code(prev: Manifest, p: Plan, where: str) -> None:
+    """Refuse to resume a run whose plug-ins' code changed since it started: its trials would mix the
+    two versions' results in one mean."""
+    now = plugin_code(p)
+    changed = sorted(k for k, v in prev.plugin_code.items() if now.get(k, v) != v)
+    if changed:
+        module, _, name = changed[0].rpartition(".")
+        file = getattr(sys.modules.get(module), "__file__", None) or module
+        raise RunFolderError(f"{where}: the code of plug-in {name} ({file}, or a module of its own package or "
+                             "folder) changed since the run started; put it back or start a new run")

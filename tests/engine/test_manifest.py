@@ -12,6 +12,7 @@ from toydata import synthetic_reid_config
 from rankbench.config import set_path
 from rankbench.engine.manifest import verify_resume
 from rankbench.runfolder import RunFolder, RunFolderError, config_fingerprint
+from rankbench.utils import diskcache
 
 GOOD = synthetic_reid_config(n_people=16, n_test=6, ranks=[1, 5], trials=2) + \
     "rankers:\n  - {name: L1, ranker: l1}\n  - {name: P, ranker: prsvm, C: 1.0}\n"
@@ -47,6 +48,29 @@ def test_resume_refuses_a_config_edited_after_the_start(cli, half_done, key, val
     folder.write_config(cfg)
     one_line(cli("run", "--resume", out), f"config.yaml was changed after the run started ({shown}); put it back")
     assert len(list(folder.trials_dir.glob("*.json"))) == 3     # nothing mixed in
+
+
+def test_resume_refuses_a_run_whose_plug_in_code_changed(cli, tmp_path):
+    """Trials of two versions of a user's ranker would be averaged together: refused, naming its file;
+    an edit that leaves the code as it was (a comment) resumes."""
+    ranker = tmp_path / "mine.py"
+    ranker.write_text("from scipy.spatial.distance import cdist\nfrom sklearn.base import BaseEstimator\n"
+                      "from rankbench.rankers.base import PairScorer\n\n\nclass Mine(PairScorer, BaseEstimator):\n"
+                      "    def fit(self, X, y, cams=None):\n        return self\n\n"
+                      "    def similarity(self, Q, G):\n        return -cdist(Q, G, 'cityblock')\n")
+    path, out = tmp_path / "c.yaml", tmp_path / "run"
+    path.write_text(GOOD.replace("{name: P, ranker: prsvm, C: 1.0}", f"{{name: M, ranker: '{ranker}:Mine'}}"))
+    assert cli("run", path, "--out", out, "-q", "--no-plots", "--no-cache").exit_code == 0
+    assert json.loads((out / "manifest.json").read_text())["plugin_code"]
+    next(iter(sorted((out / "trials").glob("M-*.json")))).unlink()
+    ranker.write_text(ranker.read_text() + "# a comment\n")
+    assert cli("run", "--resume", out, "-q", "--no-plots").exit_code == 0
+    next(iter(sorted((out / "trials").glob("M-*.json")))).unlink()
+    ranker.write_text(ranker.read_text().replace("'cityblock'", "'euclidean'"))
+    diskcache.module_fingerprint.cache_clear()   # as a new process would read it
+    one_line(cli("run", "--resume", out), f"the code of plug-in Mine ({ranker}, or a module of its own package or "
+                                          "folder) changed since the run started; put it back or start a new run")
+    assert len(list((out / "trials").glob("*.json"))) == 3     # nothing mixed in
 
 
 def test_resume_refuses_a_run_of_another_rankbench(cli, half_done):
