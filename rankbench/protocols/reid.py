@@ -16,6 +16,11 @@ at random; everyone else trains (or ``n_train`` of them). Three ways to form pro
     two random images per test person, one probe and one gallery (Prosser's i-LIDS protocol); the
     training people give two images each as well.
 
+Under ``one_random`` and ``pair`` the images are drawn regardless of camera: on data with a ``cam``
+column, a probe whose person's gallery images were all taken by its own camera has no match to
+find and is left out of CMC and mAP (see Metrics), so a trial may score fewer probes than it drew;
+each such trial says so in a warning. ``cam`` draws probe and gallery from two cameras instead.
+
 Fixed (the benchmark's own splits, replacing the draw; ``n_test``, ``n_train``, ``gallery`` and
 the cameras are then not used): ``split_file``, a YAML or JSON file of trials, each naming its
 train / probe / gallery items by the dataset's ``id``::
@@ -57,8 +62,8 @@ precision of each probe's ranking of the gallery over all its correct items (tor
 query. The whole CMC curve is kept for plots. As in torchreid, a probe does not rank the images of
 its own identity taken by its own camera (when the dataset has a ``cam`` column): a probe whose
 only true matches are such images has no match to find and is left out of CMC and mAP (the trial
-records how many in ``extra["probes_without_match"]``); under ``cam`` the two cameras differ, so
-every probe counts.
+records how many in ``extra["probes_without_match"]`` and warns, saying how many probes of how many
+it scored); under ``cam`` the two cameras differ, so every probe counts.
 
 An image is one person's: a file (or a byte-identical copy) under two identities is refused, and
 so is one in both the probe and the gallery camera of a person (``cam``), a person matched to
@@ -163,6 +168,12 @@ class ReIdentification(Protocol):
             if self._by_cam:
                 self._check_cams(dataset)
             n_total = len(self._eligible(dataset))
+            if n_total < 3:  # no n_test can be drawn: the data, not the parameter, is at fault
+                seen = (f"in both camera {self.probe_cam!r} and camera {self.gallery_cam!r}" if self._by_cam
+                        else "in two different images")
+                raise DataError(f"dataset {dataset.name!r}: {n_total} people are seen {seen}; expected at least "
+                                "3 (two test people and one to train on; is an identity written two ways, "
+                                "e.g. '007' and '7'?)")
             if self.n_test >= n_total or self.n_test < 2:
                 raise ConfigError(f"protocol.n_test: expected 2..{n_total - 1} (dataset {dataset.name!r} "
                                   f"has {n_total} usable people), got {self.n_test}")
@@ -433,7 +444,19 @@ class ReIdentification(Protocol):
         extra: dict[str, Any] = {"diagnostics": diagnostics(ranker)}
         if not kept.all():
             extra["probes_without_match"] = int((~kept).sum())
+            self._warn_left_out(dataset, int(kept.sum()), len(kept))
         return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()}, extra=extra)
+
+    def _warn_left_out(self, dataset: Dataset, n_scored: int, n_probes: int) -> None:
+        """Say, in one line, that ``n_probes - n_scored`` probes had no match to find and were left
+        out of this trial's CMC and mAP, and why."""
+        how = (f"gallery: {self.gallery} draws probe and gallery images regardless of camera; gallery: cam "
+               "draws them from two cameras" if self.gallery != "cam" and not self._is_fixed
+               else "the fixed split's gallery has no image of theirs from another camera")
+        warnings.warn(f"protocol reid: dataset {dataset.name!r}: CMC and mAP scored {n_scored} of {n_probes} "
+                      f"probes; {n_probes - n_scored} left out, having no match to find: their person's gallery "
+                      f"images are all from their own camera, which a probe does not rank ({how})",
+                      UserWarning, stacklevel=2)
 
 
 def _copies(dataset: Dataset) -> np.ndarray | None:

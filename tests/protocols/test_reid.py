@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rankbench.datasets.base import Dataset
-from rankbench.errors import ConfigError
+from rankbench.errors import ConfigError, DataError
 from rankbench.protocols.reid import ReIdentification
 from rankbench.rankers.baselines.template import L1Norm
 from rankbench.records import TrialSplit
@@ -90,12 +90,66 @@ def test_a_probe_does_not_match_its_own_cameras_image_of_itself():
     proto = ReIdentification(n_test=4, gallery="one_random")
     X = np.random.default_rng(1).normal(size=(len(rows), 3))
     sp = proto.split(ds, np.random.default_rng(2))
-    res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
+    with pytest.warns(UserWarning, match="left out, having no match to find"):
+        res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
     cams, ids = ds.column("cam"), ds.column("identity")
     g_cam = dict(zip(ids[sp["gallery"]], cams[sp["gallery"]]))
     lonely = sum(cams[i] == g_cam[ids[i]] for i in sp["probe"])   # same camera as their only gallery image
     assert lonely > 0 and res.extra["probes_without_match"] == lonely
     assert 0 < res.metrics["map"] <= 1 and res.metrics["cmc@1"] <= 1
+
+
+def _pair_trial(seed: int):
+    """A ``gallery: pair`` trial on two-camera data: a person's probe and gallery image are drawn
+    regardless of camera, so some probes' only match is in their own camera."""
+    rows = [{"id": f"{p}{c}{k}", "identity": p, "cam": c} for p in range(12) for c, k in (("a", 0), ("a", 1), ("b", 0))]
+    ds = Dataset("toy", pd.DataFrame(rows))
+    proto = ReIdentification(n_test=8, gallery="pair")
+    proto.check_dataset(ds)
+    sp = proto.split(ds, np.random.default_rng(seed))
+    cams, ids = ds.column("cam"), ds.column("identity")
+    g_cam = dict(zip(ids[sp["gallery"]], cams[sp["gallery"]]))
+    lonely = sum(cams[i] == g_cam[ids[i]] for i in sp["probe"])
+    return ds, proto, sp, lonely
+
+
+def test_probes_left_out_of_the_cmc_are_said_in_a_warning():
+    """Never a CMC over fewer probes than drawn without a word: each trial that leaves probes out
+    warns, counting those it scored of those it drew, and why."""
+    ds, proto, sp, lonely = _pair_trial(3)
+    X = np.random.default_rng(1).normal(size=(len(ds.items), 3))
+    assert 0 < lonely < len(sp["probe"])
+    with pytest.warns(UserWarning, match=rf"CMC and mAP scored {len(sp['probe']) - lonely} of {len(sp['probe'])} "
+                      rf"probes; {lonely} left out, .*own camera.*gallery: pair draws"):
+        res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
+    assert res.extra["probes_without_match"] == lonely
+
+
+def test_no_warning_when_every_probe_is_scored():
+    import warnings
+
+    ds = two_cam(12)
+    proto = ReIdentification(n_test=6)
+    sp = proto.split(ds, np.random.default_rng(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = proto.evaluate(L1Norm, np.random.default_rng(2).normal(size=(24, 3)), ds, TrialSplit.drawn(sp), Meter())
+    assert "probes_without_match" not in res.extra
+
+
+def test_the_job_record_keeps_the_left_out_warning():
+    """The warning reaches the trial's record (and so the run's log), not only the record's extra."""
+    from rankbench.components import ComponentSpec
+    from rankbench.engine.jobs import Job, run_job
+    from rankbench.engine.estimator import MethodSpec
+
+    ds, proto, sp, lonely = _pair_trial(3)
+    X = np.random.default_rng(1).normal(size=(len(ds.items), 3))
+    spec = MethodSpec("L1", ComponentSpec.of(L1Norm()), ["x"], "concat")
+    job = Job("", 0, "L1", 0, 0)
+    record = run_job(job, proto, spec, X, ds, TrialSplit.drawn(sp))
+    assert record.status == "ok" and record.extra["probes_without_match"] == lonely
+    assert any(f"{lonely} left out" in w.text for w in record.warnings)
 
 
 @pytest.mark.parametrize("params, msg", [({"n_test": 20}, "n_test"), ({"gallery": "x"}, "gallery"),
@@ -108,3 +162,10 @@ def test_bad_protocol_settings(params, msg):
 
     with pytest.raises(ConfigError, match=msg):
         protocols.build("reid", params, "protocol").check_dataset(two_cam())
+
+
+def test_no_person_in_both_cameras_blames_the_data_not_n_test():
+    """Camera a writes '007', camera b '7': nobody is seen by both, whatever n_test is."""
+    rows = [{"id": f"{p}{c}", "identity": f"{p:03d}" if c == "a" else str(p), "cam": c} for p in range(20) for c in "ab"]
+    with pytest.raises(DataError, match="0 people are seen in both camera 'a' and camera 'b'; expected at least 3"):
+        ReIdentification(n_test=10).check_dataset(Dataset("toy", pd.DataFrame(rows)))
