@@ -197,7 +197,7 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
         else:
             exp = _experiment(config, overrides, options.data_root)
             state, new = RunState(exp.data), True
-        p = plan(exp, options.data_root)
+        p = plan(exp, options.data_root, published=new)   # a resumed run's were checked when it started
         if new:
             folder = _new_folder(held, command, out, results_root, exp.name)
         outcome, built = _executed(p, state, folder, new, options, exp.config.output.plots if plots is None else plots,

@@ -78,6 +78,8 @@ CONFIG_CASES = [
     ("expected misspelt method", GOOD + "expected: [{method: L2, metric: cmc@1, value: 0.1, tolerance: 0.1}]\n", [], "'L2' is not a ranker"),
     ("expected unknown metric", GOOD + "expected: [{method: L1, metric: rank1, value: 0.1, tolerance: 0.1}]\n", [], "unknown metric 'rank1'"),
     ("expected wrong protocol metric", GOOD + "expected: [{method: L1, metric: mae, value: 0.1, tolerance: 0.1}]\n", [], "unknown metric 'mae'"),
+    ("expected metric never reported", GOOD + "expected: [{method: L1, metric: cmc@10, value: 0.1, tolerance: 0.1}]\n", [],
+     "expected.0.metric: expected a metric the run reports, got 'cmc@10'; protocol reid reports cmc@K at K = 1, 5"),
     ("expected unknown setting", GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: 0.1, setting: x}]\n", [], "is not a sweep setting"),
     ("expected value text", GOOD + "expected: [{method: L1, metric: cmc@1, value: high, tolerance: 0.1}]\n", [], "expected.0.value"),
     ("claim incomplete", GOOD + "claims: [{kind: better, method: L1}]\n", [], "claims.0: a 'better' claim needs 'than'"),

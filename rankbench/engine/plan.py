@@ -16,6 +16,7 @@ from ..components import ComponentSpec
 from ..config import Components, Config, DatasetCfg, Experiment, ProtocolCfg, RankerCfg, dataset_params, ranker_feature_names
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError, ErrorList, RankbenchError
+from ..metrics import metric_info
 from ..params import check_data_bounds, data_bounds
 from ..protocols.base import Protocol
 from ..rankers.base import accepts_views, capabilities
@@ -136,11 +137,14 @@ def data_mistakes(data: dict, origin: str, data_root: str | None) -> list[Rankbe
     return []
 
 
-def plan(experiment: Experiment, data_root: str | None = None, methods: list[MethodSpec] | None = None) -> Plan:
+def plan(experiment: Experiment, data_root: str | None = None, methods: list[MethodSpec] | None = None,
+         published: bool = True) -> Plan:
     """Load datasets, build protocols and check datasets and rankers against them; write nothing.
 
     ``methods`` (``app.evaluate``): compare these methods built from estimator objects
     (:meth:`ComponentSpec.of <rankbench.components.ComponentSpec.of>`) instead of the config's rankers.
+    ``published``: check that the published numbers and claims name metrics the run reports
+    (:func:`check_reported`); off for a run already made (resumed, refitted), checked when it started.
     """
     loaded: dict[str, Dataset] = {}
     out = []
@@ -179,7 +183,59 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
                 specs.append(_checked_object(given, cfg, protocol, origin, bounds))
         errors.raise_any()
         out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs, st.components))
+    if published:
+        check_reported(experiment.config, out, experiment.origin)
     return Plan(experiment, out)
+
+
+def check_reported(cfg: Config, settings: list[SettingPlan], origin: str) -> None:
+    """Every published number and claim of ``cfg`` names a metric the run will report: a numbered
+    metric (``cmc@10``, ``map@100``) only at a number its protocol reports on its dataset
+    (:meth:`~rankbench.protocols.base.Protocol.reported_numbers`), in the setting it names, or in
+    some setting when it names none; what is never measured would only be graded MISSING after
+    the whole run. Every mistake is reported at once, one line each."""
+    errors = ErrorList()
+    for where, metric, label in _published_metrics(cfg):
+        shown = [st for st in settings if label is None or st.label == label]
+        missing = [st for st in shown if not _reports(st, metric)]
+        if shown and len(missing) == len(shown):
+            errors.add(ConfigError(f"{origin}: {where}: expected a metric the run reports, got {metric!r}"
+                                   f"{_reported_at(missing, metric)}"))
+    errors.raise_any()
+
+
+def _published_metrics(cfg: Config) -> list[tuple[str, str, str | None]]:
+    """(key path, metric, setting label or None for any) of every metric a published number or a
+    claim names."""
+    out = [(f"expected.{i}.metric", e.metric, e.setting) for i, e in enumerate(cfg.expected)]
+    for i, c in enumerate(cfg.claims):
+        ref = getattr(c.baseline_limit, "metric", None)
+        named = (("metric", c.metric), ("from_metric", c.from_metric), ("baseline_limit.metric", ref))
+        out += [(f"claims.{i}.{key}", m, None) for key, m in named if isinstance(m, str)]
+    return out
+
+
+def _numbers(st: SettingPlan, metric: str) -> tuple[str, tuple[int, ...] | None]:
+    """A numbered metric's family (``cmc@K``) and the numbers the setting's protocol reports it
+    at (None: any); ("", None) for a metric that is not numbered."""
+    info = metric_info(metric)
+    if info is None or "@" not in info.family:
+        return "", None
+    return info.family, st.protocol.reported_numbers(info.family, st.dataset)
+
+
+def _reports(st: SettingPlan, metric: str) -> bool:
+    family, numbers = _numbers(st, metric)
+    stem = family.split("@", 1)[0]
+    return numbers is None or metric.split("/", 1)[0] in {f"{stem}@{n}" for n in numbers}
+
+
+def _reported_at(settings: list[SettingPlan], metric: str) -> str:
+    """Where the run reports ``metric``'s family instead: ``"; protocol reid reports cmc@K at K = 1, 5"``."""
+    family, _ = _numbers(settings[0], metric)
+    found = sorted({n for st in settings for n in _numbers(st, metric)[1] or ()})
+    return (f"; protocol {settings[0].protocol.registry_name} reports {family} at {family.split('@', 1)[1]} = "
+            f"{', '.join(map(str, found)) or 'none'}")
 
 
 def _checked_method(rcfg: RankerCfg, cfg: Config, components: Components, protocol: Protocol, origin: str,

@@ -46,7 +46,7 @@ def refit(experiment: Experiment, data_root: str | None, setting: str, method: s
     The protocol's ``evaluate`` makes the ranker (seeded with the split's ``ranker_seed``), fits and
     scores it; the ranker it made last is the fitted model returned. Features come from the cache.
     """
-    p = plan(experiment, data_root)
+    p = plan(experiment, data_root, published=False)   # a run already made: its numbers are graded as they are
     sp = next((s for s in p.settings if s.label == setting), None)
     if sp is None:
         raise RankbenchError(f"{experiment.origin}: no setting {setting!r} (settings: "

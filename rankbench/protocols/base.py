@@ -40,6 +40,9 @@ class Protocol(BaseEstimator, ABC):
     headline: str = ""
     #: families of the metrics it reports (declared in :mod:`rankbench.metrics`)
     metric_families: tuple[str, ...] = ()
+    #: the parameter listing the numbers a numbered family is reported at (``cmc@K`` for each K of
+    #: ``ranks``), read by :meth:`reported_numbers`
+    metric_numbers: dict[str, str] = {"cmc@K": "ranks", "ap@D": "depths", "map@D": "depths"}
     #: what a figure calls a parameter swept on its axis, where its name does not say it
     #: (``{"n_test": "Test people"}``); others are named after the parameter ("n_constraints" ->
     #: "Constraints")
@@ -82,6 +85,15 @@ class Protocol(BaseEstimator, ABC):
         when every trial is drawn from its seed. With fixed trials the engine refuses a config that
         asks for more, and calls ``split(dataset, rng, trial=t)``."""
         return None
+
+    def reported_numbers(self, family: str, dataset: Dataset) -> tuple[int, ...] | None:
+        """The numbers N at which a run on ``dataset`` reports the numbered metric ``family``
+        (``cmc@K``: the K of each ``cmc@K``), from the parameter :attr:`metric_numbers` names for
+        it; None when the protocol does not say (no such parameter, or it is unset). Called after
+        :meth:`check_dataset` passed."""
+        key = self.metric_numbers.get(family)
+        value = getattr(self, key, None) if key else None
+        return None if value is None else tuple(int(v) for v in value)
 
     def check_features(self, names: list[str]) -> None:
         """Raise a ConfigError if ``split`` cannot work with the config's feature sets ``names``."""

@@ -307,6 +307,10 @@ class ReIdentification(Protocol):
         floor = self._gallery_floor(dataset)
         return tuple(r for r in DEFAULT_RANKS if r <= floor)
 
+    def reported_numbers(self, family: str, dataset: Dataset) -> tuple[int, ...] | None:
+        """The ranks K of ``cmc@K``: ``ranks``, or the usual ones that fit in the smallest gallery."""
+        return self._ranks(dataset) if family == "cmc@K" else super().reported_numbers(family, dataset)
+
     # ------------------------------------------------------------------ fixed splits
     def fixed_trials(self, dataset: Dataset) -> int | None:
         if not self._is_fixed:
