@@ -59,7 +59,7 @@ class _Command(click.Command):
         try:
             return ctx.invoke(self.callback, **{k: v for k, v in ctx.params.items() if k not in ("quiet", "verbose")})
         except RunInterrupted as exc:
-            _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", 143 if exc.terminated else 130)
+            _fail(f"{exc}; continue with: rankbench run --resume {exc.folder.path}", exc.status)
         except RankbenchError as exc:  # several independent mistakes (validate): one line each
             for message in getattr(exc, "messages", None) or [str(exc).replace("\n", " ")]:
                 click.echo(f"rankbench: error: {message}", err=True)

@@ -26,7 +26,7 @@ from ..utils.progress import JobInfo, RunProgress
 from ..utils.seeds import ranker_seed, split_seed
 from .cache import get_features
 from .estimator import MethodSpec
-from .executors import DaskExecutor, LocalExecutor, Work, cores
+from .executors import DaskExecutor, LocalExecutor, Work, WorkerDied, cores
 from .jobs import Job, run_job
 from .manifest import run_manifest, verify_code
 from .plan import EngineOptions, Plan, SettingPlan
@@ -37,12 +37,11 @@ log = logging.getLogger("rankbench.engine")
 
 
 class RunInterrupted(RankbenchError):
-    """The user stopped a run (Ctrl-C, or SIGTERM: ``terminated``); finished results are kept in
-    ``folder``."""
+    """A run stopped before its end (``how``: Ctrl-C, SIGTERM, a worker that died), ``status`` the
+    exit status that says so; finished results are kept in ``folder``."""
 
-    def __init__(self, folder: RunFolder | None, done: int, total: int, terminated: bool = False):
-        self.folder, self.done, self.total, self.terminated = folder, done, total, terminated
-        how = "terminated (SIGTERM)" if terminated else "interrupted"
+    def __init__(self, folder: RunFolder | None, done: int, total: int, how: str = "interrupted", status: int = 130):
+        self.folder, self.done, self.total, self.status = folder, done, total, status
         kept = f"saved in {folder.path}" if folder is not None else "computed (no run folder kept them)"
         super().__init__(f"{how}: {done} of {total} results {kept}")
 
@@ -208,11 +207,13 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
         arrived: list[TrialRecord] = []
         try:
             executor.run(run_job, work, target, progress, arrived)
-        except KeyboardInterrupt as exc:
+        except (KeyboardInterrupt, WorkerDied) as exc:
             # what arrived, and what workers wrote that had not arrived yet
             records.update((r.key, r) for r in (folder.read_trials()[0] if folder is not None else arrived))
             manifest(timing, n_total)
-            raise RunInterrupted(folder, n_done(), n_total, isinstance(exc, Terminated)) from None
+            how, status = ((str(exc), 1) if isinstance(exc, WorkerDied) else
+                           ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else ("interrupted", 130))
+            raise RunInterrupted(folder, n_done(), n_total, how, status) from None
         finally:
             progress.close()
             if folder is not None:

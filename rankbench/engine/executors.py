@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 import uuid
 from collections import Counter
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, Callable, NamedTuple
 
@@ -60,6 +62,11 @@ def finished(progress: RunProgress, arrived: list, job: str, record) -> None:
     progress.finished(job, record.wall_s, [(w.text, w.count) for w in record.warnings], failure)
 
 
+class WorkerDied(RankbenchError):
+    """A worker process ended without a result (killed, or crashed outside Python), naming the jobs it
+    was running; the results that arrived are kept."""
+
+
 # ----------------------------------------------------------------------------- local
 class LocalExecutor:
     """Jobs in this process (``jobs=1``) or in ``jobs`` joblib worker processes.
@@ -102,8 +109,16 @@ class LocalExecutor:
         parent = os.getpid()
         gen = Parallel(n_jobs=min(self.jobs, len(work)), return_as="generator_unordered")(
             delayed(_in_worker)(parent, fn, *w, folder) for w in work)
-        for rec in gen:
-            finished(progress, arrived, job_id(*rec.key), rec)
+        try:
+            for rec in gen:
+                finished(progress, arrived, job_id(*rec.key), rec)
+        except BrokenProcessPool as exc:  # joblib's TerminatedWorkerError: a worker killed or crashed
+            beats = folder.read_heartbeats() if folder is not None else {}
+            running = ", ".join(f"{w.job.method} trial {w.job.trial}" for w in work if w.id in beats)
+            codes = re.search(r"\{.*\}", str(exc))
+            raise WorkerDied(f"a worker process died{f' (exit code {codes.group(0)[1:-1]})' if codes else ''} while "
+                             f"running {running or 'one of the jobs'}: killed (as by the out-of-memory killer) or "
+                             "crashed in compiled code") from None
         return len(work)
 
     def slots(self) -> int:

@@ -440,3 +440,22 @@ def test_only_distributeds_interrupted_sync_record_is_dropped():
     assert keep.filter(record(sync_msg, RuntimeError("a real fault")))
     assert keep.filter(record("Exception in callback functools.partial(<function other>)", noise))
     assert keep.filter(record("a plain error line", None))
+
+
+def test_a_worker_killed_outright_names_its_jobs_and_keeps_the_results(tmp_path, env):
+    """A worker process killed (SIGKILL, as by the out-of-memory killer) ends the run in one line naming
+    the jobs it ran, exit 1; the results that arrived are kept for --resume."""
+    from rankbench.runfolder import RunFolder
+
+    plugin = Path(__file__).resolve().parents[1] / "plugins" / "faulty.py"
+    text = CFG.replace("trials: 3", "trials: 2").split("rankers:")[0] + (
+        f"rankers:\n  - {{name: L1, ranker: l1}}\n"
+        f"  - {{name: Mine, ranker: '{plugin}:KillsItsWorker', parent: {os.getpid()}}}\n")
+    out = tmp_path / "run"
+    res = cli("run", write(tmp_path, text), "--out", out, "--no-plots", "-q", "--jobs", "2", "--no-cache")
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 1 and "Traceback" not in res.output, res.output
+    assert lines[-1].startswith("rankbench: error: a worker process died (exit code SIGKILL") and "Mine trial" in \
+        lines[-1] and f"continue with: rankbench run --resume {out}" in lines[-1], lines[-1]
+    records, _ = RunFolder(out).read_trials()
+    assert {r.method for r in records} <= {"L1"}

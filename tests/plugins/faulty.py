@@ -8,6 +8,8 @@ returns None, ``text`` returns strings, ``fit`` / ``score`` raise in that step, 
 None), so a test can let a run fail and then let ``--resume`` succeed.
 """
 
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Literal
@@ -148,6 +150,22 @@ class InitRaises(PairScorer, BaseEstimator):
         raise RuntimeError("broken on purpose in __init__")
 
     def fit(self, X, y, cams=None):
+        return self
+
+    def similarity(self, Q, G):
+        return -cdist(Q, G)
+
+
+class KillsItsWorker(PairScorer, BaseEstimator):
+    """A pair scorer whose fit kills its own process, as the out-of-memory killer would, but only in
+    a worker: never in process ``parent`` (the test's own)."""
+
+    def __init__(self, parent: int = 0):
+        self.parent = parent
+
+    def fit(self, X, y, cams=None):
+        if os.getpid() != self.parent:
+            os.kill(os.getpid(), signal.SIGKILL)
         return self
 
     def similarity(self, Q, G):
