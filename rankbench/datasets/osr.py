@@ -32,6 +32,15 @@ def read_strength_csv(path) -> pd.DataFrame:
         twice = names[names.duplicated()]
         if len(twice):
             raise DataError(f"{path}: {kind} {twice[0]!r} has two {unit}s; expected one {unit} per {kind}")
+    bad = np.argwhere(~np.isfinite(table.to_numpy(dtype=float)))
+    if len(bad):
+        (i, j) = bad[0]
+        raise DataError(f"{path}: attribute {table.index[i]!r}, category {table.columns[j]!r}: expected a "
+                        f"finite strength, got {table.iat[i, j]:g} ({len(bad)} such cell(s))")
+    flat = table.index[table.nunique(axis=1) < 2]
+    if len(flat):
+        raise DataError(f"{path}: attribute {flat[0]!r} gives every category the same strength; expected "
+                        "at least two strengths (there is nothing to order)")
     return table.T.astype(float)
 
 

@@ -255,11 +255,6 @@ class Table(Loader):
         if "category" not in items.columns:
             raise DataError(f"{where}: strengths: the table has no 'category' column to look them up by")
         strength = read_strength_csv(path)
-        bad = np.argwhere(~np.isfinite(strength.to_numpy()))
-        if len(bad):
-            (i, j) = bad[0]
-            raise DataError(f"{path}: attribute {strength.columns[j]!r}, category {strength.index[i]!r}: expected a "
-                            f"finite strength, got {strength.iat[i, j]!r} ({len(bad)} such cell(s))")
         unknown = sorted(set(items["category"]) - set(strength.index))
         if unknown:
             row = int(np.flatnonzero(items["category"].to_numpy() == unknown[0])[0])

@@ -47,7 +47,10 @@ def test_osr_loader_and_errors(tmp_path):
 @pytest.mark.parametrize("csv, message", [
     ("attribute,coast,forest,street, coast\nnatural,3,3,1,1\nopen,3,1,2,2\n", "category 'coast' has two columns; expected one column per category"),
     ("attribute,coast,forest,street\nnatural,3,3,1\nnatural,3,1,2\n", "attribute 'natural' has two rows; expected one row per attribute"),
+    # an attribute nothing can be learnt from: every category equal, or a strength missing
+    ("attribute,coast,forest,street\nnatural,3,3,1\nopen,2,2,2\n", "attribute 'open' gives every category the same strength"),
+    ("attribute,coast,forest,street\nnatural,3,,1\nopen,1,2,3\n", "attribute 'natural', category 'forest': expected a finite strength, got nan"),
 ])
-def test_a_strength_named_twice_is_refused(tmp_path, csv, message):
+def test_a_strength_named_twice_or_useless_is_refused(tmp_path, csv, message):
     with pytest.raises(DataError, match=rf"relative_ordering.csv: {message}"):
         datasets.build("osr", {"root": str(make_osr(tmp_path / "osr", csv=csv)), "check_images": False}).load()
