@@ -70,6 +70,15 @@ class Dataset:
             raise DataError(f"dataset {self.name!r} has no {name!r} column (has: {', '.join(self.items.columns)})")
         return self.items[name].to_numpy()
 
+    def own_split(self) -> np.ndarray:
+        """The split shipped with the data (column ``train``) as booleans; a DataError when it
+        leaves no training row or no test row."""
+        train = self.column("train").astype(bool)
+        if train.all() or not train.any():
+            raise DataError(f"dataset {self.name!r}, column 'train': {'every' if train.all() else 'no'} row is true; "
+                            "expected training rows (true) and test rows (false)")
+        return train
+
     def image(self, i: int) -> np.ndarray:
         if self.image_reader is not None:
             return self.image_reader(i)

@@ -136,12 +136,13 @@ class Classification(Protocol):
                 c = classes[np.argmin(counts)].item()
                 raise ConfigError(f"protocol.n_train_per_class: {self.n_train_per_class} asked for, but class "
                                   f"{c!r} has only {counts.min()} items in the pool of dataset {dataset.name!r}")
-        if len(np.unique(y)) < 2:
-            raise DataError(f"protocol classification: dataset {dataset.name!r} has fewer than two classes")
+        if len(np.unique(y[pool])) < 2:
+            raise DataError(f"protocol classification: dataset {dataset.name!r} has fewer than two classes"
+                            + (" among its training rows (column 'train')" if self.split_by == "dataset" else ""))
 
     def _pool(self, dataset: Dataset) -> np.ndarray:
         if self.split_by == "dataset":
-            return np.flatnonzero(dataset.column("train").astype(bool))
+            return np.flatnonzero(dataset.own_split())
         return np.arange(len(dataset))
 
     # ------------------------------------------------------------------ split
@@ -157,7 +158,7 @@ class Classification(Protocol):
         labelled = np.sort(labelled)
         unlabelled_pool = np.setdiff1d(pool, labelled)
         if self.split_by == "dataset":
-            test = np.flatnonzero(~dataset.column("train").astype(bool))
+            test = np.flatnonzero(~dataset.own_split())
         else:
             test = unlabelled_pool
         constraints = (draw_pairs(y, unlabelled_pool, int(self.n_constraints), self.constraint_type, rng)

@@ -104,13 +104,15 @@ class Comparison(Protocol):
         if self.n_train_per_category is None and "train" not in dataset.items.columns:
             raise ConfigError(f"protocol.n_train_per_category: dataset {dataset.name!r} has no official "
                               "training split (no 'train' column); set n_train_per_category (e.g. 30)")
+        if self.n_train_per_category is None:
+            dataset.own_split()
         self._attributes(dataset)
 
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
         self.check_dataset(dataset)
         cats = dataset.column("category")
         if self.n_train_per_category is None:
-            is_train = dataset.column("train").astype(bool)
+            is_train = dataset.own_split()
         else:
             k = int(self.n_train_per_category)
             names, counts = np.unique(cats, return_counts=True)

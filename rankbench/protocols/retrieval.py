@@ -80,7 +80,7 @@ class Retrieval(Protocol):
     # ------------------------------------------------------------------ checks
     def check_dataset(self, dataset: Dataset) -> None:
         if self.split_by == "dataset":
-            dataset.column("train")
+            dataset.own_split()
         if self.group_column is not None:
             if self.split_by == "dataset":
                 raise ConfigError("protocol.group_column: only with split_by: random (the dataset's own "
@@ -91,7 +91,7 @@ class Retrieval(Protocol):
     # ------------------------------------------------------------------ split
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
         if self.split_by == "dataset":
-            part = (~dataset.column("train").astype(bool)).astype(int)
+            part = (~dataset.own_split()).astype(int)
         else:
             groups = None if self.group_column is None else dataset.column(self.group_column)
             part = draw_parts(rng, len(dataset), (self.train_fraction,), groups)

@@ -62,6 +62,22 @@ def test_split_by_dataset_pool_and_test():
     assert tr[C[:, :2]].all() and not np.isin(C[:, :2], sp["train"]).any()
 
 
+@pytest.mark.parametrize("train, message", [
+    (False, "column 'train': no row is true; expected training rows"),
+    (True, "column 'train': every row is true; expected training rows"),
+    ("one class", "fewer than two classes among its training rows"),
+])
+def test_a_shipped_split_a_ranker_cannot_learn_from_is_refused(train, message):
+    # validate's checks, so that run never reaches a ranker that gets no rows or one class
+    from rankbench.errors import DataError
+
+    X, ds = labelled_blobs(train_col=True)
+    y = ds.items["label"].to_numpy()
+    ds.items["train"] = (y == y[0]) if train == "one class" else train
+    with pytest.raises(DataError, match=message):
+        protocols.build("classification", {"split_by": "dataset"}).check_dataset(ds)
+
+
 def test_constraint_rows_and_positions_reach_the_ranker():
     X, ds = labelled_blobs()
     p = protocols.build("classification", {"n_train_per_class": 3, "n_constraints": 5})

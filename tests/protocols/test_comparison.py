@@ -54,6 +54,9 @@ def test_comparison_protocol_on_synthetic():
 
 def test_comparison_draws_per_category_and_checks():
     d = datasets.build("synthetic_attributes", {}).load()
+    d.items["train"] = False
+    with pytest.raises(DataError, match="column 'train': no row is true"):
+        Comparison().check_dataset(d)
     d.items = d.items.drop(columns="train")
     with pytest.raises(ConfigError, match="n_train_per_category"):
         Comparison().check_dataset(d)

@@ -125,6 +125,9 @@ def test_bad_parameters_and_datasets_are_clear_errors():
     no_train = Dataset(name="flat", items=ds.items[["id"]], arrays=ds.arrays, info=ds.info)
     with pytest.raises(DataError, match="train"):
         protocols.build("retrieval", {"split_by": "dataset"}).check_dataset(no_train)
+    all_train = Dataset(name="flat", items=ds.items.assign(train=True), arrays=ds.arrays, info=ds.info)
+    with pytest.raises(DataError, match="column 'train': every row is true; expected training rows"):
+        protocols.build("retrieval", {"split_by": "dataset"}).check_dataset(all_train)
 
 
 @pytest.mark.realdata
