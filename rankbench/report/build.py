@@ -164,6 +164,9 @@ def status_lines(run: RunData) -> list[str]:
         methods = ", ".join(dict.fromkeys(r.method for r in run.failed))
         out.append(f"**FAILED:** {len(run.failed)} job(s) of {methods} (listed under Failed jobs, each with its "
                    f"error); their numbers are left out and graded FAILED; `--resume {run.folder.path}` retries them.")
+    warned = sum(1 for r in run.records if r.warnings)
+    if warned:
+        out.append(f"**Warnings:** {warned} of {len(run.records)} results came with warnings (listed under Warnings).")
     for p in run.problems:
         if p.path.name == MANIFEST:
             out.append(f"**Unusable manifest** `{p.path.name}` ({p.reason}): the run's provenance is unknown, and "
@@ -292,6 +295,21 @@ def failed_markdown(failed: list[TrialRecord], values: dict[str, dict[str, Any]]
     return "\n".join(lines)
 
 
+def warnings_markdown(records: list[TrialRecord]) -> str:
+    """What the finished trials warned of, one row per text: the methods and how many results
+    said it (a concept a trial left out of its MAP, probes a re-id trial could not score ...)."""
+    said: dict[str, dict[str, int]] = {}
+    for r in records:
+        for w in r.warnings:
+            by = said.setdefault(w.text, {})
+            by[r.method] = by.get(r.method, 0) + 1
+    lines = ["| warning | method (results) |", "|---|---|"]
+    for text, by in said.items():
+        shown = " ".join(text.split()).replace("|", "\\|")
+        lines.append(f"| {shown} | {', '.join(f'{m} ({n})' for m, n in by.items())} |")
+    return "\n".join(lines)
+
+
 def graded_rows(run: RunData, summary: pd.DataFrame, expected: list[ExpectedCfg],
                 claims: list[ClaimCfg]) -> tuple[list[GradedNumber], list[GradedClaim]]:
     """The run's graded published numbers and claims."""
@@ -316,6 +334,8 @@ def graded_sections(run: RunData, summary: pd.DataFrame, expected: list[Expected
         md += "\n## Claims\n\n" + counts_line(claim_rows, "claim") + ".\n\n" + claims_markdown(claim_rows) + "\n"
     if run.failed:
         md += "\n## Failed jobs\n\n" + failed_markdown(run.failed, run.setting_values()) + "\n"
+    if any(r.warnings for r in run.records):
+        md += "\n## Warnings\n\n" + warnings_markdown(run.records) + "\n"
     diag = run.ordered(diagnostics_frame(run.records)) if diag is None else diag
     chosen = diagnostics_markdown(diag, run.methods, run.setting_values())
     if chosen:

@@ -53,6 +53,22 @@ def test_a_missing_and_an_unreadable_result_are_said_before_the_tables(run_a):
     assert "**Incomplete run:** 7 of 9" in built.markdown
 
 
+def test_what_the_trials_warned_of_is_said_with_the_tables(run_a):
+    # a concept left out of a trial's MAP, probes a trial could not score: on stderr while it ran,
+    # and in the report a reader keeps
+    files = sorted((run_a / "trials").glob("*.json"))
+    for f in files[:2]:
+        rec = json.loads(f.read_text())
+        rec["warnings"] = [{"text": "UserWarning: 3 of 20 probes unscored | no match", "count": 1}]
+        f.write_text(json.dumps(rec))
+    methods = [json.loads(f.read_text())["method"] for f in files[:2]]
+    built = build_report(run_a, plots=False)
+    assert "**Warnings:** 2 of 9 results came with warnings (listed under Warnings)." in built.markdown
+    row = built.markdown.split("## Warnings\n\n")[1].splitlines()[2]
+    by = ", ".join(f"{m} ({methods.count(m)})" for m in dict.fromkeys(methods))
+    assert row == f"| UserWarning: 3 of 20 probes unscored \\| no match | {by} |"
+
+
 def test_a_complete_run_has_nothing_to_say_first(runs):
     assert status_lines(load_run(runs["a"])) == []
 
