@@ -4,6 +4,8 @@ that names its error and phase; warnings are kept once each with their count."""
 
 from __future__ import annotations
 
+import io
+import sys
 import warnings
 
 import numpy as np
@@ -35,6 +37,10 @@ class Cityblock(PairScorer, BaseEstimator):
             raise ValueError("broken\non purpose")
         if self.fault == "exit":
             raise SystemExit(3)
+        if self.fault == "close stdout":
+            sys.stdout.close()
+        if self.fault == "replace stderr":
+            sys.stderr = io.StringIO()
         self.n_features_in_ = np.asarray(X).shape[1]
         return self
 
@@ -75,6 +81,18 @@ def test_a_failing_job_is_a_failed_record_not_the_end_of_the_run(tmp_path, fault
     rec, *_ = _one_job(tmp_path, fault)
     assert not rec.ok and rec.metrics == {} and rec.error == error
     assert rec.phase == "fit" and ("broken" if fault == "fit" else "SystemExit") in rec.traceback
+
+
+@pytest.mark.parametrize("fault, said", [("close stdout", "closed sys.stdout"), ("replace stderr", "replaced sys.stderr")])
+def test_a_ranker_that_closes_or_replaces_a_stream_gets_it_back_with_a_warning(tmp_path, monkeypatch, fault, said):
+    # so that the run can still print its summary (a closed stdout gave a traceback at the very end)
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    rec, *_ = _one_job(tmp_path, fault)
+    assert rec.ok and f"RuntimeWarning: the ranker's code {said}; rankbench put it back" in [w.text for w in rec.warnings]
+    assert not sys.stdout.closed and sys.stderr is err
+    print("still printing")
 
 
 def test_fault_line_is_one_line():
