@@ -88,6 +88,36 @@ def test_an_object_gets_exactly_the_numbers_of_the_same_ranker_named_in_the_conf
     pd.testing.assert_frame_equal(quality(trials), quality(named))
 
 
+class Diagonal(BaseEstimator):
+    """A ranker that never reads its input: probe i is most like gallery item i."""
+
+    def fit(self, X, y, cams=None):
+        return self
+
+    def similarity(self, Q, G):
+        return -np.abs(np.arange(len(Q))[:, None] - np.arange(len(G))[None, :]).astype(float)
+
+
+class ByPosition(BaseEstimator):
+    """A classifier that never reads its input: the first half of the rows one class, the rest the other."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return (np.arange(len(X)) >= len(X) / 2).astype(int)
+
+
+@pytest.mark.parametrize("proto, blind, metric, chance", [("reid", Diagonal(), "cmc@1", 1 / 15),
+                                                           ("classification", ByPosition(), "error_rate", 0.5)])
+def test_a_ranker_that_never_reads_its_input_scores_at_chance(proto, blind, metric, chance):
+    # in the order the protocols draw them (probe i and gallery i one person; rows grouped by class)
+    # these scored 100 % and 0 % error; the held-out rows are handed over in a seeded random order
+    _, summary = app.evaluate(blind, config(proto, trials=4), progress=False)
+    mean = summary.set_index("metric").loc[metric, "mean"]
+    assert abs(mean - chance) < 0.25, mean
+
+
 def test_video_classification_on_a_table_of_tracks(tmp_path):
     """The seventh protocol, on the table loader's tracks: an object gets the configured ranker's numbers."""
     (tmp_path / "data").mkdir()

@@ -95,15 +95,27 @@ def method_matrix(spec: MethodSpec, feats: dict[str, np.ndarray]):
     return mats[0] if len(mats) == 1 else np.hstack([m.reshape(len(m), -1) for m in mats])
 
 
+#: the parts of a split its rankers are scored on, and the stream of the trial's seed that orders them
+HELD_OUT, ORDER_STREAM = ("test", "probe", "gallery"), 0x0DE7
+
+
 def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | None = None) -> list[TrialSplit]:
     """Every trial's split; protocols with ``split_uses_features`` also get the feature sets, those
-    with fixed trials the trial's index."""
+    with fixed trials the trial's index.
+
+    The held-out parts (:data:`HELD_OUT`) are put in a random order drawn from the trial's seed and
+    recorded so: in the order a protocol draws them (rows grouped by label; probe i and gallery i
+    one person) a ranker that never reads its input (returns the probes against themselves, or
+    the row index) would score near perfectly. Metrics do not depend on the order (ties count at
+    their expected value), so an honest ranker's numbers do not change."""
     kw = {"features": feats or {}} if sp.protocol.split_uses_features else {}
     fixed = sp.protocol.fixed_trials(sp.dataset) is not None
     out = []
     for t in range(sp.config.trials):
         s = split_seed(run_seed, t)
         drawn = sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw, **({"trial": t} if fixed else {}))
+        order = np.random.default_rng([s, ORDER_STREAM])
+        drawn = {k: order.permutation(v) if k in HELD_OUT else v for k, v in drawn.items()}
         out.append(TrialSplit.drawn(drawn, t, s, ranker_seed(run_seed, t)))
     return out
 
