@@ -13,6 +13,7 @@ gives it ``seed`` as its ``random_state`` where it takes one and none was set; s
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,8 @@ class ComponentSpec:
         return "random_state" in init_params(self.cls) and self.params.get("random_state") is None
 
     def build(self, seed: int | None = None) -> Any:
-        """A fresh instance; ``seed`` becomes its ``random_state`` when :attr:`seeded`."""
+        """A fresh instance with its own copy of the parameters; ``seed`` becomes its
+        ``random_state`` when :attr:`seeded`."""
         seed_it = seed is not None and self.seeded
         if self.estimator is not None:
             from sklearn.base import clone
@@ -69,7 +71,7 @@ class ComponentSpec:
             est = clone(self.estimator, safe=False)  # a deep copy of an object that is no estimator
             return est.set_params(random_state=seed) if seed_it else est
         params = {**self.params, "random_state": seed} if seed_it else self.params
-        return self.cls(**params)
+        return self.cls(**copy.deepcopy(params))  # as clone: a build that writes to a mapping changes no other
 
     def with_seed(self, seed: int | None) -> "ComponentSpec":
         """The same component with ``seed`` as its ``random_state`` when :attr:`seeded` (so that the

@@ -46,6 +46,20 @@ def test_build_makes_a_fresh_instance_seeded_only_where_random_state_is_left_to_
         .with_seed(7).params == {"random_state": 3}
 
 
+class WritesItsOptions:
+    """A user's ranker that writes to a mapping it was given (a YAML anchor can give two methods one)."""
+
+    def __init__(self, opts=None):
+        self.opts = opts
+        self.opts["p"] += 1
+
+
+def test_each_build_gets_its_own_copy_of_the_parameters():
+    # built from the config's one mapping, the second job saw the first's write (p = 2, 3 ...)
+    spec = ComponentSpec.checked("rankers", f"{__name__}:WritesItsOptions", {"opts": {"p": 1}}, "x")
+    assert [spec.build().opts["p"] for _ in range(3)] == [2, 2, 2] and spec.params == {"opts": {"p": 1}}
+
+
 def test_an_object_is_a_component_whose_builds_are_fresh_copies():
     proto = GradientBoostingClassifier(n_estimators=3)
     spec = ComponentSpec.of(proto)
