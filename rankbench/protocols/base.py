@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator
 
 from ..datasets.base import Dataset
@@ -112,10 +113,19 @@ def checked_output(values: Any, shape: tuple[int | None, ...], what: str) -> np.
     """What a ranker returned (``what``: e.g. ``"similarity"``), as a float array of ``shape``
     (``None``: any size on that axis; a column ``(n, 1)`` counts as ``(n,)``), or a
     :class:`~rankbench.errors.RankerFault` saying what is wrong: nothing (None), not numbers, the
-    wrong shape, or values that are not finite. Every protocol passes each ranker output through
+    wrong shape, values that are not finite, or labels it would lose (a masked array's mask, a
+    pandas object's own index). Every protocol passes each ranker output through
     this before a metric sees it, so a NaN never reaches a comparison."""
     if values is None:
         raise RankerFault(f"{what} returned None, expected an array of shape {_shape(shape)}")
+    labelled = [a for a in ("index", "columns") if isinstance(values, (pd.Series, pd.DataFrame))
+                and hasattr(values, a) and not getattr(values, a).equals(pd.RangeIndex(len(getattr(values, a))))]
+    if labelled:  # np.asarray drops the labels: rows would be taken by position, not by label
+        raise RankerFault(f"{what} returned a pandas {type(values).__name__} with its own {labelled[0]}, expected a "
+                          "numpy array in the order of the rows it was given (e.g. .to_numpy() after reindexing)")
+    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():  # np.asarray drops the mask
+        raise RankerFault(f"{what} returned a masked array with {int(np.ma.getmaskarray(values).sum())} masked "
+                          "value(s), expected plain numbers")
     try:
         arr = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged lists and the like

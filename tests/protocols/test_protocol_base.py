@@ -2,6 +2,7 @@
 metric sees it, the ranker's capability check, and rows of a matrix or of views."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from rankbench.errors import ConfigError, RankerFault
@@ -48,6 +49,20 @@ def test_checked_output_passes_numbers_of_the_right_shape_as_floats():
     assert checked_output(np.ones((3, 1), np.float32), (3,), "R").shape == (3,)      # a column counts as (n,)
     assert checked_output(np.zeros((2, 5)), (2, None), "R").shape == (2, 5)
     assert checked_output(np.array([True, False]), (2,), "R").tolist() == [1.0, 0.0]
+    # pandas objects in position order and masked arrays without a mask are numbers like any other
+    assert checked_output(pd.Series([3.0, 1.0]), (2,), "R").tolist() == [3.0, 1.0]
+    assert checked_output(pd.DataFrame(np.eye(2)), (2, 2), "R").tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert checked_output(np.ma.masked_array([1.0, 2.0]), (2,), "R").tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("values, want", [
+    (pd.Series([3.0, 1.0], index=[1, 0]), "returned a pandas Series with its own index, expected a numpy array"),
+    (pd.DataFrame(np.eye(2), columns=["b", "a"]), "returned a pandas DataFrame with its own columns"),
+    (np.ma.masked_array(np.eye(2), mask=np.eye(2, dtype=bool)), "returned a masked array with 2 masked value(s)"),
+])
+def test_an_output_whose_labels_would_be_lost_is_refused(values, want):
+    # np.asarray would score a shuffled Series by position and a masked value as its filler
+    assert want in fault(values, (2,) if values.ndim == 1 else (2, 2))
 
 
 @pytest.mark.parametrize("values, shape, want", [
