@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from .errors import ConfigError, did_you_mean
 from .params import annotations, check_params, describe, init_params
+from .utils.process import kept
 
 _PACKAGES = ("datasets", "features", "rankers", "protocols", "preprocess")
 ENTRY_POINT_GROUP = "rankbench"
@@ -151,9 +152,11 @@ def load_by_path(spec: str, prefix: str = "", kind: str = "component") -> type:
             path = Path(target).expanduser()
             if not path.is_file():
                 raise ConfigError(f"{prefix}{kind} file {path} not found")
-            module = _load_file(path.resolve())
+            with kept(f"importing {path}"):
+                module = _load_file(path.resolve())
         else:
-            module = importlib.import_module(target)
+            with kept(f"importing {target}"):
+                module = importlib.import_module(target)
     except ConfigError:
         raise
     except ImportError as exc:

@@ -27,7 +27,7 @@ ALLOWED = {
     "runfolder": {"records", "utils"} | BASE,
     "records": {"metrics", "utils"} | BASE,
     "components": {"registry", "params", "utils"} | BASE,
-    "registry": {"params"} | BASE,
+    "registry": {"params", "utils"} | BASE,
     "params": BASE,
     "metrics": set(),
     "utils": BASE,

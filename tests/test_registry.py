@@ -33,6 +33,17 @@ def test_import_path_errors_are_one_line(tmp_path):
         load_by_path(f"{bad}:X")
 
 
+def test_a_plugin_that_changes_the_working_directory_on_import_gets_it_put_back(tmp_path, monkeypatch):
+    # every relative path of the run (the run folder, the data root) is read against it
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "moves.py").write_text("import os\nos.chdir('elsewhere')\nclass X:\n    pass\n")
+    with pytest.warns(RuntimeWarning, match=r"importing .*moves.py changed the working directory to .*elsewhere; "
+                                            "rankbench put it back"):
+        assert load_by_path("moves.py:X").__name__ == "X"
+    assert os.getcwd() == str(tmp_path)
+
+
 def test_parameter_table_shows_constraints_and_defaults():
     rows = {name: (want, default) for name, want, default in parameter_table(rankers.get("prsvm"))}
     assert rows["C"] == ("a number > 0 or a list (each a number > 0) with at least 1 item(s)",

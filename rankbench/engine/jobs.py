@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import sys
 import time
 import traceback
 import warnings
@@ -22,6 +21,7 @@ from ..protocols.base import Protocol
 from ..runfolder import RunFolder, TrialRecord, TrialSplit, job_id
 from ..utils.diskcache import cached
 from ..utils.meter import Meter
+from ..utils.process import kept
 from ..utils.progress import FitReporter, reporting
 from .estimator import MethodSpec
 
@@ -101,7 +101,7 @@ def _computed(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Datase
             caught = stack.enter_context(warnings.catch_warnings(record=True))
             # every component of a job is built from a spec the config checked: not checked again at fit
             stack.enter_context(config_context(skip_parameter_validation=True))
-            stack.enter_context(_streams_kept())
+            stack.enter_context(kept("the ranker's code"))
             if sink is not None:
                 if progress_to is None:
                     stack.callback(folder.remove_heartbeat, jid)
@@ -116,21 +116,6 @@ def _computed(job: Job, protocol: Protocol, spec: MethodSpec, X, dataset: Datase
             "traceback": "".join(traceback.format_exception(exc))[-20000:],
             "wall_s": time.perf_counter() - t0, "warnings": _said(caught)})
     return record
-
-
-@contextlib.contextmanager
-def _streams_kept():
-    """``sys.stdout`` and ``sys.stderr`` as they were before the job, with a warning (kept in the
-    job's record) when the ranker's code closed or replaced one, so that the run can still report."""
-    saved = {"stdout": (sys.stdout, 1), "stderr": (sys.stderr, 2)}
-    try:
-        yield
-    finally:
-        for name, (stream, fd) in saved.items():
-            if getattr(sys, name) is not stream or stream.closed:
-                setattr(sys, name, open(fd, "w", buffering=1, closefd=False) if stream.closed else stream)
-                warnings.warn(f"the ranker's code {'closed' if stream.closed else 'replaced'} sys.{name}; rankbench "
-                              "put it back", RuntimeWarning, stacklevel=1)
 
 
 def _said(caught: list) -> list[dict[str, Any]]:

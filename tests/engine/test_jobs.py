@@ -5,6 +5,7 @@ that names its error and phase; warnings are kept once each with their count."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 import warnings
 
@@ -41,6 +42,8 @@ class Cityblock(PairScorer, BaseEstimator):
             sys.stdout.close()
         if self.fault == "replace stderr":
             sys.stderr = io.StringIO()
+        if self.fault == "chdir":
+            os.chdir("/")
         self.n_features_in_ = np.asarray(X).shape[1]
         return self
 
@@ -83,15 +86,18 @@ def test_a_failing_job_is_a_failed_record_not_the_end_of_the_run(tmp_path, fault
     assert rec.phase == "fit" and ("broken" if fault == "fit" else "SystemExit") in rec.traceback
 
 
-@pytest.mark.parametrize("fault, said", [("close stdout", "closed sys.stdout"), ("replace stderr", "replaced sys.stderr")])
-def test_a_ranker_that_closes_or_replaces_a_stream_gets_it_back_with_a_warning(tmp_path, monkeypatch, fault, said):
+@pytest.mark.parametrize("fault, said", [("close stdout", "closed sys.stdout"), ("replace stderr", "replaced sys.stderr"),
+                                         ("chdir", "changed the working directory to /")])
+def test_a_ranker_that_changes_a_stream_or_the_directory_gets_it_back_with_a_warning(tmp_path, monkeypatch, fault, said):
     # so that the run can still print its summary (a closed stdout gave a traceback at the very end)
+    # and write its folder where it began (a chdir split it in two)
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.chdir(tmp_path)
     rec, *_ = _one_job(tmp_path, fault)
     assert rec.ok and f"RuntimeWarning: the ranker's code {said}; rankbench put it back" in [w.text for w in rec.warnings]
-    assert not sys.stdout.closed and sys.stderr is err
+    assert not sys.stdout.closed and sys.stderr is err and os.getcwd() == str(tmp_path)
     print("still printing")
 
 
