@@ -50,7 +50,7 @@ Distractors, identities with no probe that join every gallery and are never trai
 only (under ``one_random`` / ``pair``: of every person with a single image), ``gallery_shots`` of
 them per person (GRID's 775 gallery-only people, PRID 2011's 549 people of camera B only); a list
 of identity labels (``["0000"]``, Market-1501's distractors) adds every image of those identities
-(in a fixed split, they may be in the gallery only). ``junk``: identity labels whose images are
+(a fixed split places them itself, in its galleries only, and must list some). ``junk``: identity labels whose images are
 left out of training, probes and galleries (Market-1501's ``"-1"``). A loader that knows such
 labels (the table loader's ``market1501`` pattern) declares them, and a run must say what they are.
 
@@ -337,6 +337,7 @@ class ReIdentification(Protocol):
         usable, marked = self._usable(dataset)
         ids = dataset.column("identity").astype(str)
         item_ids = dataset.column("id")
+        copy = _copies(dataset)
         out = []
         for i, t in enumerate(trials):
             for part in ("train", "probe"):
@@ -346,10 +347,18 @@ class ReIdentification(Protocol):
                                       f"identity {str(ids[bad[0]])!r}; expected distractors in the gallery only")
             kept = {p: t[p][usable[t[p]] | marked[t[p]]] for p in PARTS}
             seen = set(ids[kept["train"]])
-            leak = [r for r in kept["probe"] if ids[r] in seen]
-            if leak:
-                raise ConfigError(f"{where}: trials[{i}].probe: item {str(item_ids[leak[0]])!r} is of identity "
-                                  f"{str(ids[leak[0]])!r}, which trials[{i}].train trains on; expected unseen people")
+            for part in ("probe", "gallery"):
+                leak = [r for r in kept[part] if ids[r] in seen]
+                if leak:
+                    raise ConfigError(f"{where}: trials[{i}].{part}: item {str(item_ids[leak[0]])!r} is of identity "
+                                      f"{str(ids[leak[0]])!r}, which trials[{i}].train trains on; expected unseen people")
+            twin = np.flatnonzero(np.isin(copy[kept["probe"]], copy[kept["gallery"]])) if copy is not None else []
+            if len(twin):
+                r = kept["probe"][twin[0]]
+                g = kept["gallery"][copy[kept["gallery"]] == copy[r]][0]
+                raise ConfigError(f"{where}: trials[{i}].probe: item {str(item_ids[r])!r} is the same image as gallery "
+                                  f"item {str(item_ids[g])!r} ({dataset.column('path')[g]}); expected a person never "
+                                  "matched to their own image")
             for part in PARTS:
                 if not len(kept[part]):
                     raise ConfigError(f"{where}: trials[{i}].{part}: expected items, got none"
@@ -358,6 +367,12 @@ class ReIdentification(Protocol):
                 raise ConfigError(f"{where}: trials[{i}].gallery: expected the identities of some probes, got none "
                                   "of them (no probe has a match to find)")
             out.append(kept)
+        listed = set(ids[np.concatenate([t["gallery"] for t in out])])
+        absent = [lab for lab in self._labels()["distractors"] if lab not in listed]
+        if absent:
+            raise ConfigError(f"protocol.distractors: identity {absent[0]!r} has no item in any gallery of {where}; "
+                              "expected a fixed split to list the distractors' items in its galleries (it places "
+                              "them), or the label left out of protocol.distractors")
         return out
 
     def _split_path(self, dataset: Dataset) -> Path:
@@ -454,12 +469,11 @@ class ReIdentification(Protocol):
     def _warn_left_out(self, dataset: Dataset, n_scored: int, n_probes: int) -> None:
         """Say, in one line, that ``n_probes - n_scored`` probes had no match to find and were left
         out of this trial's CMC and mAP, and why."""
-        how = (f"gallery: {self.gallery} draws probe and gallery images regardless of camera; gallery: cam "
-               "draws them from two cameras" if self.gallery != "cam" and not self._is_fixed
-               else "the fixed split's gallery has no image of theirs from another camera")
+        how = (f"gallery: {self.gallery} draws probe and gallery images regardless of camera, gallery: cam "
+               "from two cameras" if self.gallery != "cam" and not self._is_fixed else "as the fixed split places them")
         warnings.warn(f"protocol reid: dataset {dataset.name!r}: CMC and mAP scored {n_scored} of {n_probes} "
-                      f"probes; {n_probes - n_scored} left out, having no match to find: their person's gallery "
-                      f"images are all from their own camera, which a probe does not rank ({how})",
+                      f"probes; {n_probes - n_scored} left out, having no match to find: no gallery image of their "
+                      f"person is from another camera (a probe does not rank its own camera's), {how}",
                       UserWarning, stacklevel=2)
 
 
@@ -545,7 +559,8 @@ def read_split_file(path: str) -> list[dict[str, list[str]]]:
     doc = _parsed(path, (st.st_mtime_ns, st.st_size))
     trials = doc.get("trials") if isinstance(doc, dict) else None
     if not isinstance(trials, list) or not trials:
-        got = f"a mapping with keys {', '.join(map(str, doc))}" if isinstance(doc, dict) else type(doc).__name__
+        got = ("an empty file" if doc is None else type(doc).__name__ if not isinstance(doc, dict) else
+               f"'trials': {trials!r:.40}" if "trials" in doc else f"a mapping with keys {', '.join(map(str, doc))}")
         raise ConfigError(f"{path}: expected a mapping with 'trials', a list of {{train, probe, gallery}} item "
                           f"lists, got {got}")
     for i, t in enumerate(trials):

@@ -270,7 +270,8 @@ def test_a_split_file_leaves_junk_out_and_shots_draw_from_its_items(tmp_path):
 
 BAD_FILES = [
     ("[1, 2]", r"expected a mapping with 'trials'"),
-    ("trials: []", r"expected a mapping with 'trials'"),
+    ("trials: []", r"expected a mapping with 'trials', .* got 'trials': \[\]"),
+    ("", r"expected a mapping with 'trials', .* got an empty file"),
     ("trials: [{train: [000_a0], probe: [001_a0]}]", r"trials\[0\]: expected the keys .*no 'gallery'"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0], test: []}]", r"an unknown key 'test'"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0]}, {train: [000_a0], probe: [nobody], "
@@ -281,6 +282,10 @@ BAD_FILES = [
      r"listed twice \(in probe too\)"),
     ("trials: [{train: [001_b0], probe: [001_a0], gallery: [002_b0]}]", r"trials\[0\]\.probe: item '001_a0' is of "
      r"identity '001', which trials\[0\]\.train trains on"),
+    ("trials: [{train: [002_a0], probe: [001_a0], gallery: [001_b0, 002_b0, dis0]}]", r"trials\[0\]\.gallery: item "
+     r"'002_b0' is of identity '002', which trials\[0\]\.train trains on"),
+    ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0]}]", r"protocol\.distractors: identity '0000' has "
+     r"no item in any gallery of .*bad\.yaml; expected a fixed split to list"),
     ("trials: [{train: [000_a0, dis0], probe: [001_a0], gallery: [001_b0]}]", r"trials\[0\]\.train: item 'dis0' is "
      r"of distractor identity '0000'"),
     ("trials: [{train: [000_a0], probe: [junk0], gallery: [001_b0]}]", r"trials\[0\]\.probe: expected items, got "

@@ -13,7 +13,7 @@ from toydata import people
 import yaml
 
 from rankbench import app
-from rankbench.errors import DataError, RankbenchError
+from rankbench.errors import ConfigError, DataError, RankbenchError
 from rankbench.registry import datasets, protocols
 
 
@@ -47,6 +47,19 @@ def test_an_image_shared_by_two_people_or_two_roles_is_refused(tmp_path, copies,
         checked(tmp_path, **protocol)
     msg = str(err.value)
     assert "same image" in msg and all(w in msg for w in words) and "t.csv" in msg and "\n" not in msg
+
+
+def test_a_fixed_split_making_a_probe_its_own_gallery_copy_is_refused(tmp_path):
+    # the warning promises copies are never a probe of their own copy; a split file must keep it
+    reid_table(tmp_path, {"0002_b.png": "0002_a.png"})
+    names = lambda people, cam: [f"{p:04d}_{cam}" for p in people]  # noqa: E731
+    trial = {"train": names([0, 1], "a") + names([0, 1], "b"), "probe": names([2, 3], "a"),
+             "gallery": names([2, 3], "b")}
+    (tmp_path / "reid" / "s.yaml").write_text(yaml.safe_dump({"trials": [trial]}))
+    with pytest.warns(UserWarning, match="repeat another image"), pytest.raises(ConfigError) as err:
+        checked(tmp_path, split_file="s.yaml")
+    assert ("trials[0].probe: item '0002_a' is the same image as gallery item '0002_b'" in str(err.value)
+            and "s.yaml" in str(err.value))
 
 
 def test_copies_within_a_person_are_counted_and_never_probe_their_gallery_copy(tmp_path):
