@@ -87,7 +87,7 @@ class Ordinal(Protocol):
         super().check_ranker(ranker, where)
         if self.k == "K":
             target = getattr(ranker, "fit_target", ranker)
-            if "K" not in target.get_params():
+            if "K" not in (target.get_params() if hasattr(target, "get_params") else {}):
                 raise ConfigError(f"{where}: protocol.k: 'K' takes the ranker's number of target "
                                   f"neighbours, and ranker {getattr(target, 'registry_name', type(target).__name__)!r} "
                                   "has no parameter K; give k a number")

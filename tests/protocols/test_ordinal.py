@@ -7,6 +7,7 @@ import pytest
 from rankbench.datasets.synthetic_ordinal import SyntheticOrdinal
 from rankbench.errors import ConfigError, DataError
 from rankbench.protocols.ordinal import Ordinal
+from rankbench.rankers.base import MetricLearner
 from rankbench.rankers.baselines.template import Euclidean
 from rankbench.rankers.metric_learning.cmds_dml import CMDSDML
 from rankbench.records import TrialSplit
@@ -66,6 +67,12 @@ def test_ordinal_vote_with_the_rankers_K_and_unlabelled_items():
     assert res.metrics["mae"] == pytest.approx(expect)
     with pytest.raises(ConfigError, match="has no parameter K"):
         p.check_ranker(Euclidean(), "rankers.E")
+
+    class NoParams(MetricLearner):  # a user's ranker that is no scikit-learn estimator (no get_params)
+        fit = transform = None
+
+    with pytest.raises(ConfigError, match="rankers.N: protocol.k: .*'NoParams' has no parameter K"):
+        p.check_ranker(NoParams(), "rankers.N")
 
 
 @pytest.mark.parametrize("k, refused", [(1, False), (6, False), (7, True), (50, True)])
