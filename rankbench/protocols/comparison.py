@@ -152,6 +152,8 @@ class Comparison(Protocol):
         n_attributes = len(self._attributes(dataset))
         for i, (attr, strength, pairs, sign) in enumerate(self.pairs(dataset, split)):
             tick("attribute", i + 1, n_attributes)
+            extra["n_train_pairs"][attr] = int(len(pairs))   # counted before a ranker could write to them
+            extra["n_similar_pairs"][attr] = int((sign == 0).sum())
             ranker = make_ranker()
             with meter.train():  # each attribute's rows copied afresh: a ranker that writes to its input changes no other
                 ranker.fit(take(X, train), pairs, sign)
@@ -160,8 +162,6 @@ class Comparison(Protocol):
                 acc, n_pairs = grouped_pair_accuracy(scores, strength[test])
             metrics[f"pair_acc/{attr}"] = acc
             accs.append(acc)
-            extra["n_train_pairs"][attr] = int(len(pairs))
-            extra["n_similar_pairs"][attr] = int((sign == 0).sum())
             extra["n_test_pairs"][attr] = int(n_pairs)
             if diagnostics(ranker):
                 extra["diagnostics"][attr] = diagnostics(ranker)

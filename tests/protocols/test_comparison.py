@@ -105,3 +105,20 @@ def test_each_attribute_gets_its_own_copy_of_the_rows():
     # every attribute's ranker saw the rows as given (tanh once), not as the last one left them
     want = p.evaluate(lambda: RankSVM(C=1.0), np.tanh(X), d, split, Meter(measure_memory=False)).metrics
     assert got == pytest.approx(want)
+
+
+def test_the_record_counts_the_pairs_the_protocol_gave_not_what_a_ranker_left():
+    from rankbench.rankers.ranksvm.linear import RankSVM
+
+    class SignWriter(RankSVM):  # a ranker that rewrites sign in place
+        def fit(self, X, pairs, sign):
+            super().fit(X, pairs, sign)
+            sign[:] = 1
+            return self
+
+    d = datasets.build("synthetic_attributes", {}).load()
+    p = Comparison(n_train_pairs=300)
+    split = TrialSplit.drawn(p.split(d, np.random.default_rng(0)))
+    extra = lambda ranker: p.evaluate(ranker, d.arrays["feat"], d, split, Meter(measure_memory=False)).extra  # noqa: E731
+    honest = extra(lambda: RankSVM(C=1.0))["n_similar_pairs"]
+    assert extra(lambda: SignWriter(C=1.0))["n_similar_pairs"] == honest and any(honest.values())
