@@ -11,7 +11,10 @@ Conventions (tested against independent references, and for every metric, in
   expected AP of a random order; a tie between a true match and a wrong item is half right, not
   right (a fixed order such as the item index would reward whatever order the rows happen to
   have) and not wrong (a pessimistic order would punish a scorer for resolution it was never
-  asked for). Without ties every metric is the ordinary one, bit for bit. A tied majority vote
+  asked for). A tie is equality of the scores as the ranker returned them: two distances equal
+  in exact arithmetic but rounded differently (summed in another order, e.g. L1 over histograms
+  whose bins are multiples of 1/1536) are not tied; a ranker that means them tied rounds its
+  scores itself. Without ties every metric is the ordinary one, bit for bit. A tied majority vote
   is right with probability one over the number of tied labels. (The k-NN *predictors* below are
   part of a protocol's model, not metrics: they break ties in distance by training row and ties
   in votes by the smallest label, as Yu & Li's Matlab code does. ``rankbench export --format
