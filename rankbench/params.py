@@ -30,7 +30,7 @@ import types
 import typing
 from typing import Annotated, Any
 
-from pydantic import AllowInfNan, ConfigDict, Field, Strict, ValidationError, create_model
+from pydantic import AfterValidator, AllowInfNan, ConfigDict, Field, Strict, ValidationError, create_model
 
 from .errors import ParameterError
 
@@ -50,6 +50,20 @@ Seed = Annotated[int, Field(ge=0)] | None
 #: list arrives as a tuple (scikit-learn's convention for sequence parameters); Python callers may
 #: give either
 PositiveFloatGrid = PositiveFloat | Annotated[tuple[PositiveFloat, ...], Field(min_length=1)]
+
+
+def _each_once(values: Any) -> Any:
+    twice = [v for i, v in enumerate(values) if v in values[:i]]
+    if twice:
+        raise ValueError(f"each name once ({twice[0]!r} is given twice)")
+    return values
+
+
+#: a sequence whose items are all different
+Distinct = AfterValidator(_each_once)
+#: one or more names of things counted one each (concepts, attributes): a name given twice would
+#: weigh twice in a mean
+Names = Annotated[list[str], Field(min_length=1), Distinct]
 
 
 class AtMost:

@@ -10,15 +10,16 @@ from pydantic import Field
 from sklearn.preprocessing import MinMaxScaler
 
 from rankbench.errors import ConfigError, ParameterError
-from rankbench.params import (AtMost, PositiveFloatGrid, PositiveInt, Seed, check_data_bounds, check_params,
+from rankbench.params import (AtMost, Names, PositiveFloatGrid, PositiveInt, Seed, check_data_bounds, check_params,
                               data_bounds, describe, validate_estimator)
 
 
 class Toy:
     def __init__(self, n: PositiveInt, kind: Literal["a", "b"] = "a", c: PositiveFloatGrid = 1.0,
                  s: Annotated[PositiveInt, AtMost("n_features")] = 2, random_state: Seed = None,
-                 flag: bool = False, spaces: tuple[Literal["rgb", "hsv"], ...] = ("rgb",)):
-        self.n, self.kind, self.c, self.s = n, kind, c, s
+                 flag: bool = False, spaces: tuple[Literal["rgb", "hsv"], ...] = ("rgb",),
+                 names: Names | None = None):
+        self.n, self.kind, self.c, self.s, self.names = n, kind, c, s, names
         self.random_state, self.flag, self.spaces = random_state, flag, spaces
 
 
@@ -56,7 +57,10 @@ def test_good_values_come_back_as_the_constructor_takes_them():
     ({"n": 1, "c": []}, "rankers.toy.c: expected"),
     ({"n": 1, "random_state": -1}, "rankers.toy.random_state: expected an integer >= 0 or null, got -1"),
     ({"n": 1, "spaces": ["lab"]}, "rankers.toy.spaces: expected a list (each one of 'rgb', 'hsv'), got ['lab']"),
-    ({"n": 1, "m": 2}, "rankers.toy: unknown parameter 'm'; allowed: n, kind, c, s, random_state, flag, spaces"),
+    # a concept named twice weighed twice in MAP
+    ({"n": 1, "names": ["car", "sky", "car"]}, "rankers.toy.names: expected each name once ('car' is given twice), "
+                                               "got ['car', 'sky', 'car']"),
+    ({"n": 1, "m": 2}, "rankers.toy: unknown parameter 'm'; allowed: n, kind, c, s, random_state, flag, spaces, names"),
     ({}, "rankers.toy: missing required parameter 'n'"),
 ])
 def test_a_bad_value_is_one_line_naming_the_parameter(params, line):

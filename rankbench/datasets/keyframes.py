@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
 
 from ..errors import ConfigError, DataError
+from ..params import Names
 from ..registry import datasets
 from .base import (RELEVANCE_CODES, Dataset, Loader, fingerprint_files, read_image, require_dir,
                    require_link_target)
@@ -110,7 +109,7 @@ class Keyframes(Loader):
               "then numbers) or <root>/features/<type>.npy + <root>/features/ids.txt")
 
     def __init__(self, root: str | None = None,
-                 concepts: Annotated[list[str], Field(min_length=1)] | None = None,
+                 concepts: Names | None = None,
                  feature_types: list[str] | None = None, check_images: bool = False):
         self.root = root
         self.concepts = concepts

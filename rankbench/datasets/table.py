@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError, DataError
-from ..params import PositiveInt
+from ..params import Names, PositiveInt
 from ..registry import datasets
 from .base import Dataset, Loader, fingerprint_files, read_image, resolve_root
 from .osr import read_strength_csv
@@ -106,7 +106,7 @@ class Table(Loader):
 
     def __init__(self, file: str | None = None, root: str | None = None, pattern: str | None = None,
                  columns: dict[str, str] | None = None, features: str | dict[str, str] | None = None,
-                 concepts: list[str] | None = None, strengths: str | None = None,
+                 concepts: Names | None = None, strengths: str | None = None,
                  max_gap: PositiveInt | None = None, sequence_length: PositiveInt | None = None,
                  check_images: bool = False):
         self.file = file

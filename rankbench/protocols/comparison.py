@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-from pydantic import Field
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import grouped_pair_accuracy
-from ..params import PositiveInt
+from ..params import Names, PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
@@ -74,7 +73,7 @@ class Comparison(Protocol):
     parameter_labels = {"n_train_pairs": "Training pairs per attribute",
                         "n_train_per_category": "Training images per category"}
 
-    def __init__(self, attributes: str | Annotated[list[str], Field(min_length=1)] | None = None,
+    def __init__(self, attributes: str | Names | None = None,
                  n_train_per_category: PositiveInt | None = None, n_train_pairs: PositiveInt | None = 20000,
                  similar_pairs: bool = True):
         self.attributes = attributes

@@ -88,7 +88,7 @@ from pydantic import Field
 from ..datasets.base import Dataset, same_files
 from ..errors import ConfigError, DataError
 from ..metrics import cmc_curve, nauc, reid_average_precisions
-from ..params import PositiveInt
+from ..params import Distinct, PositiveInt
 from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
@@ -101,7 +101,7 @@ PARTS = ("train", "probe", "gallery")
 ROLES = {"train": "train", "probe": "probe", "gallery": "gallery",
          "bounding_box_train": "train", "query": "probe", "bounding_box_test": "gallery"}
 Shots = PositiveInt | Literal["all"]
-Labels = Annotated[tuple[str, ...], Field(min_length=1)]
+Labels = Annotated[tuple[str, ...], Field(min_length=1), Distinct]
 
 
 @protocols.register("reid")

@@ -24,15 +24,14 @@ means over concepts ``map@D`` and ``map``. With ``keep_scores`` the trial also k
 from __future__ import annotations
 
 import warnings
-from typing import Annotated, Any, Callable, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
-from pydantic import Field
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError
 from ..metrics import average_precisions
-from ..params import OpenFraction, PositiveInt
+from ..params import Names, OpenFraction, PositiveInt
 from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
@@ -67,7 +66,7 @@ class Retrieval(Protocol):
 
     def __init__(self, split_by: Literal["random", "dataset"] = "random", train_fraction: OpenFraction = 0.5,
                  depths: tuple[PositiveInt, ...] = (100, 500),
-                 concepts: Annotated[list[str], Field(min_length=1)] | None = None,
+                 concepts: Names | None = None,
                  min_positives: PositiveInt = 1, group_column: str | None = None, keep_scores: bool = False):
         self.split_by = split_by
         self.train_fraction = train_fraction

@@ -53,7 +53,7 @@ from pydantic import Field
 from ..components import ComponentSpec
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError, RankerFault
-from ..params import OpenFraction, PositiveInt
+from ..params import Names, OpenFraction, PositiveInt
 from ..rankers.base import LazyColumns, capabilities, diagnostics
 from ..registry import protocols
 from ..utils.diskcache import cached, code_fingerprint, digest
@@ -104,7 +104,7 @@ class StackedRetrieval(Protocol):
 
     def __init__(self, base_models: dict[str, Any] | None = None, base_fraction: OpenFraction = 0.5,
                  boost_fraction: OpenFraction = 0.2, depths: tuple[PositiveInt, ...] = (100, 500),
-                 concepts: Annotated[list[str], Field(min_length=1)] | None = None,
+                 concepts: Names | None = None,
                  min_positives: Annotated[int, Field(ge=2)] = 2, group_column: str | None = None,
                  cache_base_models: bool = True, keep_scores: bool = False):
         self.base_models = base_models
