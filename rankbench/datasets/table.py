@@ -267,6 +267,10 @@ class Table(Loader):
         (track, frame), as sequences are cut."""
         if "frame" not in items.columns:
             raise DataError(f"{where}: a 'track' column needs a 'frame' column (tracking sequences)")
+        if "group" in items.columns:  # it was replaced by the track, silently
+            raise DataError(f"{where}: column 'group': beside a 'track' column the group is the track (a track's "
+                            "sequences stay on one side of a split); expected no 'group' column (rename it: a "
+                            "protocol's group_column may name any column)")
         order = np.lexsort((items["frame"].to_numpy(), items["track"].to_numpy()))
         track, frame = items["track"].to_numpy()[order], items["frame"].to_numpy()[order]
         twice = np.flatnonzero((track[1:] == track[:-1]) & (frame[1:] == frame[:-1]))
