@@ -79,17 +79,13 @@ COLUMNS = ("identity", "sequence", "frame", "group")
 # ----------------------------------------------------------------------------- sequences
 def sequence_table(items: pd.DataFrame) -> pd.DataFrame:
     """One row per sequence id (sorted): ``cls`` (class code of ``identity``), ``track``
-    (``group``), ``first`` / ``last`` frame, ``n`` images. A sequence must hold one person."""
+    (``group``), ``first`` / ``last`` frame, ``n`` images (a track shows one person:
+    :meth:`VideoClassification.check_dataset`)."""
     codes = np.unique(items["identity"].to_numpy(), return_inverse=True)[1].ravel()
     t = pd.DataFrame({"sequence": items["sequence"].to_numpy(), "cls": codes, "track": items["group"].to_numpy(),
                       "frame": items["frame"].to_numpy()})
-    g = t.groupby("sequence", sort=True).agg(cls=("cls", "first"), n_cls=("cls", "nunique"), track=("track", "first"),
-                                             first=("frame", "min"), last=("frame", "max"), n=("frame", "size"))
-    if (g["n_cls"] > 1).any():
-        s = g.index[g["n_cls"] > 1][0]
-        raise DataError(f"protocol video_classification: sequence {s} holds images of several identities; "
-                        "a tracking sequence must show one person")
-    return g.drop(columns="n_cls")
+    return t.groupby("sequence", sort=True).agg(cls=("cls", "first"), track=("track", "first"),
+                                                first=("frame", "min"), last=("frame", "max"), n=("frame", "size"))
 
 
 def overlapping_sequences(seqs: pd.DataFrame) -> np.ndarray:
@@ -233,7 +229,23 @@ class VideoClassification(Protocol):
         if missing:
             raise DataError(f"protocol video_classification: dataset {dataset.name!r} has no {missing[0]!r} column; "
                             "expected tracking sequences (loaders tracks, towncentre)")
+        who = f"protocol video_classification: dataset {dataset.name!r}"
+        ids, tracks = dataset.column("identity"), dataset.column("group")
+        shown = pd.Series(ids).groupby(tracks).unique()
+        if (shown.map(len) > 1).any():  # a tracker's id reused, or identities mixed up
+            tr, names = next((t, v) for t, v in shown.items() if len(v) > 1)
+            raise DataError(f"{who}: track {tr} shows several identities ({', '.join(repr(str(n)) for n in names[:3])}); "
+                            "expected one person per track (a person may have several tracks)")
         seqs = sequence_table(dataset.items)
+        if self.n_constraints and self.strategy != "active":
+            pairs = overlapping_sequences(seqs)
+            same = pairs[seqs.loc[pairs[:, 0], "cls"].to_numpy() == seqs.loc[pairs[:, 1], "cls"].to_numpy()]
+            if len(same):
+                a, b = seqs.loc[same[0, 0]], seqs.loc[same[0, 1]]
+                raise DataError(f"{who}: tracks {a['track']} and {b['track']} of identity {str(ids[tracks == a['track']][0])!r} "
+                                f"overlap in time (frames {max(a['first'], b['first'])}-{min(a['last'], b['last'])}); "
+                                "expected one person on screen once, as the negative constraints take sequences seen "
+                                "together for different people (strategy: active draws none)")
         if seqs["cls"].nunique() < 2:
             raise DataError(f"protocol video_classification: dataset {dataset.name!r} has fewer than two identities")
         _, n_train = split_counts(seqs, self.first_fraction, self.train_fraction, self.temporal_split)

@@ -388,8 +388,21 @@ def test_mistakes_are_one_line_errors():
         build().check_dataset(Dataset(name="x", items=ds.items.drop(columns="sequence")))
     bad = ds.items.copy()
     bad.loc[0, "identity"] = 30 if bad.identity[0] != 30 else 10
-    with pytest.raises(DataError, match="several identities"):
+    with pytest.raises(DataError, match=r"dataset 'x': track 10 shows several identities \(('10', '30'|'30', '10')\); "
+                                        "expected one person per track"):
         build().check_dataset(Dataset(name="x", items=bad))
+
+
+def test_two_tracks_of_one_person_at_one_time_are_refused_where_negatives_are_drawn():
+    # the negative constraints take sequences on screen together for different people
+    X, ds = tiny()
+    it = ds.items
+    twin = it[it.identity == 10].assign(group=99, id=lambda d: d.id + "b", sequence=lambda d: d.sequence + 100)
+    two = Dataset(name="x", items=pd.concat([it, twin], ignore_index=True))
+    with pytest.raises(DataError, match=r"tracks (10 and 99|99 and 10) of identity '10' overlap in time \(frames"):
+        build(n_constraints=2).check_dataset(two)
+    build(n_constraints=2, strategy="active").check_dataset(two)   # draws no negative constraint
+    build().check_dataset(two)
 
 
 def test_a_run_records_the_constraints_in_splits_json(tmp_path, monkeypatch):
