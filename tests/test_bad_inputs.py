@@ -161,7 +161,7 @@ CONFIG_CASES = [
      [], "protocol ordinal needs a 'label' column"),
     ("retrieval without relevance", GOOD.replace("protocol: {name: reid, n_test: 10, ranks: [1, 5]}", "protocol: {name: retrieval}")
      .replace("{name: P, ranker: prsvm, C: 1.0}", "{name: P, ranker: logistic}").replace("{name: L1, ranker: l1}", "{name: Q, ranker: logistic}"),
-     [], "needs arrays['relevance']"),
+     [], "has no relevance judgements (arrays['relevance']"),
     ("missing data folder", cfg(**{"{name: synthetic_reid, n_people: 30}": "{name: viper}"}), ["--data-root", "/nonexistent-data"],
      "folder /nonexistent-data/viper not found"),
     ("misspelt ranker name", cfg(**{"ranker: prsvm": "ranker: prsv"}), [], "did you mean 'prsvm'?"),

@@ -165,8 +165,9 @@ def check_collection(dataset: Dataset, concepts: list[str] | None, who: str, lea
     R = dataset.arrays.get("relevance")
     names = dataset.info.get("concepts")
     if R is None or R.ndim != 2 or R.shape[0] != len(dataset):
-        raise DataError(f"protocol {who} needs arrays['relevance'] (items x concepts, 0/1); dataset "
-                        f"{dataset.name!r} has arrays: {', '.join(dataset.arrays) or 'none'}")
+        raise DataError(f"protocol {who}: dataset {dataset.name!r} has no relevance judgements (arrays['relevance'], "
+                        f"items x concepts; it has: {', '.join(dataset.arrays) or 'none'}); the table loader reads "
+                        "them from the columns its dataset.concepts names")
     if not np.isin(np.unique(R), (-1, 0, 1)).all():
         raise DataError(f"dataset {dataset.name!r}: arrays['relevance'] must hold 1 (relevant), 0 (not) "
                         "or -1 (unjudged)")
