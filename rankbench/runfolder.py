@@ -366,16 +366,23 @@ class RunFolder:
         return records, problems
 
     def read_state(self) -> RunState:
-        """The run as its folder holds it, each file read once: an unusable manifest is one more
-        problem (RunFolderError for unreadable config or splits)."""
+        """The run as its folder holds it, each file read once: an unusable manifest, a config.yaml
+        edited since the run started and results without their splits are problems too
+        (RunFolderError for unreadable config or splits)."""
         config, problems = self.read_config(), []
         try:
             manifest = self.read_manifest()
         except RunFolderError as exc:
             manifest = None
             problems.append(Problem(self.path / MANIFEST, str(exc).split(": ", 1)[-1]))
+        if manifest is not None and manifest.config_fingerprint not in (None, config_fingerprint(config)):
+            problems.append(Problem(self.path / CONFIG, "edited since the run started (the manifest's fingerprint "
+                                    "differs): the tables and grades follow the edited file, not the run"))
         splits = self.read_splits() if self.has_splits() else None
         records, bad = self.read_trials(_Context.of(config, splits, manifest))
+        if splits is None and records:
+            problems.append(Problem(self.path / SPLITS, "missing: the trials' splits can be neither checked "
+                                    "nor paired"))
         return RunState(config, splits, manifest, records, bad + problems)
 
     # ------------------------------------------------------------------ jobs in progress

@@ -47,8 +47,9 @@ def test_unreadable_results_are_problems_not_results(tmp_path):
     assert len(problems) == 2 and all(p.reason for p in problems)
     f.write_config({"name": "r", "rankers": [{"name": "A", "ranker": "l1"}]})
     state = f.read_state()   # each file read once: config, manifest, splits, trials
+    # results without the splits.json they were drawn with: one more problem
     assert [r.trial for r in state.records] == [0, 1] and [p.path.name for p in state.problems] == \
-        [f.trial_path("", 2, "A").name, f.trial_path("", 3, "A").name]
+        [f.trial_path("", 2, "A").name, f.trial_path("", 3, "A").name, "splits.json"]
     with pytest.raises(ValueError, match="metrics: a finished trial holds at least one metric"):
         TrialRecord.parse(json.dumps({"setting": "", "trial": 0, "method": "A", "seed": 0, "wall_s": 1.0}))
 

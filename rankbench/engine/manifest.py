@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..config import first_difference, value_at
-from ..runfolder import CONFIG, MANIFEST, Manifest, RunFolder, RunFolderError, RunState, config_fingerprint
+from ..runfolder import CONFIG, MANIFEST, SPLITS, Manifest, RunFolder, RunFolderError, RunState, config_fingerprint
 from ..utils.diskcache import code_fingerprint
 from .plan import EngineOptions, Plan
 
@@ -96,7 +96,8 @@ def verify_resume(folder: RunFolder) -> RunState:
     """The run in ``folder`` as it holds it (:meth:`~rankbench.runfolder.RunFolder.read_state`),
     refused (one line naming why) when it is not the run its folder started: one made by another
     rankbench version, one whose config.yaml was edited since (naming the first changed key), or
-    one whose manifest is missing or unusable once it has splits or results."""
+    one whose manifest is missing or unusable once it has splits or results, or one whose results
+    lost their splits."""
     where = f"--resume {folder.path}"
     manifest = folder.read_manifest()  # an unusable one: RunFolderError naming the file
     if manifest is None and (folder.has_splits() or any(folder.trials_dir.glob("*.json"))):
@@ -113,6 +114,9 @@ def verify_resume(folder: RunFolder) -> RunState:
                     for v in (value_at(c, key, _ABSENT) for c in (then, state.config)))
         raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {was} then, "
                              f"{now} now); put it back or start a new run")
+    lost = [pr for pr in state.problems if pr.path.name == SPLITS]
+    if lost:  # drawn again, they would be paired with results computed on other rows, or other data
+        raise RunFolderError(f"{where}: {SPLITS} {lost[0].reason}; start a new run")
     return state
 
 

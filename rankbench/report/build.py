@@ -13,7 +13,7 @@ import pandas as pd
 from ..config import ClaimCfg, ExpectedCfg, check_published
 from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
-    TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, TrialSplit, run_methods
+    TRIALS, TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, TrialSplit, run_methods
 from .check import GradedNumber, check_markdown, counts_line, grade_rows
 from .claims import GradedClaim, claims_markdown, grade_claims
 from .plots.draw import PlotFile, make_plots
@@ -171,9 +171,11 @@ def status_lines(run: RunData) -> list[str]:
         if p.path.name == MANIFEST:
             out.append(f"**Unusable manifest** `{p.path.name}` ({p.reason}): the run's provenance is unknown, and "
                        "`--resume` refuses a run it cannot verify.")
-        else:
+        elif p.path.parent.name == TRIALS:
             out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
                        "recomputed by `--resume`.")
+        else:
+            out.append(f"**`{p.path.name}`** {p.reason}; `--resume` refuses such a run.")
     return out
 
 

@@ -69,6 +69,27 @@ def test_what_the_trials_warned_of_is_said_with_the_tables(run_a):
     assert row == f"| UserWarning: 3 of 20 probes unscored \\| no match | {by} |"
 
 
+@pytest.mark.parametrize("change, said", [
+    ("splits", "**`splits.json`** missing: the trials' splits can be neither checked nor paired"),
+    ("config", "**`config.yaml`** edited since the run started"),
+])
+def test_results_without_their_splits_or_config_are_said_and_not_resumed(run_a, change, said):
+    # without splits.json a claim paired trials of other rows (OK where TREND was right); an edited
+    # config.yaml re-graded the run against other numbers; both at exit 0 of check
+    from rankbench.engine.manifest import verify_resume
+    from rankbench.errors import RankbenchError
+    from rankbench.runfolder import RunFolder
+
+    if change == "splits":
+        (run_a / "splits.json").unlink()
+    else:
+        (run_a / "config.yaml").write_text((run_a / "config.yaml").read_text().replace("trials: 3", "trials: 2"))
+    run = load_run(run_a)
+    assert not run.complete and any(line.startswith(said) for line in status_lines(run)), status_lines(run)
+    with pytest.raises(RankbenchError, match="splits.json missing|config.yaml was changed"):
+        verify_resume(RunFolder.open(run_a))
+
+
 def test_a_complete_run_has_nothing_to_say_first(runs):
     assert status_lines(load_run(runs["a"])) == []
 
