@@ -234,6 +234,13 @@ class Block:
             if not np.isnan(mean):
                 self._means.setdefault(metric, []).append(float(mean))
 
+    def trials_said(self) -> str:
+        """How many trials the numbers average: one count, and each method's that is fewer (a run
+        not finished, a failed job)."""
+        counts = self.sub.groupby("method", sort=False)["n_trials"].max()
+        fewer = [f"{m}: {int(c)}" for m, c in counts.items() if c < self.n_trials]
+        return f"{self.n_trials} trial(s)" + (f" ({', '.join(fewer)})" if fewer else "")
+
     def cell(self, method: str, metric: str) -> tuple[float | None, float | None]:
         return self._cells.get((method, metric), (None, None))
 
@@ -329,7 +336,7 @@ def summary_markdown(summary: pd.DataFrame, title: str, methods: list[str], sett
         if b.heading:
             out += [f"{'##' if b.columns == b.headers else '###'} {b.heading}", ""]
         if b.columns == b.headers:
-            out += [f"{b.n_trials} trial(s).", ""]
+            out += [f"{b.trials_said()}.", ""]
         out += [markdown_table(b), ""]
     return "\n".join(out)
 
@@ -383,7 +390,7 @@ def summary_latex(summary: pd.DataFrame, title: str, methods: list[str],
     out = [f"% rankbench summary of {title}; needs \\usepackage{{booktabs}}", ""]
     slug = "".join(c if c.isalnum() else "-" for c in title).strip("-").lower()
     for i, b in enumerate(summary_blocks(summary, methods, values)):
-        what = (f"mean $\\pm$ standard deviation over {b.n_trials} trials" if b.n_trials > 1
+        what = (f"mean $\\pm$ standard deviation over {tex_escape(b.trials_said())}" if b.n_trials > 1
                 else "one trial")
         cap = tex_escape(title + (f", {b.heading}" if b.heading else "")) + f": {what}; best in bold."
         out += [latex_table(b, cap, f"tab:{slug}-{i + 1}"), ""]

@@ -19,6 +19,7 @@ from rankbench.report.tables import (
     ordered_metrics,
     summary_blocks,
     summary_latex,
+    summary_markdown,
     sweep_block,
     with_sweep_columns,
 )
@@ -100,6 +101,17 @@ def test_latex_booktabs_bold_best_in_the_metrics_direction_and_escaped():
         assert needle in tex, needle
     one = summary([("", "A", "cmc@1", 0.5, float("nan"), 1)])
     assert r"\pm" not in summary_latex(one, "t", ["A"]).split(r"\midrule")[1].split(r"\bottomrule")[0]
+
+
+def test_a_method_with_fewer_trials_is_said_beside_the_count():
+    # an interrupted run: the header said "30 trial(s)" above a method that had 3
+    s = summary([("", "L1", "cmc@1", 0.10, 0.01, 30), ("", "Bhat", "cmc@1", 0.16, 0.02, 3)])
+    b, = summary_blocks(s, ["L1", "Bhat"])
+    assert b.trials_said() == "30 trial(s) (Bhat: 3)"
+    assert "30 trial(s) (Bhat: 3)." in summary_markdown(s, "t", ["L1", "Bhat"])
+    assert "standard deviation over 30 trial(s) (Bhat: 3); best in bold" in summary_latex(s, "t", ["L1", "Bhat"])
+    same, = summary_blocks(summary([("", "L1", "cmc@1", 0.1, 0.0, 3), ("", "Bhat", "cmc@1", 0.2, 0.0, 3)]), ["L1"])
+    assert same.trials_said() == "3 trial(s)"
 
 
 def test_block_for_each_setting_and_task_family():
