@@ -13,7 +13,8 @@ import pandas as pd
 from ..config import ClaimCfg, ExpectedCfg, check_published
 from ..errors import RankbenchError
 from ..runfolder import CONFIG, CURVES_CSV, DIAGNOSTICS_CSV, MANIFEST, SUMMARY_CSV, SUMMARY_MD, SUMMARY_TEX, \
-    TRIALS, TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, TrialSplit, run_methods
+    TRIALS, TRIALS_CSV, Manifest, Problem, RunFolder, RunState, SettingSplits, TrialRecord, TrialSplit, run_methods, \
+    trial_name
 from .check import GradedNumber, check_markdown, counts_line, grade_rows
 from .claims import GradedClaim, claims_markdown, grade_claims
 from .plots.draw import PlotFile, make_plots
@@ -61,6 +62,11 @@ class RunData:
     @property
     def n_expected(self) -> int:
         return self.n_trials * len(self.methods) * max(1, len(self.settings))
+
+    def file_names(self) -> set[str]:
+        """The names of the result files the run makes, one per setting, trial and method."""
+        return {trial_name(s, t, m) for s in self.setting_order or [""] for t in range(self.n_trials)
+                for m in self.methods}
 
     @property
     def complete(self) -> bool:
@@ -171,9 +177,12 @@ def status_lines(run: RunData) -> list[str]:
         if p.path.name == MANIFEST:
             out.append(f"**Unusable manifest** `{p.path.name}` ({p.reason}): the run's provenance is unknown, and "
                        "`--resume` refuses a run it cannot verify.")
-        elif p.path.parent.name == TRIALS:
+        elif p.path.parent.name == TRIALS and p.path.name in run.file_names():
             out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
                        "recomputed by `--resume`.")
+        elif p.path.parent.name == TRIALS:
+            out.append(f"**Stray file** `{p.path.name}` ({p.reason}): no result this run makes has its name; "
+                       "it is left out here: remove it.")
         else:
             out.append(f"**`{p.path.name}`** {p.reason}; `--resume` refuses such a run.")
     return out

@@ -90,6 +90,15 @@ def test_results_without_their_splits_or_config_are_said_and_not_resumed(run_a, 
         verify_resume(RunFolder.open(run_a))
 
 
+def test_a_file_no_job_writes_is_called_stray_not_recomputed(run_a):
+    # --resume has nothing to recompute for it, so "recomputed by --resume" sent the user in a circle
+    first = sorted((run_a / "trials").glob("*.json"))[0]
+    shutil.copy(first, run_a / "trials" / f"copy of {first.name}")
+    lines = status_lines(load_run(run_a))
+    assert len(lines) == 1 and lines[0].startswith(f"**Stray file** `copy of {first.name}` (holds the result of ")
+    assert lines[0].endswith("no result this run makes has its name; it is left out here: remove it.")
+
+
 def test_a_complete_run_has_nothing_to_say_first(runs):
     assert status_lines(load_run(runs["a"])) == []
 
