@@ -800,15 +800,19 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
     if correction not in CORRECTIONS:
         raise ConfigError(f"compare: correction: expected one of {', '.join(CORRECTIONS)}, got {correction!r}")
     a = load_run(RunFolder.open(run_a))
+    runs = [a]
     if run_b is not None:
         if methods:
             raise ConfigError(f"{run_b}: --methods: expected one run (two methods of it), got a second run; "
                               "two runs compare every method they share")
-        result = compare_runs(a, load_run(RunFolder.open(run_b)), metrics, correction)
+        runs.append(load_run(RunFolder.open(run_b)))
+        result = compare_runs(a, runs[1], metrics, correction)
     elif not methods:
         raise ConfigError(f"{run_a}: compare: expected a second run or --methods X Y, got neither")
     else:
         result = compare_methods(a, methods[0], methods[1], metrics, correction)
+    # what check and report say first (an incomplete run, unusable results) holds for its pairs too
+    result.warnings[:0] = [f"{r.folder.path}: {line.replace('**', '')}" for r in runs for line in status_lines(r)]
     if csv is not None:
         atomic_write_text(Path(csv), result.to_csv())
     return result

@@ -106,6 +106,17 @@ def test_runs_with_other_splits_are_compared_with_a_warning(runs):
     assert "(splits differ)" in res.to_markdown() and "**Warning:**" in res.to_markdown()
 
 
+def test_what_check_says_first_about_a_run_compare_says_too(runs, tmp_path):
+    # an incomplete run was compared over the trials left, without a word
+    import shutil
+
+    run = shutil.copytree(runs["a"], tmp_path / "a")
+    sorted((run / "trials").glob("*.json"))[0].unlink()
+    res = app.compare(run, methods=("Bhattacharyya", "L1"))
+    assert res.warnings[0] == f"{run}: Incomplete run: 8 of 9 results (continue it with `--resume {run}`)."
+    assert not app.compare(runs["a"], methods=("Bhattacharyya", "L1")).warnings
+
+
 def test_two_methods_of_one_run(runs):
     res = app.compare(runs["a"], methods=("Bhattacharyya", "L1"))
     assert list(res.table["metric"]) == ["cmc@1", "cmc@5", "cmc@10", "map", "nauc"]     # quality metrics, natural order
