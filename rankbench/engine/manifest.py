@@ -72,9 +72,11 @@ def run_manifest(p: Plan, opts: EngineOptions, state: RunState, prev: Manifest |
         "python": sys.version.split()[0],
         "packages": package_versions(),
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpus": os.cpu_count()},
-        "config_path": p.experiment.origin,
-        "cwd": os.getcwd(),
-        "invocation": opts.invocation,
+        # where the run came from stays as it was started (collect files a run by its config's
+        # folder): a resumed session's own command is not the run's
+        "config_path": prev.config_path if prev else p.experiment.origin,
+        "cwd": prev.cwd if prev else os.getcwd(),
+        "invocation": prev.invocation if prev else opts.invocation,
         "executor": executor,
         # the root the loaders used: --data-root, else $RANKBENCH_DATA, else ./datasets
         "data_root": str(Path(opts.data_root or os.environ.get("RANKBENCH_DATA") or "datasets").resolve()),

@@ -113,6 +113,17 @@ def test_a_resumed_run_stays_in_its_own_folder(cli, half_done, tmp_path):
     assert len(list((out / "trials").glob("*.json"))) == 4
 
 
+def test_a_resumed_run_keeps_where_it_came_from(cli, half_done):
+    # collect files a run under its config's folder: a resume recorded its own config.yaml instead
+    path, out = half_done
+    before = json.loads((out / "manifest.json").read_text())
+    assert cli("run", "--resume", out, "-q", "--no-plots").exit_code == 0
+    after = json.loads((out / "manifest.json").read_text())
+    assert before["config_path"] == str(path) and len(after["sessions"]) == 2
+    assert {k: after[k] for k in ("config_path", "cwd", "invocation")} == \
+        {k: before[k] for k in ("config_path", "cwd", "invocation")}
+
+
 def test_verify_resume_gives_the_folders_run_or_refuses_it_in_one_line(half_done):
     _, out = half_done
     folder = RunFolder(out)
