@@ -592,7 +592,11 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     if out.suffix.lower() in (".html", ".htm"):
         raise ConfigError(f"--out {out}: expected the Markdown report's path (e.g. {out.with_suffix('.md')}); the HTML "
                           "page is written beside it with .html, and two reports are never written to one file")
-    return write_collected([f.path for f in _distinct(run_dirs)], out)
+    folders = _distinct(run_dirs)
+    with contextlib.ExitStack() as held:
+        for f in folders:  # each run's report is rewritten: not while a run writes the same files
+            held.enter_context(f.lock("rankbench collect"))
+        return write_collected([f.path for f in folders], out)
 
 
 def _distinct(run_dirs: list[str | Path]) -> list[RunFolder]:

@@ -39,3 +39,16 @@ def test_a_runs_paper_is_its_configs_folder(runs, tmp_path):
     assert paper_of(run) == "papera"
     run.manifest = run.manifest.model_copy(update={"config_path": str(Path("elsewhere.yaml"))})
     assert paper_of(run) == "other"
+
+
+def test_collect_does_not_rewrite_a_run_another_rankbench_writes(runs, tmp_path):
+    # report refused such a folder; collect rewrote its summary.md beside the running run
+    import pytest
+
+    from rankbench.runfolder import RunFolder, RunFolderError
+
+    run = shutil.copytree(runs["a"], tmp_path / "a")
+    before = (run / "summary.md").read_text()
+    with RunFolder.open(run).lock("rankbench run"), pytest.raises(RunFolderError, match="another rankbench writes"):
+        app.collect([run], tmp_path / "REPORT.md")
+    assert (run / "summary.md").read_text() == before and not (tmp_path / "REPORT.md").exists()
