@@ -91,8 +91,9 @@ def validation_cmc(S: np.ndarray, y: np.ndarray, cams, max_rank: int) -> float:
 
     ``S`` is the (m, m) similarity of the validation images with each other. Candidates of a probe
     are the images of the other camera(s) (every other image without cameras); probes with no
-    true or no wrong candidate are left out. Ranks as :func:`rankbench.metrics.cmc_curve` counts
-    them (ties at their expected value).
+    true or no wrong candidate are left out, and NaN is returned when none is left (a fold of one
+    person: it scores no candidate, as :func:`choose` reads NaN). Ranks as
+    :func:`rankbench.metrics.cmc_curve` counts them (ties at their expected value).
     """
     y = np.asarray(y)
     cand = ~np.eye(len(y), dtype=bool)
@@ -102,6 +103,6 @@ def validation_cmc(S: np.ndarray, y: np.ndarray, cams, max_rank: int) -> float:
     same = (y[:, None] == y[None, :]) & cand
     ok = same.any(1) & (cand & ~same).any(1)
     if not ok.any():
-        return 0.0
+        return float("nan")
     curve = cmc_curve(S[ok], y[ok], y, candidates=cand[ok])
     return float(np.mean([curve[min(r, len(curve)) - 1] for r in range(1, max_rank + 1)]))

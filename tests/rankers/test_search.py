@@ -39,3 +39,19 @@ def test_validation_cmc_is_the_mean_cmc_of_every_image_against_the_other_camera(
         hits.append(np.flatnonzero(y[order] == y[i])[0] + 1)
     expected = np.mean([np.mean(np.asarray(hits) <= r) for r in range(1, 4)])
     assert validation_cmc(S, y, cams, 3) == pytest.approx(expected)
+    # a fold of one person (or none) scores nothing: NaN, which choose leaves out, not a 0 that
+    # pulled down only the C values the fold reached before its early stop
+    assert np.isnan(validation_cmc(S[:2, :2], y[:2], cams[:2], 3))
+    assert np.isnan(validation_cmc(S[:0, :0], y[:0], cams[:0], 3))
+
+
+def test_a_prsvm_whose_folds_score_nothing_says_so():
+    from rankbench.errors import InputError
+    from rankbench.rankers.ranksvm.prsvm import PRSVM
+
+    rng = np.random.default_rng(0)
+    y, cams = np.repeat(np.arange(6), 2), np.tile(["a", "b"], 6)
+    X = rng.random((12, 8)) + y[:, None]
+    with pytest.raises(InputError, match=r"cv = 12: no validation fold holds a probe with both a true and a wrong "
+                                         r"match \(6 training people in 12 folds\)"):
+        PRSVM(C=[0.1, 1.0], cv=12).fit(X, y, cams)

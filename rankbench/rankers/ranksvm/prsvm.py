@@ -9,6 +9,7 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ...errors import InputError
 from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
@@ -156,6 +157,10 @@ class PRSVM(PairScorer, BaseEstimator):
             for k, w in enumerate(ws):
                 sols[k].append(w)
         k, mean = choose(scores)
+        if np.isnan(mean).all():  # the first C would win by default, chosen by nothing
+            raise InputError(f"{type(self).__name__}: cv = {self.cv}: no validation fold holds a probe with both a "
+                             f"true and a wrong match ({len(np.unique(y))} training people in {len(folds)} folds); "
+                             "expected fewer folds, or a single C")
         self.cv_scores_ = {c: float(s) for c, s in zip(grid_c, mean) if not np.isnan(s)}
         # the folds' solutions at the chosen C warm-start the final fit on all training people
         return grid_c[k], np.mean(sols[k], axis=0)
