@@ -132,14 +132,14 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
 
     def fit(self, X, y, cams=None):
         """Boost on all (image, other-camera image) pairs of the training set."""
-        X = checked_input(self, X, "fit", y=y, cams=cams, min_rows=2)
+        X = self._histograms(checked_input(self, X, "fit", y=y, cams=cams, min_rows=2), "fit's X")
         if X.shape[1] % self.n_bins:
             raise InputError(f"elf: feature length {X.shape[1]} is not a multiple of n_bins={self.n_bins} "
                              "(n_bins must be the histogram size of the features)")
         k = self.negatives_per_query
         P = build_pair_grid(X, np.asarray(y), cams, block=self.block, negatives_per_query=k,
                             random_state=check_random_state(self.random_state))
-        same, cand = _pair_grid(P, np.asarray(y), sampled=k is not None)
+        same, cand = _pair_grid(P, np.asarray(y), cams, sampled=k is not None)
         label = np.where(same[cand], 1, -1).astype(np.int8)  # the training pairs: the grid's cells cand, row-major
         n, shape = len(label), P.shape
         flat = None if n == cand.size else np.flatnonzero(cand)
@@ -343,10 +343,19 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
             out[s:s + self.block] = D
         return out
 
+    def _histograms(self, A, what: str):
+        """``A``, refused where the Bhattacharyya distance cannot read it: a negative value (the
+        square root of a negative product is NaN, which fit and scoring would code differently)."""
+        if self.distance == "bhattacharyya" and (A < 0).any():
+            raise InputError(f"elf: distance='bhattacharyya' needs histograms (values >= 0), got {A.min():g} in "
+                             f"{what}; use distance='l1' for other features")
+        return A
+
     def similarity(self, Q, G):
         """The boosted score of every (probe, gallery) pair, shape (nq, ng); see ``score``."""
         check_is_fitted(self, "alphas_")
-        Q, G = checked_input(self, Q, "similarity", "Q"), checked_input(self, G, "similarity", "G")
+        Q = self._histograms(checked_input(self, Q, "similarity", "Q"), "similarity's Q")
+        G = self._histograms(checked_input(self, G, "similarity", "G"), "similarity's G")
         used = np.unique(self.hists_)
         out = np.zeros((len(Q), len(G)))
         if len(used) == 0:
@@ -390,13 +399,17 @@ def _clear_minimum(err, k, j, occupied):
     return bool((near[:, 0] == k).all() and near[:, 1].min() == j and not occupied[k, j + 1:near[:, 1].max() + 1].any())
 
 
-def _pair_grid(P, y, sampled=False):
+def _pair_grid(P, y, cams=None, sampled=False):
     """``same`` and ``cand`` masks over P's (rows x cols) grid: same identity, and training pair
-    (on one grid of all images: other-camera, or other, images only; with ``sampled`` negatives,
-    the different-person pairs some query of either side drew)."""
+    (on one grid of all images, three cameras or none: other-camera, or other, images only; with
+    ``sampled`` negatives, the different-person pairs some query of either side drew)."""
     same = y[P.rows][:, None] == y[P.cols][None, :]
     if P.col_side is None:
-        return same, (P.row_side.neg | same) & ~np.eye(*P.shape, dtype=bool)
+        other = ~np.eye(*P.shape, dtype=bool)
+        if cams is not None:  # a person's two images in one camera are no training pair
+            c = np.asarray(cams)
+            other &= c[P.rows][:, None] != c[P.cols][None, :]
+        return same, (P.row_side.neg | same) & other
     if not sampled:
         return same, np.ones(P.shape, bool)
     return same, same | P.col_side.neg.T | (False if P.row_side is None else P.row_side.neg)

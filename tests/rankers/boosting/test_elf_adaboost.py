@@ -204,3 +204,35 @@ def test_scoring_reads_only_the_chosen_units_with_the_same_numbers(units, distan
     units_all = np.arange(every.shape[-1])[::-1]      # any order, repeats
     some = e._some_units_dist(Q[:, None], G[None], np.r_[units_all, units_all[:3]])
     assert np.array_equal(some.astype(np.float32), every[..., np.r_[units_all, units_all[:3]]])
+
+
+@pytest.mark.parametrize("cams, n_pos", [(None, 3 * 12), ("abbc", 3 * 10), ("aabc", 3 * 10)])
+def test_the_training_pairs_are_other_camera_pairs_however_many_cameras(cams, n_pos):
+    # with three cameras a person's two images in one camera were taken as a positive pair
+    from rankbench.rankers._pair_grid import build_pair_grid
+    from rankbench.rankers.boosting.elf import _pair_grid
+
+    y = np.repeat(np.arange(3), 4)                       # 3 people, 4 images each
+    c = None if cams is None else np.array(list(cams) * 3)
+    X = np.random.default_rng(0).random((12, 6))
+    same, cand = _pair_grid(build_pair_grid(X, y, c), y, c)
+    # brute force: ordered pairs of one person's images, in other cameras where cameras are given
+    other = np.ones((12, 12), bool) if c is None else c[:, None] != c[None, :]
+    want = (y[:, None] == y[None, :]) & other & ~np.eye(12, dtype=bool)
+    assert (same & cand).sum() == want.sum() == n_pos
+
+
+def test_bhattacharyya_refuses_negative_values_in_fit_and_scoring():
+    # they gave NaN distances, coded one way in fit and voted the other way in scoring, at exit 0
+    from rankbench.errors import InputError
+
+    y = np.repeat(np.arange(4), 2)
+    X = np.random.default_rng(0).random((8, 8))
+    shifted = X.copy()
+    shifted[3, 5] = -0.5
+    with pytest.raises(InputError, match=r"elf: distance='bhattacharyya' needs histograms \(values >= 0\), got -0\.5 "
+                                         r"in fit's X"):
+        ELFAdaBoost(n_bins=4, distance="bhattacharyya").fit(shifted, y)
+    fitted = ELFAdaBoost(n_bins=4, n_rounds=2, distance="bhattacharyya").fit(X, y)
+    with pytest.raises(InputError, match="in similarity's G"):
+        fitted.similarity(X, X - 1)
