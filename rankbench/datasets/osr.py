@@ -16,32 +16,37 @@ from .base import RELEVANCE_CODES, Dataset, Loader, check_image_sizes, fingerpri
 
 def read_strength_csv(path) -> pd.DataFrame:
     """``relative_ordering.csv`` (rows = attributes, columns = categories; '#' comments) ->
-    a categories x attributes DataFrame of strengths (larger = more)."""
+    a categories x attributes DataFrame of strengths (larger = more). Names are kept as written
+    (``NA``, ``007``); a mistake is one line naming the file and the attribute or category."""
     try:
-        table = pd.read_csv(path, comment="#", index_col=0)
-        header = pd.read_csv(path, comment="#", header=None, nrows=1, dtype=str).iloc[0]
+        raw = pd.read_csv(path, comment="#", header=None, dtype=str, keep_default_na=False)
     except Exception as exc:
-        raise DataError(f"{path}: cannot be parsed as CSV ({exc}); expected a header "
-                        "'attribute,<category>,...' and one row of integer strengths per attribute")
-    if table.empty or not all(pd.api.types.is_numeric_dtype(t) for t in table.dtypes):
-        raise DataError(f"{path}: expected a header 'attribute,<category>,...' and one row of numeric "
-                        "strengths per attribute")
-    table.index = table.index.astype(str).str.strip()
-    table.columns = header.iloc[1:].astype(str).str.strip()   # as written (pandas renames a repeated one)
-    for kind, names, unit in (("category", table.columns, "column"), ("attribute", table.index, "row")):
+        raise DataError(f"{path}: cannot be parsed as CSV ({str(exc).strip().splitlines()[-1]}); expected a header "
+                        "'attribute,<category>,...' and one row of strengths per attribute") from None
+    raw = raw.apply(lambda col: col.str.strip())
+    if raw.shape[0] < 2 or raw.shape[1] < 2:
+        raise DataError(f"{path}: expected a header 'attribute,<category>,...' and one row of strengths per attribute")
+    cats, attrs, cells = pd.Index(raw.iloc[0, 1:]), pd.Index(raw.iloc[1:, 0]), raw.iloc[1:, 1:]
+    if (cats == "").any():
+        raise DataError(f"{path}: header column {int(np.argmax(cats == '')) + 2} names no category (a trailing "
+                        "comma?); expected a category name above every column of strengths")
+    for kind, names, unit in (("category", cats, "column"), ("attribute", attrs, "row")):
         twice = names[names.duplicated()]
         if len(twice):
             raise DataError(f"{path}: {kind} {twice[0]!r} has two {unit}s; expected one {unit} per {kind}")
-    bad = np.argwhere(~np.isfinite(table.to_numpy(dtype=float)))
+    values = cells.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    bad = np.argwhere(~np.isfinite(values))
     if len(bad):
         (i, j) = bad[0]
-        raise DataError(f"{path}: attribute {table.index[i]!r}, category {table.columns[j]!r}: expected a "
-                        f"finite strength, got {table.iat[i, j]:g} ({len(bad)} such cell(s))")
+        got = repr(cells.iat[i, j]) if cells.iat[i, j] else "nothing"
+        raise DataError(f"{path}: attribute {attrs[i]!r}, category {cats[j]!r}: expected a finite strength, got "
+                        f"{got} ({len(bad)} such cell(s))")
+    table = pd.DataFrame(values, index=attrs, columns=cats)
     flat = table.index[table.nunique(axis=1) < 2]
     if len(flat):
         raise DataError(f"{path}: attribute {flat[0]!r} gives every category the same strength; expected "
                         "at least two strengths (there is nothing to order)")
-    return table.T.astype(float)
+    return table.T
 
 
 #: (height, width) of every OSR image

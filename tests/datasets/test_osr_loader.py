@@ -35,7 +35,7 @@ def test_osr_loader_and_errors(tmp_path):
     assert len(datasets.build("osr", {"root": str(tmp_path / "osr"), "n_per_category": 2, "check_images": False}).load()) == 6
     with pytest.raises(DataError, match="no known category prefix"):
         datasets.build("osr", {"root": str(make_osr(tmp_path / "o2", extra="desert_x.jpg"))}).load()
-    with pytest.raises(DataError, match="numeric"):
+    with pytest.raises(DataError, match="attribute 'natural', category 'coast': expected a finite strength, got 'high'"):
         datasets.build("osr", {"root": str(make_osr(tmp_path / "o3", csv="attribute,coast\nnatural,high\n"))}).load()
     (tmp_path / "empty").mkdir()
     with pytest.raises(DataError, match="relative_ordering.csv"):
@@ -44,12 +44,25 @@ def test_osr_loader_and_errors(tmp_path):
         datasets.build("osr", {"root": str(tmp_path / "osr")}).load()
 
 
+def test_names_are_kept_as_written_and_a_ragged_file_is_one_line(tmp_path):
+    # pandas read the category NA as a missing value (a traceback later) and the attribute 007 as 7
+    root = make_osr(tmp_path / "osr", csv="attribute,coast,forest,street\nNA,3,2,1\n007,1,2,3\n")
+    strength = datasets.build("osr", {"root": str(root), "check_images": False}).load().info["strength"]
+    assert list(strength.columns) == ["NA", "007"] and list(strength.index) == ["coast", "forest", "street"]
+    for i, (csv, message) in enumerate([("attribute,coast,forest,street\nnatural,3,2,1,4\n", "cannot be parsed as CSV"),
+                                        ("attribute,coast,forest,street,\nnatural,3,2,1,\n",
+                                         "header column 5 names no category")]):
+        with pytest.raises(DataError, match=message) as err:
+            datasets.build("osr", {"root": str(make_osr(tmp_path / f"bad{i}", csv=csv)), "check_images": False}).load()
+        assert "\n" not in str(err.value)
+
+
 @pytest.mark.parametrize("csv, message", [
     ("attribute,coast,forest,street, coast\nnatural,3,3,1,1\nopen,3,1,2,2\n", "category 'coast' has two columns; expected one column per category"),
     ("attribute,coast,forest,street\nnatural,3,3,1\nnatural,3,1,2\n", "attribute 'natural' has two rows; expected one row per attribute"),
     # an attribute nothing can be learnt from: every category equal, or a strength missing
     ("attribute,coast,forest,street\nnatural,3,3,1\nopen,2,2,2\n", "attribute 'open' gives every category the same strength"),
-    ("attribute,coast,forest,street\nnatural,3,,1\nopen,1,2,3\n", "attribute 'natural', category 'forest': expected a finite strength, got nan"),
+    ("attribute,coast,forest,street\nnatural,3,,1\nopen,1,2,3\n", "attribute 'natural', category 'forest': expected a finite strength, got nothing"),
 ])
 def test_a_strength_named_twice_or_useless_is_refused(tmp_path, csv, message):
     with pytest.raises(DataError, match=rf"relative_ordering.csv: {message}"):

@@ -92,7 +92,7 @@ CASES = [
     ("frame beyond exact integers", {"t.csv": "id,track,frame\na,1,1e20\nb,1,2\n"}, {}, DataError,
      ["column 'frame', row 1", "an integer", "'1e20'"]),
     ("strength missing", {"t.csv": "id,category\na,x\n", "s.csv": "attribute,x,y\nnat,1,\n"},
-     {"strengths": "s.csv"}, DataError, ["s.csv", "attribute 'nat', category 'y'", "finite strength", "nan"]),
+     {"strengths": "s.csv"}, DataError, ["s.csv", "attribute 'nat', category 'y'", "finite strength", "got nothing"]),
     ("strength infinite", {"t.csv": "id,category\na,x\n", "s.csv": "attribute,x,y\nnat,1,inf\n"},
      {"strengths": "s.csv"}, DataError, ["s.csv", "finite strength", "inf"]),
     ("attribute twice", {"t.csv": "id,category\na,x\n", "s.csv": "attribute,x,y\nnat,1,2\nnat,2,1\n"},
