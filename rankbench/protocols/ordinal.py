@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Literal
 
 import numpy as np
+import pandas as pd
 
 from ..datasets.base import Dataset
 from ..errors import ConfigError, DataError, InputError
@@ -58,12 +59,23 @@ class Ordinal(Protocol):
         self.predict = predict
         self.label_column = label_column
 
+    def _labels(self, dataset: Dataset) -> np.ndarray:
+        """The label column as finite numbers, NaN where a cell is empty (unlabelled)."""
+        raw = pd.Series(dataset.column(self.label_column), dtype=object)
+        empty = raw.isna() | (raw.astype(str).str.strip() == "")
+        y = pd.to_numeric(raw.where(~empty), errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~empty & ~np.isfinite(y))
+        if len(bad):
+            raise DataError(f"protocol ordinal: dataset {dataset.name!r}, column {self.label_column!r}, row {bad[0] + 1}: "
+                            f"expected a finite number (empty: unlabelled), got {raw.iat[bad[0]]!r}")
+        return y
+
     def check_dataset(self, dataset: Dataset) -> None:
         if self.label_column not in dataset.items.columns:
             raise DataError(f"protocol ordinal needs a {self.label_column!r} column; dataset "
                             f"{dataset.name!r} has: {', '.join(dataset.items.columns)} "
                             "(for umist, give the loader a 'labels' mapping)")
-        y = dataset.column(self.label_column).astype(float)
+        y = self._labels(dataset)
         labels, counts = np.unique(y[~np.isnan(y)], return_counts=True)
         if len(labels) < 2:
             raise DataError(f"protocol ordinal: dataset {dataset.name!r} has a single label")
@@ -78,7 +90,7 @@ class Ordinal(Protocol):
                               f"{self.n_per_label} x {len(labels)} labels), got {self.k}")
 
     def fit_sizes(self, dataset: Dataset, n_features):
-        y = dataset.column(self.label_column).astype(float)
+        y = self._labels(dataset)
         n_labels = len(np.unique(y[~np.isnan(y)]))
         rows = (self.n_per_label * n_labels, f"protocol.n_per_label = {self.n_per_label} x {n_labels} labels")
         return {"n_features": n_features, "n_samples": rows}
@@ -93,7 +105,7 @@ class Ordinal(Protocol):
                                   "has no parameter K; give k a number")
 
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
-        y = dataset.column(self.label_column).astype(float)
+        y = self._labels(dataset)
         labelled = ~np.isnan(y)
         train = draw_per_class(rng, y, np.flatnonzero(labelled), self.n_per_label)
         # grouped by label as in Yu & Li's Assumption 1 (the learners do not depend on the order)
@@ -102,7 +114,7 @@ class Ordinal(Protocol):
 
     def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
-        y = dataset.column(self.label_column).astype(float)
+        y = self._labels(dataset)
         train = np.asarray(split.train, dtype=int)
         test = np.asarray(split.test, dtype=int)
         ranker = make_ranker()
@@ -114,6 +126,9 @@ class Ordinal(Protocol):
             if not isinstance(k, (int, np.integer)) or k < 1:
                 raise InputError("protocol ordinal: k: 'K' needs a ranker that reports its K in "
                                  "diagnostics_ (cmds_dml and ldmlr do); give k a number")
+            if k > len(train):  # every test item would get the mean (or vote) of all training labels
+                raise InputError(f"protocol ordinal: k: 'K' is the ranker's K = {k}, more than the {len(train)} "
+                                 "training images; give a K or n_per_label that leaves K at most that")
         with meter.test():
             z_train = checked_output(ranker.transform(take(X, train)), (len(train), None), "transform")
             z_test = checked_output(ranker.transform(take(X, test)), (len(test), z_train.shape[1]), "transform")

@@ -34,6 +34,31 @@ def test_ordinal_checks():
         Ordinal(label_column="grade").check_dataset(ds)
 
 
+def test_a_label_column_of_text_is_one_line_and_its_empty_cells_unlabelled():
+    # a label_column other than 'label' reached float() unchecked: a traceback
+    ds = SyntheticOrdinal(n_labels=3, n_per_label=6).load()
+    ages = ds.items["label"].astype(int).astype(str).to_numpy(dtype=object)
+    ages[[2, 9]] = ""
+    ds.items["age"] = ages
+    Ordinal(n_per_label=3, label_column="age").check_dataset(ds)
+    assert np.isnan(Ordinal(label_column="age")._labels(ds)[[2, 9]]).all()
+    ages[4] = "young"
+    ds.items["age"] = ages
+    with pytest.raises(DataError, match=r"column 'age', row 5: expected a finite number \(empty: unlabelled\), got 'young'"):
+        Ordinal(n_per_label=3, label_column="age").check_dataset(ds)
+
+
+def test_a_rankers_k_beyond_the_training_images_is_refused():
+    # every test item got the mean of all training labels: MAE 0.5, exit 0
+    from rankbench.errors import InputError
+
+    ds = SyntheticOrdinal(n_labels=2, n_per_label=12).load()
+    p = Ordinal(n_per_label=3, k="K")
+    split = TrialSplit.drawn(p.split(ds, np.random.default_rng(0)))
+    with pytest.raises(InputError, match="k: 'K' is the ranker's K = 10, more than the 6 training images"):
+        p.evaluate(lambda: CMDSDML(K=10, max_iter=5), ds.arrays["feat"], ds, split, Meter())
+
+
 def test_ordinal_evaluate_scores_mae():
     ds = SyntheticOrdinal(n_labels=4, n_per_label=40).load()
     X = ds.arrays["feat"]
