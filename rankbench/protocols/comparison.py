@@ -50,7 +50,9 @@ class Comparison(Protocol):
     :func:`training_pairs`), capped at ``n_train_pairs`` (about 20,000 in Sharaf et al.). The test
     pairs are *all* pairs of test images whose strengths differ (PubFig about 120,000, OSR about
     1.8 million); they are counted with :func:`rankbench.metrics.grouped_pair_accuracy` without
-    being listed. Pairs of equal strength are not scored; a tie in score counts as wrong.
+    being listed. Pairs of equal strength are not scored; a tie in score counts one half (the
+    metrics' tie rule). The test images must hold two strengths of every attribute (checked for
+    a ``train`` column; drawn splits keep every category).
 
     Metrics: ``pair_acc/<attribute>`` and ``pair_acc`` (mean over attributes), as fractions.
     ``extra`` records the pair counts and, for rankers that have them, learned kernel weights.
@@ -104,7 +106,11 @@ class Comparison(Protocol):
             raise ConfigError(f"protocol.n_train_per_category: dataset {dataset.name!r} has no official "
                               "training split (no 'train' column); set n_train_per_category (e.g. 30)")
         if self.n_train_per_category is None:
-            dataset.own_split()
+            test = ~dataset.own_split()
+            for attr, strength in self.strengths(dataset).items():
+                if len(np.unique(strength[test])) < 2:  # no test pair: pair_acc would be NaN in every trial
+                    raise DataError(f"dataset {dataset.name!r}: the test images (train false) all have one strength "
+                                    f"of attribute {attr!r}; expected two at least (no test pair to score)")
         self._attributes(dataset)
 
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:

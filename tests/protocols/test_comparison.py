@@ -57,6 +57,10 @@ def test_comparison_draws_per_category_and_checks():
     d.items["train"] = False
     with pytest.raises(DataError, match="column 'train': no row is true"):
         Comparison().check_dataset(d)
+    cats = d.column("category")
+    d.items["train"] = cats != cats[0]   # the test images all of one category: no test pair, NaN in every trial
+    with pytest.raises(DataError, match="the test images .* all have one strength of attribute 'attr0'"):
+        Comparison().check_dataset(d)
     d.items = d.items.drop(columns="train")
     with pytest.raises(ConfigError, match="n_train_per_category"):
         Comparison().check_dataset(d)
