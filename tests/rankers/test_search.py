@@ -55,3 +55,18 @@ def test_a_prsvm_whose_folds_score_nothing_says_so():
     with pytest.raises(InputError, match=r"cv = 12: no validation fold holds a probe with both a true and a wrong "
                                          r"match \(6 training people in 12 folds\)"):
         PRSVM(C=[0.1, 1.0], cv=12).fit(X, y, cams)
+
+
+def test_too_many_folds_or_groups_for_the_training_people_say_which_parameter():
+    # both blamed the training data ("no query has both a true match and a wrong match")
+    from rankbench.errors import InputError
+    from rankbench.rankers.ranksvm.ensemble import EnsembleRankSVM
+    from rankbench.rankers.ranksvm.prsvm import PRSVM
+
+    rng = np.random.default_rng(0)
+    y, cams = np.repeat(np.arange(2), 2), np.tile(["a", "b"], 2)
+    X = rng.random((4, 8)) + y[:, None]
+    with pytest.raises(InputError, match=r"PRSVM: cv = 2: a fold trains on 1 person of 2; expected fewer folds"):
+        PRSVM(C=[0.1, 1.0], cv=2).fit(X, y, cams)
+    with pytest.raises(InputError, match=r"EnsembleRankSVM: n_groups = 3 needs as many training people, got 2"):
+        EnsembleRankSVM(n_groups=3).fit(X, y, cams)

@@ -9,6 +9,7 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ...errors import InputError
 from ...params import PositiveFloat, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.progress import tick
@@ -90,6 +91,9 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     def _weak_rankers(self, X, y, cams):
         rng = np.random.default_rng(self.random_state)
         people = rng.permutation(np.unique(y))
+        if len(people) < self.n_groups:  # an empty group trains on nobody
+            raise InputError(f"{type(self).__name__}: n_groups = {self.n_groups} needs as many training people, got "
+                             f"{len(people)}")
         groups = np.array_split(people, self.n_groups)
         cams = None if cams is None else np.asarray(cams)
         weak = []
