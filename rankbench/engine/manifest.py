@@ -109,16 +109,15 @@ def verify_resume(folder: RunFolder) -> RunState:
         raise RunFolderError(f"{where}: the run was made by rankbench {manifest.rankbench_version}, this is "
                              f"rankbench {__version__}; resume it with that version or start a new run")
     state = folder.read_state()
-    then = manifest.config if manifest is not None and manifest.config_fingerprint is not None else None
-    if then is not None and config_fingerprint(state.config) != manifest.config_fingerprint:
-        key = first_difference(then, state.config) or "(top level)"
+    problems = {pr.path.name: pr for pr in state.problems}
+    if CONFIG in problems:  # edited since the start (its fingerprint is not the manifest's)
+        key = first_difference(manifest.config, state.config) or "(top level)"
         was, now = ("absent" if v is _ABSENT else repr(v)
-                    for v in (value_at(c, key, _ABSENT) for c in (then, state.config)))
+                    for v in (value_at(c, key, _ABSENT) for c in (manifest.config, state.config)))
         raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {was} then, "
                              f"{now} now); put it back or start a new run")
-    lost = [pr for pr in state.problems if pr.path.name == SPLITS]
-    if lost:  # drawn again, they would be paired with results computed on other rows, or other data
-        raise RunFolderError(f"{where}: {SPLITS} {lost[0].reason}; start a new run")
+    if SPLITS in problems:  # drawn again, they would be paired with results computed on other rows, or other data
+        raise RunFolderError(f"{where}: {SPLITS} {problems[SPLITS].reason}; start a new run")
     return state
 
 

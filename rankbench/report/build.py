@@ -173,11 +173,12 @@ def status_lines(run: RunData) -> list[str]:
     warned = sum(1 for r in run.records if r.warnings)
     if warned:
         out.append(f"**Warnings:** {warned} of {len(run.records)} results came with warnings (listed under Warnings).")
+    ours = run.file_names() if run.problems else set()
     for p in run.problems:
         if p.path.name == MANIFEST:
             out.append(f"**Unusable manifest** `{p.path.name}` ({p.reason}): the run's provenance is unknown, and "
                        "`--resume` refuses a run it cannot verify.")
-        elif p.path.parent.name == TRIALS and p.path.name in run.file_names():
+        elif p.path.parent.name == TRIALS and p.path.name in ours:
             out.append(f"**Unusable result file** `{p.path.name}` ({p.reason}); it is left out here and "
                        "recomputed by `--resume`.")
         elif p.path.parent.name == TRIALS:

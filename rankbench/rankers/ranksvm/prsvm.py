@@ -169,9 +169,10 @@ class PRSVM(PairScorer, BaseEstimator):
         """One fold: the validation scores and solutions of the C grid in ascending order, each
         solve warm-started from the previous C's, until ``cv_patience`` C values bring no gain."""
         tr = ~val
-        if len(np.unique(y[tr])) < 2:  # the pair grid's own message would blame the training data
-            raise InputError(f"{type(self).__name__}: cv = {self.cv}: a fold trains on {len(np.unique(y[tr]))} "
-                             f"person of {len(np.unique(y))}; expected fewer folds, or a single C")
+        n_people = len(np.unique(y[tr]))
+        if n_people < 2:  # the pair grid's own message would blame the training data
+            raise InputError(f"{type(self).__name__}: cv = {self.cv}: a fold trains on {n_people} person of "
+                             f"{len(np.unique(y))}; expected fewer folds, or a single C")
         grid = build_pair_grid(X[tr], y[tr], None if cams is None else cams[tr], block=self.block, n_jobs=n_jobs)
         oracle = self._oracle(grid)
         vc = None if cams is None else cams[val]
