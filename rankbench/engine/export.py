@@ -96,7 +96,12 @@ def judged_rows(dataset: Dataset, split: TrialSplit, concept: str, part: str = "
 def write_trec(records: list[TrialRecord], settings: list[SettingSplits], dataset_of: Callable[[str], Dataset],
                out: Path, root: Path | None = None) -> list[Path]:
     """TREC qrels and run files of a retrieval run (module docstring); the written paths. ``root``:
-    the folder below which no link is followed (default ``out``)."""
+    the folder below which no link is followed (default ``out``). Nothing is written unless every
+    record kept its scores."""
+    for rec in records:
+        if not rec.extra.get("scores"):
+            raise ConfigError(f"export --format trec: {rec.method} trial {rec.trial}: the run kept no scores; "
+                              "run it with --set protocol.keep_scores=true")
     files = _Files(out if root is None else root)
     for st in settings:
         ds = dataset_of(st.label)
@@ -115,10 +120,7 @@ def write_trec(records: list[TrialRecord], settings: list[SettingSplits], datase
             for rec in records:
                 if rec.setting != st.label or rec.trial != k:
                     continue
-                scores = rec.extra.get("scores")
-                if not scores:
-                    raise ConfigError(f"export --format trec: {rec.method} trial {k}: the run kept no scores; "
-                                      "run it with --set protocol.keep_scores=true")
+                scores = rec.extra["scores"]
                 tag = safe(rec.method)
                 lines = []
                 for concept in split.concepts:

@@ -103,6 +103,7 @@ def test_trec_needs_kept_scores_and_a_retrieval_run(tmp_path):
         "rankers": [{"name": "LR", "ranker": "logistic"}]})
     with pytest.raises(ConfigError, match="kept no scores; run it with --set protocol.keep_scores=true"):
         app.export(folder, "trec", tmp_path / "t", progress=False)
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").rglob("*"))   # not even the qrels
     reid = run(tmp_path, "reid", {"dataset": {"name": "synthetic_reid", "n_people": 20},
                                   "features": [{"name": "c", "extractor": "color_strips", "bins": 4}],
                                   "protocol": {"name": "reid", "n_test": 8}, "rankers": [{"name": "L1", "ranker": "l1"}]})
