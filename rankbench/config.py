@@ -669,6 +669,9 @@ def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list
     if e.method in methods and e.published_only:
         raise ConfigError(f"{where}.published_only: {e.method!r} is run by this config; drop published_only")
     _check_metric(cfg, e.metric, f"{where}.metric", families)
+    if metric_info(e.metric).rate:
+        for field_, v in (("value", e.value), ("tolerance", e.tolerance), ("std", e.std)):
+            _fraction(v, f"{where}.{field_}")
     if e.setting is not None and e.setting not in labels:
         valid = ", ".join(l for l in labels if l) or "(none: this config has no sweep)"
         raise ConfigError(f"{where}.setting: {e.setting!r} is not a sweep setting; valid: {valid}")
@@ -710,13 +713,22 @@ def _check_claim_values(c: ClaimCfg, where: str) -> None:
         if to is not None and (info.higher_is_better, info.rate) != (to.higher_is_better, to.rate):
             raise ConfigError(f"{where}.from_metric: expected a metric measured like {c.metric!r} (same direction "
                               f"and unit), got {c.from_metric!r}")
+    measured = metric_info(c.y if c.kind in ("dominates", "speedup") else c.metric)
+    if measured is not None and measured.rate:
+        _fraction(c.by, f"{where}.by")
     if isinstance(c.baseline_limit, BaselineRef):
         return
     if c.baseline_limit is not None:
         info = metric_info(c.y if c.kind in ("dominates", "speedup") else (c.from_metric or c.metric))
-        if info is not None and info.rate and not 0 <= c.baseline_limit <= 1:
-            raise ConfigError(f"{where}.baseline_limit: expected a fraction in [0, 1] (rates are stored as "
-                              f"fractions: 25 % is 0.25), got {c.baseline_limit!r}")
+        if info is not None and info.rate:
+            _fraction(c.baseline_limit, f"{where}.baseline_limit")
+
+
+def _fraction(value: float | None, where: str) -> None:
+    """A rate's value, margin or spread is a fraction (rates are stored as fractions)."""
+    if value is not None and not 0 <= value <= 1:
+        raise ConfigError(f"{where}: expected a fraction in [0, 1] (rates are stored as fractions: 25 % is "
+                          f"0.25), got {value!r}")
 
 
 def dataset_params(cfg: Config) -> dict[str, Any]:

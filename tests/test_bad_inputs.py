@@ -93,6 +93,14 @@ CONFIG_CASES = [
      "at_least: 2, level: 1.5}]\n", [], "claims.0.level: expected less than or equal to 1"),
     ("claim baseline as percent", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, "
      "baseline_limit: 25}]\n", [], "claims.0.baseline_limit: expected a fraction in [0, 1]"),
+    ("expected rate as percent", GOOD + "expected: [{method: L1, metric: cmc@1, value: 16.3, tolerance: 0.03}]\n",
+     [], "expected.0.value: expected a fraction in [0, 1] (rates are stored as fractions: 25 % is 0.25), got 16.3"),
+    ("expected tolerance as percent", GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.163, tolerance: 3}]\n",
+     [], "expected.0.tolerance: expected a fraction in [0, 1]"),
+    ("expected std as percent", GOOD + "expected: [{method: L1, metric: cmc@1, value: 0.16, tolerance: 0.03, "
+     "std: 2.5}]\n", [], "expected.0.std: expected a fraction in [0, 1]"),
+    ("claim margin as percent", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, by: 5}]\n",
+     [], "claims.0.by: expected a fraction in [0, 1]"),
     ("claim baseline of unknown method", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, "
      "baseline_limit: {method: Q, metric: cmc@1}}]\n", [], "claims.0.baseline_limit.method: 'Q' is not a ranker"),
     ("claim baseline of unknown metric", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, "

@@ -484,7 +484,7 @@ def test_killed_run_resumes_with_its_data_root(tmp_path):
 
 def test_claims_are_graded_in_summary_and_check(cli, tmp_path):
     text = SMALL + ("claims:\n  - {kind: better, method: Bhattacharyya, than: L1, metric: nauc, source: made up}\n"
-                    "  - {kind: better, method: L1, than: Bhattacharyya, metric: nauc, by: 2.0}\n")
+                    "  - {kind: better, method: L1, than: Bhattacharyya, metric: nauc, by: 0.5}\n")
     out = tmp_path / "cl"
     assert cli("run", write(tmp_path, text), "--out", out, "-q").exit_code == 0
     md = (out / "summary.md").read_text()
@@ -543,7 +543,7 @@ def test_parallel_run_with_a_relative_folder_after_changing_folder(cli, tmp_path
 def test_methods_runs_only_the_named_rankers_and_grades_the_others_not_run(cli, tmp_path):
     text = (SMALL.replace("rankers:\n", "rankers:\n  - {name: Euclid, ranker: euclidean}\n")
             + "  - {method: Bhattacharyya, metric: cmc@10, value: 0.0, tolerance: 0.01, source: made up}\n"
-            + "claims:\n  - {kind: better, method: Bhattacharyya, than: L1, metric: nauc, by: 2.0}\n")
+            + "claims:\n  - {kind: better, method: Bhattacharyya, than: L1, metric: nauc, by: 0.5}\n")
     cfg = write(tmp_path, text)
     out = tmp_path / "part"
     # as compare's --methods: names after the option, up to the next option
