@@ -2,7 +2,8 @@
 
 Every user mistake is one line on stderr, ``rankbench: error: ...`` (one line per mistake when
 ``validate`` finds several), and exit status 1 (2 for a command-line usage error, 130 after
-Ctrl-C, 143 after SIGTERM); so is every error of the file system (permissions, a full disk, a
+Ctrl-C, 143 after SIGTERM, 141 without a word when standard output's reader stops reading, as
+in ``rankbench check RUN | head``); so is every error of the file system (permissions, a full disk, a
 read-only mount, a symbolic-link loop: the path and what the system says). A traceback means a
 bug in rankbench. Progress and warnings go to
 stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` adds debug events.
@@ -11,6 +12,8 @@ stderr through :mod:`logging`: ``-q`` keeps warnings and errors only, ``-v`` add
 from __future__ import annotations
 
 import math
+import os
+import select
 import signal
 import sys
 from pathlib import Path
@@ -32,6 +35,22 @@ def os_error_line(exc: OSError) -> str:
     what = exc.strerror or str(exc) or type(exc).__name__
     paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
     return f"{' -> '.join(paths)}: {what}" if paths else what
+
+
+def _reader_gone(exc: BrokenPipeError) -> None:
+    """Standard output's reader stopped reading (``rankbench check RUN | head``): stop without a
+    word, as ``cat`` does, with the shell's status for it (128 + SIGPIPE); any other broken pipe is
+    an error like any other."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        gone = any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):   # no poll (Windows), no file descriptor
+        gone = False
+    if not gone:
+        _fail(os_error_line(exc))
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # for the interpreter's last flush
+    sys.exit(141)
 
 
 def _terminate(signum, frame) -> None:
@@ -68,6 +87,8 @@ class _Command(click.Command):
             _fail("terminated (SIGTERM)", 143)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
+        except BrokenPipeError as exc:
+            _reader_gone(exc)
         except OSError as exc:  # the file system: a full disk, a read-only mount, a symlink loop ...
             _fail(os_error_line(exc))
 

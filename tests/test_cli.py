@@ -663,3 +663,21 @@ def test_methods_on_each_papers_config_with_its_data(cli, shared_data, config):
     last = load_experiment(path).config.rankers[-1].name
     res = cli("validate", path, "--data-root", shared_data, "--methods", last)
     assert res.exit_code == 0 and "1 ranker(s)" in res.output, res.output
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path, capsys):
+    """``rankbench run CONFIG | head``: the run is whole on disk, nothing is said, the status is
+    the shell's for a closed pipe (141); a broken pipe that is not standard output's is named."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "rankbench", "run", str(write(tmp_path, SMALL)), "--out", str(out)],
+                          stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=300,
+                          env={**os.environ, "RANKBENCH_CACHE": str(tmp_path / "cache")})
+    os.close(write_end)
+    assert proc.returncode == 141 and "error" not in proc.stderr, proc.stderr
+    assert len(list((out / "trials").glob("*.json"))) == 6 and (out / "summary.md").exists()
+    with pytest.raises(SystemExit) as exit_:      # CliRunner's standard output has no file descriptor
+        from rankbench.cli import _reader_gone
+        _reader_gone(BrokenPipeError(32, "Broken pipe", "worker socket"))
+    assert exit_.value.code == 1 and "worker socket: Broken pipe" in capsys.readouterr().err
