@@ -235,10 +235,15 @@ class Block:
                 self._means.setdefault(metric, []).append(float(mean))
 
     def trials_said(self) -> str:
-        """How many trials the numbers average: one count, and each method's that is fewer (a run
-        not finished, a failed job)."""
-        counts = self.sub.groupby("method", sort=False)["n_trials"].max()
-        fewer = [f"{m}: {int(c)}" for m, c in counts.items() if c < self.n_trials]
+        """How many trials the numbers average: one count, each method's that is fewer (a run not
+        finished, a failed job), and each of its columns that averages fewer still (a concept a
+        trial could not evaluate)."""
+        fewer = []
+        shown = self.sub[self.sub["metric"].isin(self.columns)]
+        for method, rows in shown.groupby("method", sort=False):
+            most = int(rows["n_trials"].max())
+            fewer += [f"{method}: {most}"] if most < self.n_trials else []
+            fewer += [f"{method} {metric}: {int(n)}" for metric, n in zip(rows["metric"], rows["n_trials"]) if n < most]
         return f"{self.n_trials} trial(s)" + (f" ({', '.join(fewer)})" if fewer else "")
 
     def cell(self, method: str, metric: str) -> tuple[float | None, float | None]:

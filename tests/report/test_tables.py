@@ -112,6 +112,12 @@ def test_a_method_with_fewer_trials_is_said_beside_the_count():
     assert "standard deviation over 30 trial(s) (Bhat: 3); best in bold" in summary_latex(s, "t", ["L1", "Bhat"])
     same, = summary_blocks(summary([("", "L1", "cmc@1", 0.1, 0.0, 3), ("", "Bhat", "cmc@1", 0.2, 0.0, 3)]), ["L1"])
     assert same.trials_said() == "3 trial(s)"
+    # a column one trial could not give: said per method and metric
+    s = summary([("", "L1", "cmc@1", 0.1, 0.0, 5), ("", "L1", "cmc@5", 0.3, 0.0, 4), ("", "Bhat", "cmc@1", 0.2, 0.0, 5),
+                 ("", "Bhat", "cmc@5", 0.4, 0.0, 5), ("", "Bhat", "ap/car", 0.4, 0.0, 3)])
+    plain, per_task = summary_blocks(s, ["L1", "Bhat"])
+    assert plain.trials_said() == "5 trial(s) (L1 cmc@5: 4)"
+    assert per_task.trials_said() == "5 trial(s) (Bhat: 3)"
 
 
 def test_block_for_each_setting_and_task_family():
