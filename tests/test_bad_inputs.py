@@ -133,7 +133,7 @@ CONFIG_CASES = [
     ("size one number", cfg(**{"bins: 8": "size: [128]"}), [], "features.colour.size"),
     ("rank zero", cfg(**{"ranks: [1, 5]": "ranks: [0, 5]"}), [], "protocol.ranks"),
     ("rank negative", cfg(**{"ranks: [1, 5]": "ranks: [-1]"}), [], "protocol.ranks"),
-    ("rank beyond gallery", cfg(**{"ranks: [1, 5]": "ranks: [1, 50]"}), [], "ranks <= the gallery size"),
+    ("rank beyond gallery", cfg(**{"ranks: [1, 5]": "ranks: [1, 50]"}), [], "ranks <= the smallest gallery a trial can draw"),
     ("n_test one", cfg(**{"n_test: 10": "n_test: 1"}), [], "protocol.n_test: expected an integer >= 2"),
     ("n_test too big", cfg(**{"n_test: 10": "n_test: 30"}), [], "protocol.n_test: expected 2..29"),
     ("gallery mode", cfg(**{"ranks: [1, 5]": "ranks: [1, 5], gallery: both"}), [], "protocol.gallery"),

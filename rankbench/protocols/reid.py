@@ -182,8 +182,9 @@ class ReIdentification(Protocol):
                                   f"{self.n_train} + {self.n_test}")
         floor = self._gallery_floor(dataset)
         where = ("the smallest gallery of the fixed trials" if self._is_fixed else
-                 f"the gallery size n_test = {self.n_test}" if floor == self.n_test else
-                 f"the smallest gallery, {floor} (n_test = {self.n_test} and the distractors)")
+                 f"the gallery size n_test = {self.n_test}" if floor == self.n_test and self._shots()[1] == 1 else
+                 f"the smallest gallery a trial can draw, {floor} (n_test = {self.n_test} people, at least one "
+                 "image each" + (", and the distractors)" if floor > self.n_test else ")"))
         if self.ranks is not None and max(self.ranks) > floor:
             raise ConfigError(f"protocol.ranks: expected ranks <= {where}, got {max(self.ranks)}")
 

@@ -154,7 +154,7 @@ def test_the_job_record_keeps_the_left_out_warning():
 
 @pytest.mark.parametrize("params, msg", [({"n_test": 20}, "n_test"), ({"gallery": "x"}, "gallery"),
                                          ({"n_test": 5, "n_train": 30}, "n_train"),
-                                         ({"n_test": 5, "ranks": [1, 6]}, "ranks <= the gallery size"),
+                                         ({"n_test": 5, "ranks": [1, 6]}, "ranks <= the smallest gallery a trial can draw, 5"),
                                          ({"ranks": [0, 5]}, "protocol.ranks"), ({"n_test": 1}, "n_test"),
                                          ({"gallery_cam": "a"}, "gallery_cam")])
 def test_bad_protocol_settings(params, msg):

@@ -400,9 +400,13 @@ def test_a_run_takes_trial_t_from_the_file_and_refuses_more_trials_than_it_holds
     ({"split_file": "s.yaml", "distractors": "unpaired"}, ConfigError, r"protocol.distractors: expected none or identity"),
     ({"split_file": "s.yaml", "split_column": "subset"}, ConfigError, r"expected split_file or split_column, got both"),
     ({"split_file": "none.yaml", "junk": ["-1", "0000"]}, ConfigError, r"protocol.split_file: file .*none.yaml not found"),
-    ({"n_test": 5, "junk": ["-1", "0000"], "ranks": [1, 6]}, ConfigError, r"ranks <= the gallery size n_test = 5"),
+    ({"n_test": 5, "junk": ["-1", "0000"], "ranks": [1, 6]}, ConfigError,
+     r"ranks <= the smallest gallery a trial can draw, 5 \(n_test = 5 people, at least one image each\), got 6"),
+    ({"n_test": 5, "junk": ["-1", "0000"], "ranks": [1, 6], "probe_shots": 1, "gallery_shots": 1}, ConfigError,
+     r"ranks <= the gallery size n_test = 5, got 6"),
     ({"n_test": 5, "junk": ["-1"], "distractors": ["0000"], "ranks": [1, 11]}, ConfigError,
-     r"ranks <= the smallest gallery, 10 \(n_test = 5 and the distractors\), got 11"),
+     r"ranks <= the smallest gallery a trial can draw, 10 \(n_test = 5 people, at least one image each, and the "
+     r"distractors\), got 11"),
 ])
 def test_bad_options_are_one_line(tmp_path, params, error, message):
     ds = grid_like()
