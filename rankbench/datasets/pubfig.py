@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 
@@ -89,5 +91,7 @@ class PubFig(Loader):
             items=items,
             arrays={"feat": feat, "gist_ref": feat[:, :512], "colour_ref": feat[:, 512:]},
             info={"attributes": attributes, "strength": strength, "root": str(root)},
-            fingerprint=fingerprint_files([mat_path], extra="pubfig"),
+            # the images the extractors read as well as the release's file (those present: without
+            # check_images some may be absent, and only the release's arrays are then used)
+            fingerprint=fingerprint_files([mat_path, *(p for p in paths if os.path.isfile(p))], extra="pubfig"),
         )

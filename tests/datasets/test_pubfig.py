@@ -72,3 +72,13 @@ def test_pubfig_errors(tmp_path):
     (tmp_path / "c" / "pubfig_data.mat").write_bytes(b"not a mat file")
     with pytest.raises(DataError, match="cannot be read"):
         datasets.build("pubfig", {"root": str(tmp_path / "c")}).load()
+
+
+def test_pubfig_fingerprint_follows_its_images(tmp_path):
+    """The fingerprint keys the feature cache: an image replaced under the same name must change it,
+    or the old image's features are served for the new one."""
+    root = make_pubfig(tmp_path / "pubfig")
+    load = lambda: datasets.build("pubfig", {"root": str(root), "check_images": False}).load().fingerprint  # noqa: E731
+    before = load()
+    write_jpg(root / "images" / "Ann_0.jpg", 999)
+    assert load() != before
