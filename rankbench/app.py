@@ -459,7 +459,7 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
     if Path(out).exists() and not overwrite:
         raise RankbenchError(f"{out}: already exists; choose another --out or add --force to replace it")
     exp = load_experiment(config)
-    ds = exp.components.dataset.build().load(data_root)
+    ds = load_dataset(exp.config, data_root, exp.origin)
     arrays: dict[str, np.ndarray] = {"ids": ds.items["id"].astype(str).to_numpy()}
     for col in ("identity", "cam", "label", "category", "subject", "group"):
         if col in ds.items.columns:

@@ -295,6 +295,28 @@ def fingerprint_arrays(*arrays: np.ndarray, extra: str = "") -> str:
     return h.hexdigest()[:16]
 
 
+def load(loader: Any, data_root: str | os.PathLike | None = None) -> Dataset:
+    """``loader.load(data_root)``, checked where the data enters (any loader, a plug-in's too): a
+    :class:`Dataset` whose items each have their own ``id``, the name every split file, export and
+    record knows an item by. A DataError names the loader and, for a repeated id, its first two
+    rows (and files: one image saved as ``.jpg`` and ``.png`` is two items of one name)."""
+    name = getattr(loader, "registry_name", type(loader).__name__)
+    ds = loader.load(data_root)
+    if not isinstance(ds, Dataset):
+        raise DataError(f"dataset {name}: load() returned {type(ds).__name__}, expected a rankbench.datasets.Dataset")
+    if "id" not in ds.items.columns:
+        raise DataError(f"dataset {name}: its items have no 'id' column (has: {', '.join(map(str, ds.items.columns))})")
+    ids = ds.items["id"].astype(str)
+    repeated = ids[ids.duplicated()]
+    if len(repeated):
+        rows = np.flatnonzero((ids == repeated.iloc[0]).to_numpy())
+        files = (f": {ds.items['path'].iat[rows[0]]} and {ds.items['path'].iat[rows[1]]}"
+                 if "path" in ds.items.columns else "")
+        raise DataError(f"dataset {name}: item id {repeated.iloc[0]!r} names {len(rows)} items (rows {rows[0]} and "
+                        f"{rows[1]}{files}); expected one item per id")
+    return ds
+
+
 class Loader(ABC):
     """Base of dataset loaders.
 

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from ..components import ComponentSpec
 from ..config import Components, Config, DatasetCfg, Experiment, ProtocolCfg, RankerCfg, dataset_params, ranker_feature_names
-from ..datasets.base import Dataset
+from ..datasets.base import Dataset, load
 from ..errors import ConfigError, DataError, ErrorList, RankbenchError
 from ..metrics import metric_info
 from ..params import check_data_bounds, data_bounds
@@ -99,8 +99,7 @@ def _method(rcfg: RankerCfg, cfg: Config, components: Components) -> MethodSpec:
 
 def load_dataset(cfg: Config, data_root: str | None, origin: str = "") -> Dataset:
     where = f"{origin}: dataset" if origin else "dataset"
-    loader = datasets.build(cfg.dataset.name, dataset_params(cfg), where)
-    return loader.load(data_root)
+    return load(datasets.build(cfg.dataset.name, dataset_params(cfg), where), data_root)
 
 
 def data_mistakes(data: dict, origin: str, data_root: str | None) -> list[RankbenchError]:
@@ -118,7 +117,7 @@ def data_mistakes(data: dict, origin: str, data_root: str | None) -> list[Rankbe
     except (ValidationError, RankbenchError):
         return []
     try:
-        dataset = loader.load(data_root)
+        dataset = load(loader, data_root)
     except RankbenchError as exc:
         return [exc]
     try:
@@ -154,7 +153,7 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         dkey = json.dumps(cfg.dataset.model_dump(), sort_keys=True, default=str)
         if dkey not in loaded:
             try:
-                loaded[dkey] = st.components.dataset.build().load(data_root)
+                loaded[dkey] = load(st.components.dataset.build(), data_root)
             except DataError as exc:   # said with the rankers' mistakes, not instead of them
                 loaded[dkey] = exc
         dataset = loaded[dkey]

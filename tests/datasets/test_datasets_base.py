@@ -258,3 +258,25 @@ def test_resized_reader_reads_then_resizes_by_area(tmp_path):
     paths = [str(tmp_path / "a.png")]
     np.testing.assert_array_equal(resized_reader(paths, None)(0), rgb)
     np.testing.assert_array_equal(resized_reader(paths, (8, 4))(0), cv2.resize(rgb, (4, 8), interpolation=cv2.INTER_AREA))
+
+
+def test_load_checks_what_any_loader_gives():
+    """A plug-in's loader too: a Dataset, an id column, one item per id."""
+    from rankbench.datasets.base import load
+
+    class Mine:
+        def __init__(self, out):
+            self.out = out
+
+        def load(self, data_root=None):
+            return self.out
+
+    good = Dataset("mine", pd.DataFrame({"id": ["a", "b"]}))
+    assert load(Mine(good)) is good
+    for out, message in ((pd.DataFrame({"id": ["a"]}), "dataset Mine: load\\(\\) returned DataFrame, expected a "
+                                                        "rankbench.datasets.Dataset"),
+                         (Dataset("mine", pd.DataFrame({"name": ["a"]})), "its items have no 'id' column \\(has: name\\)"),
+                         (Dataset("mine", pd.DataFrame({"id": ["a", "b", 7, "7"]})),
+                          "item id '7' names 2 items \\(rows 2 and 3\\); expected one item per id")):
+        with pytest.raises(DataError, match=message):
+            load(Mine(out))

@@ -67,3 +67,13 @@ def test_names_are_kept_as_written_and_a_ragged_file_is_one_line(tmp_path):
 def test_a_strength_named_twice_or_useless_is_refused(tmp_path, csv, message):
     with pytest.raises(DataError, match=rf"relative_ordering.csv: {message}"):
         datasets.build("osr", {"root": str(make_osr(tmp_path / "osr", csv=csv)), "check_images": False}).load()
+
+
+def test_one_image_saved_twice_is_refused_where_the_data_enters(tmp_path):
+    """coast_img0.jpg and coast_img0.png were two items of one id (both sides of a split)."""
+    from rankbench.datasets.base import load
+
+    root = make_osr(tmp_path / "osr", extra="coast_img0.png")
+    with pytest.raises(DataError, match=r"dataset osr: item id 'coast_img0' names 2 items \(rows 0 and 1: "
+                                        r".*coast_img0.jpg and .*coast_img0.png\); expected one item per id"):
+        load(datasets.build("osr", {"root": str(root), "check_images": False}))
