@@ -205,6 +205,10 @@ class Config(_Strict):
         for key, values in v.items():
             if not values:
                 raise ValueError(f"{key}: expected a list of one value or more (each value is a setting), got []")
+            labels = [_fmt(x) for x in values]
+            twice = next((x for x in labels if labels.count(x) > 1), None)
+            if twice is not None:
+                raise ValueError(f"{key}: the value {twice} is given twice; expected each setting once")
         return v
 
     def run_rankers(self) -> list[RankerCfg]:

@@ -69,6 +69,8 @@ CONFIG_CASES = [
     ("three sweep keys", GOOD + "sweep: {protocol.n_test: [5], trials: [1], seed: [1]}\n", [], "at most two key paths"),
     ("sweep not a list", GOOD + "sweep: {protocol.n_test: 5}\n", [], "sweep.protocol.n_test: expected a valid list"),
     ("sweep unknown path", GOOD + "sweep: {protocol.nope: [1, 2]}\n", [], "protocol: unknown parameter 'nope'"),
+    ("sweep value twice", GOOD + "sweep: {protocol.n_test: [5, 8, 5]}\n", [],
+     "sweep: protocol.n_test: the value 5 is given twice; expected each setting once"),
     ("sweep bad value", GOOD + "sweep: {protocol.n_test: [5, 100]}\n", [], "protocol.n_test: expected 2..29"),
     ("extends missing", "extends: nothere.yaml\n", [], "nothere.yaml: config file not found"),
     ("extends not text", "extends: [a, b]\n", [], "extends: expected a file path"),
