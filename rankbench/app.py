@@ -487,7 +487,7 @@ class Exported:
 
 
 def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_root: str | None = None,
-           jobs: int = 1, progress: bool = True) -> Exported:
+           jobs: int = 1, progress: bool = True, overwrite: bool = False) -> Exported:
     """A run's results or data in another tool's format (``rankbench export --help`` describes each).
 
     ``json``: the results document, returned as ``document`` and written to ``out`` when given.
@@ -495,11 +495,21 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     :mod:`rankbench.report.mlflow_store`), the parent run's id as ``run_id``. ``trec`` and
     ``svmlight`` (:mod:`rankbench.engine.export`) read the run's dataset again (from ``data_root``,
     else the one the run recorded; it must be unchanged) and write into ``out`` (default
-    ``<run>/export/<format>``).
+    ``<run>/export/<format>``). An existing ``json`` file is refused unless ``overwrite``, and so
+    is ``out`` inside the run folder (but under its ``export/``).
     """
     if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"export: --format: expected one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
+    if out is not None and not str(out).strip():
+        raise ConfigError("export: --out: expected a file or folder path, got ''")
+    if fmt == "json" and out is not None and Path(out).exists() and not overwrite:
+        raise ConfigError(f"export: {out}: already exists; choose another --out or add --force to replace it")
     folder = RunFolder.open(run_dir)
+    own = folder.concrete.path.resolve()
+    if out is not None and Path(out).resolve().is_relative_to(own) and \
+            not Path(out).resolve().is_relative_to(own / "export"):
+        raise ConfigError(f"export: --out {out}: inside the run folder, whose files are its results; choose a "
+                          f"path outside it or under {folder.path / 'export'}")
     run_data = load_run(folder)
     if fmt == "json":
         doc = results_of(run_data)

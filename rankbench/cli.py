@@ -460,9 +460,10 @@ def features(config, out, force, data_root, jobs):
                    "logged to a local MLflow store.")
 @click.option("--out", type=click.Path(), help="A folder (trec, svmlight; default RUN_DIR/export/<format>; mlflow: "
                                                "the store, default ./mlruns) or a file (json; default: print it).")
+@click.option("--force", is_flag=True, help="Replace an existing --out file (json).")
 @_data_root()
 @_jobs("for features not in the cache (svmlight)")
-def export(run_dir, fmt, out, data_root, jobs):
+def export(run_dir, fmt, out, data_root, jobs, force):
     """Take RUN_DIR's results or data to other tools: TREC, svmlight / RankLib, JSON, MLflow.
 
     \b
@@ -488,7 +489,7 @@ def export(run_dir, fmt, out, data_root, jobs):
 
     from . import app
 
-    got = app.export(run_dir, fmt, out, data_root, jobs, progress=app.progress_shown())
+    got = app.export(run_dir, fmt, out, data_root, jobs, progress=app.progress_shown(), overwrite=force)
     if fmt == "json":
         click.echo(json.dumps(got.document, indent=1, ensure_ascii=False) if out is None else f"wrote {out}")
     elif fmt == "mlflow":

@@ -240,3 +240,4 @@ def test_an_export_of_a_run_swept_over_its_data_refuses_changed_data(tmp_path, c
     lines = res.output.strip().splitlines()
     assert res.exit_code == 1 and len(lines) == 1 and "Traceback" not in res.output, res.output
     assert "dataset 'table' (setting dataset.file=other.csv) changed since the run" in lines[0]
+
