@@ -496,7 +496,8 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     ``svmlight`` (:mod:`rankbench.engine.export`) read the run's dataset again (from ``data_root``,
     else the one the run recorded; it must be unchanged) and write into ``out`` (default
     ``<run>/export/<format>``). An existing ``json`` file is refused unless ``overwrite``, and so
-    is ``out`` inside the run folder (but under its ``export/``).
+    is ``out`` inside the run folder (but under its ``export/``); what a reader must know of the
+    run (incomplete, failed jobs) is logged as a warning.
     """
     if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"export: --format: expected one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
@@ -511,6 +512,8 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         raise ConfigError(f"export: --out {out}: inside the run folder, whose files are its results; choose a "
                           f"path outside it or under {folder.path / 'export'}")
     run_data = load_run(folder)
+    for line in status_lines(run_data):
+        log.warning("%s: %s", folder.path, line.replace("**", ""))
     if fmt == "json":
         doc = results_of(run_data)
         if out is not None:

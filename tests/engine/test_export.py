@@ -241,3 +241,13 @@ def test_an_export_of_a_run_swept_over_its_data_refuses_changed_data(tmp_path, c
     assert res.exit_code == 1 and len(lines) == 1 and "Traceback" not in res.output, res.output
     assert "dataset 'table' (setting dataset.file=other.csv) changed since the run" in lines[0]
 
+
+def test_an_incomplete_run_is_said_when_exported(tmp_path, caplog):
+    """Export writes what the run has; a run missing a result says so (here on stderr)."""
+    reid = run(tmp_path, "reid", {"dataset": {"name": "synthetic_reid", "n_people": 20},
+                                  "features": [{"name": "c", "extractor": "color_strips", "bins": 4}],
+                                  "protocol": {"name": "reid", "n_test": 8}, "rankers": [{"name": "L1", "ranker": "l1"}]})
+    next((reid / "trials").glob("*.json")).unlink()
+    with caplog.at_level("WARNING", logger="rankbench.app"):
+        app.export(reid, "json", tmp_path / "r.json")
+    assert f"{reid}: Incomplete run: 1 of 2 results" in caplog.text
