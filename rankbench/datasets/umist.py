@@ -31,7 +31,8 @@ AUTHORS_COUNTS = (111, 239, 225)
 
 
 def read_pgm(path: Path) -> np.ndarray:
-    """Read an 8-bit binary PGM (P5) as a (H, W) uint8 array, naming the file on any problem."""
+    """Read an 8-bit binary PGM (P5) as a (H, W) uint8 array on 0..255 (grey levels scaled from the
+    file's maxval), naming the file on any problem."""
     data = Path(path).read_bytes()
     if not data.startswith(b"P5"):
         raise DataError(f"{path}: not a binary PGM image (expected magic 'P5', got {data[:2]!r})")
@@ -45,12 +46,16 @@ def read_pgm(path: Path) -> np.ndarray:
         fields.append(int(m.group(1)))
         pos = m.end()
     width, height, maxval = fields
-    if maxval > 255:
-        raise DataError(f"{path}: 16-bit PGM (maxval {maxval}) not supported; expected 8-bit")
+    if not 1 <= maxval <= 255:
+        raise DataError(f"{path}: PGM maxval {maxval}; expected an 8-bit image (maxval 1..255)")
     pixels = np.frombuffer(data, dtype=np.uint8, offset=pos + 1)
     if pixels.size < width * height:
         raise DataError(f"{path}: truncated PGM ({pixels.size} of {width * height} pixels)")
-    return pixels[: width * height].reshape(height, width)
+    pixels = pixels[: width * height].reshape(height, width)
+    if pixels.max(initial=0) > maxval:
+        raise DataError(f"{path}: a pixel of {int(pixels.max())} above the PGM's maxval {maxval}")
+    # a grey level is a fraction of maxval: rescaled to 0..255, as every other image is read
+    return pixels if maxval == 255 else np.rint(pixels * (255.0 / maxval)).astype(np.uint8)
 
 
 def subject_labels(labels, label_column: str, where: str) -> dict[str, float]:

@@ -1,6 +1,7 @@
 """The UMIST loader and PGM reader."""
 
 
+import numpy as np
 import pytest
 from toydata import write_pgm
 
@@ -51,6 +52,22 @@ def test_read_pgm_rejects_non_pgm(tmp_path):
     p.write_bytes(b"P5\n92 112\n255\n" + bytes(10))
     with pytest.raises(DataError, match="truncated"):
         read_pgm(p)
+    for maxval, message in ((0, "PGM maxval 0; expected an 8-bit image"), (65535, "PGM maxval 65535")):
+        p.write_bytes(b"P5\n2 1\n%d\n" % maxval + bytes(2))
+        with pytest.raises(DataError, match=message):
+            read_pgm(p)
+    p.write_bytes(b"P5\n2 1\n15\n" + bytes([3, 16]))
+    with pytest.raises(DataError, match="a pixel of 16 above the PGM's maxval 15"):
+        read_pgm(p)
+
+
+def test_read_pgm_scales_grey_levels_to_0_255(tmp_path):
+    """A legal 4-bit PGM (maxval 15) is as bright as its 8-bit twin (Pillow decodes it so too)."""
+    from PIL import Image
+
+    p = tmp_path / "x.pgm"
+    p.write_bytes(b"P5\n4 1\n15\n" + bytes([0, 1, 7, 15]))
+    assert read_pgm(p).tolist() == [[0, 17, 119, 255]] == np.asarray(Image.open(p)).tolist()
 
 
 @pytest.mark.parametrize("body, message", [
