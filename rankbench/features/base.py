@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..datasets.base import Dataset
+from ..errors import DataError
 from ..utils.diskcache import code_fingerprint
 from ..utils.progress import Progress
 
@@ -43,7 +44,11 @@ class Extractor(BaseEstimator):
 
     def transform_batch(self, imgs: list[np.ndarray]) -> np.ndarray:
         """A list of images -> (len(imgs), n_dims)."""
-        return np.vstack([np.asarray(self.transform_image(im)).ravel() for im in imgs])
+        rows = [np.asarray(self.transform_image(im)).ravel() for im in imgs]
+        sizes = [r.size for r in rows]
+        if len(set(sizes)) > 1:
+            raise _Ragged(next(k for k, n in enumerate(sizes) if n != sizes[0]), sizes)
+        return np.vstack(rows)
 
     def _batch(self) -> int:
         return int(getattr(self, "batch_size", None) or self.default_batch)
@@ -62,6 +67,8 @@ class Extractor(BaseEstimator):
                 done = Parallel(n_jobs=n_jobs, return_as="generator")(
                     delayed(_extract_chunk)(self, dataset, c) for c in chunks)
             for c, part in zip(chunks, done):   # in order, as each chunk is done
+                if parts and part.shape[1] != parts[0].shape[1]:
+                    raise _unequal(self, dataset, 0, int(c[0]), parts[0].shape[1], part.shape[1])
                 parts.append(part)
                 bar.step(len(c))
         return np.vstack(parts)
@@ -84,4 +91,27 @@ class Extractor(BaseEstimator):
 
 
 def _extract_chunk(extractor: Extractor, dataset: Dataset, idx: np.ndarray) -> np.ndarray:
-    return extractor.transform_batch([dataset.image(int(i)) for i in idx])
+    try:
+        return extractor.transform_batch([dataset.image(int(i)) for i in idx])
+    except _Ragged as exc:
+        raise _unequal(extractor, dataset, int(idx[0]), int(idx[exc.k]), exc.sizes[0], exc.sizes[exc.k]) from None
+
+
+class _Ragged(ValueError):
+    """Images of one batch gave vectors of different lengths (``k``: the first unlike the first)."""
+
+    def __init__(self, k: int, sizes: list[int]):
+        super().__init__(f"feature vectors of lengths {sorted(set(sizes))}")
+        self.k, self.sizes = k, sizes
+
+
+def _unequal(extractor: Extractor, dataset: Dataset, first: int, row: int, n_first: int, n_row: int) -> DataError:
+    """Two items whose features differ in length (images of different sizes, for ``pixels``)."""
+    def item(i: int) -> str:
+        path = dataset.items["path"].iat[i] if "path" in dataset.items.columns else None
+        return f"item {dataset.items['id'].iat[i]!r}" + (f" ({path})" if path is not None else "")
+
+    shape = (lambda i: "x".join(map(str, np.asarray(dataset.image(i)).shape[:2])))
+    return DataError(f"dataset {dataset.name!r}, extractor {extractor.registry_name}: {item(row)} gives {n_row} "
+                     f"values, {item(first)} gives {n_first} (images of {shape(row)} and {shape(first)} pixels); "
+                     "expected one length for every item: give the images one size")

@@ -94,3 +94,18 @@ def test_cache_key_holds_the_parameters_that_change_the_features():
     assert a == Sums(scale=2.0, batch_size=16).cache_key()
     assert a != Sums(scale=3.0).cache_key()
     assert isinstance(a["code"], str) and a["code"]
+
+
+@pytest.mark.parametrize("jobs, batch", [(1, 64), (1, 2), (2, 2)])
+def test_items_of_unequal_feature_length_are_named(jobs, batch, monkeypatch):
+    """pixels on images of different sizes: the two items and their sizes, within a batch or across
+    batches, never numpy's concatenation message."""
+    from rankbench.errors import DataError
+    from rankbench.features.raw import Pixels
+
+    images = [np.zeros((4, 3), np.uint8)] * 3 + [np.zeros((5, 3), np.uint8)]
+    ds = Dataset("d", pd.DataFrame({"id": ["a", "b", "c", "odd"]}), image_reader=lambda i: images[i])
+    monkeypatch.setattr(Pixels, "default_batch", batch)
+    with pytest.raises(DataError, match=r"dataset 'd', extractor pixels: item 'odd' gives 15 values, item "
+                                        r"'(a|c)' gives 12 \(images of 5x3 and 4x3 pixels\); expected one length"):
+        Pixels().extract(ds, n_jobs=jobs)
