@@ -144,16 +144,16 @@ def require_link_target(path: Path, what: str, layout: str) -> None:
 def named_files(folder: Path, pattern: re.Pattern[str], suffixes: tuple[str, ...], what: str, layout: str,
                 unexpected: str = "unexpected file name {path}") -> list[tuple[Path, re.Match[str]]]:
     """The files of ``folder`` with one of ``suffixes`` (any case), sorted by name, each with its
-    match of ``pattern``; hidden files, folders and other files (notes, Thumbs.db) are skipped. A
-    file that does not match is one DataError naming it (``unexpected``) and ``layout``, and so is
-    a broken link among them (:func:`require_link_target`)."""
+    match of ``pattern``; hidden files and other files (notes, Thumbs.db) are skipped. A file that
+    does not match is one DataError naming it (``unexpected``) and ``layout``, and so is a broken
+    link among them (:func:`require_link_target`) and anything else named like an image (a folder)."""
     out = []
     for path in sorted(folder.iterdir()):
         if path.name.startswith(".") or path.suffix.lower() not in suffixes:
             continue
         require_link_target(path, what, layout)
         if not path.is_file():
-            continue
+            raise DataError(f"{what}: {path} is named like an image but is not a file; expected layout: {layout}")
         m = pattern.match(path.name)
         if m is None:
             raise DataError(f"{what}: {unexpected.format(path=path)}; expected layout: {layout}")

@@ -240,10 +240,15 @@ def test_named_files_match_the_right_extensions_and_refuse_a_stranger(tmp_path):
 
     for name in ("b_2.jpg", "a_1.JPG", ".hidden.jpg", "notes.txt", "Thumbs.db"):
         (tmp_path / name).write_bytes(b"x")
-    (tmp_path / "sub_3.jpg").mkdir()
+    (tmp_path / "sub").mkdir()
     rx = re.compile(r"^(\w)_(\d)\.jpg$", re.I)
     got = named_files(tmp_path, rx, (".jpg",), "dataset x", "LAYOUT")
     assert [(p.name, m.group(2)) for p, m in got] == [("a_1.JPG", "1"), ("b_2.jpg", "2")]
+    (tmp_path / "c_3.jpg").mkdir()      # was skipped: a person then missed an image, with no word
+    with pytest.raises(DataError, match=r"dataset x: .*c_3.jpg is named like an image but is not a file; expected "
+                                        r"layout: LAYOUT"):
+        named_files(tmp_path, rx, (".jpg",), "dataset x", "LAYOUT")
+    (tmp_path / "c_3.jpg").rmdir()
     (tmp_path / "stranger.jpg").write_bytes(b"x")
     with pytest.raises(DataError) as err:
         named_files(tmp_path, rx, (".jpg",), "dataset x", "LAYOUT", "file {path} is odd")
