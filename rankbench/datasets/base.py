@@ -229,7 +229,7 @@ def read_image(path: str | os.PathLike, grey: bool = False, size: tuple[int, int
     flag = cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR
     data = np.fromfile(str(path), dtype=np.uint8) if Path(path).is_file() else None
     if data is None:
-        raise DataError(f"image {path} not found")
+        raise DataError(f"image {path} " + ("is not a file (a folder?)" if os.path.exists(path) else "not found"))
     if data.size:
         image_size(data, path)
     try:

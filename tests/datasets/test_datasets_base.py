@@ -108,6 +108,9 @@ def test_read_image_refusals(tmp_path):
     assert one_line(info) == f"image {path} is 4x6 pixels, expected 6x4"
     with pytest.raises(DataError, match="not found"):
         read_image(tmp_path / "none.png")
+    (tmp_path / "dir.png").mkdir()
+    with pytest.raises(DataError, match=r"dir.png is not a file \(a folder\?\)"):
+        read_image(tmp_path / "dir.png")
     for name, data in (("empty.png", b""), ("cut.png", path.read_bytes()[:30]), ("text.jpg", b"not an image")):
         (tmp_path / name).write_bytes(data)
         with pytest.raises(DataError) as info:
