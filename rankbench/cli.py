@@ -232,7 +232,8 @@ def main():
               help="Continue the interrupted run in RUN_DIR with its own config (CONFIG optional).")
 @click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials.")
 @click.option("--seed", type=click.IntRange(min=0), help="Override the config's seed.")
-@_jobs("on this machine (at most its cores, and the jobs to run)")
+@_jobs("on this machine (at most its cores, and the jobs to run); with --executor dask, for the feature "
+       "extraction only (the cluster's workers run the jobs)")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where jobs run: this machine, or a Dask cluster (needs Dask: pip install -e '.[dask]' in "
                    "the rankbench checkout).")
