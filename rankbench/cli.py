@@ -316,8 +316,10 @@ def validate(config, data_root, sets, methods, regress, max_settings):
     p = app.validate(config, _overrides(sets, regress=regress, methods=methods, max_settings=max_settings), data_root)
     cfg = p.experiment.config
     n = len(p.settings)
+    trials = sorted({st.config.trials for st in p.settings})   # a sweep may set them
     click.echo(f"{config}: OK - dataset {cfg.dataset.name} ({len(p.settings[0].dataset)} items), protocol "
-               f"{cfg.protocol.name}, {len(cfg.run_rankers())} ranker(s), {cfg.trials} trial(s)"
+               f"{cfg.protocol.name}, {len(cfg.run_rankers())} ranker(s), "
+               f"{'-'.join(map(str, trials[::max(1, len(trials) - 1)]))} trial(s)"
                + (f", {n} sweep settings" if n > 1 else "") + f", {p.n_jobs} jobs")
 
 

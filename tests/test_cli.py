@@ -219,7 +219,9 @@ def test_list_validate_version_help(cli, tmp_path):
     res = cli("list", "rankers", "prsvm")
     assert res.exit_code == 0 and "a number > 0 or a list (each a number > 0)" in res.output
     res = cli("validate", write(tmp_path, SMALL))
-    assert res.exit_code == 0 and "OK" in res.output and "6 jobs" in res.output
+    assert res.exit_code == 0 and "OK" in res.output and "3 trial(s), 6 jobs" in res.output
+    res = cli("validate", write(tmp_path, SMALL), "--set", "sweep={trials: [2, 4]}")   # the sweep's trials
+    assert res.exit_code == 0 and "2-4 trial(s), 2 sweep settings, 12 jobs" in res.output
     assert "0.1.0" in cli("--version").output
     for cmd in ("run", "validate", "list", "report", "check", "features", "collect"):
         assert "Example" in cli(cmd, "--help").output
