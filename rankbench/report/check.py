@@ -58,7 +58,8 @@ class Grade(StrEnum):
 GradedNumber = TypedDict("GradedNumber", {
     "method": str, "metric": str, "setting": str, "published": float, "tolerance": float, "source": str,
     "note": str, "ours": float | None, "diff": float | None, "n_trials": int | None, "std": float | None,
-    "se": float | None, "known_gap": str | None, "grade": Grade, "reason": str, "failed": NotRequired[str]})
+    "se": float | None, "known_gap": str | None, "grade": Grade, "reason": str, "failed": NotRequired[str],
+    "missing": NotRequired[str]})
 
 
 def grade_rows(summary: pd.DataFrame, expected: list[ExpectedCfg],
@@ -71,6 +72,7 @@ def grade_rows(summary: pd.DataFrame, expected: list[ExpectedCfg],
     where other trials finished: a mean over the trials that survived is not the method's number.
     """
     idx = summary.set_index(["setting", "method", "metric"])
+    settings = [s for s in dict.fromkeys(summary["setting"]) if s]
     rows = []
     for e in expected:
         setting = e.setting or ""
@@ -86,6 +88,9 @@ def grade_rows(summary: pd.DataFrame, expected: list[ExpectedCfg],
             row.update(grade=Grade.FAILED, failed=failed[(setting, e.method)])
         elif key not in idx.index:
             row["grade"] = Grade.MISSING
+            if settings and setting not in settings:   # a number that names no setting of this sweep
+                row["missing"] = (f"names {f'setting {setting!r}' if setting else 'no setting'}; this run's settings "
+                                  f"are {', '.join(settings)}: give the entry one of them as setting:")
         else:
             hit = idx.loc[key]
             n, std = int(hit["n_trials"]), float(hit["std"])
@@ -117,7 +122,7 @@ def _reason(row: GradedNumber, e: ExpectedCfg) -> str:
     trials it rests on when that is fewer than the paper's."""
     m, g = row["metric"], row["grade"]
     if g in _NO_NUMBER:
-        return _NO_NUMBER[g]
+        return row.get("missing") or _NO_NUMBER[g]
     if g == Grade.FAILED:
         return row["failed"]
     unit = " points" if is_rate(m) else ""

@@ -46,7 +46,13 @@ def test_a_known_gap_turns_a_fail_into_gap_only():
 
 
 def test_missing_and_published_only():
-    assert one(summary(0.5, method="B"))["grade"] == "MISSING"
+    assert one(summary(0.5, method="B"))["reason"] == "not measured in this run"
+    # a sweep's number that names no setting, or another: the settings it could name
+    swept = pd.concat([summary(0.5, setting="n=5"), summary(0.6, setting="n=8")])
+    for entry, names in (({}, "names no setting"), ({"setting": "n=7"}, "names setting 'n=7'")):
+        row = one(swept, **entry)
+        assert row["grade"] == "MISSING" and row["reason"] == (f"{names}; this run's settings are n=5, n=8: give "
+                                                               "the entry one of them as setting:")
     row, = grade_rows(summary(0.5), [ExpectedCfg(method="P", metric="cmc@1", value=0.3, tolerance=0.1,
                                                  published_only=True)])
     assert row["grade"] == "PUBLISHED" and row["ours"] is None
