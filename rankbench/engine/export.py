@@ -21,7 +21,7 @@ svmlight / RankLib (retrieval and relative-attribute runs; :func:`sklearn.datase
     label is the judgement (1 / 0; unjudged rows left out) for a concept, the category's strength
     level (0 = weakest, as LightGBM's lambdarank wants integers) for an attribute.
     ``trial<k>.<part>.ids`` names each line's item (``<qid> <item id>``), ``trial<k>.qids.txt`` each
-    query (``<qid> <concept or attribute>``);
+    query (``<qid> <concept or attribute>``), both written as the TREC files write them (:func:`safe`);
     a relative-attribute run also gets ``trial<k>.pairs.csv``, the exact training pairs the
     protocol drew (``attribute, stronger, weaker, ordered``: ordered 0 for a pair of equal strength).
 """
@@ -180,12 +180,13 @@ def write_svmlight(protocol_name: str, protocol_of: Callable[[str], Protocol], s
             k = split.trial
             queries = _queries(protocol_name, protocol, ds, split)
             names = [q for q, _, _ in queries["train"]]
-            files.write(folder / f"trial{k}.qids.txt", "".join(f"{j + 1} {q}\n" for j, q in enumerate(names)))
+            files.write(folder / f"trial{k}.qids.txt", "".join(f"{j + 1} {safe(q)}\n" for j, q in enumerate(names)))
             for part, qs in queries.items():
                 rows = np.concatenate([r for _, r, _ in qs])
                 y = np.concatenate([lab for _, _, lab in qs])
                 qid = np.repeat(np.arange(1, len(qs) + 1), [len(r) for _, r, _ in qs])
-                files.write(folder / f"trial{k}.{part}.ids", "".join(f"{q} {i}\n" for q, i in zip(qid, ids[rows])))
+                files.write(folder / f"trial{k}.{part}.ids",
+                            "".join(f"{q} {safe(i)}\n" for q, i in zip(qid, ids[rows])))
                 for name, X in features_of(st.label).items():
                     what = f"rankbench {protocol_name} {part} rows of trial {k}, feature set {name}"
                     files.write(folder / safe(name) / f"trial{k}.{part}.svm",

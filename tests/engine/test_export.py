@@ -2,6 +2,7 @@
 the run's own numbers are computed again, and the results document."""
 
 import json
+from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,7 @@ def judged_table(tmp_path):
     urban_cell = np.where(rng.random(n) < 0.15, "", urban.astype(int).astype(str))
     d = tmp_path / "data"
     d.mkdir()
-    pd.DataFrame({"id": [f"shot{i // 20}_{i}" for i in range(n)], "beach": beach.astype(int),
+    pd.DataFrame({"id": [f"shot{i // 20} {i}" if i % 7 else f"shot{i // 20}:{i}%" for i in range(n)], "beach": beach.astype(int),
                   "urban": urban_cell}).to_csv(d / "shots.csv", index=False)
     np.save(d / "x.npy", np.c_[beach, urban] + rng.normal(0, 0.8, (n, 2)))
     return d
@@ -93,7 +94,7 @@ def test_pytrec_eval_gives_every_trial_the_ap_rankbench_gave(kind, tmp_path):
     if kind == "retrieval":
         urban = read_trec(tmp_path / "trec" / "trial0.qrels", run=False)["urban"]
         table = pd.read_csv(data_root / "shots.csv", dtype=str, keep_default_na=False).set_index("id")
-        assert all(table.loc[i, "urban"] != "" for i in urban)          # no unjudged item
+        assert all(table.loc[unquote(i), "urban"] != "" for i in urban)          # no unjudged item
 
 
 def test_trec_needs_kept_scores_and_a_retrieval_run(tmp_path):
@@ -131,8 +132,9 @@ def test_svmlight_retrieval_rows_give_the_runs_ap_again(tmp_path):
             tr, te = qtr == int(q), qte == int(q)
             s = rankers.get("logistic")().fit(Xtr[tr].toarray(), ytr[tr]).decision_function(Xte[te].toarray())
             assert average_precision(s, yte[te] > 0) == pytest.approx(rec["metrics"][f"ap/{concept}"])
-        ids = (out / f"trial{k}.test.ids").read_text().split()
-        assert len(ids) == 2 * len(yte)
+        lines = [line.split(" ") for line in (out / f"trial{k}.test.ids").read_text().splitlines()]
+        assert len(lines) == len(yte) and all(len(f) == 2 for f in lines)     # ids with spaces: one field each
+        assert {unquote(i) for _, i in lines} <= set(pd.read_csv(data_root / "shots.csv", dtype=str)["id"])
 
 
 def test_svmlight_relative_attributes_levels_and_the_exact_training_pairs(tmp_path):
