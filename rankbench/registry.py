@@ -164,7 +164,8 @@ def load_by_path(spec: str, prefix: str = "", kind: str = "component") -> type:
     except Exception as exc:  # the user's module failed while importing: say where
         raise ConfigError(f"{prefix}importing {target!r} failed: {type(exc).__name__}: {exc}") from None
     except SystemExit as exc:  # the module called sys.exit: not a reason for rankbench to stop silently
-        raise ConfigError(f"{prefix}importing {target!r} failed: the module called sys.exit({exc.code!r})") from None
+        raise ConfigError(f"{prefix}importing {target!r} failed: the module called "
+                          f"{getattr(exc, 'how', 'sys.exit')}({exc.code!r})") from None
     cls = getattr(module, attr, None)
     if not inspect.isclass(cls):
         raise ConfigError(f"{prefix}{target!r} has no class {attr!r}")

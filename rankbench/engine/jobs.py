@@ -129,7 +129,7 @@ def fault_line(exc: BaseException) -> str:
     if isinstance(exc, RankbenchError):
         text = str(exc)
     elif isinstance(exc, SystemExit):
-        text = f"SystemExit: the ranker's code called sys.exit({exc.code!r})"
+        text = f"SystemExit: the ranker's code called {getattr(exc, 'how', 'sys.exit')}({exc.code!r})"
     else:
         text = traceback.format_exception_only(exc)[-1]
     return " ".join(text.split())[:500] or type(exc).__name__

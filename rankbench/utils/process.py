@@ -1,24 +1,44 @@
 """What a user's code (a plug-in's import, a ranker's fit) may not change for the whole run: the
 working directory, which every relative path of the run is read against, and the standard streams
-the run reports on. :func:`kept` puts them back, with a warning naming what changed."""
+the run reports on. :func:`kept` puts them back, with a warning naming what changed; nor may it end
+the run's process (``os._exit``), which would end the run at the status it chose, saying nothing."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
+import threading
 import warnings
+
+
+class ExitRefused(SystemExit):
+    """``os._exit(status)`` called by a user's code inside :func:`kept`, raised instead of ending the
+    process (``how`` names the call for the messages that report it, as ``sys.exit`` for SystemExit)."""
+
+    how = "os._exit"
 
 
 @contextlib.contextmanager
 def kept(who: str):
     """Run the block, then put back the working directory and ``sys.stdout`` / ``sys.stderr`` as
-    they were (a closed stream reopened on its file descriptor), warning that ``who`` changed them."""
+    they were (a closed stream reopened on its file descriptor), warning that ``who`` changed them.
+    Inside the block, ``os._exit`` called from the main thread raises :class:`ExitRefused` instead
+    (other threads, a Dask worker's, keep the real one: their process is not the run's)."""
     cwd = os.getcwd()
     streams = {"stdout": (sys.stdout, 1), "stderr": (sys.stderr, 2)}
+    real_exit = os._exit
+
+    def refused(status: int) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            real_exit(status)
+        raise ExitRefused(status)
+
+    os._exit = refused
     try:
         yield
     finally:
+        os._exit = real_exit
         changed = []
         if os.getcwd() != cwd:
             changed.append(f"changed the working directory to {os.getcwd()}")

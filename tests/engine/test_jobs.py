@@ -38,6 +38,8 @@ class Cityblock(PairScorer, BaseEstimator):
             raise ValueError("broken\non purpose")
         if self.fault == "exit":
             raise SystemExit(3)
+        if self.fault == "_exit":     # ended the run's own process (-j 1) at status 0, saying nothing
+            os._exit(0)
         if self.fault == "close stdout":
             sys.stdout.close()
         if self.fault == "replace stderr":
@@ -79,11 +81,13 @@ def test_a_finished_job_scores_as_a_brute_force_cmc(tmp_path):
 
 
 @pytest.mark.parametrize("fault, error", [("fit", "ValueError: broken on purpose"),
-                                          ("exit", "SystemExit: the ranker's code called sys.exit(3)")])
+                                          ("exit", "SystemExit: the ranker's code called sys.exit(3)"),
+                                          ("_exit", "SystemExit: the ranker's code called os._exit(0)")])
 def test_a_failing_job_is_a_failed_record_not_the_end_of_the_run(tmp_path, fault, error):
     rec, *_ = _one_job(tmp_path, fault)
     assert not rec.ok and rec.metrics == {} and rec.error == error
-    assert rec.phase == "fit" and ("broken" if fault == "fit" else "SystemExit") in rec.traceback
+    assert rec.phase == "fit" and {"fit": "broken", "exit": "SystemExit", "_exit": "ExitRefused"}[fault] in rec.traceback
+    assert os._exit.__module__ == "posix"      # the real one back
 
 
 @pytest.mark.parametrize("fault, said", [("close stdout", "closed sys.stdout"), ("replace stderr", "replaced sys.stderr"),
