@@ -82,6 +82,7 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
+import pandas as pd
 import yaml
 from pydantic import Field
 
@@ -203,6 +204,18 @@ class ReIdentification(Protocol):
         labels the loader knows not to be people (``info["identity_roles"]``) are declared."""
         present = set(map(str, dataset.column("identity")))
         labels = self._labels()
+        not_people = set(labels["junk"] + labels["distractors"]) | set(dict(dataset.info.get("identity_roles") or {}))
+        if "cam" in dataset.items.columns:   # '007' in camera a, '7' in b: one person split in two
+            cams = pd.Series(dataset.column("cam").astype(str)).groupby(dataset.column("identity").astype(str)).unique()
+            as_number: dict[int, str] = {}
+            for label in sorted(present - not_people):
+                if label.strip().lstrip("+-").isdigit():
+                    other = as_number.setdefault(int(label), label)
+                    if other != label and not set(cams[other]) & set(cams[label]):
+                        raise DataError(f"dataset {dataset.name!r}, column 'identity': {other!r} (camera "
+                                        f"{', '.join(sorted(cams[other]))}) and {label!r} (camera "
+                                        f"{', '.join(sorted(cams[label]))}) are one number written two ways; expected "
+                                        "each person's label written one way")
         for key in ("junk", "distractors"):
             absent = [lab for lab in labels[key] if lab not in present]
             if absent:

@@ -165,7 +165,14 @@ def test_bad_protocol_settings(params, msg):
 
 
 def test_no_person_in_both_cameras_blames_the_data_not_n_test():
-    """Camera a writes '007', camera b '7': nobody is seen by both, whatever n_test is."""
-    rows = [{"id": f"{p}{c}", "identity": f"{p:03d}" if c == "a" else str(p), "cam": c} for p in range(20) for c in "ab"]
+    """Camera a writes 'p7', camera b '7': nobody is seen by both, whatever n_test is; '007' and '7'
+    are said to be one number written two ways (under unpaired distractors, person 7's gallery
+    images had become distractors and its probes went unmatched)."""
+    rows = [{"id": f"{p}{c}", "identity": f"p{p}" if c == "a" else str(p), "cam": c} for p in range(20) for c in "ab"]
     with pytest.raises(DataError, match="0 people are seen in both camera 'a' and camera 'b'; expected at least 3"):
         ReIdentification(n_test=10).check_dataset(Dataset("toy", pd.DataFrame(rows)))
+    rows = [{"id": f"{p}{c}", "identity": f"{p:03d}" if c == "a" or p != 7 else "7", "cam": c}
+            for p in range(20) for c in "ab"]
+    with pytest.raises(DataError, match=r"dataset 'toy', column 'identity': '007' \(camera a\) and '7' \(camera b\) "
+                                        "are one number written two ways; expected each person's label written one way"):
+        ReIdentification(n_test=10, distractors="unpaired").check_dataset(Dataset("toy", pd.DataFrame(rows)))
