@@ -279,6 +279,10 @@ class Table(Loader):
         seq = np.empty(len(items), dtype=np.intp)
         seq[order] = cut_sequences(track, frame, self.max_gap, self.sequence_length)
         if "identity" not in items.columns:
+            if "label" in items.columns:   # else each track would be a class of its own, label unread
+                raise DataError(f"{where}: column 'label': beside a 'track' column the class is the 'identity' "
+                                "(the track when there is none), and a label is not read; expected the class as "
+                                "'identity' (rename the column, or map it: columns: {identity: label})")
             items["identity"] = items["track"].to_numpy()
         items["sequence"] = seq
         items["group"] = items["track"].astype(str)
