@@ -38,7 +38,8 @@ class LBP(Extractor):
     def transform_image(self, img: np.ndarray) -> np.ndarray:
         from skimage.feature import local_binary_pattern
 
-        g = resize(to_grey(img), self.image_size).astype(np.uint8)
+        # rounded: a resize leaves 199.99999 of a flat 200, and truncating it drew false patterns
+        g = np.clip(np.rint(resize(to_grey(img), self.image_size)), 0, 255).astype(np.uint8)
         P = int(self.P)
         codes = local_binary_pattern(g, P, float(self.R), method=self.method).astype(np.int64)
         n_codes = P * (P - 1) + 3 if self.method == "nri_uniform" else P + 2
