@@ -14,11 +14,16 @@ from .base import Extractor
 
 
 def manjunath_bank(n: int, n_scales: int, n_orientations: int, ul: float = 0.05, uh: float = 0.4) -> np.ndarray:
-    """Frequency responses (S*K, n, n) of Manjunath & Ma's Gabor bank (their eqs. 1-3).
+    """Frequency responses (S*K, n, n) of Manjunath & Ma's Gabor bank (their eqs. 1-3), each of
+    peak 1.
 
     Centre frequencies ``U_s = uh / a^(S-1-s)``, ``a = (uh/ul)^(1/(S-1))``; radial and tangential
     bandwidths chosen so neighbouring filters touch at half maximum. Only the positive-frequency
-    lobe is kept, so the filtered image is complex and its magnitude is the local energy.
+    lobe is kept, so the filtered image is complex and its magnitude is the local energy. Their
+    eq. 3 also scales filter m by ``a^-m`` in space (a peak of ``a^(S-1-s)`` here), so that every
+    filter has the same energy; this bank leaves that factor out, so a scale's features are theirs
+    divided by that constant (8, 4, 2, 1 from the lowest frequency with the defaults): the same to
+    a learner that scales each column, not to one that does not.
     """
     a = (uh / ul) ** (1.0 / max(n_scales - 1, 1))
     su = (a - 1) * uh / ((a + 1) * np.sqrt(2 * np.log(2)))
