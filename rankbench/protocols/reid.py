@@ -456,6 +456,8 @@ class ReIdentification(Protocol):
         ids = dataset.column("identity")
         train, probe, gal = (np.asarray(rows, dtype=int) for rows in (split.train, split.probe, split.gallery))
         cams = dataset.column("cam")[train] if "cam" in dataset.items.columns else None
+        if self.gallery == "pair" and cams is not None and not self._is_fixed:
+            self._warn_one_camera_pairs(dataset, ids[train], cams)
         ranker = make_ranker()
         # metric learners (ordinal-style rankers) take no camera argument
         kwargs = {"cams": cams} if "pair_scorer" in capabilities(ranker) else {}
@@ -479,6 +481,16 @@ class ReIdentification(Protocol):
             extra["probes_without_match"] = int((~kept).sum())
             self._warn_left_out(dataset, int(kept.sum()), len(kept))
         return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()}, extra=extra)
+
+    def _warn_one_camera_pairs(self, dataset: Dataset, people: np.ndarray, cams: np.ndarray) -> None:
+        """Say how many training people's two images (drawn regardless of camera) share a camera:
+        a learner that pairs images across cameras only gets no true match from them."""
+        seen = pd.Series(cams.astype(str)).groupby(people.astype(str)).nunique()
+        if (seen == 1).any():
+            warnings.warn(f"protocol reid: dataset {dataset.name!r}: {int((seen == 1).sum())} of {len(seen)} training "
+                          "people have both their images from one camera (gallery: pair draws them regardless of "
+                          "camera); a learner that pairs images across cameras gets no true match from them",
+                          UserWarning, stacklevel=2)
 
     def _warn_left_out(self, dataset: Dataset, n_scored: int, n_probes: int) -> None:
         """Say, in one line, that ``n_probes - n_scored`` probes had no match to find and were left

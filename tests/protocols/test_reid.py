@@ -176,3 +176,24 @@ def test_no_person_in_both_cameras_blames_the_data_not_n_test():
     with pytest.raises(DataError, match=r"dataset 'toy', column 'identity': '007' \(camera a\) and '7' \(camera b\) "
                                         "are one number written two ways; expected each person's label written one way"):
         ReIdentification(n_test=10, distractors="unpaired").check_dataset(Dataset("toy", pd.DataFrame(rows)))
+
+
+def test_training_pairs_from_one_camera_are_said_in_a_warning():
+    """gallery: pair on camera data: a training person's two images may share a camera, and then
+    give a learner that pairs across cameras no true match; each trial counts them, as a brute
+    count of the recorded split says."""
+    import warnings
+
+    ds, proto, sp, _ = _pair_trial(2)
+    cams, ids = ds.column("cam"), ds.column("identity")
+    train = np.asarray(sp["train"])
+    one_cam = sum(len(set(cams[train[ids[train] == p]])) == 1 for p in set(ids[train]))
+    assert 0 < one_cam < len(set(ids[train]))
+    X = np.random.default_rng(1).normal(size=(len(ds.items), 3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
+    said = [str(w.message) for w in caught if "training people" in str(w.message)]
+    assert said == [f"protocol reid: dataset 'toy': {one_cam} of {len(set(ids[train]))} training people have both "
+                    "their images from one camera (gallery: pair draws them regardless of camera); a learner that "
+                    "pairs images across cameras gets no true match from them"]
