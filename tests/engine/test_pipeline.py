@@ -53,3 +53,24 @@ def test_pca_signs_are_fixed_by_the_largest_loading(shape):
 def test_pca_clips_to_the_directions_with_variance():
     X = np.random.default_rng(2).normal(size=(10, 200))
     assert PCA(n_components=150).fit(X).components_.shape == (9, 200)  # centring removes one
+
+
+def test_a_constrained_fit_fits_the_steps_on_the_labelled_rows_only():
+    """Classification with constraints hands fit the labelled rows and the unlabelled (test) rows
+    its constraints name, with y = -1: the scaler must see the labelled rows alone."""
+    from sklearn.preprocessing import StandardScaler
+
+    class Constrained(Euclidean):
+        def fit(self, X, y, constraints=None):
+            self.seen_ = np.asarray(X)
+            return super().fit(X, y)
+
+    rng = np.random.default_rng(4)
+    X = np.r_[rng.normal(size=(12, 3)), rng.normal(loc=50, size=(4, 3))]
+    y = np.r_[np.arange(12) % 3, [-1] * 4]
+    pipe = RankerPipeline([("z", Standardize()), ("ranker", Constrained())])
+    pipe.fit(X, y, constraints=np.array([[12, 13, 1]]))
+    oracle = StandardScaler().fit(X[:12])
+    np.testing.assert_allclose(pipe.named_steps["ranker"].seen_, oracle.transform(X), atol=1e-12)
+    pipe.fit(X, y)      # without constraints every row passed is a training row
+    np.testing.assert_allclose(pipe.named_steps["ranker"].seen_, StandardScaler().fit_transform(X), atol=1e-12)
