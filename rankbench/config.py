@@ -609,7 +609,7 @@ def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Comp
         errors.add(f"{origin}: rankers: two rankers are named {dup[0]!r}; display names must be unique")
     for r in cfg.rankers:
         with errors.check():
-            ranked[r.name] = _check_ranker(cfg, r, keys, origin, spec)
+            ranked[r.name] = _check_ranker(cfg, r, keys, origin, spec, getattr(pcls, "ranker_input", ""))
     with errors.check():
         _check_methods(cfg.methods, names, f"{origin}: methods")
     if pcls is not None:
@@ -618,9 +618,10 @@ def check_components(cfg: Config, origin: str, memo: dict | None = None) -> Comp
     return Components(dataset, feats, protocol, ranked)
 
 
-def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str,
-                  spec) -> tuple[ComponentSpec, tuple[ComponentSpec, ...]]:
-    """A ranker entry: its ranker and preprocessing steps checked (by ``spec``), its feature sets."""
+def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str, spec,
+                  ranker_input: str = "") -> tuple[ComponentSpec, tuple[ComponentSpec, ...]]:
+    """A ranker entry: its ranker and preprocessing steps checked (by ``spec``), its feature sets;
+    ``ranker_input``: what the protocol's rankers learn from, when not the features."""
     ranker = spec("rankers", r.ranker, r.params(), f"rankers.{r.name}", f"rankers.{r.name}.ranker")
     for fname in ranker_feature_names(cfg, r):
         if fname not in keys:
@@ -629,6 +630,9 @@ def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str,
     if r.preprocess and r.combine == "views":
         raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: not available with combine: views "
                           "(each view would need its own steps); preprocess the views' features instead")
+    if r.preprocess and ranker_input:
+        raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: protocol {cfg.protocol.name}'s rankers learn from "
+                          f"{ranker_input}, not the features the steps would transform; preprocess is not available")
     steps = []
     for i, step in enumerate(r.preprocess):
         step = dict(step)

@@ -41,6 +41,9 @@ class Protocol(BaseEstimator, ABC):
     headline: str = ""
     #: families of the metrics it reports (declared in :mod:`rankbench.metrics`)
     metric_families: tuple[str, ...] = ()
+    #: what its rankers learn from, when not the feature sets (a ranker's ``preprocess`` steps
+    #: transform the features, so they are refused where this is set)
+    ranker_input: str = ""
     #: the parameter listing the numbers a numbered family is reported at (``cmc@K`` for each K of
     #: ``ranks``), read by :meth:`reported_numbers`
     metric_numbers: dict[str, str] = {"cmc@K": "ranks", "ap@D": "depths", "map@D": "depths"}

@@ -97,6 +97,7 @@ class StackedRetrieval(Protocol):
     capability = ("model_booster", "item_scorer")
     headline = "map"
     metric_families = ("ap@D", "ap", "map@D", "map")
+    ranker_input = "the base models' outputs"
     parameter_labels = {"base_fraction": "Base-model fraction", "boost_fraction": "Boosting fraction",
                         "min_positives": "Least relevant items per part"}
     #: the feature views feed the base models, not the compared methods (docs/developer/extending.md)

@@ -179,3 +179,21 @@ def test_each_concept_is_reported_as_a_step_of_the_job():
             {"n_rounds": 3})
     concepts = [s["loops"]["concept"] for s in states if "concept" in s["loops"]]
     assert concepts[0] == [1, 3] and concepts[-1] == [3, 3] and "model" in states[-1]["loops"]
+
+
+def test_preprocessing_is_refused_where_rankers_learn_from_base_model_outputs(tmp_path):
+    """Steps would transform the base models' outputs, not the features: IRB then refused its input
+    with advice to use stacked_retrieval (the protocol in use), and a minmax step ran without its
+    staged curves."""
+    from rankbench import app
+
+    cfg = tmp_path / "pre.yaml"
+    cfg.write_text("dataset: {name: synthetic_collection, n_items: 3000, feature_types: [[4, 1.0]]}\n"
+                   "features: [{name: t0, extractor: array, key: feat/type00}]\n"
+                   "protocol: {name: stacked_retrieval, base_models: {ranker: svm_bank}}\n"
+                   "rankers: [{name: IRB, ranker: imbalanced_rankboost, preprocess: [{name: standardize}]}]\n")
+    with pytest.raises(ConfigError) as err:
+        app.validate(cfg)
+    assert str(err.value) == (f"{cfg}: rankers.IRB.preprocess: protocol stacked_retrieval's rankers learn from the "
+                              "base models' outputs, not the features the steps would transform; preprocess is not "
+                              "available")
