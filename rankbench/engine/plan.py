@@ -325,11 +325,17 @@ def _step_dim(step: tuple[str, Any], d: tuple[int, str] | None, n: tuple[int, st
     name, est = step
     if d is None or isinstance(est, OneToOneFeatureMixin):
         return d
+    from sklearn.decomposition import PCA as SkPCA
+
+    from ..preprocess.pca import PCA
+
     k = est.get_params().get("n_components") if hasattr(est, "get_params") else None
     if not isinstance(k, int) or isinstance(k, bool):
         return None
-    size, limit = min((k, f"{name.rsplit('_', 1)[0]} keeps n_components = {k}"), d, *([n] if n else []),
-                      key=lambda x: x[0])
+    step_name = name.rsplit("_", 1)[0]
+    if n and isinstance(est, (PCA, SkPCA)):   # centred: n rows span n - 1 directions at most
+        n = (n[0] - 1, f"{step_name} keeps at most one direction fewer than its rows ({n[1]})")
+    size, limit = min((k, f"{step_name} keeps n_components = {k}"), d, *([n] if n else []), key=lambda x: x[0])
     return size, (limit if size < d[0] else d[1])
 
 

@@ -64,7 +64,8 @@ def test_every_methods_mistake_is_said_at_once_one_line_each(tmp_path):
 @pytest.mark.parametrize("step, d, n, want", [
     (("standardscaler_0", StandardScaler()), (10, "d"), (5, "n"), (10, "d")),         # column-wise: kept
     (("pca_0", PCA(n_components=3)), (10, "d"), (5, "n"), (3, "pca keeps n_components = 3")),
-    (("pca_0", PCA(n_components=8)), (10, "d"), (5, "n"), (5, "n")),                 # rows bound it
+    (("pca_0", PCA(n_components=8)), (10, "d"), (5, "n"),                            # centred rows bound it
+     (4, "pca keeps at most one direction fewer than its rows (n)")),
     (("pca_0", PCA(n_components=12)), (10, "d"), None, (10, "d")),
     (("pca_0", PCA()), (10, "d"), (5, "n"), None),                                 # does not say
     (("pca_0", PCA(n_components=3)), None, (5, "n"), None),                        # unknown before
