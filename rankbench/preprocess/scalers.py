@@ -6,6 +6,9 @@ ranker scores; parameters are scikit-learn's (``rankbench list preprocessors sta
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import AfterValidator
 from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
 
 from ..registry import preprocessors
@@ -16,9 +19,23 @@ class Standardize(StandardScaler):
     """Zero mean, unit variance per column (scikit-learn's StandardScaler)."""
 
 
+def _increasing(bounds: tuple[float, float]) -> tuple[float, float]:
+    if not bounds[0] < bounds[1]:
+        raise ValueError("a range [low, high] with low < high")
+    return bounds
+
+
 @preprocessors.register("minmax")
 class MinMax(MinMaxScaler):
-    """Scale each column to a range, by default [0, 1], from the training rows (scikit-learn's MinMaxScaler)."""
+    """Scale each column to a range, by default [0, 1], from the training rows (scikit-learn's
+    MinMaxScaler; ``feature_range`` checked when the config is, and never transformed in place)."""
+
+    copy = True   # a pipeline's matrices are never scaled in place
+
+    def __init__(self, feature_range: Annotated[tuple[float, float], AfterValidator(_increasing)] = (0, 1), *,
+                 clip: bool = False):
+        self.feature_range = feature_range
+        self.clip = clip
 
 
 @preprocessors.register("l2norm")
