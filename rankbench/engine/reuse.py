@@ -37,8 +37,8 @@ class TrialKeys:
     included, makes new keys), a plug-in's own code (:func:`code_fingerprint`), and the versions of
     Python, rankbench and the libraries. No key (computed every time): an object method
     (``app.evaluate``), a dataset without a fingerprint, code whose source cannot be read. Code a
-    plug-in imports from other packages is not covered: after changing it, ``rankbench cache
-    --clear trials``.
+    plug-in imports from installed packages is not covered: after changing it, ``rankbench cache
+    --clear --kind trials``.
     """
 
     def __init__(self, enabled: bool):

@@ -75,13 +75,14 @@ def code_fingerprint(cls: type) -> str | None:
     imports, transitively, each as its syntax tree without docstrings (comments and layout are not
     in the tree), so a cache entry computed by other code is never reused.
 
-    In rankbench the family is the first two dotted parts of the module's name (``rankbench.features``,
-    ``rankbench.rankers``): an extractor's key covers ``features/base.py`` and
-    ``features/_histogram.py``, a bank's ``rankers/_kernels.py``. A plug-in's family is all of its
-    own code: its whole top-level package, or for a module outside any package the modules beside
-    its file. Code outside the family (datasets' image reading, numpy, scikit-learn) is not
-    covered: after changing it, ``rankbench cache --clear``. None when the source cannot be read (a
-    class made in an interactive session): such a component is not cached.
+    In rankbench the family is rankbench: an extractor's key covers ``features/base.py``,
+    ``features/_histogram.py``, the image reading of ``datasets/base.py`` and the PCA of
+    ``preprocess/pca.py`` it calls, a bank's ``rankers/_kernels.py``. A plug-in's family is all of
+    its own code: its whole top-level package, or for a module outside any package the modules and
+    packages in its file's folder (installed packages and rankbench aside). Code outside the family
+    (numpy, scikit-learn) is not covered: after changing it, ``rankbench cache --clear``. None when
+    the source cannot be read (a class made in an interactive session): such a component is not
+    cached.
     """
     return module_fingerprint(cls.__module__)
 
@@ -133,10 +134,14 @@ def _family(module: str):
     """Whether a module is of ``module``'s family (see :func:`code_fingerprint`), as a predicate."""
     top = module.split(".")[0]
     if top == "rankbench" or "." in module or _is_package(module):
-        family = ".".join(module.split(".")[:2]) if top == "rankbench" else top
-        return lambda m: m == family or m.startswith(family + ".")
-    folder = _folder(module)   # a plug-in file outside any package: the top-level modules beside it
-    return lambda m: "." not in m and not _is_package(m) and folder is not None and _folder(m) == folder
+        return lambda m: m == top or m.startswith(top + ".")
+    folder = _folder(module)   # a plug-in file outside any package: the code in its folder
+
+    def beside(m: str) -> bool:
+        where = _folder(m) if m.split(".")[0] != "rankbench" else None
+        return (folder is not None and where is not None and where.is_relative_to(folder)
+                and not {"site-packages", "dist-packages"} & set(where.parts))
+    return beside
 
 
 def _folder(module: str) -> Path | None:

@@ -91,21 +91,43 @@ def test_a_plug_in_fingerprint_covers_its_package_or_the_files_beside_it(tmp_pat
     monkeypatch.syspath_prepend(str(tmp_path))
     files = {"mypkg/__init__.py": "", "mypkg/helpers.py": "def w(x):\n    return x\n",
              "mypkg/rankers.py": "import numpy\nfrom mypkg.helpers import w\n\nclass R:\n    pass\n",
-             "helper.py": "def w(x):\n    return x\n", "my_ranker.py": "import numpy\nfrom helper import w\n\nclass R:\n    pass\n"}
+             "helper.py": "def w(x):\n    return x\n", "my_ranker.py": "import numpy\nfrom helper import w\n\nclass R:\n    pass\n",
+             # a file outside any package that imports a package of its own beside it
+             "hpkg/__init__.py": "", "hpkg/dist.py": "def d(x):\n    return abs(x)\n",
+             "my_dist.py": "import numpy\nfrom hpkg import dist\n\nclass R:\n    pass\n"}
 
     def fingerprint(module, **edits):
         for name, text in {**files, **edits}.items():
             (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / name).write_text(text)
-        for m in [m for m in sys.modules if m.split(".")[0] in ("mypkg", "helper", "my_ranker")]:
+        for m in [m for m in sys.modules if m.split(".")[0] in ("mypkg", "helper", "my_ranker", "hpkg", "my_dist")]:
             monkeypatch.delitem(sys.modules, m)
         diskcache.module_fingerprint.cache_clear()
         return diskcache.code_fingerprint(importlib.import_module(module).R)
 
-    for module, helper in (("mypkg.rankers", "mypkg/helpers.py"), ("my_ranker", "helper.py")):
+    for module, helper in (("mypkg.rankers", "mypkg/helpers.py"), ("my_ranker", "helper.py"), ("my_dist", "hpkg/dist.py")):
         base = fingerprint(module)
         assert fingerprint(module, **{helper: "def w(x):\n    return 0 * x\n"}) != base, module
         assert fingerprint(module) == base
+
+
+def test_an_extractor_fingerprint_covers_the_rankbench_code_it_calls(monkeypatch):
+    """pixels' transductive_pca calls preprocess/pca.py: an edit there changed its features, and the
+    cache served the old ones (its key covered rankbench.features only)."""
+    import ast
+
+    from rankbench.features.raw import Pixels
+    from rankbench.utils import diskcache
+
+    base = diskcache.code_fingerprint(Pixels)
+    real = diskcache._syntax_tree
+    monkeypatch.setattr(diskcache, "_syntax_tree", lambda m: ast.parse("WHITEN = True") if m == "rankbench.preprocess.pca"
+                        else real(m))
+    diskcache.module_fingerprint.cache_clear()
+    try:
+        assert diskcache.code_fingerprint(Pixels) != base
+    finally:
+        diskcache.module_fingerprint.cache_clear()
 
 
 def test_two_clears_at_once_both_succeed(tmp_path):
