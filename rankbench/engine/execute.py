@@ -226,6 +226,11 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
             how, status = ((str(exc), 1) if isinstance(exc, WorkerDied) else
                            ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else ("interrupted", 130))
             raise RunInterrupted(folder, n_done(), n_total, how, status) from None
+        except OSError as exc:   # a full disk, a folder gone: what was saved stays, --resume goes on
+            if folder is not None:
+                records.update((r.key, r) for r in folder.read_trials()[0])
+            what = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+            raise RunInterrupted(folder, n_done(), n_total, what, 1) from None
         finally:
             progress.close()
             if folder is not None:

@@ -110,3 +110,28 @@ def test_splits_are_drawn_from_the_run_seed_the_same_each_time(tmp_path):
     for s in first:   # each person of the test half once in the probe set and once in the gallery
         ids = sp.dataset.column("identity")
         assert sorted(ids[s.probe]) == sorted(ids[s.gallery]) and len(set(ids[s.probe])) == 6
+
+
+def test_a_full_disk_mid_run_keeps_what_was_saved_and_says_how_to_go_on(cli, tmp_path, monkeypatch):
+    """No space for the third result: one line with the file, what was saved and the resume
+    command (the full disk's line named only the file), and the resume completes the run."""
+    import errno
+
+    path, out = tmp_path / "c.yaml", tmp_path / "run"
+    path.write_text(GOOD)
+    real, written = RunFolder.write_trial, []
+
+    def full(self, record):
+        if len(written) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.path / "trials" / "x.json"))
+        written.append(record)
+        return real(self, record)
+
+    monkeypatch.setattr(RunFolder, "write_trial", full)
+    res = cli("run", path, "--out", out, "-q", "--no-plots")
+    assert res.exit_code == 1
+    assert res.output.strip().splitlines() == [f"rankbench: error: {out}/trials/x.json: No space left on device: 2 of 4 "
+                                               f"results saved in {out}; continue with: rankbench run --resume {out}"]
+    monkeypatch.setattr(RunFolder, "write_trial", real)
+    assert cli("run", "--resume", out, "-q", "--no-plots").exit_code == 0
+    assert len(RunFolder(out).read_trials()[0]) == 4
