@@ -189,8 +189,9 @@ def _is_package(module: str) -> bool:
     return mod is not None and hasattr(mod, "__path__")
 
 
-#: an entry's first line: its format, then the CRC-32 and the length of the bytes that follow it
-#: (a check against damage, not forgery: CRC-32 is far cheaper than a cryptographic digest)
+#: an entry's first line: its format, then the CRC-32 of its key and the bytes that follow it, and
+#: their length (a check against damage and against an entry under another key's name, not
+#: forgery: CRC-32 is far cheaper than a cryptographic digest)
 _HEADER = b"rankbench-cache crc32 "
 
 
@@ -198,19 +199,20 @@ def _stamp(crc: int, size: int) -> bytes:
     return b"%08x %016x\n" % (crc, size)
 
 
-def _seal(payload: bytes) -> bytes:
-    """An entry's bytes: the header line with the payload's CRC-32 and length, then the payload."""
-    return _HEADER + _stamp(zlib.crc32(payload), len(payload)) + payload
+def _seal(payload: bytes, key: str) -> bytes:
+    """An entry's bytes: the header line with the CRC-32 of ``key`` and the payload and the
+    payload's length, then the payload."""
+    return _HEADER + _stamp(zlib.crc32(payload, zlib.crc32(key.encode())), len(payload)) + payload
 
 
-def _verified(fh) -> bool:
-    """Whether the entry open in ``fh`` holds the bytes its header names (read in blocks, never
-    held whole); ``fh`` is left at the payload's start."""
+def _verified(fh, key: str) -> bool:
+    """Whether the entry open in ``fh`` holds the bytes its header names, sealed under ``key`` (read
+    in blocks, never held whole); ``fh`` is left at the payload's start."""
     size = len(_HEADER) + len(_stamp(0, 0))
     head = fh.readline(size)
     if not head.startswith(_HEADER) or len(head) != size:
         return False
-    crc, n_read, block = 0, 0, bytearray(1 << 20)
+    crc, n_read, block = zlib.crc32(key.encode()), 0, bytearray(1 << 20)
     view = memoryview(block)
     while n := fh.readinto(block):
         crc, n_read = zlib.crc32(view[:n], crc), n_read + n
@@ -233,11 +235,11 @@ def _load(path: Path) -> tuple[Any, bool]:
             return None, False
     else:
         with os.fdopen(fd, "rb") as fh:
-            if stat.S_ISREG(os.fstat(fd).st_mode) and _verified(fh):
+            if stat.S_ISREG(os.fstat(fd).st_mode) and _verified(fh, path.stem):
                 with contextlib.suppress(Exception):  # verified bytes that do not load: another joblib's
                     return joblib.load(fh), True
-    log.warning("cache: %s: an entry whose bytes do not match their digest (damaged, or written by an earlier "
-                "rankbench); computing it again", path)
+    log.warning("cache: %s: an entry whose bytes do not match their digest (damaged, another key's entry, or "
+                "written by an earlier rankbench); computing it again", path)
     with contextlib.suppress(OSError):
         path.unlink()   # removes a planted link itself, never what it names
     return None, False
@@ -273,7 +275,7 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
         buf = io.BytesIO()
         joblib.dump(obj, buf)
         try:
-            atomic_write_bytes(path, _seal(buf.getbuffer()), root=root)
+            atomic_write_bytes(path, _seal(buf.getbuffer(), path.stem), root=root)
         except OSError as exc:
             if isinstance(exc, NotRegularFile):
                 log.warning("cache: %s: %s; the entry is not kept", exc.filename, exc.strerror)

@@ -145,8 +145,8 @@ def test_a_feature_entry_that_still_loads_but_holds_other_values_is_recomputed(t
             got = get_features(ds, Counting())
         assert Counting.calls == 40 and np.array_equal(got, truth)          # computed again: the true values
         assert [r.getMessage() for r in caplog.records] == [
-            f"cache: {entry}: an entry whose bytes do not match their digest (damaged, or written by an earlier "
-            "rankbench); computing it again"]
+            f"cache: {entry}: an entry whose bytes do not match their digest (damaged, another key's entry, or "
+            "written by an earlier rankbench); computing it again"]
         Counting.calls = 0
         assert np.array_equal(get_features(ds, Counting()), truth) and Counting.calls == 0   # and kept, verified
 

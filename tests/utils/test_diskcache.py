@@ -21,6 +21,11 @@ def test_computed_once_then_loaded(tmp_path, monkeypatch):
     assert not hit_c and len(calls) == 2
     d, hit_d = cached("things", "k1", compute, enabled=False)
     assert not hit_d and len(calls) == 3
+    # a whole, valid entry copied under another key's name is not that key's value
+    cached("things", "k2", lambda: {"a": np.arange(5)})
+    (tmp_path / "things" / "k1.joblib").write_bytes((tmp_path / "things" / "k2.joblib").read_bytes())
+    e, hit_e = cached("things", "k1", compute)
+    assert not hit_e and len(calls) == 4 and e["a"].tolist() == [0, 1, 2]
 
 
 def test_digest_sees_values_shapes_and_dtypes():
