@@ -245,6 +245,10 @@ def _load(path: Path) -> tuple[Any, bool]:
     return None, False
 
 
+#: the unusable cache folders already said (a run asks the cache for every job)
+_SAID: set[tuple[str, str]] = set()
+
+
 def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True,
            keep: Callable[[Any], bool] | None = None) -> tuple[Any, bool]:
     """(object, True if it came from the cache) for ``key`` in the cache folder ``kind``; a computed
@@ -262,7 +266,8 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
     try:
         lock = FileLock(root / kind / f"{key}.lock", root)
     except OSError as exc:  # unwritable cache: compute without it
-        if isinstance(exc, NotRegularFile):
+        if isinstance(exc, NotRegularFile) and (exc.filename, exc.strerror) not in _SAID:
+            _SAID.add((exc.filename, exc.strerror))   # once per process, not once per entry
             log.warning("cache: %s: %s; computing without the cache", exc.filename, exc.strerror)
         return compute(), False
     with lock:

@@ -152,3 +152,16 @@ def test_two_clears_at_once_both_succeed(tmp_path):
     outs = [p.communicate(timeout=300)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], outs
     assert "Traceback" not in "".join(outs) and sorted(os.listdir(tmp_path)) == []
+
+
+def test_a_cache_folder_that_is_a_file_is_said_once_and_nothing_is_lost(tmp_path, monkeypatch, caplog):
+    """A run asks the cache for every job: the warning came once per job (16 in one run)."""
+    from rankbench.utils import diskcache
+
+    (tmp_path / "cache").write_text("a file")
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(diskcache, "_SAID", set())
+    got = [cached("trials", f"k{i}", lambda i=i: i) for i in range(5)]
+    assert got == [(i, False) for i in range(5)]
+    said = [r.getMessage() for r in caplog.records if "computing without the cache" in r.getMessage()]
+    assert len(said) == 1 and "exists and is not a folder" in said[0]
