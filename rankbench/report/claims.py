@@ -37,8 +37,9 @@ How a claim is graded
 ---------------------
 (what each grade means: :class:`~rankbench.report.check.Grade`) OK needs the claimed sign with an
 interval clear of the margin (zero, or ``by``); the right sign without it is a TREND, and so is any
-claim on one pair. Identical differences (zero variance) have no t-interval: the exact two-sided
-sign test, p = 2^(1 - n), makes them OK from 6 pairs on. A tie is a FAIL; so is, for ``dominates``,
+claim on one pair, or an ``improves`` whose two settings share no trial's rows (unpaired: its
+means' sign and margin can fail it, not pass it). Identical differences (zero variance) have no
+t-interval: the exact two-sided sign test, p = 2^(1 - n), makes them OK from 6 pairs on. A tie is a FAIL; so is, for ``dominates``,
 ``than`` significantly above by more than ``by`` at some grid point, and for ``speedup`` never
 reaching the target. VOID compares ``than`` (for ``improves`` the ``from`` side, for curves the end
 of ``than``'s curve) with ``baseline_limit``, whatever the claim's outcome.
@@ -312,19 +313,28 @@ def _improves(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
         raise _Missing(f"{'per-task ' if unit == 'tasks' else ''}{what} of {who} not measured"
                        + (f" at {run.title(where)}" if where else "") + run.task_families_hint(unit))
     shared = sorted(set(sa.index.get_level_values(0)) & set(sb.index.get_level_values(0)))
+    if not shared:
+        raise _Missing(f"{c.method} at {run.title(c.to) or 'the run'} and {from_method} at "
+                       f"{run.title(c.from_) or 'the run'} share no trial")
     keep, dropped = run.same_rows(c.to, c.from_, shared)
+    means = (float(sa.mean()), float(sb.mean()))   # without pairs, the sign and margin are all there is
     sa, sb = (x[x.index.get_level_values(0).isin(keep)] for x in (sa, sb))
     a, b = _pair(sa, sb)
     st = paired_stats(a, b)
-    j = judge(st, higher, c.by) if len(a) else Judged(Grade.TREND, "no trial shares its train / test rows between "
-                                                                   "the two settings: no paired test possible")
+    if len(a):
+        j = judge(st, higher, c.by)
+    else:
+        short = judge(paired_stats([means[0]], [means[1]]), higher, c.by)
+        j = Judged(Grade.FAIL if short.grade == Grade.FAIL else Grade.TREND,
+                   "no trial shares its train / test rows between the two settings: no paired test possible"
+                   + (f"; the means show {short.why}" if short.grade == Grade.FAIL else ""))
     if limit is not None and len(a) and _worse(st.mean_b, limit[0], higher):
         j = Judged(Grade.VOID, _void_text(f"{from_method} at {run.title(c.from_)}", from_metric, st.mean_b,
                                           limit, higher))
     left = (f"; trial(s) {', '.join(map(str, dropped))} left out: their train / test rows differ between the "
             "settings" if dropped else "")
     if not len(a):
-        return j.grade, j.why + left
+        return j.grade, f"{_fmt(from_metric, means[1])} -> {_fmt(m, means[0])} (means; {j.why}){left}"
     margin = f"; needs a gain above {_fmt(m, c.by)}" if c.by else ""
     return j.grade, (f"{_fmt(from_metric, st.mean_b)} -> {_fmt(m, st.mean_a)}, {_interval(m, st)} over "
                      f"{_units(st, unit)}{margin}" + (f" ({j.why})" if j.why else "") + left)

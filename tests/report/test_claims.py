@@ -207,6 +207,26 @@ def test_improves_pairs_only_trials_whose_rows_agree():
     assert "over 3 trials" in grade(claim, rec, ("k=0", "k=20"), splits={"k=0": same, "k=20": same})["measured"]
 
 
+def test_improves_without_a_shared_split_is_a_trend_at_best_and_fails_on_the_means():
+    """No trial shares its rows between the settings: no paired test, so the right sign is a TREND
+    at best, and the wrong sign or a mean short of the margin fails (it was TREND whatever the
+    means said); sides that share no trial are MISSING, as for better."""
+    moved = {t: TrialSplit.drawn({"train": [1, 2], "test": [3]}, trial=t) for t in range(3)}
+    other = {t: TrialSplit.drawn({"train": [1, 3], "test": [2]}, trial=t) for t in range(3)}
+    claim = {"kind": "improves", "method": "A", "metric": "error_rate", "from_": "k=0", "to": "k=20"}
+    for to, by, grade_, why in (([0.10, 0.12, 0.11], 0.0, "TREND", None), ([0.40, 0.42, 0.41], 0.0, "FAIL", "the wrong sign"),
+                                ([0.20, 0.22, 0.21], 0.10, "FAIL", "short of the margin")):
+        rec = records({("k=0", "A"): [0.30, 0.25, 0.28], ("k=20", "A"): to})
+        row = grade({**claim, "by": by}, rec, ("k=0", "k=20"), splits={"k=0": moved, "k=20": other})
+        assert row["grade"] == grade_, row
+        assert row["measured"].startswith(f"27.67 -> {100 * np.mean(to):.2f} (means; no trial shares its train / test "
+                                          "rows between the two settings: no paired test possible")
+        assert (f"the means show {why}" in row["measured"]) if why else "means show" not in row["measured"]
+    rec = records({("k=0", "A"): [0.30, 0.25]}) + [r for r in records({("k=20", "A"): [0, 0, 0.1, 0.1]}) if r.trial >= 2]
+    row = grade(claim, rec, ("k=0", "k=20"))
+    assert row["grade"] == "MISSING" and "share no trial" in row["measured"]
+
+
 def test_improves_voids_on_a_collapsed_starting_point():
     rec = records({("k=0", "A"): [0.60, 0.62, 0.61], ("k=20", "A"): [0.10, 0.12, 0.11]})
     claim = {"kind": "improves", "method": "A", "metric": "error_rate", "from_": "k=0", "to": "k=20",
