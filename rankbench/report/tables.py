@@ -223,6 +223,8 @@ class Block:
     methods: list[str]
     sub: pd.DataFrame
     n_trials: int
+    #: the run's methods with no result at this setting (an interrupted run, failed jobs)
+    absent: tuple[str, ...] = ()
 
     def __post_init__(self):
         # every cell and column best looked up in dicts: a table of a few hundred cells is drawn
@@ -244,6 +246,7 @@ class Block:
             most = int(rows["n_trials"].max())
             fewer += [f"{method}: {most}"] if most < self.n_trials else []
             fewer += [f"{method} {metric}: {int(n)}" for metric, n in zip(rows["metric"], rows["n_trials"]) if n < most]
+        fewer += [f"{method}: 0" for method in self.absent]
         return f"{self.n_trials} trial(s)" + (f" ({', '.join(fewer)})" if fewer else "")
 
     def cell(self, method: str, metric: str) -> tuple[float | None, float | None]:
@@ -275,11 +278,12 @@ def summary_blocks(summary: pd.DataFrame, methods: list[str],
         plain = ordered_metrics([m for m in metrics if "/" not in m])
         n = int(sub["n_trials"].max())
         title = setting_title(setting, (values or {}).get(setting))
-        out.append(Block(setting, title, plain, plain, present, sub, n))
+        absent = tuple(m for m in methods if m not in present)
+        out.append(Block(setting, title, plain, plain, present, sub, n, absent))
         for fam in dict.fromkeys(m.split("/")[0] for m in metrics if "/" in m):
             tasks = [m for m in metrics if m.startswith(fam + "/")]
             heading = f"{fam} per task" + (f" ({title})" if title else "")
-            out.append(Block(setting, heading, tasks, [t.split("/", 1)[1] for t in tasks], present, sub, n))
+            out.append(Block(setting, heading, tasks, [t.split("/", 1)[1] for t in tasks], present, sub, n, absent))
     return out
 
 

@@ -118,6 +118,9 @@ def test_a_method_with_fewer_trials_is_said_beside_the_count():
     plain, per_task = summary_blocks(s, ["L1", "Bhat"])
     assert plain.trials_said() == "5 trial(s) (L1 cmc@5: 4)"
     assert per_task.trials_said() == "5 trial(s) (Bhat: 3)"
+    # a method of the run with no result at this setting (an interrupted run) is said too
+    only, = summary_blocks(summary([("", "L1", "cmc@1", 0.1, 0.0, 5)]), ["L1", "LDMLR"])
+    assert only.trials_said() == "5 trial(s) (LDMLR: 0)"
 
 
 def test_block_for_each_setting_and_task_family():
