@@ -201,7 +201,8 @@ def _finish(rows: list[dict[str, Any]], correction: str, sides: tuple[str, str],
         note = f"p-values adjusted by Holm's method over the {tested} tests of this table"
     else:
         table["t_p_adj"], table["wilcoxon_p_adj"] = table["t_p"], table["wilcoxon_p"]
-        note = ("no multiple-comparison correction (one test)" if tested <= 1 else
+        note = ("no test applies to any row (too few trials, or identical differences)" if tested == 0 else
+                "no multiple-comparison correction (one test)" if tested == 1 else
                 f"no multiple-comparison correction over the {tested} tests of this table (--correction none)")
     table["better"] = [_better(r["metric"], r, *sides, alpha) for r in table.to_dict("records")]
     return table, note

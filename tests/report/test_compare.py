@@ -91,6 +91,7 @@ def test_two_runs_with_the_same_seed_are_paired_on_the_same_splits(runs, tmp_pat
     assert t["t_p"].isna().all() and (t["test"] == "identical differences").all()
     md = res.to_markdown()
     assert "no test applies" in md and "zero variance" in md and "< 0.001" not in md
+    assert "no test applies to any row" in md and "(one test)" not in md      # no test was made
     back = pd.read_csv(csv)
     assert list(back.columns[:4]) == ["setting", "a", "b", "metric"] and len(back) == 4
     assert back["mean_a"].max() <= 1.0   # fractions in the CSV, as in the run folders
