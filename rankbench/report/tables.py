@@ -192,10 +192,20 @@ def fmt_value(metric: str, mean: float | None, std: float | None = None, pm: str
         return "–"
     k = 100.0 if is_rate(metric) else 1.0
     d = _digits(metric, mean * k)
-    s = f"{k * mean:.{d}f}"
+    s = _rounded(k * mean, d)
     if not _missing(std):
-        s += f"{pm}{k * std:.{d}f}"
+        s += f"{pm}{_rounded(k * std, d)}"
     return s
+
+
+def _rounded(v: float, d: int) -> str:
+    """``v`` to ``d`` decimals, a half rounded up (away from zero) as a reader rounds: a mean such as
+    54.375 % that a float holds as 54.37499... is 54.38 whichever way it was summed."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if not np.isfinite(v):
+        return f"{v:.{d}f}"
+    return str(Decimal(repr(round(float(v), 9))).quantize(Decimal(1).scaleb(-d), rounding=ROUND_HALF_UP))
 
 
 def ordered_metrics(metrics: list[str]) -> list[str]:

@@ -198,3 +198,12 @@ def test_report_command_prints_markdown_or_latex(runs, latex):
     res = CliRunner().invoke(main, args, catch_exceptions=False)
     assert res.exit_code == 0
     assert (r"\begin{tabular}" in res.output) == latex and ("| method |" in res.output) != latex
+
+
+def test_a_half_is_rounded_up_whatever_the_float_holds():
+    """54.375 % held as 0.54374999... was shown 54.37 in one file and 54.38 in another (a mean
+    summed another way); a reader rounds a half up."""
+    for held in (0.5437499999999999, 0.5437500000000001):
+        assert fmt_value("cmc@10", held) == "54.38"
+    assert fmt_value("mae", 0.7587499999999999) == fmt_value("mae", 0.75875) == "0.7588"
+    assert fmt_value("cmc@1", 0.1234, 0.0) == "12.34 ± 0.00" and fmt_value("mae", -0.00005) == "-0.0001"
