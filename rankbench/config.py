@@ -144,7 +144,7 @@ class ClaimCfg(_Strict):
     #: the optional fields only some kinds take
     ONLY: ClassVar[dict[str, tuple[str, ...]]] = {
         "settings": ("better",), "unit": ("better", "improves"), "from_method": ("improves",),
-        "from_metric": ("improves",), "setting": ("dominates", "speedup"), "span": ("dominates", "speedup"),
+        "from_metric": ("improves",), "setting": ("dominates", "speedup"), "span": ("dominates",),
         "level": ("speedup",), "by": ("better", "improves", "dominates")}
 
     @model_validator(mode="after")

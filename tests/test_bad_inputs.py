@@ -88,7 +88,7 @@ CONFIG_CASES = [
     ("claim unknown kind", GOOD + "claims: [{kind: wins, method: L1}]\n", [], "claims.0.kind"),
     ("claim unknown method", GOOD + "claims: [{kind: better, method: L1, than: Q, metric: cmc@1}]\n", [], "claims.0.than: 'Q' is not a ranker"),
     ("claim field of another kind", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, span: union}]\n",
-     [], "claims.0: 'span' applies to dominates and speedup claims, not to a 'better' claim"),
+     [], "claims.0: 'span' applies to dominates claims, not to a 'better' claim"),
     ("claim unit unknown", GOOD + "claims: [{kind: better, method: L1, than: P, metric: cmc@1, unit: concepts}]\n",
      [], "claims.0.unit: expected 'trials' or 'tasks'"),
     ("claim level above 1", GOOD + "claims: [{kind: speedup, method: L1, than: P, curve: c, x: a, y: cmc@1, "

@@ -17,8 +17,10 @@ a stand-in dataset that does not show a claim says so plainly. Four kinds:
     ``than``'s over the x range ``span`` names: on average over that range, and nowhere below it by
     more than the tolerance ``by`` (default 0).
 ``speedup``
-    ``method`` reaches the target ``level`` x ``than``'s best ``y`` at an ``x`` (e.g. ranking
-    time) at least ``at_least`` times smaller than the ``x`` at which ``than`` reaches it.
+    ``method`` reaches the target ``level`` x ``than``'s best ``y`` (for a lower-is-better ``y``,
+    that best / ``level``) at an ``x`` (e.g. ranking time) more than ``at_least`` times smaller
+    than the ``x`` at which ``than`` reaches it (exactly ``at_least`` is short of it, as a gain of
+    exactly ``by`` is). Both reaching it at ``x = 0`` is a tie.
 
 The statistic
 -------------
@@ -442,18 +444,23 @@ def _speedup(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
     higher, level, need = higher_is_better(c.y), c.level, c.at_least
     y = c.y
     ratios, never, xa_all, xb_all, targets = [], [], [], [], []
+    what = (f"{c.than}'s best {y}" if level == 1 else f"{level:.0%} of {c.than}'s best {y}" if higher
+            else f"{c.than}'s best {y} / {level:g}")
     for t, (ax, ay), (bx, by_) in zip(trials, a, b):
         best = float(by_.max() if higher else by_.min())
         target = level * best if higher else best / level
         xb, xa = _reach(bx, by_, target, higher), _reach(ax, ay, target, higher)
+        if xb is None:   # a target beyond than's own best: a y of the other sign than level assumes
+            raise _Missing(f"{c.than} never reaches {what} ({_fmt(y, target)}) itself in trial {t}: level "
+                           f"needs a {'positive' if higher else 'negative'} best {y}")
         targets.append(target)
         if xa is None:
             never.append(t)
             continue
         xa_all.append(xa)
         xb_all.append(xb)
-        ratios.append(xb / max(xa, 1e-12))
-    what = f"{level:.0%} of {c.than}'s best {y}" if level < 1 else f"{c.than}'s best {y}"
+        floor = min((x for x in (*ax, *bx) if x > 0), default=1e-12)   # both at x = 0: a tie, not 0x
+        ratios.append(max(xb, floor) / max(xa, floor))
     void = _curve_end_void(c, b, run)
     if never:
         text = (f"{c.method} never reaches {what} ({_fmt(y, float(np.mean(targets)))}) in "

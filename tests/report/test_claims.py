@@ -338,6 +338,24 @@ def test_speedup_level_and_a_method_that_never_reaches_the_target():
     assert gap["grade"] == "GAP"
 
 
+def test_speedup_at_x_zero_is_a_tie_and_an_unreachable_own_target_is_missing():
+    """Both reaching the target at x = 0 was a ratio of 0 (log -inf, 'the wrong sign'); a than
+    that cannot reach level x its own best (a negative best) was a TypeError."""
+    recs = []
+    for t in range(5):   # five trials 3.3x faster, one where both start at the target
+        recs += [rec("RB", [0, 3, 10], [0.0, 0.3, 0.5], t), rec("IRB", [0, 3, 10 / 3.3], [0.0, 0.3, 0.5], t)]
+    recs += [rec("RB", [0, 3, 10], [0.5, 0.5, 0.5], 5), rec("IRB", [0, 3, 10], [0.5, 0.5, 0.5], 5)]
+    row = grade({"kind": "speedup", **CURVE, "at_least": 1.5}, recs)
+    logs = np.log([3.3] * 5 + [1.0])
+    lo, _ = t_interval(logs)
+    assert row["measured"].startswith(f"{np.exp(logs.mean()):.2f}x") and row["grade"] == ("OK" if lo > np.log(1.5)
+                                                                                       else "TREND")
+    negative = [rec("RB", [0, 3, 10], [-0.5, -0.3, -0.2], t) for t in range(2)] + \
+        [rec("IRB", [0, 3, 10], [-0.5, -0.2, -0.1], t) for t in range(2)]
+    row = grade({"kind": "speedup", **CURVE, "at_least": 1.5, "level": 0.9}, negative)
+    assert row["grade"] == "MISSING" and "RB never reaches 90% of RB's best map@100" in row["measured"]
+
+
 def test_curve_claims_void_when_the_baselines_curve_ends_too_low():
     row = grade({"kind": "speedup", **CURVE, "at_least": 3, "baseline_limit": 0.6}, speed_pair([4.5, 5, 4, 6]))
     assert row["grade"] == "VOID" and "RB's final map@100 50.00 is worse than the paper's own baseline" in row["measured"]
