@@ -375,7 +375,11 @@ def _curve_pair(c: ClaimCfg, run: _Run):
     a = trial_curves(run.records, c.method, c.curve, c.x, c.y, setting)
     b = trial_curves(run.records, c.than, c.curve, c.x, c.y, setting)
     if not a or not b:
-        raise _Missing(f"curve {c.curve!r} of {c.method if not a else c.than} not stored")
+        named = [s for s in run.setting_order if s]
+        hint = (f" at {run.title(setting) if setting else 'no setting'}; this run's settings are "
+                f"{', '.join(named)}: give the claim one of them as setting:" if named and setting not in named else
+                f" as series {c.x!r} and {c.y!r}")
+        raise _Missing(f"curve {c.curve!r} of {c.method if not a else c.than} not stored{hint}")
     trials = sorted(set(a) & set(b))
     if not trials:
         raise _Missing(f"{c.method} and {c.than} share no trial with curve {c.curve!r}")

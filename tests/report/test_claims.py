@@ -367,7 +367,12 @@ def test_curve_claims_void_when_the_baselines_curve_ends_too_low():
 
 def test_a_claim_on_a_curve_not_stored_is_missing():
     row = grade({"kind": "speedup", **CURVE, "at_least": 2}, records({("", "A"): B}))
-    assert row["grade"] == "MISSING" and "not stored" in row["measured"]
+    assert row["grade"] == "MISSING" and "not stored as series 'rank_s' and 'map@100'" in row["measured"]
+    # stored at a sweep's settings, and the claim names none: the settings it could name
+    swept = [r.model_copy(update={"setting": "k=5"}) for r in speed_pair([4.5, 5])]
+    row = grade({"kind": "dominates", **CURVE}, swept, ("k=5",))
+    assert row["grade"] == "MISSING" and row["measured"].endswith(
+        "at no setting; this run's settings are k=5: give the claim one of them as setting:")
 
 
 def test_dominates_tolerance_forgives_small_dips_only_and_never_a_tie():
