@@ -163,13 +163,14 @@ def summary_of(run: RunData) -> pd.DataFrame:
 def status_lines(run: RunData) -> list[str]:
     """What a reader must know before trusting the tables (empty for a complete run)."""
     out = []
+    where = run.folder.path.absolute()   # a command that works wherever the report is read
     if len(run.records) < run.n_expected:
         out.append(f"**Incomplete run:** {len(run.records)} of {run.n_expected} results "
-                   f"(continue it with `--resume {run.folder.path}`).")
+                   f"(continue it with `--resume {where}`).")
     if run.failed:
         methods = ", ".join(dict.fromkeys(r.method for r in run.failed))
         out.append(f"**FAILED:** {len(run.failed)} job(s) of {methods} (listed under Failed jobs, each with its "
-                   f"error); their numbers are left out and graded FAILED; `--resume {run.folder.path}` retries them.")
+                   f"error); their numbers are left out and graded FAILED; `--resume {where}` retries them.")
     warned = sum(1 for r in run.records if r.warnings)
     if warned:
         out.append(f"**Warnings:** {warned} of {len(run.records)} results came with warnings (listed under Warnings).")

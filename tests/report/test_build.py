@@ -53,6 +53,13 @@ def test_a_missing_and_an_unreadable_result_are_said_before_the_tables(run_a):
     assert "**Incomplete run:** 7 of 9" in built.markdown
 
 
+def test_the_resume_command_works_wherever_the_report_is_read(run_a, monkeypatch):
+    """Rebuilt from a relative path (collect from another folder), summary.md said `--resume a`."""
+    next((run_a / "trials").glob("*.json")).unlink()
+    monkeypatch.chdir(run_a.parent)
+    assert status_lines(load_run("a"))[0].endswith(f"(continue it with `--resume {run_a}`).")
+
+
 def test_what_the_trials_warned_of_is_said_with_the_tables(run_a):
     # a concept left out of a trial's MAP, probes a trial could not score: on stderr while it ran,
     # and in the report a reader keeps
