@@ -293,7 +293,8 @@ def cv_folds(codes: np.ndarray, groups: np.ndarray | None, max_folds: int = 5) -
     With ``groups`` (e.g. tracking sequences, whose images are near-duplicates) whole groups are
     held out: each class's groups, in order of their ids, go to folds 0, 1, ..., F-1, 0, ...; F is
     the fewest groups of a class (at most ``max_folds``), so every fold holds out a group of every
-    class and trains on the others. Without, the same with single rows. Deterministic.
+    class and trains on the others (a group with rows of two classes stays in the fold its first
+    class gave it). Without, the same with single rows. Deterministic.
     """
     codes = np.asarray(codes)
     units = np.arange(len(codes)) if groups is None else np.asarray(groups)
@@ -302,10 +303,13 @@ def cv_folds(codes: np.ndarray, groups: np.ndarray | None, max_folds: int = 5) -
     n_folds = min(max_folds, min(len(u) for u in per_class))
     if n_folds < 2:
         return fold
-    for c, u in zip(np.unique(codes), per_class):
-        rows = codes == c
-        fold[rows] = (np.searchsorted(u, units[rows]) % n_folds)
-    return fold
+    of_group: dict = {}   # a group holding rows of two classes keeps the fold its first class gave it
+    for u in per_class:
+        k = 0
+        for g in u:
+            if g not in of_group:
+                of_group[g], k = k % n_folds, k + 1
+    return np.array([of_group[g] for g in units])
 
 
 def choose_rho(X: np.ndarray, codes: np.ndarray, n_classes: int, groups: np.ndarray | None,

@@ -31,6 +31,9 @@ def test_folds_hold_out_whole_groups_and_every_class():
     one_group = np.r_[np.zeros(12), np.arange(1, 25)]               # class 0 is one group: no fold possible
     assert (cv_folds(codes, one_group) == -1).all()
     assert cv_folds(codes, None).max() == 4                       # rows: at most 5 folds
+    # a group with rows of two classes was split between two folds (one per class)
+    mixed = cv_folds(np.array([0, 0, 0, 1, 1, 1, 1]), np.array([1, 2, 3, 2, 3, 4, 5]))
+    assert mixed.tolist() == [0, 1, 2, 1, 2, 0, 1]
 
 
 def near_duplicate_groups(seed=0, n_groups=6, size=8):
