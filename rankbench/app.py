@@ -18,6 +18,7 @@ import io
 import json
 import logging
 import math
+import os
 import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -338,6 +339,12 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         trials, summary = app.evaluate(MyRanker(scale=2.0), "prosser/viper_p316", trials=3,
                                        data_root="../shared/datasets")
     """
+    if estimator is None or isinstance(estimator, type):
+        raise ConfigError(f"evaluate: estimator: expected an estimator object (an instance, e.g. "
+                          f"{getattr(estimator, '__name__', 'MyRanker')}()), got {estimator!r}")
+    if not isinstance(config, (str, os.PathLike, dict)):
+        raise ConfigError(f"evaluate: config: expected a config file's path, a paper's config name or a dict, got "
+                          f"{type(config).__name__}")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ConfigError(f"evaluate: name: expected a method name (text), got {name!r}")
     if features is not None and not (isinstance(features, str) or (isinstance(features, (list, tuple))
@@ -345,7 +352,11 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
         raise ConfigError(f"evaluate: features: expected a feature set's name or a list of them, got {features!r}")
     if sets is not None and not isinstance(sets, dict):
         raise ConfigError(f"evaluate: sets: expected a mapping of key paths to values, got {sets!r}")
-    call = (f"rankbench.app.evaluate({estimator!r}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
+    try:
+        shown = repr(estimator)
+    except Exception:  # noqa: BLE001 - a user's __repr__ (or the get_params it calls) that fails
+        shown = f"<{type(estimator).__name__} object>"
+    call = (f"rankbench.app.evaluate({shown}, {str(config) if not isinstance(config, dict) else '<dict>'!r}"
             + "".join(f", {k}={v!r}" for k, v in (("trials", trials), ("seed", seed), ("sets", sets)) if v) + ")")
     options = EngineOptions(data_root=data_root, jobs=jobs, progress=progress,   # jobs checked as --jobs is
                             invocation={"argv": None, "api": "rankbench.app.evaluate", "call": call,

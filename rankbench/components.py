@@ -17,6 +17,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import ConfigError
 from .params import check_params, init_params, validate_estimator
 from .registry import ALL
 
@@ -47,6 +48,7 @@ class ComponentSpec:
         ``where``; :func:`rankbench.params.validate_estimator`): every build is a fresh, unfitted copy."""
         klass = type(estimator)
         validate_estimator(estimator, where)
+        _copies_faithfully(estimator, where or klass.__name__)
         return cls(kind, f"{klass.__module__}:{klass.__qualname__}", {}, estimator)
 
     @property
@@ -79,3 +81,42 @@ class ComponentSpec:
         if seed is None or self.estimator is not None or not self.seeded:
             return self
         return ComponentSpec(self.kind, self.name, {**self.params, "random_state": seed})
+
+
+def _copies_faithfully(estimator: Any, where: str) -> None:
+    """Every trial fits a copy (scikit-learn's ``clone``: the class called with ``get_params()``); a
+    copy whose ``__init__`` attribute differs from the object's (a ``get_params`` that leaves a
+    parameter out) would be scored as another estimator. A copy that cannot be made at all is
+    left to :meth:`ComponentSpec.build`, which names the fault when the plan builds it."""
+    from sklearn.base import clone
+
+    if not hasattr(estimator, "get_params"):
+        return
+    try:
+        twin = clone(estimator, safe=False)
+    except Exception:  # noqa: BLE001 - said where it is built
+        return
+    for k in init_params(type(estimator)):
+        if hasattr(estimator, k) and not _same(getattr(estimator, k), getattr(twin, k, _ABSENT)):
+            raise ConfigError(f"{where}: a copy of it (made for every trial by scikit-learn's clone, from get_params) "
+                              f"has {k} = {getattr(twin, k, '(none)')!r}, the object {getattr(estimator, k)!r}; "
+                              "expected get_params to return every __init__ parameter")
+
+
+_ABSENT = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether a copied parameter equals the original: estimators by their parameters, arrays by
+    their values, anything else by ``==`` (its ``repr`` when ``==`` fails)."""
+    import numpy as np
+
+    if hasattr(a, "get_params") and type(a) is type(b):
+        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+        return pa.keys() == pb.keys() and all(_same(v, pb[k]) for k, v in pa.items())
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(b, type(a)) and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+    try:
+        return bool(a == b) or repr(a) == repr(b)
+    except Exception:  # noqa: BLE001 - an == that raises or gives no truth value
+        return repr(a) == repr(b)

@@ -250,3 +250,43 @@ def test_a_paper_setting_by_name_and_one_line_mistakes():
         app.evaluate(LogisticRegression(), config("comparison"))   # fit(X, y): no pairs, no sign
     with pytest.raises(ConfigError, match="unknown feature set 'gist'"):
         app.evaluate(LogisticRegression(), config("classification"), features="gist")
+
+
+class LostParameter(BaseEstimator):
+    """An L2-like scorer whose get_params forgets p: every trial's copy was built with p = 1."""
+
+    def __init__(self, p=1.0):
+        self.p = p
+
+    def get_params(self, deep=True):
+        return {}
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+
+class BrokenRepr(LostParameter):
+    def __repr__(self):
+        raise ValueError("no repr")
+
+    def get_params(self, deep=True):
+        return {"p": self.p}
+
+
+def test_an_object_its_copies_would_not_be_or_a_wrong_argument_is_one_line():
+    with pytest.raises(ConfigError, match=r"evaluate: estimator 'LostParameter': a copy of it .* has p = 1.0, the "
+                                          r"object 2.0; expected get_params to return every __init__ parameter"):
+        app.evaluate(LostParameter(p=2.0), config("classification"))
+    with pytest.raises(ConfigError, match=r"evaluate: estimator: expected an estimator object \(an instance, e.g. "
+                                          r"LogisticRegression\(\)\)"):
+        app.evaluate(LogisticRegression, config("classification"))
+    with pytest.raises(ConfigError, match="evaluate: estimator: expected an estimator object"):
+        app.evaluate(None, config("classification"))
+    with pytest.raises(ConfigError, match="evaluate: config: expected a config file's path, a paper's config name "
+                                          "or a dict, got list"):
+        app.evaluate(LogisticRegression(), [config("classification")])
+    trials, _ = app.evaluate(BrokenRepr(), config("classification"), progress=False)   # a __repr__ that fails
+    assert len(trials)
