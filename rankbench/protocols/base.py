@@ -112,16 +112,18 @@ class Protocol(BaseEstimator, ABC):
             )
 
 
-def checked_output(values: Any, shape: tuple[int | None, ...], what: str) -> np.ndarray:
+def checked_output(values: Any, shape: tuple[int | None, ...], what: str, features: bool = False) -> np.ndarray:
     """What a ranker returned (``what``: e.g. ``"similarity"``), as a float array of ``shape``
     (``None``: any size on that axis; a column ``(n, 1)`` counts as ``(n,)``), or a
     :class:`~rankbench.errors.RankerFault` saying what is wrong: nothing (None), not numbers, the
     wrong shape, values that are not finite, or labels it would lose (a masked array's mask, a
-    pandas object's own index). Every protocol passes each ranker output through
-    this before a metric sees it, so a NaN never reaches a comparison."""
+    pandas object's own index, or its own columns unless they are ``features``, as a transform's
+    are). Every protocol passes each ranker output through this before a metric sees it, so a NaN
+    never reaches a comparison."""
     if values is None:
         raise RankerFault(f"{what} returned None, expected an array of shape {_shape(shape)}")
-    labelled = [a for a in ("index", "columns") if isinstance(values, (pd.Series, pd.DataFrame))
+    axes = ("index",) if features else ("index", "columns")   # a transform's columns are features, not items
+    labelled = [a for a in axes if isinstance(values, (pd.Series, pd.DataFrame))
                 and hasattr(values, a) and not getattr(values, a).equals(pd.RangeIndex(len(getattr(values, a))))]
     if labelled:  # np.asarray drops the labels: rows would be taken by position, not by label
         raise RankerFault(f"{what} returned a pandas {type(values).__name__} with its own {labelled[0]}, expected a "

@@ -130,8 +130,10 @@ class Ordinal(Protocol):
                 raise InputError(f"protocol ordinal: k: 'K' is the ranker's K = {k}, more than the {len(train)} "
                                  "training images; give a K or n_per_label that leaves K at most that")
         with meter.test():
-            z_train = checked_output(ranker.transform(take(X, train)), (len(train), None), "transform")
-            z_test = checked_output(ranker.transform(take(X, test)), (len(test), z_train.shape[1]), "transform")
+            z_train = checked_output(ranker.transform(take(X, train)), (len(train), None), "transform",
+                                     features=True)
+            z_test = checked_output(ranker.transform(take(X, test)), (len(test), z_train.shape[1]), "transform",
+                                    features=True)
             predict = knn_regress if self.predict == "mean" else knn_vote
             pred = predict(z_train, y[train], z_test, int(k))
         return TrialResult(metrics={"mae": mae(y[test], pred)}, extra={"diagnostics": diagnostics(ranker)})

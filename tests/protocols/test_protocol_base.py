@@ -65,6 +65,18 @@ def test_an_output_whose_labels_would_be_lost_is_refused(values, want):
     assert want in fault(values, (2,) if values.ndim == 1 else (2, 2))
 
 
+def test_a_transforms_named_feature_columns_are_kept_its_rows_are_not():
+    """scikit-learn's set_output(transform="pandas") names a transform's columns (features, not
+    items): fine; its rows still must be the items in order."""
+    from sklearn.preprocessing import StandardScaler
+
+    X = np.arange(12.0).reshape(4, 3)
+    z = StandardScaler().set_output(transform="pandas").fit_transform(X)
+    np.testing.assert_array_equal(checked_output(z, (4, None), "transform", features=True), z.to_numpy())
+    with pytest.raises(RankerFault, match="with its own index"):
+        checked_output(z.iloc[::-1], (4, None), "transform", features=True)
+
+
 @pytest.mark.parametrize("values, shape, want", [
     (None, (3,), "R.decision_function returned None, expected an array of shape (3,)"),
     ([[1, 2], [3]], (2, None), "R.decision_function returned list that is no array"),
