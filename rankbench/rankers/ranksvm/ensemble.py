@@ -49,7 +49,8 @@ class EnsembleRankSVM(PairScorer, BaseEstimator):
     n_rounds : T, boosting rounds (the paper does not give it).
     materialize : weak rankers build their explicit pair matrices (the paper's memory
         behaviour, about 1/6 of a materialised PRSVM's at VIPeR p = 316) instead of streaming.
-    max_newton, max_cg, tol : caps of each weak ranker's truncated Newton solver.
+    max_newton, max_cg, tol : caps of each weak ranker's truncated Newton solver (``tol`` as
+        :class:`~rankbench.rankers.ranksvm.prsvm.PRSVM`'s: loose where a person gives many triples).
     block, n_jobs : streaming block rows and threads.
     random_state : seeds the groups and the O_i draws.
     """
