@@ -9,7 +9,7 @@ from pydantic import Field
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
+from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
 from ...utils.optim import CONVERGED, MAX_ITER, backtrack, solver_result, stop_diagnostics
 from ...utils.progress import tick
@@ -94,7 +94,8 @@ class RankMKL(PairwiseRanker, BaseEstimator):
         RankSVM loss weight and chi-square gamma (relative to the mean training chi-square
         distance); lists are searched jointly by ``cv``-fold CV on the training pairs.
     lam : float
-        Weight of the L2 regulariser ``(lam / 2) ||d||^2`` on the kernel weights.
+        Weight of the L2 regulariser ``(lam / 2) ||d||^2`` on the kernel weights, > 0: with d >= 0
+        the only other constraint, T(t d) decreases without end in t at lam = 0.
     kernel_norm : {"centred", "diag"}
         ``centred`` divides each base kernel by its centred trace / n on the training rows (the
         spread pair differences see; constants cancel in Q = A K A'), so uniform weights give each
@@ -117,7 +118,7 @@ class RankMKL(PairwiseRanker, BaseEstimator):
     accepts_views = True
 
     def __init__(self, kernels: dict[str, Literal["linear", "chi2"]] | None = None, C: Grid = 1.0,
-                 gamma: Grid = 1.0, lam: NonNegativeFloat = 1.0,
+                 gamma: Grid = 1.0, lam: PositiveFloat = 1.0,
                  kernel_norm: Literal["centred", "diag"] = "centred", cv: Annotated[int, Field(ge=2)] = 5,
                  cv_unit: Literal["items", "pairs"] = "items",
                  cv_weights: Literal["uniform", "learned"] = "uniform", max_iter: PositiveInt = 50,

@@ -70,3 +70,11 @@ def test_mkl_fast_scoring_equals_the_kernel_expansion():
     k = KernelRankSVM(kernel="linear", C=1.0).fit(views["a"], P, s)
     np.testing.assert_allclose(k.decision_function(new["a"]),
                                k._gram(new["a"], k.X_fit_, 1.0) @ k.dual_coef_, atol=1e-10)
+
+
+def test_lam_must_be_positive():
+    from rankbench.errors import ParameterError
+    from rankbench.params import check_params
+
+    with pytest.raises(ParameterError, match=r"rankers.M.lam: expected a number > 0, got 0"):
+        check_params(RankMKL, {"lam": 0}, "rankers.M")
