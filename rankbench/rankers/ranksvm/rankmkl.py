@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt, Seed
 from ...registry import rankers
-from ...utils.optim import CONVERGED, MAX_ITER, backtrack, solver_result, stop_diagnostics
+from ...utils.optim import CONVERGED, LINE_SEARCH, MAX_ITER, backtrack, solver_result, stop_diagnostics
 from ...utils.progress import tick
 from ...utils.threads import one_blas_thread
 from .._kernels import base_kernel, kernel_scale
@@ -61,8 +61,11 @@ def gmkl(Ks: np.ndarray, A, similar, C: float, lam: float, max_iter: int, tol: f
             T_new, b_new = inner(d_new, b)
             return T_new, (d_new, b_new)
 
-        step, T_new, (d_new, b_new), *_ = backtrack(
+        step, T_new, (d_new, b_new), _, accepted = backtrack(
             trial, lambda T_new, state, t: T_new <= T - 1e-4 * grad @ (d - state[0]), step=step)
+        if not accepted:   # no step decreases T enough (an inexact inner solve): keep the last d
+            status, message = LINE_SEARCH, "no projected step decreased T (the line search gave up)"
+            break
         moved = np.abs(d_new - d).max()
         improved = T - T_new
         d, T, b = d_new, T_new, b_new

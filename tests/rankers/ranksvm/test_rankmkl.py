@@ -78,3 +78,20 @@ def test_lam_must_be_positive():
 
     with pytest.raises(ParameterError, match=r"rankers.M.lam: expected a number > 0, got 0"):
         check_params(RankMKL, {"lam": 0}, "rankers.M")
+
+def test_a_line_search_that_gives_up_keeps_the_last_weights_and_says_so():
+    """With a loose inner solve no projected step may decrease T: the search's last trial (T up)
+    was taken as the next iterate and reported converged."""
+    from rankbench.rankers.ranksvm._oracles import pair_matrix
+    from rankbench.rankers.ranksvm.rankmkl import gmkl
+    from rankbench.utils.optim import LINE_SEARCH
+
+    rng = np.random.default_rng(0)
+    Xs = [rng.random((25, k)) for k in (3, 5, 4)]
+    Ks = np.stack([x @ x.T for x in Xs])
+    Ks /= np.einsum("kii->k", Ks)[:, None, None] / 25
+    s = Xs[0].sum(1)
+    P = np.array([rng.choice(25, 2, replace=False) for _ in range(80)])
+    sign = np.sign(s[P[:, 0]] - s[P[:, 1]]).astype(int)
+    r = gmkl(Ks, pair_matrix(P, sign, 25), sign == 0, 1.0, 0.01, 50, 1e-9, 1e-1)
+    assert r.status == LINE_SEARCH and (np.diff(r.history) <= 0).all()
