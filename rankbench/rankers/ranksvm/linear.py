@@ -77,7 +77,7 @@ class RankSVM(PairwiseRanker, BaseEstimator):
     max_iter : int
         Maximum Newton iterations.
     random_state : int or None
-        Seeds the assignment of pairs to CV folds.
+        Seeds the assignment of items (or pairs, with ``cv_unit="pairs"``) to CV folds.
 
     Attributes
     ----------
