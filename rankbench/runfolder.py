@@ -190,6 +190,8 @@ class RunFolder:
                     if cls(p)._never_started():
                         cls(p)._clear_start()
                         return cls(p)
+                    if not p.is_dir():
+                        raise RunFolderError(f"{p}: exists and is a file, not a folder; choose another --out")
                     what = "a run" if (p / SPLITS).exists() or (p / CONFIG).exists() else "files"
                     raise RunFolderError(f"{p}: already holds {what}; choose another --out "
                                          + ("or continue it with --resume" if what == "a run" else ""))

@@ -34,6 +34,9 @@ def test_a_folder_holding_anything_is_never_reused(tmp_path):
         RunFolder.create(tmp_path / "used")
     (tmp_path / "empty").mkdir()
     assert RunFolder.create(tmp_path / "empty").path == tmp_path / "empty"
+    (tmp_path / "a-file").write_text("mine")
+    with pytest.raises(RunFolderError, match="a-file: exists and is a file, not a folder; choose another --out"):
+        RunFolder.create(tmp_path / "a-file")
 
 
 def test_unreadable_results_are_problems_not_results(tmp_path):
