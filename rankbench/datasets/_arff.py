@@ -3,9 +3,10 @@
 ``scipy.io.arff`` cannot read sparse rows (``{index value, ...}``), which is how MULAN ships
 Corel5k, so rankbench carries its own reader. Only what ranking data needs is supported: numeric
 (``numeric``/``real``/``integer``) and nominal (``{a,b,...}``) attributes; nominal values are
-returned as their 0-based position in the declaration (so ``{0,1}`` reads as 0/1, and an omitted
-sparse entry - value 0 - is the first nominal value, as the ARFF spec says). Missing values
-(``?``) read as NaN. Instance weights (``{...}, {w}``) are ignored.
+returned as their 0-based position in the declaration (an omitted sparse entry - value 0 - is the
+first nominal value, as the ARFF spec says), and :meth:`Arff.numbers` gives a nominal attribute
+of numbers by its values (``{1,0}`` reads "1" as 1). Missing values (``?``) read as NaN. An
+attribute declared twice is refused. Instance weights (``{w}``) are not supported.
 
 Format reference: https://waikato.github.io/weka-wiki/formats_and_processing/arff_stable/
 """
@@ -32,6 +33,21 @@ class Arff:
     names: list[str]
     nominal: list[list[str] | None]
     data: np.ndarray  # (n_rows, n_attributes) float64
+
+    def numbers(self, cols: np.ndarray) -> np.ndarray:
+        """The columns ``cols`` as numbers: a nominal attribute whose values are all numbers
+        (``{0,1}``, ``{1,0}``) as those values, not their positions; others as they are."""
+        out = self.data[:, cols].copy()
+        for j, c in enumerate(cols):
+            values = self.nominal[c]
+            try:
+                as_number = None if values is None else np.array([float(v) for v in values] + [np.nan])
+            except ValueError:
+                continue
+            if as_number is not None:   # a missing value (NaN) stays NaN
+                codes = out[:, j]
+                out[:, j] = as_number[np.where(np.isnan(codes), len(values), codes).astype(int)]
+        return out
 
     def columns(self, names: list[str]) -> np.ndarray:
         """Indices of ``names`` among the attributes (DataError naming the first missing one)."""
@@ -102,6 +118,8 @@ def read_arff(path: str | Path) -> Arff:
                     if not m:
                         raise DataError(f"{where}: malformed @attribute line (expected '@attribute NAME TYPE')")
                     names.append(_unquote(m.group(1)))
+                    if names[-1] in names[:-1]:   # a column found by name: the later one would win
+                        raise DataError(f"{where}: attribute {names[-1]!r} is declared twice")
                     typ = m.group(2).strip()
                     if typ.startswith("{"):
                         if not typ.endswith("}"):

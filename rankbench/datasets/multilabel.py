@@ -30,6 +30,9 @@ def read_mulan_labels(path) -> list[str]:
     names = [el.get("name") for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "label"]
     if not names or any(n is None for n in names):
         raise DataError(f"{path}: expected <label name=\"...\"> elements, found none or one without a name")
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:   # its relevance column would count twice in every mean over concepts
+        raise DataError(f"{path}: label {twice[0]!r} is listed twice; expected each label once")
     return names
 
 
@@ -68,10 +71,10 @@ class MulanLoader(Loader):
             if self.n_features and len(fcols) != self.n_features:
                 raise DataError(f"{f}: {len(fcols)} feature attributes, expected {self.n_features}; "
                                 f"expected layout: {self.layout}")
-            R = arff.data[:, lab]
+            R = arff.numbers(lab)
             if not np.isin(R, (0, 1)).all():
                 raise DataError(f"{f}: label attributes must be 0/1 (found other values or '?')")
-            feats.append(arff.data[:, fcols].astype(np.float32))
+            feats.append(arff.numbers(fcols).astype(np.float32))
             rels.append(R.astype(np.uint8))
             ids += [f"{f.stem}:{i}" for i in range(len(R))]
             train += [is_train] * len(R)

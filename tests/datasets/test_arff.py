@@ -77,6 +77,7 @@ def test_columns_finds_attributes_by_name(tmp_path):
     ("@relation r\n@attribute c {a,b\n@data\n", 2, "nominal type must be '{v1,v2,...}'"),
     ("@relation r\n@data\n", 2, "@data before any @attribute"),
     ("@relation r\nhello\n", 2, "unexpected header line 'hello'"),
+    ("@relation r\n@attribute a numeric\n@attribute a {0,1}\n@data\n", 3, "attribute 'a' is declared twice"),
 ])
 def test_refusals_name_the_file_and_line(tmp_path, text, line, words):
     path = write(tmp_path, text)

@@ -107,6 +107,20 @@ def test_mulan_loader(tmp_path):
     assert ds.fingerprint
 
 
+def test_labels_declared_one_zero_are_read_by_value_and_each_label_once(tmp_path):
+    """@attribute L1 {1,0} is valid ARFF: its "1" was read as its position, 0 (every label
+    upside down, at exit 0); a label listed twice in the XML was scored twice."""
+    root = make_tiny(tmp_path / "tiny")
+    flipped = HEADER.replace("@attribute L1 {0,1}", "@attribute L1 {1,0}")
+    write(root / "tiny-train.arff", flipped + "@data\n1,2,red,1,0\n3,4,blue,0,1\n5,6,green,1,1\n")
+    write(root / "tiny-test.arff", flipped + "@data\n{0 7,4 1}\n")   # L1 omitted: its first value, "1"
+    ds = Tiny(root=str(root)).load()
+    assert ds.arrays["relevance"].tolist() == [[1, 0], [0, 1], [1, 1], [1, 1]]
+    write(root / "tiny.xml", XML.replace('<label name="L2"></label>', '<label name="L2"></label><label name="L1"/>'))
+    with pytest.raises(DataError, match=r"tiny.xml: label 'L1' is listed twice; expected each label once"):
+        Tiny(root=str(root)).load()
+
+
 def test_mulan_loader_errors_name_file_and_layout(tmp_path):
     root = make_tiny(tmp_path / "tiny")
     (root / "tiny-test.arff").unlink()
