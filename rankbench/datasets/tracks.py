@@ -249,6 +249,11 @@ class TownCentre(Tracks):
             raise DataError(f"dataset towncentre: track {missing[0]} has no line in {path} ({len(missing)} "
                             f"such track(s)); expected layout: {self.layout}")
         concepts = sorted({a for attrs in labels.values() for a in attrs})
+        by_case = {}
+        for c in concepts:   # upperBodyGrey and UpperBodyGrey: one attribute's tracks split in two
+            if by_case.setdefault(c.casefold(), c) != c:
+                raise DataError(f"dataset towncentre: {path}: attributes {by_case[c.casefold()]!r} and {c!r} differ "
+                                f"only in case; expected each attribute written one way")
         col = {c: k for k, c in enumerate(concepts)}
         per_track = {t: np.zeros(len(concepts), dtype=np.int8) for t in info["tracks"]}
         for t, row in per_track.items():

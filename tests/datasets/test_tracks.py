@@ -162,6 +162,8 @@ def test_towncentre_attributes_become_concepts(tmp_path):
     ("3 a\nseven b\n", r"PETA_TownCentre_Label.txt line 2 does not start with a track id"),
     ("3 a\n3 b\n7 c\n12 d\n", r"line 2: track 3 is labelled twice"),
     ("3 a\n12 d\n", r"track 7 has no line in .*PETA_TownCentre_Label.txt"),
+    ("3 upperBodyGrey\n7 UpperBodyGrey\n12 d\n", r"PETA_TownCentre_Label.txt: attributes 'UpperBodyGrey' and "
+                                                  r"'upperBodyGrey' differ only in case"),
 ])
 def test_towncentre_label_file_errors(tmp_path, labels, match):
     make_towncentre(tmp_path, labels)
