@@ -103,7 +103,7 @@ def read_arff(path: str | Path) -> Arff:
     rows: list[np.ndarray] = []
     in_data = False
     n_attr = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for lineno, raw in enumerate(fh, 1):
             line = raw.strip()
             if not line or line.startswith("%"):

@@ -182,7 +182,7 @@ class Tracks(Loader):
 def read_attribute_labels(path: Path, layout: str) -> dict[int, list[str]]:
     """PETA's ``<id> attr attr ...`` lines as {id: attributes}; errors name the file and line."""
     labels: dict[int, list[str]] = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for k, line in enumerate(fh, 1):
             parts = line.split()
             if not parts:

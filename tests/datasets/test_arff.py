@@ -92,3 +92,12 @@ def test_missing_file_and_missing_data_section(tmp_path):
         read_arff(tmp_path / "none.arff")
     with pytest.raises(DataError, match="has no @data section"):
         read_arff(write(tmp_path, HEADER))
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path):
+    """Files saved by some editors start with a BOM: '\\ufeff@relation' was an unexpected header line."""
+    plain = read_arff(write(tmp_path, HEADER + "@data\n1,2,pos,3\n"))
+    bom = tmp_path / "bom.arff"
+    bom.write_bytes(b"\xef\xbb\xbf" + (HEADER + "@data\n1,2,pos,3\n").encode())
+    got = read_arff(bom)
+    assert got.names == plain.names and np.array_equal(got.data, plain.data)

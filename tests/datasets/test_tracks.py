@@ -221,3 +221,9 @@ def test_relative_root_is_relative_to_the_data_root_not_the_working_directory(tm
         datasets.build("tracks", {"root": "not_there"}).load(str(tmp_path / "data"))
     # an absolute root is used as it is
     assert len(datasets.build("tracks", {"root": str(tmp_path / "data" / "my_dump")}).load("/nowhere")) == len(ds)
+
+
+def test_towncentre_label_file_with_a_byte_order_mark(tmp_path):
+    """'\\ufeff139 ...' was 'line 1 does not start with a track id'."""
+    make_towncentre(tmp_path, "\ufeff3 a\n7 b\n12 c\n")
+    assert datasets.build("towncentre", {}).load(str(tmp_path)).info["concepts"] == ["a", "b", "c"]
