@@ -128,7 +128,8 @@ def require_dir(path: Path, what: str, layout: str) -> Path:
 
 def require_file(path: Path, what: str, layout: str) -> Path:
     if not path.is_file():
-        raise DataError(f"{what}: file {path} not found; expected layout: {layout}")
+        found = "is a folder, not a file" if path.is_dir() else "not found"
+        raise DataError(f"{what}: file {path} {found}; expected layout: {layout}")
     return path
 
 

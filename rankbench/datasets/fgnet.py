@@ -27,6 +27,8 @@ _NAME = re.compile(r"^(\d{3})a(\d{2})([ab]?)$", re.IGNORECASE)
 
 def read_pts(path: Path, n_points: int = N_POINTS) -> np.ndarray:
     """Read a landmark file (``n_points: N`` header, points between braces) as an (N, 2) array."""
+    if not Path(path).is_file():
+        raise DataError(f"{path}: named like a landmark file but is not a file")
     text = Path(path).read_text(errors="replace")
     m = re.search(r"n_points:\s*(\d+)", text)
     body = re.search(r"\{(.*)\}", text, re.DOTALL)

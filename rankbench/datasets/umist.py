@@ -72,7 +72,8 @@ def subject_labels(labels, label_column: str, where: str) -> dict[str, float]:
         return mapping
     path = Path(str(labels)).expanduser()
     if not path.is_file():
-        raise ConfigError(f"{where}: labels file {path} not found (expected a CSV with columns "
+        raise ConfigError(f"{where}: labels file {path} {'is a folder, not a file' if path.is_dir() else 'not found'} "
+                          f"(expected a CSV with columns "
                           f"'subject' and {label_column!r}, or a mapping {{subject: label}})")
     table = read_table(path, comment="#")
     for col in ("subject", label_column):

@@ -85,6 +85,8 @@ def test_require_dir_and_file(tmp_path):
         require_dir(tmp_path / "f.txt", "viper", "cam_a/*.bmp")
     assert one_line(info) == f"viper: folder {tmp_path / 'f.txt'} not found; expected layout: cam_a/*.bmp"
     with pytest.raises(DataError, match="viper: file .* not found; expected layout: labels.mat"):
+        require_file(tmp_path / "labels.mat", "viper", "labels.mat")
+    with pytest.raises(DataError, match="viper: file .* is a folder, not a file; expected layout: labels.mat"):
         require_file(tmp_path, "viper", "labels.mat")
 
 

@@ -54,3 +54,11 @@ def test_read_pts_malformed(tmp_path):
     p.write_text("hello")
     with pytest.raises(DataError, match="not a landmark file"):
         read_pts(p)
+
+
+def test_a_folder_named_like_a_landmark_file_is_one_line(tmp_path):
+    from rankbench.datasets.fgnet import read_pts
+
+    (tmp_path / "003a09.pts").mkdir()
+    with pytest.raises(DataError, match=r"003a09.pts: named like a landmark file but is not a file"):
+        read_pts(tmp_path / "003a09.pts")
