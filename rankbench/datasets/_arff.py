@@ -168,6 +168,7 @@ def _parse_row(line: str, n_attr: int, codes: list, where: str) -> np.ndarray:
             raise DataError(f"{where}: sparse row without closing '}}'")
         row = np.zeros(n_attr)
         body = line[1:end].strip()
+        seen: set[int] = set()
         if body:
             for entry in _split_values(body):
                 parts = entry.split(None, 1)
@@ -179,6 +180,9 @@ def _parse_row(line: str, n_attr: int, codes: list, where: str) -> np.ndarray:
                     raise DataError(f"{where}: sparse index {parts[0]!r} is not an integer") from None
                 if not 0 <= j < n_attr:
                     raise DataError(f"{where}: sparse index {j} out of range 0..{n_attr - 1}")
+                if j in seen:   # the later value would win, with no word
+                    raise DataError(f"{where}: sparse index {j} is given twice")
+                seen.add(j)
                 row[j] = _value(parts[1], codes[j], where)
         return row
     vals = _split_values(line)

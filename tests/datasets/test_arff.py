@@ -71,6 +71,7 @@ def test_columns_finds_attributes_by_name(tmp_path):
     (HEADER + "@data\n{0 1, 4 2}\n", 8, "sparse index 4 out of range 0..3"),
     (HEADER + "@data\n{0 1, 1}\n", 8, "sparse entry '1' is not 'index value'"),
     (HEADER + "@data\n{a 1}\n", 8, "sparse index 'a' is not an integer"),
+    (HEADER + "@data\n{0 1, 0 2}\n", 8, "sparse index 0 is given twice"),
     (HEADER + "@data\n{0 1, 1 2\n", 8, "sparse row without closing '}'"),
     ("@relation r\n@attribute d date\n@data\n", 2, "attribute 'd' has unsupported type 'date'"),
     ("@relation r\n@attribute\n@data\n", 2, "malformed @attribute line"),
