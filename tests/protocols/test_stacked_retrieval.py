@@ -141,17 +141,26 @@ def test_config_mistakes_are_one_line_errors():
         protocols.build("stacked_retrieval", {"min_positives": 200}).split(ds, np.random.default_rng(0))
 
 
-def test_a_bad_base_model_parameter_names_the_file_and_key_path(tmp_path):
+@pytest.mark.parametrize("bank, ranker, error, message", [
+    ("svm_bank, max_bag: 2", "combine: views", ParameterError, "protocol.base_models.max_bag: expected an integer >= 4, "
+     "got 2"),
+    # steps would transform the base models' outputs, not the features: IRB then refused its input with
+    # advice to use stacked_retrieval (the protocol in use), and a minmax step ran without its staged curves
+    ("svm_bank", "preprocess: [{name: standardize}]", ConfigError, "rankers.IRB.preprocess: protocol "
+     "stacked_retrieval's rankers learn from the base models' outputs, not the features the steps would transform; "
+     "preprocess is not available"),
+])
+def test_a_config_mistake_names_the_file_and_key_path(tmp_path, bank, ranker, error, message):
     from rankbench import app
 
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("dataset: {name: synthetic_collection, n_items: 3000, feature_types: [[4, 1.0]]}\n"
                    "features: [{name: t0, extractor: array, key: feat/type00}]\n"
-                   "protocol: {name: stacked_retrieval, base_models: {ranker: svm_bank, max_bag: 2}}\n"
-                   "rankers: [{name: IRB, ranker: imbalanced_rankboost, combine: views}]\n")
-    with pytest.raises(ParameterError) as err:
+                   f"protocol: {{name: stacked_retrieval, base_models: {{ranker: {bank}}}}}\n"
+                   f"rankers: [{{name: IRB, ranker: imbalanced_rankboost, {ranker}}}]\n")
+    with pytest.raises(error) as err:
         app.validate(cfg)
-    assert str(err.value) == f"{cfg}: protocol.base_models.max_bag: expected an integer >= 4, got 2"
+    assert str(err.value) == f"{cfg}: {message}"
 
 
 def test_pruning_counts_where_the_evaluations_went():
@@ -179,21 +188,3 @@ def test_each_concept_is_reported_as_a_step_of_the_job():
             {"n_rounds": 3})
     concepts = [s["loops"]["concept"] for s in states if "concept" in s["loops"]]
     assert concepts[0] == [1, 3] and concepts[-1] == [3, 3] and "model" in states[-1]["loops"]
-
-
-def test_preprocessing_is_refused_where_rankers_learn_from_base_model_outputs(tmp_path):
-    """Steps would transform the base models' outputs, not the features: IRB then refused its input
-    with advice to use stacked_retrieval (the protocol in use), and a minmax step ran without its
-    staged curves."""
-    from rankbench import app
-
-    cfg = tmp_path / "pre.yaml"
-    cfg.write_text("dataset: {name: synthetic_collection, n_items: 3000, feature_types: [[4, 1.0]]}\n"
-                   "features: [{name: t0, extractor: array, key: feat/type00}]\n"
-                   "protocol: {name: stacked_retrieval, base_models: {ranker: svm_bank}}\n"
-                   "rankers: [{name: IRB, ranker: imbalanced_rankboost, preprocess: [{name: standardize}]}]\n")
-    with pytest.raises(ConfigError) as err:
-        app.validate(cfg)
-    assert str(err.value) == (f"{cfg}: rankers.IRB.preprocess: protocol stacked_retrieval's rankers learn from the "
-                              "base models' outputs, not the features the steps would transform; preprocess is not "
-                              "available")
