@@ -354,8 +354,10 @@ class ELFAdaBoost(PairScorer, BaseEstimator):
     def similarity(self, Q, G):
         """The boosted score of every (probe, gallery) pair, shape (nq, ng); see ``score``."""
         check_is_fitted(self, "alphas_")
-        Q = self._histograms(checked_input(self, Q, "similarity", "Q"), "similarity's Q")
-        G = self._histograms(checked_input(self, G, "similarity", "G"), "similarity's G")
+        # float32, as the pair grid the fit measured distances on: a distance computed in float64
+        # can fall one float32 step from the fit's, across a threshold drawn from those distances
+        Q = self._histograms(checked_input(self, Q, "similarity", "Q", dtype=np.float32), "similarity's Q")
+        G = self._histograms(checked_input(self, G, "similarity", "G", dtype=np.float32), "similarity's G")
         used = np.unique(self.hists_)
         out = np.zeros((len(Q), len(G)))
         if len(used) == 0:
