@@ -193,7 +193,8 @@ class PairGrid:
 def build_pair_grid(X, y, cams=None, block=2, dtype=np.float32, n_jobs=1, negatives_per_query=None,
                     random_state=None) -> PairGrid:
     """The :class:`PairGrid` of a training set (queries and sampled negatives as described in the
-    module docstring; ``random_state``, a :class:`numpy.random.RandomState`, draws the sample)."""
+    module docstring; ``random_state`` (scikit-learn's: None, a seed or a RandomState) draws the
+    sample)."""
     X = np.asarray(X)
     y = np.asarray(y)
     m = len(y)
@@ -217,9 +218,12 @@ def build_pair_grid(X, y, cams=None, block=2, dtype=np.float32, n_jobs=1, negati
     if row_side is None and col_side is None:
         raise InputError("no query has both a true match and a wrong match in the training data (each identity "
                          "needs two images, in two cameras when cameras are given, and one class is not enough)")
+    from sklearn.utils import check_random_state
+
+    rng = check_random_state(random_state) if negatives_per_query is not None else None
     for side in (row_side, col_side) if negatives_per_query is not None else ():
         if side is not None:  # the first k of the query's negatives in a random order
-            keys = np.where(side.neg, random_state.random_sample(side.neg.shape), 2.0)
+            keys = np.where(side.neg, rng.random_sample(side.neg.shape), 2.0)
             first = np.argsort(keys, axis=1, kind="stable")[:, :negatives_per_query]
             kept = np.zeros_like(side.neg)
             np.put_along_axis(kept, first, True, axis=1)

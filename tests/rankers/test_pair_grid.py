@@ -140,3 +140,15 @@ def test_the_sample_is_the_seeds_and_uniform_without_replacement():
     assert (counts[~negs] == 0).all()
     # each of a query's 5 negatives drawn with probability 2/5 (binomial sd ~10 over 400 draws)
     np.testing.assert_allclose(counts[negs], 160, atol=5 * np.sqrt(400 * 0.4 * 0.6))
+
+
+def test_sampled_negatives_take_any_random_state_as_scikit_learn_does():
+    """None (a fresh draw) was an AttributeError; a seed and a RandomState of it draw the same."""
+    from rankbench.rankers._pair_grid import build_pair_grid
+
+    X = np.random.default_rng(0).random((12, 3))
+    y, c = np.repeat(np.arange(6), 2), np.tile([0, 1], 6)
+    assert build_pair_grid(X, y, c, negatives_per_query=2).n_triples() == 24
+    a = build_pair_grid(X, y, c, negatives_per_query=2, random_state=np.random.RandomState(3))
+    b = build_pair_grid(X, y, c, negatives_per_query=2, random_state=3)
+    assert (a.row_side.neg == b.row_side.neg).all() and (a.col_side.neg == b.col_side.neg).all()
