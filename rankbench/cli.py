@@ -464,7 +464,7 @@ def features(config, out, force, data_root, jobs):
 @click.option("--out", type=click.Path(), help="A folder (trec, svmlight; default RUN_DIR/export/<format>; mlflow: "
                                                "the store, default ./mlruns) or a file (json; default: print it).")
 @click.option("--force", is_flag=True, help="Replace an existing --out file (json).")
-@_data_root()
+@_data_root("the one the run recorded, else ./datasets")
 @_jobs("for features not in the cache (svmlight)")
 def export(run_dir, fmt, out, data_root, jobs, force):
     """Take RUN_DIR's results or data to other tools: TREC, svmlight / RankLib, JSON, MLflow.
@@ -550,7 +550,7 @@ def notes(paper, run_dirs, out, configs):
 @main.command()
 @click.argument("args", nargs=-1, required=True, metavar="[PAPER] RUN_DIR...")
 @click.option("--out", type=click.Path(file_okay=False), help="Folder of the figures (default results/PAPER/figures).")
-@_data_root()
+@_data_root("the one each run recorded, else ./datasets")
 @click.option("--fig7-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="merler: Figure 7 at this ranking time (default: where the two MAP curves differ most).")
 def figures(args, out, data_root, fig7_time):

@@ -30,6 +30,8 @@ def test_minimal_config_with_a_ranker_from_a_file_outside_the_repo(tmp_path, mon
     assert set(summary.setting) == {"protocol.n_test=30", "protocol.n_test=60", "protocol.n_test=90"}
     md = (tmp_path / "run" / "summary.md").read_text()
     assert "## Claims" in md and "PUBLISHED" in md
+    # the published number names the setting it is graded at: graded, not MISSING
+    assert "| protocol.n_test=60 | L1-norm | cmc@1 |" in md and "MISSING" not in md
 
 
 def test_evaluate_an_object_in_memory_as_the_readme_shows(tmp_path, monkeypatch):

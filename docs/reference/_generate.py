@@ -246,7 +246,9 @@ def config_page() -> str:
         lines += ["| key | type | default | constraint | meaning |", "|---|---|---|---|---|"]
         for name, f in model.model_fields.items():
             key = f.alias or name
-            if f.default is PydanticUndefined and f.default_factory is None:
+            if model is Config and name == "name":   # set from the file's name when a file omits it
+                default = "(the config file's name)"
+            elif f.default is PydanticUndefined and f.default_factory is None:
                 default = "(required)"
             else:
                 default = repr(f.default_factory() if f.default_factory else f.default)
