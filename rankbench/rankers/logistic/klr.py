@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator
 
 from typing import Literal
 
-from ...params import NonNegativeFloat, PositiveFloat, PositiveFloatGrid, PositiveInt
+from ...params import PositiveFloat, PositiveFloatGrid, PositiveInt
 from ...errors import InputError
 from ...registry import rankers
 from ...utils.optim import stop_diagnostics
@@ -78,7 +78,8 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
         rho = 1 is a kernel of normal contrast (exp(-1) at the median distance) in any units;
         ``absolute``: rho as given (the paper's literal 0.08).
     lam : float
-        Weight of the RKHS penalty lambda ||f||^2 = lambda alpha^T K alpha; the paper uses 0.001.
+        Weight of the RKHS penalty lambda ||f||^2 = lambda alpha^T K alpha, > 0 (as PKLR's: at 0,
+        separable data have no minimiser and Newton stops anywhere); the paper uses 0.001.
     fit_intercept : bool
         Add an unpenalised bias b to f (the paper's f has none).
     max_iter, tol : Newton iterations and relative stopping tolerance on the decrease.
@@ -91,7 +92,7 @@ class KernelLogisticRegression(KernelExpansion, Classifier, ItemScorer, BaseEsti
     """
 
     def __init__(self, rho: PositiveFloatGrid = RHO_GRID, rho_scale: Literal["absolute", "median"] = "median",
-                 lam: NonNegativeFloat = 1e-3, fit_intercept: bool = False, max_iter: PositiveInt = 100,
+                 lam: PositiveFloat = 1e-3, fit_intercept: bool = False, max_iter: PositiveInt = 100,
                  tol: PositiveFloat = 1e-10):
         self.rho = rho
         self.rho_scale = rho_scale

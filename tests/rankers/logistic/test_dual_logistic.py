@@ -100,3 +100,14 @@ def test_without_folds_the_width_nearest_the_median_heuristic_is_used():
     assert m.rho_ == pytest.approx(1.0 * med) and "median heuristic" in m.diagnostics_["rho_by"]
     a = KernelLogisticRegression(rho=[med / 50, med * 2, med * 100], rho_scale="absolute").fit(X, y, groups=g)
     assert a.rho_ == pytest.approx(med * 2)
+
+
+def test_the_penalty_weight_must_be_positive_for_every_klr():
+    """At lam = 0 separable data have no minimiser: kernel_logreg accepted it and said converged."""
+    from rankbench.errors import ParameterError
+    from rankbench.params import check_params
+    from rankbench.registry import rankers
+
+    for name in ("kernel_logreg", "pklr", "rca_klr"):
+        with pytest.raises(ParameterError, match=r"lam: expected a number > 0, got 0"):
+            check_params(rankers.get(name), {"lam": 0}, f"rankers.{name}")
