@@ -21,20 +21,12 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .errors import RankbenchError, Terminated
+from .errors import RankbenchError, Terminated, os_error_line
 
 
 def _fail(message: str, status: int = 1) -> None:
     click.echo(f"rankbench: error: {message}", err=True)
     sys.exit(status)
-
-
-def os_error_line(exc: OSError) -> str:
-    """A file-system error as one line naming the path: ``<path>: <what the system says>``. Files
-    are written atomically, so whatever was written before it is intact."""
-    what = exc.strerror or str(exc) or type(exc).__name__
-    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
-    return f"{' -> '.join(paths)}: {what}" if paths else what
 
 
 def _reader_gone(exc: BrokenPipeError) -> None:

@@ -106,3 +106,11 @@ def did_you_mean(word: str, choices: list[str]) -> str:
     """``"did you mean 'prsvm'? "`` for the closest of ``choices`` to a misspelt ``word``, else ``""``."""
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}? " if close else ""
+
+
+def os_error_line(exc: OSError) -> str:
+    """A file-system error as one line naming the path: ``<path>: <what the system says>``. Files
+    are written atomically, so whatever was written before it is intact."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {what}" if paths else what

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..datasets.base import Dataset
-from ..errors import ConfigError, RankbenchError, Terminated
+from ..errors import ConfigError, RankbenchError, Terminated, os_error_line
 from ..runfolder import SCHEMA_VERSION, SPLITS, Manifest, RunFolder, RunFolderError, RunState, SettingSplits, \
     Splits, TrialRecord, TrialSplit, trial_name
 from ..utils.progress import JobInfo, RunProgress
@@ -229,8 +229,7 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
         except OSError as exc:   # a full disk, a folder gone: what was saved stays, --resume goes on
             if folder is not None:
                 records.update((r.key, r) for r in folder.read_trials()[0])
-            what = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
-            raise RunInterrupted(folder, n_done(), n_total, what, 1) from None
+            raise RunInterrupted(folder, n_done(), n_total, os_error_line(exc), 1) from None
         finally:
             progress.close()
             if folder is not None:
