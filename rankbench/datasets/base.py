@@ -126,10 +126,14 @@ def require_dir(path: Path, what: str, layout: str) -> Path:
     return path
 
 
+def not_a_file(path: Path) -> str:
+    """Why ``path``, which is not a file, cannot be read: a folder of its name, or nothing."""
+    return "is a folder, not a file" if Path(path).is_dir() else "not found"
+
+
 def require_file(path: Path, what: str, layout: str) -> Path:
     if not path.is_file():
-        found = "is a folder, not a file" if path.is_dir() else "not found"
-        raise DataError(f"{what}: file {path} {found}; expected layout: {layout}")
+        raise DataError(f"{what}: file {path} {not_a_file(path)}; expected layout: {layout}")
     return path
 
 

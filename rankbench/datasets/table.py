@@ -56,7 +56,7 @@ import pandas as pd
 from ..errors import ConfigError, DataError
 from ..params import Names, PositiveInt
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, read_image, resolve_root
+from .base import Dataset, Loader, fingerprint_files, not_a_file, read_image, resolve_root
 from .osr import read_strength_csv
 from .tracks import cut_sequences
 
@@ -128,7 +128,7 @@ class Table(Loader):
         if self.file is not None:
             source = resolve_root(self.file, "", data_root)
             if not source.is_file():
-                raise DataError(f"dataset table: file {source} {_absent(source)} (file: is relative to the data root, "
+                raise DataError(f"dataset table: file {source} {not_a_file(source)} (file: is relative to the data root, "
                                 f"--data-root or $RANKBENCH_DATA); expected layout: {self.layout}")
             table, base = read_table(source), source.parent
         else:
@@ -244,14 +244,14 @@ class Table(Loader):
         for key, name in self._feature_files().items():
             path = base / name
             if not path.is_file():
-                raise DataError(f"{where}: features: file {path} {_absent(path)} (relative to the table's folder)")
+                raise DataError(f"{where}: features: file {path} {not_a_file(path)} (relative to the table's folder)")
             out[key] = feature_rows(path, rows, n, where)
         return out
 
     def _strength(self, items: pd.DataFrame, base: Path, where: str) -> pd.DataFrame:
         path = base / str(self.strengths)
         if not path.is_file():
-            raise DataError(f"{where}: strengths: file {path} {_absent(path)} (relative to the table's folder)")
+            raise DataError(f"{where}: strengths: file {path} {not_a_file(path)} (relative to the table's folder)")
         if "category" not in items.columns:
             raise DataError(f"{where}: strengths: the table has no 'category' column to look them up by")
         strength = read_strength_csv(path)
@@ -324,11 +324,6 @@ def feature_rows(path: Path, rows: np.ndarray | None, n: int, where: str) -> np.
 
 
 # ----------------------------------------------------------------------------- cells
-def _absent(path: Path) -> str:
-    """Why a file the config names cannot be read: a folder of its name, or nothing."""
-    return "is a folder, not a file" if path.is_dir() else "not found"
-
-
 def read_table(path: Path, comment: str | None = None) -> pd.DataFrame:
     """A CSV or Parquet file as text cells (each column typed later, by what it is); a CSV's lines
     from ``comment`` on are left out when it is given."""

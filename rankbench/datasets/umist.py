@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..errors import ConfigError, DataError
 from ..registry import datasets
-from .base import Dataset, Loader, fingerprint_files, require_dir
+from .base import Dataset, Loader, fingerprint_files, not_a_file, require_dir
 from .table import numbers, read_table, text
 
 HEIGHT, WIDTH = 112, 92
@@ -72,8 +72,7 @@ def subject_labels(labels, label_column: str, where: str) -> dict[str, float]:
         return mapping
     path = Path(str(labels)).expanduser()
     if not path.is_file():
-        raise ConfigError(f"{where}: labels file {path} {'is a folder, not a file' if path.is_dir() else 'not found'} "
-                          f"(expected a CSV with columns "
+        raise ConfigError(f"{where}: labels file {path} {not_a_file(path)} (expected a CSV with columns "
                           f"'subject' and {label_column!r}, or a mapping {{subject: label}})")
     table = read_table(path, comment="#")
     for col in ("subject", label_column):
