@@ -517,14 +517,13 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
     if fmt == "json" and out is not None and Path(out).exists() and not overwrite:
         raise ConfigError(f"export: {out}: already exists; choose another --out or add --force to replace it")
     folder = RunFolder.open(run_dir)
-    own = folder.concrete.path.resolve()
-    if out is not None and Path(out).resolve().is_relative_to(own) and \
-            not Path(out).resolve().is_relative_to(own / "export"):
+    own, target = folder.concrete.path.resolve(), None if out is None else Path(out).resolve()
+    if target is not None and target.is_relative_to(own) and not target.is_relative_to(own / "export"):
         raise ConfigError(f"export: --out {out}: inside the run folder, whose files are its results; choose a "
                           f"path outside it or under {folder.path / 'export'}")
     run_data = load_run(folder)
-    for line in status_lines(run_data):
-        log.warning("%s: %s", folder.path, line.replace("**", ""))
+    for line in _status_said(run_data):
+        log.warning("%s", line)
     if fmt == "json":
         doc = results_of(run_data)
         if out is not None:
@@ -621,6 +620,12 @@ def collect(run_dirs: list[str | Path], out: str | Path):
         for f in folders:  # each run's report is rewritten: not while a run writes the same files
             held.enter_context(f.lock("rankbench collect"))
         return write_collected([f.path for f in folders], out)
+
+
+def _status_said(run) -> list[str]:
+    """What a reader must know of a run before its numbers (:func:`status_lines`), as plain lines
+    naming the run folder: export and compare say them as warnings."""
+    return [f"{run.folder.path}: {line.replace('**', '')}" for line in status_lines(run)]
 
 
 def _distinct(run_dirs: list[str | Path]) -> list[RunFolder]:
@@ -840,7 +845,7 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
     else:
         result = compare_methods(a, methods[0], methods[1], metrics, correction)
     # what check and report say first (an incomplete run, unusable results) holds for its pairs too
-    result.warnings[:0] = [f"{r.folder.path}: {line.replace('**', '')}" for r in runs for line in status_lines(r)]
+    result.warnings[:0] = [line for r in runs for line in _status_said(r)]
     if csv is not None:
         atomic_write_text(Path(csv), result.to_csv())
     return result

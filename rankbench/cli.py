@@ -311,7 +311,7 @@ def validate(config, data_root, sets, methods, regress, max_settings):
     trials = sorted({st.config.trials for st in p.settings})   # a sweep may set them
     click.echo(f"{config}: OK - dataset {cfg.dataset.name} ({len(p.settings[0].dataset)} items), protocol "
                f"{cfg.protocol.name}, {len(cfg.run_rankers())} ranker(s), "
-               f"{'-'.join(map(str, trials[::max(1, len(trials) - 1)]))} trial(s)"
+               f"{trials[0]}{f'-{trials[-1]}' if len(trials) > 1 else ''} trial(s)"
                + (f", {n} sweep settings" if n > 1 else "") + f", {p.n_jobs} jobs")
 
 

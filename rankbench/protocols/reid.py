@@ -50,8 +50,8 @@ Distractors, identities with no probe that join every gallery and are never trai
 only (under ``one_random`` / ``pair``: of every person with a single image), ``gallery_shots`` of
 them per person (GRID's 775 gallery-only people, PRID 2011's 549 people of camera B only); a list
 of identity labels (``["0000"]``, Market-1501's distractors) adds every image of those identities
-(a fixed split places them itself, in its galleries only, and must list some). ``junk``: identity labels whose images are
-left out of training, probes and galleries (Market-1501's ``"-1"``). A loader that knows such
+(a fixed split places them itself, in its galleries only, and must list some). ``junk``: identity
+labels whose images are left out of training, probes and galleries (Market-1501's ``"-1"``). A loader that knows such
 labels (the table loader's ``market1501`` pattern) declares them, and a run must say what they are.
 
 Metrics: ``cmc@K`` for K in ``ranks`` (default 1, 5, 10, 20, 25, 50 as far as the smallest gallery
