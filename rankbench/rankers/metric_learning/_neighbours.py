@@ -4,6 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import InputError
+
+
+def ordinal_labels(y, who: str) -> np.ndarray:
+    """``y`` as finite numbers holding at least two labels: one label (or a NaN, an unlabelled
+    row the protocol leaves out) gives no ordering to learn, and every distance would be 0."""
+    try:
+        y = np.asarray(y, float)
+    except (TypeError, ValueError):
+        raise InputError(f"{who}.fit: y holds labels that are not numbers; expected ordinal labels "
+                         "(numbers whose order is the ordering)") from None
+    if not np.isfinite(y).all():
+        raise InputError(f"{who}.fit: y holds {int((~np.isfinite(y)).sum())} non-finite label(s); "
+                         "expected a finite ordinal label on every row")
+    if len(np.unique(y)) < 2:
+        raise InputError(f"{who}.fit: y holds one class (label {y[0]:g}); expected at least two ordinal labels")
+    return y
+
 
 def target_neighbours(X: np.ndarray, y: np.ndarray, K: int) -> np.ndarray:
     """(P, 2) index pairs ``(i, j)``: ``j`` is one of the ``K`` nearest same-label points of ``i``

@@ -36,7 +36,7 @@ from ...utils.threads import blas_threads
 from .._search import as_grid, choose
 from .._validation import checked_input
 from ..base import MetricLearner
-from ._neighbours import target_neighbours
+from ._neighbours import ordinal_labels, target_neighbours
 
 
 # --------------------------------------------------------------------------- the ideal points
@@ -565,7 +565,7 @@ class CMDSDML(BaseEstimator, MetricLearner):
 
     def fit(self, X, y):
         X = checked_input(self, X, "fit", y=y)
-        y = np.asarray(y, float)
+        y = ordinal_labels(y, "CMDSDML")
         d = X.shape[1]
         if self.s > d:
             raise InputError(f"cmds_dml: s={self.s} exceeds the input dimension d={d}")

@@ -36,7 +36,7 @@ from ...utils.progress import tick
 from ...utils.threads import blas_threads
 from .._validation import checked_input
 from ..base import MetricLearner
-from ._neighbours import target_neighbours
+from ._neighbours import ordinal_labels, target_neighbours
 
 
 def ordinal_weights(r: np.ndarray, p: float) -> np.ndarray:
@@ -116,7 +116,7 @@ class LDMLR(BaseEstimator, MetricLearner):
 
     def fit(self, X, y):
         X = checked_input(self, X, "fit", y=y)
-        y = np.asarray(y, float)
+        y = ordinal_labels(y, "LDMLR")
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
         pairs = target_neighbours(Xc, y, self.K)

@@ -1,10 +1,13 @@
 """Target neighbours of the ordinal metric learners (metric_learning/_neighbours.py, Yu & Li eq. (2))
-against a brute-force search."""
+against a brute-force search, and the labels they accept."""
 
 import numpy as np
 import pytest
 
+from rankbench.errors import InputError
 from rankbench.rankers.metric_learning._neighbours import target_neighbours
+from rankbench.rankers.metric_learning.cmds_dml import CMDSDML
+from rankbench.rankers.metric_learning.ldmlr import LDMLR
 
 
 def brute(X, y, K):
@@ -41,3 +44,14 @@ def test_ties_among_many_equal_points_go_to_the_lower_indices():
     for i in range(40):
         group = [j for j in range(40) if j != i and (j % 3 == 0) == (i % 3 == 0)]
         assert got[i].tolist() == group[:3]
+
+
+@pytest.mark.parametrize("learner", [CMDSDML(s=2, max_iter=5), LDMLR(T_max=2)])
+@pytest.mark.parametrize("y, said", [(np.ones(12), "one class"),
+                                     (np.r_[np.arange(6.0), np.full(6, np.nan)], "non-finite"),
+                                     (np.array(["young", "old"] * 6), "not numbers")])
+def test_ordinal_learners_refuse_labels_without_an_order(learner, y, said):
+    # one label (or an unlabelled NaN row) gave a fitted metric at exit 0: every target distance is 0
+    X = np.random.default_rng(0).normal(size=(12, 4))
+    with pytest.raises(InputError, match=said):
+        learner.fit(X, y)
