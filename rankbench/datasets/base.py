@@ -80,13 +80,22 @@ class Dataset:
         return train
 
     def image(self, i: int) -> np.ndarray:
+        """Item ``i``'s image as uint8 RGB (H, W, 3) or grey (H, W); an image from a reader or an
+        array (a plug-in's) of another type or shape is a DataError naming the item: the extractors
+        read 0-255 pixels, and a float image in [0, 1] would give near-black features silently."""
         if self.image_reader is not None:
-            return self.image_reader(i)
-        if "images" in self.arrays:
-            return self.arrays["images"][i]
-        if "path" in self.items.columns:
+            img = np.asarray(self.image_reader(i))
+        elif "images" in self.arrays:
+            img = np.asarray(self.arrays["images"][i])
+        elif "path" in self.items.columns:
             return read_image(self.items["path"].iat[i])
-        raise DataError(f"dataset {self.name!r} has no images (it ships only arrays: {', '.join(self.arrays)})")
+        else:
+            raise DataError(f"dataset {self.name!r} has no images (it ships only arrays: {', '.join(self.arrays)})")
+        if img.dtype != np.uint8 or img.ndim not in (2, 3) or img.ndim == 3 and img.shape[2] != 3 or not img.size:
+            item = self.items["id"].iat[i] if "id" in self.items.columns else i
+            raise DataError(f"dataset {self.name!r}, item {item!r}: the image is {img.dtype} of "
+                            f"shape {img.shape}; expected uint8 RGB (H, W, 3) or grey (H, W), values 0-255")
+        return img
 
     def without_images(self) -> "Dataset":
         """The same dataset minus in-memory images and the reader, cheap to send to worker processes."""

@@ -65,6 +65,25 @@ def test_images_come_from_the_reader_the_arrays_or_the_paths(tmp_path):
     np.testing.assert_array_equal(on_disk.image(0), d.arrays["images"][1])
 
 
+@pytest.mark.parametrize("image, said", [
+    (np.full((6, 4, 3), 0.5), "float64 of shape (6, 4, 3)"),   # a plug-in's 0-1 floats
+    (np.full((6, 4, 4), 9, np.uint8), "uint8 of shape (6, 4, 4)"),  # RGBA
+    (np.full((6, 4), 300, np.uint16), "uint16 of shape (6, 4)"),
+    (np.zeros((0, 4), np.uint8), "uint8 of shape (0, 4)")])
+def test_an_image_of_another_type_or_shape_is_named(image, said):
+    # before: elf_strips cast the floats to uint8 (all 0) and every extractor read the RGBA or
+    # 16-bit image as it came: features of a black image or of the wrong channels at exit 0
+    from rankbench.features.elf_strips import ELFStrips
+
+    items = pd.DataFrame({"id": ["p1", "p2"]})
+    for d in (Dataset(name="mine", items=items, arrays={"images": np.stack([image, image])}),
+              Dataset(name="mine", items=items, image_reader=lambda i: image)):
+        with pytest.raises(DataError) as info:
+            ELFStrips().extract(d)
+        assert one_line(info) == (f"dataset 'mine', item 'p1': the image is {said}; expected uint8 RGB (H, W, 3) "
+                                  "or grey (H, W), values 0-255")
+
+
 def test_resolve_root(tmp_path, monkeypatch):
     monkeypatch.delenv("RANKBENCH_DATA", raising=False)
     assert resolve_root(None, "viper", None) == resolve_root(None, "viper", "datasets")
