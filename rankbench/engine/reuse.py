@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import sys
 
+import pandas as pd
+
 from .. import __version__
 from ..config import dataset_params
+from ..datasets.base import Dataset
 from ..runfolder import TrialSplit
 from ..utils.diskcache import code_fingerprint, digest, source_fingerprint
 from .estimator import MethodSpec
@@ -30,7 +33,8 @@ class TrialKeys:
     not change the method) or in another (a config that repeats another's trials), takes the
     result instead of computing it again.
 
-    The key holds the dataset (its loader's parameters and its files' fingerprint), the protocol
+    The key holds the dataset (its loader's parameters, its files' fingerprint and what a protocol
+    reads beside the features: :func:`data_content`), the protocol
     and its parameters, the method's feature matrix (its bytes), the split (rows and seeds), the
     method (its ranker's and preprocessing steps' names and parameters, its feature sets), the
     source of every rankbench module but the report and the command line (any edit, comments
@@ -53,7 +57,7 @@ class TrialKeys:
         plugin = _plugin_code(type(sp.protocol))
         if plugin is False:
             return None
-        return digest(self.base, sp.config.dataset.name, data, sp.dataset.fingerprint, len(sp.dataset),
+        return digest(self.base, sp.config.dataset.name, data, sp.dataset.fingerprint, data_content(sp.dataset),
                       sp.config.protocol.model_dump(), plugin)
 
     def matrix(self, mkey: tuple, X) -> str:
@@ -75,6 +79,30 @@ class TrialKeys:
     @staticmethod
     def job(setting: str | None, matrix: str, method: str | None, split: TrialSplit) -> str | None:
         return None if setting is None or method is None else digest(setting, matrix, method, split.model_dump())
+
+
+def data_content(dataset: Dataset) -> str:
+    """A digest of what a protocol reads from ``dataset`` beside the features (which key the job
+    through its matrix) and the images: the items table, its non-feature arrays (relevance,
+    landmarks) and its info (strengths, concepts). A loader's fingerprint keys the feature cache
+    and so may leave the labels out: a re-judged collection keeps its features, not its results.
+    File paths and the data root are left out (the same data elsewhere is the same data)."""
+    def plain(v):  # digest() prints a table through str(), shortened: hash every cell instead
+        if isinstance(v, dict):
+            return {str(k): plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, (pd.DataFrame, pd.Series)):
+            try:
+                cells = pd.util.hash_pandas_object(v, index=True)
+            except TypeError:  # unhashable cells (lists)
+                cells = pd.util.hash_pandas_object(v.astype(str), index=True)
+            return [cells.to_numpy(), list(map(str, v.columns if isinstance(v, pd.DataFrame) else [v.name]))]
+        return v
+
+    return digest(plain(dataset.items.drop(columns="path", errors="ignore")),
+                  plain({k: v for k, v in dataset.info.items() if k != "root"}),
+                  {k: v for k, v in dataset.arrays.items() if k != "images" and not k.startswith("feat")})
 
 
 def _plugin_code(cls: type) -> str | None | bool:

@@ -194,7 +194,8 @@ class StackedRetrieval(Protocol):
                 return bank, H, {"fit_s": t1 - t0, "boost_outputs_s": time.perf_counter() - t1}
 
             code = code_fingerprint(spec.cls)
-            key = digest(spec.name, code, spec.params, concept, views_key, *(rows[p] for p in PARTS))
+            key = digest(spec.name, code, spec.params, concept, views_key, *(rows[p] for p in PARTS),
+                         R[rows["base"], c] > 0)  # the labels the bank learns: a re-judged concept is a new bank
             (bank, H, info), hit = cached("base_models", key, build, enabled=self.cache_base_models and code is not None)
             extra["base_models"][concept] = {**info, "n_models": int(bank.n_models_), "from_cache": hit,
                                              **diagnostics(bank)}
