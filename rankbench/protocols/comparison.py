@@ -105,13 +105,17 @@ class Comparison(Protocol):
         if self.n_train_per_category is None and "train" not in dataset.items.columns:
             raise ConfigError(f"protocol.n_train_per_category: dataset {dataset.name!r} has no official "
                               "training split (no 'train' column); set n_train_per_category (e.g. 30)")
+        # a side with one strength has no ordered pair: nothing to learn, or pair_acc NaN in every
+        # trial. A drawn split keeps every category on both sides, so the images as a whole decide.
+        sides = {"images": np.ones(len(dataset), bool)}
         if self.n_train_per_category is None:
-            test = ~dataset.own_split()
-            for attr, strength in self.strengths(dataset).items():
-                if len(np.unique(strength[test])) < 2:  # no test pair: pair_acc would be NaN in every trial
-                    raise DataError(f"dataset {dataset.name!r}: the test images (train false) all have one strength "
-                                    f"of attribute {attr!r}; expected two at least (no test pair to score)")
-        self._attributes(dataset)
+            train = dataset.own_split()
+            sides = {"training images (train true)": train, "test images (train false)": ~train}
+        for attr, strength in self.strengths(dataset).items():
+            for side, rows in sides.items():
+                if len(np.unique(strength[rows])) < 2:
+                    raise DataError(f"dataset {dataset.name!r}: the {side} all have one strength of attribute "
+                                    f"{attr!r} ({strength[rows][0]:g}); expected two at least (no ordered pair)")
 
     def split(self, dataset: Dataset, rng: np.random.Generator) -> dict[str, Any]:
         self.check_dataset(dataset)

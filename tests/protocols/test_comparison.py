@@ -61,6 +61,9 @@ def test_comparison_draws_per_category_and_checks():
     d.items["train"] = cats != cats[0]   # the test images all of one category: no test pair, NaN in every trial
     with pytest.raises(DataError, match="the test images .* all have one strength of attribute 'attr0'"):
         Comparison().check_dataset(d)
+    d.items["train"] = cats == cats[0]   # the training images all of one category: no ordered pair to learn
+    with pytest.raises(DataError, match="the training images .* all have one strength of attribute 'attr0'"):
+        Comparison().check_dataset(d)
     d.items = d.items.drop(columns="train")
     with pytest.raises(ConfigError, match="n_train_per_category"):
         Comparison().check_dataset(d)
@@ -126,3 +129,16 @@ def test_the_record_counts_the_pairs_the_protocol_gave_not_what_a_ranker_left():
     extra = lambda ranker: p.evaluate(ranker, d.arrays["feat"], d, split, Meter(measure_memory=False)).extra  # noqa: E731
     honest = extra(lambda: RankSVM(C=1.0))["n_similar_pairs"]
     assert extra(lambda: SignWriter(C=1.0))["n_similar_pairs"] == honest and any(honest.values())
+
+
+def test_an_attribute_flat_over_the_categories_with_images_is_refused():
+    # the strengths file told the categories apart only through one without images: before, every
+    # job failed in RankSVM.fit ('at least one ordered pair') and the data was never named
+    d = datasets.build("synthetic_attributes", {}).load()
+    cats = sorted(set(d.column("category")))
+    strength = d.info["strength"].copy()
+    strength.loc[cats, "attr0"] = 3.0
+    strength.loc["no images"] = 0.0
+    d.info = {**d.info, "strength": strength}
+    with pytest.raises(DataError, match=r"the images all have one strength of attribute 'attr0' \(3\)"):
+        Comparison(n_train_per_category=3).check_dataset(d)
