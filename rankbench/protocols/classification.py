@@ -133,7 +133,7 @@ class Classification(Protocol):
         if self.n_train_per_class is not None:
             classes, counts = np.unique(y[pool], return_counts=True)
             if counts.min() < self.n_train_per_class:
-                c = classes[np.argmin(counts)].item()
+                c = classes.tolist()[np.argmin(counts)]  # a Python value: text labels are str already
                 raise ConfigError(f"protocol.n_train_per_class: {self.n_train_per_class} asked for, but class "
                                   f"{c!r} has only {counts.min()} items in the pool of dataset {dataset.name!r}")
         if len(np.unique(y[pool])) < 2:

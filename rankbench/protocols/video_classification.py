@@ -250,9 +250,9 @@ class VideoClassification(Protocol):
             raise DataError(f"protocol video_classification: dataset {dataset.name!r} has fewer than two identities")
         _, n_train = split_counts(seqs, self.first_fraction, self.train_fraction, self.temporal_split)
         if (n_train == 0).any():
-            who = np.unique(dataset.items["identity"].to_numpy())[n_train.index[n_train == 0][0]]
+            who = np.unique(dataset.items["identity"].to_numpy()).tolist()[n_train.index[n_train == 0][0]]
             raise ConfigError(f"protocol.temporal_split: expected every identity in the first "
-                              f"{self.first_fraction:g} of the video, got identity {who.item()!r} only later; "
+                              f"{self.first_fraction:g} of the video, got identity {who!r} only later; "
                               "use temporal_split: per_class or global_covering")
         n_test = len(seqs) - int(n_train.sum())
         if self.n_constraints > n_test:

@@ -111,6 +111,9 @@ def test_bad_parameters_are_config_errors():
                           ({"n_train_per_class": 2, "constraint_type": "maybe"}, "constraint_type")]:
         with pytest.raises(ConfigError, match=match):
             protocols.build("classification", params).check_dataset(ds)
+    ds.items["label"] = ds.items["label"].map(lambda c: f"class {c}").astype(object)  # text classes: no .item()
+    with pytest.raises(ConfigError, match=r"class 'class \d+' has only 30"):
+        protocols.build("classification", {"n_train_per_class": 31}).check_dataset(ds)
 
 
 def test_an_item_without_a_class_is_refused():

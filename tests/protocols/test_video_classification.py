@@ -89,6 +89,10 @@ def test_global_split_cuts_all_sequences_at_one_moment():
     first, _, who = span(ds)
     with pytest.raises(ConfigError, match="temporal_split.*identity 30"):
         build(temporal_split="global").check_dataset(ds)  # the first 6 of 12 hold no sequence of 30
+    ds.items["identity"] = ds.items["identity"].map(lambda i: f"P{i}").astype(object)  # a table's text ids
+    with pytest.raises(ConfigError, match="temporal_split.*identity 'P30'"):  # was AttributeError: no .item()
+        build(temporal_split="global").check_dataset(ds)
+    ds.items["identity"] = ds.items["identity"].str[1:].astype(int)
     p = build(temporal_split="global", first_fraction=0.75)
     p.check_dataset(ds)
     by_time = [s for _, s in sorted((f, s) for s, f in first.items())]
