@@ -64,6 +64,7 @@ from .report.build import (
     results_of,
     run_data,
     status_lines,
+    status_said,
     summary_of,
 )
 from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
@@ -522,7 +523,7 @@ def export(run_dir: str | Path, fmt: str, out: str | Path | None = None, data_ro
         raise ConfigError(f"export: --out {out}: inside the run folder, whose files are its results; choose a "
                           f"path outside it or under {folder.path / 'export'}")
     run_data = load_run(folder)
-    for line in _status_said(run_data):
+    for line in status_said(run_data):
         log.warning("%s", line)
     if fmt == "json":
         doc = results_of(run_data)
@@ -619,13 +620,10 @@ def collect(run_dirs: list[str | Path], out: str | Path):
     with contextlib.ExitStack() as held:
         for f in folders:  # each run's report is rewritten: not while a run writes the same files
             held.enter_context(f.lock("rankbench collect"))
-        return write_collected([f.path for f in folders], out)
-
-
-def _status_said(run) -> list[str]:
-    """What a reader must know of a run before its numbers (:func:`status_lines`), as plain lines
-    naming the run folder: export and compare say them as warnings."""
-    return [f"{run.folder.path}: {line.replace('**', '')}" for line in status_lines(run)]
+        res = write_collected([f.path for f in folders], out)
+    for line in res.said:
+        log.warning("%s", line)
+    return res
 
 
 def _distinct(run_dirs: list[str | Path]) -> list[RunFolder]:
@@ -711,6 +709,8 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     for folder in _distinct(run_dirs):
         path = folder.path
         run = load_run(folder)
+        for line in status_said(run):
+            log.warning("%s", line)
         config_path, exp = committed.get(run.name, (None, None))
         differs = None
         if exp is not None:
@@ -845,7 +845,7 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
     else:
         result = compare_methods(a, methods[0], methods[1], metrics, correction)
     # what check and report say first (an incomplete run, unusable results) holds for its pairs too
-    result.warnings[:0] = [line for r in runs for line in _status_said(r)]
+    result.warnings[:0] = [line for r in runs for line in status_said(r)]
     if csv is not None:
         atomic_write_text(Path(csv), result.to_csv())
     return result

@@ -190,6 +190,11 @@ def status_lines(run: RunData) -> list[str]:
     return out
 
 
+def status_said(run: RunData) -> list[str]:
+    """:func:`status_lines` as plain lines naming the run folder, for the terminal."""
+    return [f"{run.folder.path}: {line.replace('**', '')}" for line in status_lines(run)]
+
+
 _STATED_TRIALS = re.compile(r"\b(\d+)(\s+(?:trials|repetitions))\b")
 
 

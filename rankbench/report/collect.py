@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..utils.fileio import atomic_write_text
-from .build import Report, build_report
+from .build import Report, build_report, status_said
 from .check import Grade, grade_counts, legend, totals_line
 from .html import page, verdict
 
@@ -24,6 +24,8 @@ class Collected:
     #: graded numbers and claims that fail ``check`` (FAIL, MISSING)
     n_fail: int
     counts: dict[str, int]
+    #: what a reader must know of each run before its numbers (:func:`status_said`)
+    said: list[str]
 
 
 def paper_of(run) -> str:
@@ -60,7 +62,8 @@ def write_collected(run_dirs: list[Path], out: Path) -> Collected:
              totals_line(numbers, claims), ""]
     for paper in sorted(papers):
         builts = papers[paper]
-        _, sentence = verdict([r for b in builts for r in b.grades], [c for b in builts for c in b.claims])
+        _, sentence = verdict([r for b in builts for r in b.grades], [c for b in builts for c in b.claims],
+                              sum(not b.run.complete for b in builts))
         lines += [f"## {paper}", "", f"**Verdict:** {sentence}", ""]
         for built in builts:
             run = built.run
@@ -71,4 +74,5 @@ def write_collected(run_dirs: list[Path], out: Path) -> Collected:
             lines += [f"### {run.name}", "", f"run: `{rel}`", ""] + _provenance_md(run.provenance()) + [body]
     atomic_write_text(out, "\n".join(lines) + "\n")
     atomic_write_text(html_path, page(papers, html_path))
-    return Collected(out, html_path, sum(len(b) for b in papers.values()), n_fail, totals)
+    said = [line for bs in papers.values() for b in bs for line in status_said(b.run)]
+    return Collected(out, html_path, sum(len(b) for b in papers.values()), n_fail, totals, said)

@@ -164,11 +164,12 @@ def figure_html(svg: Path, png: Path | None, caption: str, link_base: Path, pdf:
 
 
 # ----------------------------------------------------------------------------- grades and verdicts
-def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]]) -> tuple[str, str]:
+def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]], unsettled: int = 0) -> tuple[str, str]:
     """(css class, one sentence) for a paper, from its grades: reproduced only when every number
-    matches (OK, OKISH) and every claim is OK; not reproduced on any FAIL, FAILED or MISSING; otherwise
-    partly reproduced, or not shown when nothing holds. The sentence counts what held and what
-    did not, by grade."""
+    matches (OK, OKISH), every claim is OK and no run is ``unsettled`` (incomplete, failed jobs,
+    unusable files: its grades are of the results it holds); not reproduced on any FAIL, FAILED or
+    MISSING; otherwise partly reproduced, or not shown when nothing holds. The sentence counts what
+    held and what did not, by grade."""
     numbers = [r["grade"] for r in grades if r["grade"] != "PUBLISHED"]
     said = [c["grade"] for c in claims]
     if not numbers and not said:
@@ -182,16 +183,17 @@ def verdict(grades: list[dict[str, Any]], claims: list[dict[str, Any]]) -> tuple
 
     parts = ([part(numbers, ("OK", "OKISH"), "published numbers", "match")] if numbers else []) + \
         ([part(said, ("OK",), "claims", "hold")] if said else [])
-    detail = "; ".join(parts)
+    detail = "; ".join(parts) + (f"; {unsettled} run(s) incomplete or damaged, graded on the results they "
+                                 "hold" if unsettled else "")
     everything = numbers + said
     held = sum(g in ("OK", "OKISH") for g in numbers) + said.count("OK")
     if any(Grade(g).fails for g in everything):
         return "failed", f"Not reproduced: {detail}."
-    if held == len(everything):
-        return "reproduced", f"Reproduced: {detail}."
     if held == 0:
         return "unshown", f"Not shown: {detail}."
-    return "partly", f"Partly reproduced: {detail}."
+    if held < len(everything):
+        return "partly", f"Partly reproduced: {detail}."
+    return ("partly", f"Not settled: {detail}.") if unsettled else ("reproduced", f"Reproduced: {detail}.")
 
 
 def grades_html(rows: list[tuple[Any, dict[str, Any]]]) -> str:
@@ -349,7 +351,8 @@ def page(papers: dict[str, list[Report]], out: Path) -> str:
         builts = papers[paper]
         grades = [(b.run, r) for b in builts for r in b.grades]
         claims = [(b.run, c) for b in builts for c in b.claims]
-        cls, sentence = verdict([r for _, r in grades], [c for _, c in claims])
+        cls, sentence = verdict([r for _, r in grades], [c for _, c in claims],
+                                sum(not b.run.complete for b in builts))
         colour, word = VERDICTS[cls]
         verdicts.append([raw_cell(f'<a href="#{anchor("paper", paper)}">{esc(paper)}</a>', paper),
                          cell(len(builts), len(builts), "num"),

@@ -110,7 +110,7 @@ def paper_note(paper: str, entries: list[NoteEntry], **hand_written: Any) -> str
     """The page of ``paper`` from its runs (``hand_written``: as :func:`paper_page` takes them)."""
     runs = [run_part(e) for e in entries]
     grades, claims = [g for _, gs, _ in runs for g in gs], [c for *_, cs in runs for c in cs]
-    _, sentence = verdict(grades, claims)
+    _, sentence = verdict(grades, claims, sum(not e.run.complete for e in entries))
     return paper_page(paper, [p for p, *_ in runs], f"**{sentence}** {totals_line(grades, claims)}", **hand_written)
 
 

@@ -52,3 +52,23 @@ def test_collect_does_not_rewrite_a_run_another_rankbench_writes(runs, tmp_path)
     with RunFolder.open(run).lock("rankbench run"), pytest.raises(RunFolderError, match="another rankbench writes"):
         app.collect([run], tmp_path / "REPORT.md")
     assert (run / "summary.md").read_text() == before and not (tmp_path / "REPORT.md").exists()
+
+
+def test_an_incomplete_run_is_said_and_never_reproduced(runs, tmp_path, caplog):
+    # collect and notes said 'Reproduced: 1 of 1 published numbers match' of a run whose third
+    # trial file was cut short (graded on 2 of 3 trials, check: Incomplete run, exit 1), at exit 0
+    import logging
+
+    run = shutil.copytree(runs["a"], tmp_path / "results" / "a")
+    cut = sorted((run / "trials").glob("*.json"))[-1]
+    cut.write_bytes(cut.read_bytes()[:200])
+    with caplog.at_level(logging.WARNING, logger="rankbench"):
+        got = app.collect([run], tmp_path / "REPORT.md")
+    md = got.markdown.read_text()
+    assert "Reproduced:" not in md and "1 run(s) incomplete or damaged, graded on the results they hold" in md
+    assert "1 run(s) incomplete or damaged" in got.html.read_text()
+    assert any(line.startswith(f"{run}: Incomplete run:") for line in got.said)
+    assert any("Incomplete run" in r.getMessage() for r in caplog.records)
+    (tmp_path / "configs" / "papera").mkdir(parents=True)
+    note = app.notes("papera", [run], tmp_path / "papera.md", configs=tmp_path / "configs")
+    assert "Reproduced:" not in note.markdown and "incomplete or damaged" in note.markdown

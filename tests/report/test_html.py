@@ -100,6 +100,11 @@ def test_verdicts_follow_the_grades():
     assert verdict(rows("OK"), rows("OK", "FAIL"))[0] == "failed"
     assert verdict(rows("OK", "MISSING"), [])[0] == "failed"
     assert verdict(rows("PUBLISHED"), []) == ("none", "No published numbers or claims to grade.")
+    # a run graded on part of its results (killed, a damaged file) reproduces nothing yet
+    assert verdict(rows("OK"), rows("OK"), unsettled=1) == (
+        "partly", "Not settled: 1 of 1 published numbers match; 1 of 1 claims hold; 1 run(s) incomplete or damaged, "
+        "graded on the results they hold.")
+    assert verdict(rows("FAIL"), [], unsettled=2)[0] == "failed"
 
 
 def test_many_per_task_grades_form_a_method_by_task_matrix():
