@@ -52,6 +52,7 @@ from .engine.execute import Outcome, RunInterrupted, execute
 from .engine.export import write_svmlight, write_trec
 from .engine.manifest import verify_resume
 from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
+from .engine.reuse import data_content
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .params import init_params
 from .registry import ALL, parameter_table, plugin_errors
@@ -586,12 +587,16 @@ class _RunSources:
         if recorded is None and not any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {}):
             recorded = (self.run.manifest.datasets if self.run.manifest else {}).get(cfg.dataset.name)
         n_items = st.n_items if st is not None else None
+        where = f" (setting {label})" if label else ""
         if recorded and recorded != ds.fingerprint or n_items is not None and n_items != len(ds):
-            where = f" (setting {label})" if label else ""
             raise RankbenchError(f"{self.folder.path}: dataset {cfg.dataset.name!r}{where} changed since the run "
                                  f"(fingerprint {ds.fingerprint}, {len(ds)} items; the run's {recorded}"
                                  + (f", {n_items} items" if n_items is not None else "") + "); export reads the data "
                                  "the run used: point --data-root at it")
+        if st is not None and st.data_content not in (None, data_content(ds)):
+            raise RankbenchError(f"{self.folder.path}: the labels of dataset {cfg.dataset.name!r}{where} (or other "
+                                 "data its protocol reads beside the features) changed since the run; export reads "
+                                 "the data the run used: point --data-root at it")
         return ds
 
     def protocol(self, label: str):
@@ -804,7 +809,11 @@ def _check_refitted(run, setting: str, trial: int, method: str, fitted) -> None:
     """A refitted model must be fitted on the data the run used (else an error naming the data
     root to give) and should measure what its trial recorded (else a warning: the figure shows
     a model the run did not score, e.g. of a ranker whose fit is not deterministic)."""
-    recorded = next((s.dataset_fingerprint for s in run.settings if s.label == setting), None)
+    st = next((s for s in run.settings if s.label == setting), None)
+    recorded = st.dataset_fingerprint if st is not None else None
+    if st is not None and st.data_content not in (None, data_content(fitted.dataset)):
+        raise RankbenchError(f"{run.folder.path}: the labels of dataset {fitted.dataset.name!r} changed since the run; "
+                             "the figures refit on the data the run used: point --data-root at it")
     if recorded and fitted.dataset.fingerprint and recorded != fitted.dataset.fingerprint:
         raise RankbenchError(f"{run.folder.path}: dataset {fitted.dataset.name!r} changed since the run (fingerprint "
                              f"{fitted.dataset.fingerprint}, the run's {recorded}); the figures refit on the data the "

@@ -22,8 +22,8 @@ from .metrics import metric_info
 from .utils.fileio import to_json
 
 #: the version this rankbench writes (and the newest it reads); version 2 added
-#: :attr:`TrialRecord.reused`
-SCHEMA_VERSION = 2
+#: :attr:`TrialRecord.reused`, version 3 :attr:`SettingSplits.data_content` and ``protocol_files``
+SCHEMA_VERSION = 3
 #: the split keys that hold a split's rows (dataset row positions); anything else a split records
 #: (constraints drawn, seeds, concepts kept) is the protocol's own
 ROW_KEYS = ("train", "test", "probe", "gallery", "base", "boost")
@@ -61,7 +61,7 @@ class _File(_Strict):
             if newer:
                 raise ValueError(f"{newer[0]}: a field of a newer schema in a file without schema_version")
         else:
-            missing = _missing(self, skip={f for f, v in self.SINCE.items() if v > self.schema_version})
+            missing = _missing(self, self.schema_version)
             if missing:
                 raise ValueError(f"{missing}: missing field")
         return self
@@ -94,16 +94,17 @@ class _File(_Strict):
         return self.model_dump_json(indent=1)
 
 
-def _missing(model: BaseModel, where: str = "", skip: set[str] = frozenset()) -> str | None:
-    """The key path of the first field ``model`` (or a model inside it) was not given (but the
-    fields ``skip`` of ``model``)."""
+def _missing(model: BaseModel, version: int, where: str = "") -> str | None:
+    """The key path of the first field ``model`` (or a model inside it) was not given, but the
+    fields added after ``version`` (a model's ``SINCE``)."""
+    skip = {f for f, v in getattr(type(model), "SINCE", {}).items() if v > version}
     for name in type(model).model_fields:
         if name not in model.model_fields_set and name not in skip:
             return f"{where}{name}"
         value = getattr(model, name)
         for i, item in enumerate(value if isinstance(value, list) else [value]):
             if isinstance(item, BaseModel) and not isinstance(item, TrialSplit):  # a split's keys are its protocol's
-                found = _missing(item, f"{where}{name}.{i}." if isinstance(value, list) else f"{where}{name}.")
+                found = _missing(item, version, f"{where}{name}.{i}." if isinstance(value, list) else f"{where}{name}.")
                 if found:
                     return found
     return None
@@ -253,11 +254,17 @@ class SettingSplits(_Strict):
     """One setting: its label, typed swept values, the dataset's size (when recorded) and each
     trial's split, trials numbered 0, 1, ... in order."""
 
+    SINCE: ClassVar[dict[str, int]] = {"data_content": 3, "protocol_files": 3}
+
     label: str
     values: dict[str, Any] = Field(default_factory=dict)
     #: the dataset's size and content fingerprint when the splits were drawn (None before version 1)
     n_items: Annotated[int, Field(ge=1)] | None = None
     dataset_fingerprint: str | None = None
+    #: digests of the labels and other data the protocol reads beside features (``data_content``) and
+    #: of the files it reads (a split file: ``protocol_files``) when the splits were drawn (None before)
+    data_content: str | None = None
+    protocol_files: str | None = None
     trials: list[TrialSplit] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -74,13 +74,17 @@ def test_versions_legacy_files_read_newer_refused_current_complete():
 
 
 def _setting(**change):
-    return {"label": "p=5", "values": {}, "n_items": 10, "dataset_fingerprint": None,
-            "trials": [{"trial": 0, "seed": 1, "probe": [0, 1], "gallery": [2, 9], "extra": "kept"},
+    return {"label": "p=5", "values": {}, "n_items": 10, "dataset_fingerprint": None, "data_content": None,
+            "protocol_files": None, "trials": [{"trial": 0, "seed": 1, "probe": [0, 1], "gallery": [2, 9], "extra": "kept"},
                        {"trial": 1, "seed": 2, "train": [3, 4]}], **change}
 
 
 def test_splits_keep_protocol_keys_and_know_their_top_row():
     s = Splits.build({"settings": [_setting()]})
+    old = {k: v for k, v in _setting().items() if k not in ("data_content", "protocol_files")}
+    assert Splits.parse(json.dumps({"schema_version": 2, "settings": [old]})).setting("p=5").data_content is None
+    with pytest.raises(ValueError, match="settings.0.data_content: missing field"):   # written since version 3
+        Splits.parse(json.dumps({"schema_version": 3, "settings": [old]}))
     assert s.setting("p=5").top_row() == 9 and s.setting("other") is None
     assert s.setting("p=5").trials[0].extra == "kept"
     assert TrialSplit.model_validate({"trial": 0, "seed": 0}).top_row() == -1

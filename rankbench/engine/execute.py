@@ -30,7 +30,7 @@ from .executors import DaskExecutor, LocalExecutor, Work, WorkerDied, cores
 from .jobs import Job, run_job
 from .manifest import run_manifest, verify_code
 from .plan import EngineOptions, Plan, SettingPlan
-from .reuse import TrialKeys, reuse_enabled
+from .reuse import TrialKeys, reuse_enabled, setting_contents
 
 
 log = logging.getLogger("rankbench.engine")
@@ -120,8 +120,10 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
     return out
 
 
-def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list[TrialSplit]]:
-    """The splits a resumed run recorded, checked against its settings and their datasets."""
+def _recorded(data: Splits, p: Plan, folder: RunFolder | None,
+              contents: dict[str, tuple[str, str]]) -> dict[str, list[TrialSplit]]:
+    """The splits a resumed run recorded, checked against its settings, their datasets and the
+    files their protocols read (``contents``: each setting's :func:`setting_contents`)."""
     where = f"--resume: {folder.path / SPLITS if folder is not None else SPLITS}"
     for sp in p.settings:
         got = data.setting(sp.label)
@@ -135,6 +137,15 @@ def _recorded(data: Splits, p: Plan, folder: RunFolder | None) -> dict[str, list
         if got.dataset_fingerprint not in (None, sp.dataset.fingerprint):
             raise RunFolderError(f"{where}: dataset {sp.config.dataset.name!r} changed since the splits were drawn "
                                  "(its content fingerprint differs); start a new run")
+        content, files = contents[sp.label]
+        if got.data_content not in (None, content):
+            raise RunFolderError(f"{where}: the labels of dataset {sp.config.dataset.name!r} (or other data its "
+                                 "protocol reads beside the features) changed since the splits were drawn; start a "
+                                 "new run")
+        if got.protocol_files not in (None, files):
+            named = ", ".join(map(str, sp.protocol.input_files(sp.dataset)))
+            raise RunFolderError(f"{where}: {named or 'a file the protocol reads'} changed since the splits were "
+                                 "drawn; put it back or start a new run")
         top = got.top_row()
         if top >= n:
             raise RunFolderError(f"{where}: row {top} is beyond the dataset's {n} items; start a new run")
@@ -173,7 +184,8 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
         fingerprint = manifest({}, p.n_jobs, final=False).config_fingerprint  # stamped on every record
         fcache: dict[str, np.ndarray] = {}
         timing: dict[str, Any] = {}
-        recorded = _recorded(state.splits, p, folder) if state.splits is not None else {}
+        contents = {sp.label: setting_contents(sp) for sp in p.settings}
+        recorded = _recorded(state.splits, p, folder, contents) if state.splits is not None else {}
         # workers get an absolute path: a reused worker pool may sit in another working folder
         target = RunFolder(folder.path.resolve()) if folder is not None else None
         settings_out, work, n_total = [], [], 0
@@ -183,10 +195,12 @@ def execute(p: Plan, folder: RunFolder | None, opts: EngineOptions, state: RunSt
         for sp in p.settings:
             feats = setting_features(sp, fcache, opts, timing)
             splits = recorded.get(sp.label) or draw_splits(sp, sp.config.seed, feats)
+            content, files = contents[sp.label]
             settings_out.append(SettingSplits(label=sp.label, values=sp.values, n_items=len(sp.dataset),
-                                              dataset_fingerprint=sp.dataset.fingerprint or None, trials=splits))
+                                              dataset_fingerprint=sp.dataset.fingerprint or None, data_content=content,
+                                              protocol_files=files, trials=splits))
             ds = slim.setdefault(id(sp.dataset), sp.dataset.without_images())
-            skey = keys.setting(sp)
+            skey = keys.setting(sp, contents[sp.label])
             for spec in sp.methods:
                 mkey = (spec.combine, *(id(feats[n]) for n in spec.feature_sets))
                 if mkey not in matrices:

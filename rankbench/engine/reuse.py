@@ -50,14 +50,15 @@ class TrialKeys:
         self.base = digest(code, __version__, sys.version, package_versions()) if code else None
         self._matrices: dict[tuple, str] = {}
 
-    def setting(self, sp: SettingPlan) -> str | None:
+    def setting(self, sp: SettingPlan, contents: tuple[str, str]) -> str | None:
+        """The setting's part of its jobs' keys; ``contents``: its :func:`setting_contents`."""
         if self.base is None or not sp.dataset.fingerprint:
             return None
         data = {k: v for k, v in dataset_params(sp.config).items() if k != "root"}
         plugin = _plugin_code(type(sp.protocol))
         if plugin is False:
             return None
-        return digest(self.base, sp.config.dataset.name, data, sp.dataset.fingerprint, data_content(sp.dataset),
+        return digest(self.base, sp.config.dataset.name, data, sp.dataset.fingerprint, contents,
                       sp.config.protocol.model_dump(), plugin)
 
     def matrix(self, mkey: tuple, X) -> str:
@@ -81,12 +82,19 @@ class TrialKeys:
         return None if setting is None or method is None else digest(setting, matrix, method, split.model_dump())
 
 
+def setting_contents(sp: SettingPlan) -> tuple[str, str]:
+    """(:func:`data_content` of the setting's dataset, a digest of the files its protocol reads:
+    :meth:`~rankbench.protocols.base.Protocol.input_files`), as splits.json records them."""
+    return data_content(sp.dataset), digest([f.read_bytes() for f in sp.protocol.input_files(sp.dataset)])
+
+
 def data_content(dataset: Dataset) -> str:
     """A digest of what a protocol reads from ``dataset`` beside the features (which key the job
     through its matrix) and the images: the items table, its non-feature arrays (relevance,
     landmarks) and its info (strengths, concepts). A loader's fingerprint keys the feature cache
     and so may leave the labels out: a re-judged collection keeps its features, not its results.
-    File paths and the data root are left out (the same data elsewhere is the same data)."""
+    Where the data sits is left out (file paths, the info's ``root`` and ``source``): the same
+    data elsewhere is the same data."""
     def plain(v):  # digest() prints a table through str(), shortened: hash every cell instead
         if isinstance(v, dict):
             return {str(k): plain(x) for k, x in v.items()}
@@ -101,7 +109,7 @@ def data_content(dataset: Dataset) -> str:
         return v
 
     return digest(plain(dataset.items.drop(columns="path", errors="ignore")),
-                  plain({k: v for k, v in dataset.info.items() if k != "root"}),
+                  plain({k: v for k, v in dataset.info.items() if k not in ("root", "source")}),
                   {k: v for k, v in dataset.arrays.items() if k != "images" and not k.startswith("feat")})
 
 

@@ -9,6 +9,7 @@ with pure functions from :mod:`rankbench.metrics`, and returns a flat ``{metric:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -83,6 +84,11 @@ class Protocol(BaseEstimator, ABC):
         ranker rows of its feature matrix) and, where the protocol knows it before a split,
         ``n_samples``. A protocol that fits its rankers on something else says so by overriding."""
         return {"n_features": n_features}
+
+    def input_files(self, dataset: Dataset) -> tuple[Path, ...]:
+        """Files the protocol reads beside the dataset (a benchmark's split file): their bytes key
+        its results, and ``--resume`` refuses a run whose files changed since its splits were drawn."""
+        return ()
 
     def fixed_trials(self, dataset: Dataset) -> int | None:
         """How many trials the protocol's own split data fixes (a benchmark's split file), or None

@@ -389,6 +389,9 @@ class ReIdentification(Protocol):
                               "them), or the label left out of protocol.distractors")
         return out
 
+    def input_files(self, dataset: Dataset) -> tuple[Path, ...]:
+        return (self._split_path(dataset),) if self.split_file is not None else ()
+
     def _split_path(self, dataset: Dataset) -> Path:
         path = Path(str(self.split_file)).expanduser()
         if not path.is_absolute() and dataset.info.get("root"):

@@ -260,8 +260,13 @@ def dataset_difference(run_a, run_b, setting: str) -> str | None:
     na, nb = (x.n_items if x else None for x in (sa, sb))
     if na is not None and nb is not None and na != nb:
         return f"{na} vs {nb} items"
+    ca, cb = (x.data_content if x else None for x in (sa, sb))
+    if fa and fb and fa != fb:
+        return f"dataset content fingerprint {fa} vs {fb}"
+    if ca and cb and ca != cb:
+        return "the dataset's labels (or other data the protocol reads) differ"
     if fa and fb:
-        return None if fa == fb else f"dataset content fingerprint {fa} vs {fb}"
+        return None
     da, db = ({k: v for k, v in (r.config.get("dataset") or {}).items() if k != "root"} for r in (run_a, run_b))
     if da != db:
         return f"dataset {da} vs {db}"

@@ -125,7 +125,7 @@ def test_a_failed_result_is_not_kept_for_reuse(cli, reuse, tmp_path):
 
 def test_a_record_of_schema_1_reads_without_reused_and_a_failed_one_cannot_claim_it():
     data = json.loads(record().to_json())
-    assert data["schema_version"] == 2 and data["reused"] is None
+    assert data["schema_version"] == 3 and data["reused"] is None
     del data["reused"]
     assert TrialRecord.parse(json.dumps({**data, "schema_version": 1})).reused is None
     with pytest.raises(ValueError, match="reused: missing field"):
@@ -197,7 +197,7 @@ def test_the_data_key_follows_labels_strengths_and_relevance_not_paths_or_root()
 
     def data(label=(0, 1, 2), rel=(1, 0, 0), strength=5.0, root="/a", path="/a/x.png", feat=0.0):
         items = pd.DataFrame({"id": ["a", "b", "c"], "label": list(label), "path": [path] * 3})
-        info = {"root": root, "concepts": ["sky"], "nested": {"strength": pd.DataFrame({"open": [strength] * 300})}}
+        info = {"root": root, "source": f"{root}/t.csv", "concepts": ["sky"], "nested": {"strength": pd.DataFrame({"open": [strength] * 300})}}
         arrays = {"relevance": np.array(rel, np.int8)[:, None], "feat": np.full((3, 2), feat),
                   "images": np.zeros((3, 2, 2), np.uint8) + int(feat)}
         return Dataset(name="d", items=items, arrays=arrays, info=info)
@@ -206,3 +206,50 @@ def test_the_data_key_follows_labels_strengths_and_relevance_not_paths_or_root()
     assert len(same) == 1    # features key the job through its matrix; the data root is not the data
     changed = {data_content(d) for d in (data(label=(0, 2, 1)), data(rel=(0, 1, 0)), data(strength=6.0))}
     assert len(changed) == 3 and not changed & same   # a cell past str()'s shortened print of a table counts
+
+
+def _judged_keyframes(root: Path, flip: bool = False) -> Path:
+    """60 keyframes of 12 videos with one feature file and one judged concept (keyframes' layout)."""
+    rng = np.random.default_rng(0)
+    ids = [f"shot{v}_{k}_RKF" for v in range(1, 13) for k in range(1, 6)]
+    (root / "features").mkdir(parents=True, exist_ok=True)
+    (root / "annotations").mkdir(exist_ok=True)
+    rel = np.where(rng.random(60) < 0.4, 1, -1)
+    np.save(root / "features" / "f.npy", rel[:, None] + rng.normal(size=(60, 3)) * 2)   # the same features
+    rel = -rel if flip else rel
+    (root / "features" / "ids.txt").write_text("".join(i + "\n" for i in ids))
+    (root / "annotations" / "sky.txt").write_text("".join(f"{i} {r}\n" for i, r in zip(ids, rel)))
+    return root
+
+
+def test_rejudged_keyframes_are_computed_again_and_refused_by_resume_and_export(tmp_path, monkeypatch):
+    # keyframes' fingerprint leaves the judgements out: re-judged keyframes took the old results
+    # (ap 0.976 where the new judgements give 0.282) and exported new qrels beside old scores
+    from rankbench import app
+    from rankbench.errors import RankbenchError
+    from rankbench.runfolder import RunFolderError
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("RANKBENCH_REUSE", raising=False)
+    _judged_keyframes(tmp_path / "kf")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: kf\ndataset: {name: keyframes, root: kf}\n"
+                   "features: [{name: f, extractor: array, key: feat/f}]\n"
+                   "protocol: {name: retrieval, group_column: group, keep_scores: true}\ntrials: 2\n"
+                   "rankers: [{name: LR, ranker: logistic}]\n")
+    opts = app.EngineOptions(data_root=str(tmp_path), progress=False)
+
+    def ap(run):
+        return [json.loads(p.read_text())["metrics"]["ap/sky"] for p in sorted((run / "trials").glob("*.json"))]
+
+    before = ap(app.run(cfg, out=tmp_path / "a", options=opts, plots=False).folder.path)
+    _judged_keyframes(tmp_path / "kf", flip=True)
+    after = ap(app.run(cfg, out=tmp_path / "b", options=opts, plots=False).folder.path)
+    assert len(after) == 2 and not set(after) & set(before)
+    monkeypatch.setenv("RANKBENCH_REUSE", "0")
+    assert ap(app.run(cfg, out=tmp_path / "c", options=opts, plots=False).folder.path) == after
+    sorted((tmp_path / "a" / "trials").glob("*.json"))[-1].unlink()
+    with pytest.raises(RunFolderError, match="the labels of dataset 'keyframes' .* changed since the splits were drawn"):
+        app.run(resume=tmp_path / "a", options=opts, plots=False)
+    with pytest.raises(RankbenchError, match="the labels of dataset 'keyframes' .* changed since the run"):
+        app.export(tmp_path / "a", "trec", tmp_path / "x", data_root=str(tmp_path), progress=False)

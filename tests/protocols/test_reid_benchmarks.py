@@ -438,3 +438,28 @@ def test_a_default_run_records_the_documented_draw(tmp_path, monkeypatch):
         assert sorted(t["probe"]) == [i for i in range(len(ds)) if ids[i] in test and cams[i] == "a"]
         assert sorted(t["gallery"]) == [i for i in range(len(ds)) if ids[i] in test and cams[i] == "b"]
         assert t["train"] == [i for i in range(len(ds)) if ids[i] not in test]
+
+
+def test_resume_refuses_a_split_file_changed_since_the_run_started(tmp_path, monkeypatch):
+    # the resumed trial kept its recorded split, but its ranks came from the edited file: a cmc@20
+    # that the other trials never had, at exit 0 (or an IndexError blaming the ranker)
+    from rankbench.runfolder import RunFolderError
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    ds = grid_like(shots=2)
+    write_table(tmp_path / "d", ds, np.random.default_rng(1).normal(size=(len(ds), 3)))
+    item = ds.column("id")
+    drawn = build(n_test=5, distractors=["0000"], junk=["-1"])
+    splits = [{k: [str(item[i]) for i in sp[k]] for k in ("train", "probe", "gallery")}
+              for sp in (drawn.split(ds, np.random.default_rng(s)) for s in (5, 6))]
+    write_split(tmp_path / "d" / "splits.yaml", splits, "yaml")
+    protocol = {"split_file": "splits.yaml", "distractors": ["0000"], "junk": ["-1"]}
+    opts = app.EngineOptions(data_root=str(tmp_path), progress=False)
+    app.run(config(tmp_path, protocol, 2), out=tmp_path / "run", options=opts, plots=False)
+    sorted((tmp_path / "run" / "trials").glob("*.json"))[-1].unlink()   # as if killed before the last trial
+    write_split(tmp_path / "d" / "splits.yaml", splits[::-1], "yaml")
+    with pytest.raises(RunFolderError, match=r"--resume: .*splits.json: .*splits.yaml changed since the splits were "
+                                             "drawn; put it back or start a new run"):
+        app.run(resume=tmp_path / "run", options=opts, plots=False)
+    write_split(tmp_path / "d" / "splits.yaml", splits, "yaml")
+    assert app.run(resume=tmp_path / "run", options=opts, plots=False).outcome.n_done == 2

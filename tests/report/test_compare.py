@@ -241,3 +241,22 @@ def test_compare_takes_the_same_data_from_another_folder(runs, tmp_path):
     # only where the data live differs: the same items, so the runs are paired
     same = _on_other_data(runs["b"], tmp_path / "same", dataset_update={"root": "elsewhere"})
     assert app.compare(runs["a"], same, metrics=["cmc@1"]).table["same_splits"].all()
+
+
+def test_runs_on_other_data_are_told_apart_by_size_fingerprint_labels_or_loader():
+    from types import SimpleNamespace as NS
+
+    from rankbench.report.compare import dataset_difference
+
+    def run(n=10, fp="f", content="c", dataset=None):
+        return NS(settings=[NS(label="", n_items=n, dataset_fingerprint=fp, data_content=content)],
+                  config={"dataset": dataset or {"name": "t"}})
+
+    assert dataset_difference(run(), run(), "") is None
+    assert dataset_difference(run(), run(n=11), "") == "10 vs 11 items"
+    assert dataset_difference(run(), run(fp="g"), "") == "dataset content fingerprint f vs g"
+    # re-judged keyframes keep their fingerprint (it keys the features), not their labels
+    assert "labels" in dataset_difference(run(), run(content="d"), "")
+    assert dataset_difference(run(content=None), run(content="d"), "") is None   # a run made before: not said
+    assert dataset_difference(run(fp=None), run(fp=None, dataset={"name": "u"}), "") == \
+        "dataset {'name': 't'} vs {'name': 'u'}"
