@@ -390,7 +390,7 @@ def load_raw(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot resolve path (Too many levels of symbolic links)") from None
     if resolved in _seen:
         raise ConfigError(f"{path}: extends: circular chain ({' -> '.join(p.name for p in _seen + (resolved,))})")
-    data = read_yaml(path)
+    data = _plugins_beside(read_yaml(path), path)
     parent = data.pop("extends", None)
     if parent is not None:
         if not isinstance(parent, str) or not parent.strip():
@@ -401,6 +401,31 @@ def load_raw(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         data = merge(base, data)
     data.setdefault("name", path.stem)
     return data
+
+
+_PLUGIN_FILE = re.compile(r"(?P<file>[^:]+\.py):(?P<cls>[A-Za-z_]\w*)")
+
+
+def _plugins_beside(node: Any, path: Path) -> Any:
+    """``node`` with each plug-in file a config names (``my_ranker.py:MyRanker``, relative) taken
+    from the config's folder, as ``extends`` is; where it is not there, from the working folder.
+    Present in both as two different files, it is refused: which one ran would depend on where
+    the command was typed."""
+    if isinstance(node, dict):
+        return {k: _plugins_beside(v, path) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plugins_beside(v, path) for v in node]
+    m = _PLUGIN_FILE.fullmatch(node) if isinstance(node, str) else None
+    if m is None or Path(m["file"]).expanduser().is_absolute():
+        return node
+    beside, here = path.parent / m["file"], Path(m["file"])
+    if not beside.is_file():
+        return node
+    if here.is_file() and not here.samefile(beside):
+        raise ConfigError(f"{path}: {node!r}: {m['file']} is both beside the config ({beside}) and in the working "
+                          f"folder ({here.resolve()}), two different files; expected one: a plug-in file is "
+                          "taken from the config's folder")
+    return f"{beside.resolve()}:{m['cls']}"
 
 
 # ------------------------------------------------------------------------------------ key paths

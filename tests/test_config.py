@@ -41,6 +41,30 @@ def test_extends_merges_dicts_and_replaces_lists(tmp_path):
     assert cfg.name == "child"
 
 
+def test_a_plugin_file_is_taken_from_the_configs_folder(tmp_path, monkeypatch):
+    # it was taken from the working folder: run from another folder holding a my_ranker.py of its
+    # own, the config scored that file's class (cmc@1 3.33 where its own gives 16.67), at exit 0
+    from rankbench.config import load_raw
+
+    ranker = "class Mine:\n    pass\n"
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "my_ranker.py").write_text(ranker)
+    write(tmp_path / "c", "base.yaml", "rankers: [{name: A, ranker: 'my_ranker.py:Mine'}]\n")
+    cfg = write(tmp_path / "c", "mine.yaml", "extends: base.yaml\nfeatures: [{name: f, extractor: 'feat.py:F'}]\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    raw = load_raw(cfg)
+    assert raw["rankers"][0]["ranker"] == f"{(tmp_path / 'c' / 'my_ranker.py').resolve()}:Mine"
+    assert raw["features"][0]["extractor"] == "feat.py:F"   # not beside the config: the working folder's
+    (elsewhere / "my_ranker.py").write_text(ranker + "# another file\n")
+    with pytest.raises(ConfigError, match=r"base.yaml: 'my_ranker.py:Mine': my_ranker.py is both beside the config "
+                                          r".* and in the working folder .*, two different files"):
+        load_raw(cfg)
+    monkeypatch.chdir(tmp_path / "c")
+    assert load_raw(cfg)["rankers"][0]["ranker"].endswith("/c/my_ranker.py:Mine")   # the same file twice
+
+
 def test_known_gaps_name_claims_of_a_shared_list_and_extend_with_the_config(tmp_path):
     """A shared claim list in a base, each config's documented gaps beside it (a mapping: it merges)."""
     write(tmp_path, "base.yaml", BASE + "claims:\n"
