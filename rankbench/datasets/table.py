@@ -352,7 +352,22 @@ def read_table(path: Path, comment: str | None = None) -> pd.DataFrame:
     if len(twice):
         raise DataError(f"{path}: column {str(twice.iat[0]).strip()!r} appears twice in the header; expected "
                         "each column once")
+    _no_short_row(path, len(frame.columns), comment)
     return frame
+
+
+def _no_short_row(path: Path, n_columns: int, comment: str | None) -> None:
+    """pandas reads a row with fewer fields than the header as empty cells, which a label column
+    takes for 'unlabelled': a DataError naming the first such line instead."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
+        lines = (line.split(comment, 1)[0] if comment else line for line in fh)
+        rows = csv.reader(lines)
+        for row in rows:
+            if row and any(f.strip() for f in row) and len(row) < n_columns:
+                raise DataError(f"{path}: line {rows.line_num} has {len(row)} field(s) where the header names "
+                                f"{n_columns}; expected a field for every column (an empty cell between commas)")
 
 
 def scan_names(root: Path, pattern: str | None) -> pd.DataFrame:

@@ -185,6 +185,8 @@ def test_parquet_needs_pyarrow_and_reads_like_csv(root):
     ("track,frame,label\n1,5,0\n2,5,1\n", {}, r"column 'label': beside a 'track' column the class is the 'identity'"),
     ("id,label,row\na,1,3\nb,2,3\n", {"features": "faces.npy"}, r"column 'row', row 2: features row 3 is row 1's too"),
     ("id,identity\na,p0,\nb,p0,\n", {}, r"every data row has more fields than the header's 2"),
+    # a short row read as empty cells: its item left out as unlabelled, at exit 0
+    ("id,label,x\na,1,0\n\nb\n", {}, r"bad.csv: line 4 has 1 field\(s\) where the header names 3"),
 ])
 def test_each_mistake_is_one_line_naming_the_file_the_column_and_the_row(root, rows, params, message):
     (root / "mine" / "bad.csv").write_text(rows)
