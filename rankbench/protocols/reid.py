@@ -158,6 +158,8 @@ class ReIdentification(Protocol):
                                 f"{', '.join(dataset.items.columns)}")
         self._check_labels(dataset)
         self._check_copies(dataset)
+        if self.split_column is not None:
+            self._check_parts(dataset)
         if self.gallery != "cam" and not self._is_fixed and self.gallery_shots == "all":
             raise ConfigError(f"protocol.gallery_shots: expected an integer under gallery: {self.gallery} (a "
                               "person's other images are the probes), got 'all'")
@@ -188,6 +190,21 @@ class ReIdentification(Protocol):
                  "image each" + (", and the distractors)" if floor > self.n_test else ")"))
         if self.ranks is not None and max(self.ranks) > floor:
             raise ConfigError(f"protocol.ranks: expected ranks <= {where}, got {max(self.ranks)}")
+
+    def _check_parts(self, dataset: Dataset) -> None:
+        """A ``split_column`` value that names a part but for its case or spaces ('Gallery') is
+        refused; the items of any other value take no part, said in a warning with their counts."""
+        where = f"protocol.split_column: column {self.split_column!r} of dataset {dataset.name!r}"
+        values, counts = np.unique(dataset.column(self.split_column).astype(str), return_counts=True)
+        values = values.astype(object)   # Python str: said as written
+        near = [v for v in values if v not in ROLES and v.strip().lower() in ROLES]
+        if near:
+            raise DataError(f"{where}: value {near[0]!r}; expected a part written exactly as "
+                            f"{near[0].strip().lower()!r} ({', '.join(ROLES)}; any other value takes no part)")
+        other = [f"{v!r} ({n})" for v, n in zip(values, counts) if v not in ROLES]
+        if other:
+            warnings.warn(f"{where}: {sum(counts[~np.isin(values, list(ROLES))])} item(s) take no part, their value "
+                          f"being none of {', '.join(ROLES)}: {', '.join(other[:5])}", UserWarning, stacklevel=2)
 
     def _check_cams(self, dataset: Dataset) -> None:
         cams = sorted(set(dataset.column("cam").astype(str)))

@@ -15,7 +15,7 @@ import yaml
 
 from rankbench import app
 from rankbench.datasets.base import Dataset
-from rankbench.errors import ConfigError, ParameterError
+from rankbench.errors import ConfigError, DataError, ParameterError
 from rankbench.protocols.reid import ReIdentification
 from rankbench.rankers.baselines.template import L1Norm
 from rankbench.records import TrialSplit
@@ -320,7 +320,8 @@ def test_a_split_column_reads_market1501_folders_as_one_fixed_trial():
              {"id": "0005_gt", "identity": "0005", "cam": "1", "subset": "gt_bbox"}]
     ds = Dataset("market-like", pd.DataFrame(rows), info={"identity_roles": {"-1": "junk", "0000": "distractor"}})
     proto = build(split_column="subset", junk=["-1"], distractors=["0000"])
-    proto.check_dataset(ds)
+    with pytest.warns(UserWarning, match=r"column 'subset' .*: 1 item\(s\) take no part, .*: 'gt_bbox' \(1\)"):
+        proto.check_dataset(ds)
     assert proto.fixed_trials(ds) == 1
     sp = proto.split(ds, np.random.default_rng(0), trial=0)
     item = ds.column("id")
@@ -333,6 +334,11 @@ def test_a_split_column_reads_market1501_folders_as_one_fixed_trial():
     X[:, 0] = [int(r["identity"]) * 10 + (0 if r["cam"] == "2" else 3 * (r["id"].endswith("x"))) for r in rows]
     res = proto.evaluate(L1Norm, X, ds, TrialSplit.drawn(sp), Meter())
     assert res.metrics["cmc@1"] == 1.0
+    # 'Gallery' took no part, silently: the person's other gallery image scored alone
+    typo = Dataset("market-like", ds.items.assign(subset=ds.items["subset"].replace("bounding_box_test", "Bounding_box_test ")),
+                   info=ds.info)
+    with pytest.raises(DataError, match=r"value 'Bounding_box_test '; expected a part written exactly as 'bounding_box_test'"):
+        proto.check_dataset(typo)
     with pytest.raises(ConfigError, match=r"protocol.junk: dataset 'market-like' marks identity '-1' as junk"):
         build(split_column="subset", distractors=["0000"]).check_dataset(ds)
     with pytest.raises(ConfigError, match=r"protocol.distractors: .* marks identity '0000' as distractor"):
