@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ...errors import ParameterError
+from ...errors import InputError, ParameterError
 from ...params import NonNegativeFloat, PositiveFloat, PositiveInt
 from ...registry import rankers
 from ...utils.optim import CONVERGED, MAX_ITER, solver_result, stop_diagnostics
@@ -138,6 +138,10 @@ class LDMLR(BaseEstimator, MetricLearner):
             if self.step_rule == "lipschitz":
                 G = (V @ V.T) ** 2
                 lip = 2.0 * self.mu * float(np.linalg.eigvalsh(G).max()) if len(V) else 1.0
+                if lip <= 0:  # every target neighbour is its point's twin: eq. (7)'s second term is 0
+                    raise InputError(f"LDMLR.fit: each of the {len(V)} target-neighbour pairs has identical features "
+                                     "(the same-label differences are all 0), so step_rule 'lipschitz' has no step; "
+                                     "expected features that vary within a label, or step_rule 'fixed'")
                 step = (1.0 if self.step == "auto" else float(self.step)) / lip
             else:
                 step = float(self.step)

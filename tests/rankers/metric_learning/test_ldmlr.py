@@ -95,3 +95,14 @@ def test_authors_settings_equal_the_published_loop():
     np.testing.assert_allclose(early.A_, A, rtol=1e-8, atol=1e-12)
     with pytest.raises(ValueError, match="needs a number"):
         LD.LDMLR(step_rule="fixed").fit(X, y)
+
+
+def test_identical_target_neighbours_are_one_line_not_a_division_by_zero():
+    # features equal within each label (one-hot of the label): ZeroDivisionError in every job
+    from rankbench.errors import InputError
+
+    y = np.repeat(np.arange(3.0), 5)
+    X = np.eye(3)[y.astype(int)]
+    with pytest.raises(InputError, match="each of the 30 target-neighbour pairs has identical features"):
+        LD.LDMLR(K=2).fit(X, y)
+    assert np.isfinite(LD.LDMLR(K=2, step_rule="fixed", step=1e-3, T_max=3).fit(X, y).transform(X)).all()
