@@ -623,9 +623,16 @@ def read_split_file(path: str) -> list[dict[str, list[str]]]:
             if not isinstance(names, list) or not names:
                 raise ConfigError(f"{path}: trials[{i}].{part}: expected a non-empty list of item names, got "
                                   f"{names!r:.60}")
-            bad = next((n for n in names if not isinstance(n, (str, int)) or isinstance(n, bool)), None)
-            if bad is not None:
-                raise ConfigError(f"{path}: trials[{i}].{part}: expected item names, got {bad!r:.60}")
+            bad = [n for n in names if not isinstance(n, (str, int)) or isinstance(n, bool)]  # None too
+            if bad:
+                raise ConfigError(f"{path}: trials[{i}].{part}: expected item names, got {bad[0]!r:.60}")
+    seen: dict[tuple, int] = {}
+    for i, t in enumerate(trials):  # a repeated trial counts one split twice in the std and the paired tests
+        key = tuple(frozenset(map(str, t[part])) for part in PARTS)
+        if key in seen:
+            raise ConfigError(f"{path}: trials[{i}]: the same train, probe and gallery as trials[{seen[key]}]; "
+                              "expected each trial once")
+        seen[key] = i
     return trials
 
 

@@ -294,6 +294,13 @@ BAD_FILES = [
      r"identities of some probes, got none of them"),
     ("trials: [{train: [000_a0], probe: {a: 1}, gallery: [001_b0]}]", r"trials\[0\]\.probe: expected a non-empty list"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0]", r"not a readable split file"),
+    # a null was 'unknown item None ... read as a number: quote it' (or matched an item named None)
+    ("trials: [{train: [000_a0], probe: [null], gallery: [001_b0]}]", r"trials\[0\]\.probe: expected item names, "
+     r"got None"),
+    # a copied trial counted one split twice in the std and the paired tests
+    ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0, dis0]},\n"
+     " {train: [000_a0], probe: [001_a0], gallery: [dis0, 001_b0]}]", r"trials\[1\]: the same train, probe and "
+     r"gallery as trials\[0\]"),
 ]
 
 
