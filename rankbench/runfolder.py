@@ -382,6 +382,13 @@ class RunFolder:
                                     "differs): the tables and grades follow the edited file, not the run"))
         splits = self.read_splits() if self.has_splits() else None
         records, bad = self.read_trials(_Context.of(config, splits, manifest))
+        if manifest is None and not problems and (splits is not None or records or bad):
+            problems.append(Problem(self.path / MANIFEST, "missing"))
+            # the results' own fingerprints stand in for the manifest's
+            if any(r.config_fingerprint not in (None, config_fingerprint(config)) for r in records):
+                problems.append(Problem(self.path / CONFIG, "edited since the run started (its results' config "
+                                        "fingerprint differs): the tables and grades follow the edited file, not "
+                                        "the run"))
         if splits is None and records:
             problems.append(Problem(self.path / SPLITS, "missing: the trials' splits can be neither checked "
                                     "nor paired"))

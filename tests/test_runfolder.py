@@ -52,9 +52,25 @@ def test_unreadable_results_are_problems_not_results(tmp_path):
     state = f.read_state()   # each file read once: config, manifest, splits, trials
     # results without the splits.json they were drawn with: one more problem
     assert [r.trial for r in state.records] == [0, 1] and [p.path.name for p in state.problems] == \
-        [f.trial_path("", 2, "A").name, f.trial_path("", 3, "A").name, "splits.json"]
+        [f.trial_path("", 2, "A").name, f.trial_path("", 3, "A").name, "manifest.json", "splits.json"]
     with pytest.raises(ValueError, match="metrics: a finished trial holds at least one metric"):
         TrialRecord.parse(json.dumps({"setting": "", "trial": 0, "method": "A", "seed": 0, "wall_s": 1.0}))
+
+
+def test_without_its_manifest_a_runs_edited_config_is_found_by_its_results(tmp_path):
+    # report and check took an edited config.yaml (bins 16 -> 4) for the run's own at exit 0 once
+    # the manifest was gone: its results' own fingerprints were never asked
+    from rankbench.runfolder import config_fingerprint
+
+    config = {"name": "r", "rankers": [{"name": "A", "ranker": "l1"}], "features": [{"name": "c", "bins": 16}]}
+    f = RunFolder.create(tmp_path / "r")
+    f.write_config(config)
+    f.write_trial(record("", 0, "A", {"cmc@1": 0.5}, config_fingerprint=config_fingerprint(config)))
+    assert [p.path.name for p in f.read_state().problems] == ["manifest.json", "splits.json"]
+    f.write_config({**config, "features": [{"name": "c", "bins": 4}]})
+    problems = f.read_state().problems
+    assert [p.path.name for p in problems] == ["manifest.json", "config.yaml", "splits.json"]
+    assert problems[1].reason.startswith("edited since the run started (its results' config fingerprint differs)")
 
 
 def test_truncated_image_gives_our_line_and_no_opencv_noise(tmp_path):
