@@ -213,6 +213,12 @@ class Table(Loader):
         for col in TEXT[1:]:
             if col in table.columns:
                 items[col] = text(table, col, where)
+        if "label" in table.columns and "track" in table.columns and "identity" not in table.columns:
+            # else each track would be a class of its own, the label unread (said before the label is
+            # parsed: text classes would first be asked to be numbers)
+            raise DataError(f"{where}: column 'label': beside a 'track' column the class is the 'identity' "
+                            "(the track when there is none), and a label is not read; expected the class as "
+                            "'identity' (rename the column, or map it: columns: {identity: label})")
         if "label" in table.columns:
             items["label"] = numbers(table, "label", where, allow_empty=True)
         if "train" in table.columns:
@@ -279,10 +285,6 @@ class Table(Loader):
         seq = np.empty(len(items), dtype=np.intp)
         seq[order] = cut_sequences(track, frame, self.max_gap, self.sequence_length)
         if "identity" not in items.columns:
-            if "label" in items.columns:   # else each track would be a class of its own, label unread
-                raise DataError(f"{where}: column 'label': beside a 'track' column the class is the 'identity' "
-                                "(the track when there is none), and a label is not read; expected the class as "
-                                "'identity' (rename the column, or map it: columns: {identity: label})")
             items["identity"] = items["track"].to_numpy()
         items["sequence"] = seq
         items["group"] = items["track"].astype(str)

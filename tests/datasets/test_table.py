@@ -183,6 +183,8 @@ def test_parquet_needs_pyarrow_and_reads_like_csv(root):
     ("track,frame\n1,5.5\n", {}, r"column 'frame', row 1: expected an integer"),
     ("track,frame,group\n1,5,v0\n2,5,v1\n", {}, r"column 'group': beside a 'track' column the group is the track"),
     ("track,frame,label\n1,5,0\n2,5,1\n", {}, r"column 'label': beside a 'track' column the class is the 'identity'"),
+    # text classes were first asked to be numbers ('expected a finite number, got 'B'')
+    ("track,frame,label\n1,5,A\n2,5,B\n", {}, r"column 'label': beside a 'track' column the class is the 'identity'"),
     ("id,label,row\na,1,3\nb,2,3\n", {"features": "faces.npy"}, r"column 'row', row 2: features row 3 is row 1's too"),
     ("id,identity\na,p0,\nb,p0,\n", {}, r"every data row has more fields than the header's 2"),
     # a short row read as empty cells: its item left out as unlabelled, at exit 0
