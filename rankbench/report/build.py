@@ -175,6 +175,7 @@ def status_lines(run: RunData) -> list[str]:
     if warned:
         out.append(f"**Warnings:** {warned} of {len(run.records)} results came with warnings (listed under Warnings).")
     ours = run.file_names() if run.problems else set()
+    edited = any(p.path.name == CONFIG for p in run.problems)  # its stray files are likely the run's own
     for p in run.problems:
         if p.path.name == MANIFEST:
             out.append(f"**Unusable manifest** `{p.path.name}` ({p.reason}): the run's provenance is unknown, and "
@@ -184,7 +185,8 @@ def status_lines(run: RunData) -> list[str]:
                        "recomputed by `--resume`.")
         elif p.path.parent.name == TRIALS:
             out.append(f"**Stray file** `{p.path.name}` ({p.reason}): no result this run makes has its name; "
-                       "it is left out here: remove it.")
+                       + ("it is left out here: put config.yaml back (its results may be this file's), do not "
+                          "remove it." if edited else "it is left out here: remove it."))
         else:
             out.append(f"**`{p.path.name}`** {p.reason}; `--resume` refuses such a run.")
     return out

@@ -106,6 +106,16 @@ def test_a_file_no_job_writes_is_called_stray_not_recomputed(run_a):
     assert lines[0].endswith("no result this run makes has its name; it is left out here: remove it.")
 
 
+def test_after_a_ranker_renamed_in_config_its_results_are_not_called_for_removal(run_a):
+    # 'remove it' of the real L1 results, when config.yaml was what changed (L1 -> L1-norm)
+    cfg = run_a / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("name: L1\n", "name: L1-norm\n"))
+    lines = status_lines(load_run(run_a))
+    stray = [line for line in lines if line.startswith("**Stray file**")]
+    assert stray and all(line.endswith("put config.yaml back (its results may be this file's), do not remove it.")
+                         for line in stray), lines
+
+
 def test_a_complete_run_has_nothing_to_say_first(runs):
     assert status_lines(load_run(runs["a"])) == []
 
