@@ -70,7 +70,7 @@ from .report.build import (
 )
 from .report.check import Grade, GradedNumber, any_fail, check_markdown, counts_line, grade_counts, grade_rows
 from .report.claims import GradedClaim, claims_markdown
-from .report.collect import write_collected
+from .report.collect import paper_of, write_collected
 from .report.compare import CORRECTIONS, Comparison, compare_methods, compare_runs
 from .report.figures import PAPERS, draw, figure_paper, require_complete
 from .report.mlflow_store import log_run
@@ -703,6 +703,7 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     A run is graded with the published numbers and claims of the committed config of its name
     (``configs/<paper>/``) when it computed what that config computes (:func:`computes`: the same
     dataset, features, protocol, rankers, sweep and seed), else with its own, and the note says which.
+    A run of another paper (its config in another folder of ``configs``) is refused.
     """
     committed = committed_configs(configs, paper)
     if run_dirs is None:
@@ -714,6 +715,10 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
     for folder in _distinct(run_dirs):
         path = folder.path
         run = load_run(folder)
+        owner = paper_of(run)
+        if owner != paper and (Path(configs) / owner).is_dir():
+            raise RankbenchError(f"{path}: a run of {owner} (its config {run.manifest.config_path}), not of {paper}: "
+                                 f"its page is written by: rankbench notes {owner}")
         for line in status_said(run):
             log.warning("%s", line)
         config_path, exp = committed.get(run.name, (None, None))

@@ -87,6 +87,18 @@ def test_a_run_without_a_committed_config_is_graded_with_its_own(runs, paper):
     assert md.index("\n### reid_a\n") < md.index("\n### reid_c\n")  # runs without a config come last
 
 
+def test_a_run_of_another_paper_is_refused(runs, paper, tmp_path):
+    configs, out = paper
+    (configs / "paperb").mkdir()
+    # before: paperb's page was written, graded with papera's run, exit 0
+    with pytest.raises(RankbenchError, match=rf"^{runs['a']}: a run of papera \(its config .*reid_a.yaml\), not of "
+                                             "paperb: its page is written by: rankbench notes papera$"):
+        app.notes("paperb", [runs["a"]], out=out, configs=configs)
+    mine = tmp_path / "mine"                  # a configs folder without papera: the run is the user's own
+    (mine / "paperb").mkdir(parents=True)
+    assert "no config of paperb is named 'reid_a'" in app.notes("paperb", [runs["a"]], out=out, configs=mine).markdown
+
+
 def test_the_history_is_kept_verbatim_with_its_headings_one_level_down(runs, paper):
     configs, out = paper
     history = "# papera: history\n\nIn 2026-11 the tolerance was *wider*.\n\n## reid_a\n\n| a | b |\n|---|---|\n"
