@@ -641,6 +641,15 @@ def _distinct(run_dirs: list[str | Path]) -> list[RunFolder]:
     return list(folders.values())
 
 
+def _one_per_name(seen: dict[str, Path], run: RunData, command: str) -> None:
+    """Refuse a second run of one config (by name): a paper's page and figures show one run of each
+    (a second would be a duplicate section, or a figure overwritten or dropped)."""
+    first = seen.setdefault(run.name, run.folder.path)
+    if first != run.folder.path:
+        raise RankbenchError(f"{command}: {first} and {run.folder.path} are both runs of {run.name!r}: "
+                             "give one of them")
+
+
 # ----------------------------------------------------------------------------- notes
 @dataclass
 class NotesResult:
@@ -711,10 +720,11 @@ def notes(paper: str, run_dirs: list[str | Path] | None = None, out: str | Path 
         run_dirs = sorted(d for d in base.iterdir() if (d / CONFIG).is_file()) if base.is_dir() else []
         if not run_dirs:
             raise RankbenchError(f"{base}: no run folders; run make reproduce-{paper} first, or name the run folders")
-    entries = []
+    entries, seen = [], {}
     for folder in _distinct(run_dirs):
         path = folder.path
         run = load_run(folder)
+        _one_per_name(seen, run, "notes")
         owner = paper_of(run)
         if owner != paper and (Path(configs) / owner).is_dir():
             raise RankbenchError(f"{path}: a run of {owner} (its config {run.manifest.config_path}), not of {paper}: "
@@ -766,7 +776,8 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
 
     Parameters
     ----------
-    run_dirs : the run folders (a folder given twice, e.g. through ``latest``, is read once).
+    run_dirs : the run folders (a folder given twice, e.g. through ``latest``, is read once; two runs of one
+        config, by name, are refused).
     paper : whose figures (merler, yan, yuli); default: each run's own paper (the folder of its
         config, ``configs/<paper>/``, else its protocol's).
     out : the folder of the figures (default ``results/<paper>/figures``).
@@ -783,12 +794,14 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
         raise RankbenchError(f"figures: {paper!r} is not a paper with figures (those are: {', '.join(PAPERS)})")
     groups: dict[str, list] = {}
     skipped: list[Path] = []
+    seen: dict[str, Path] = {}
     for folder in _distinct(run_dirs):
         run = load_run(folder)
         owner = paper or figure_paper(run)
         if owner is None:
             skipped.append(folder.path)
         else:
+            _one_per_name(seen, run, "figures")
             require_complete(run)
             groups.setdefault(owner, []).append(run)
 

@@ -193,6 +193,18 @@ def test_a_paper_given_draws_only_its_figures(cli, runs, tmp_path):
     assert res.output.strip().splitlines()[-1].startswith("rankbench: error: figures: none drawn")
 
 
+def test_two_runs_of_one_config_are_refused(cli, runs, tmp_path):
+    import shutil
+
+    copy = tmp_path / "again"
+    shutil.copytree(runs["tiny"], copy)
+    # before: exit 0, the second run's fig6_tiny / fig7_tiny written over the first's
+    res = cli("figures", runs["tiny"], copy, "--out", tmp_path / "figs")
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+    assert f"rankbench: error: figures: {runs['tiny']} and {copy} are both runs of 'tiny': give one" in res.output
+    assert not (tmp_path / "figs").exists()
+
+
 def test_a_run_no_paper_draws_is_named(cli, tmp_path):
     from toydata import synthetic_reid_config
 

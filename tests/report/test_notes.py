@@ -99,6 +99,15 @@ def test_a_run_of_another_paper_is_refused(runs, paper, tmp_path):
     assert "no config of paperb is named 'reid_a'" in app.notes("paperb", [runs["a"]], out=out, configs=mine).markdown
 
 
+def test_two_runs_of_one_config_are_refused(runs, paper, tmp_path):
+    configs, out = paper
+    copy = tmp_path / "again"
+    shutil.copytree(runs["a"], copy)
+    # before: two '### reid_a' sections, and its claims counted twice in the verdict
+    with pytest.raises(RankbenchError, match=f"^notes: {runs['a']} and {copy} are both runs of 'reid_a': give one"):
+        app.notes("papera", [runs["a"], copy], out=out, configs=configs)
+
+
 def test_the_history_is_kept_verbatim_with_its_headings_one_level_down(runs, paper):
     configs, out = paper
     history = "# papera: history\n\nIn 2026-11 the tolerance was *wider*.\n\n## reid_a\n\n| a | b |\n|---|---|\n"
