@@ -19,6 +19,7 @@ missing panel is left blank).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,7 @@ from ..build import RunData
 from ..plots.style import pyplot, save
 from ...utils.fileio import atomic_write_text
 
+log = logging.getLogger("rankbench.report")
 PANELS = [("towncentre6_types", "(a) 6 people: constraint types", "strategy"),
           ("towncentre6_methods", "(b) 6 people: methods (both kinds)", "method"),
           ("towncentre5_types", "(c) 5 people: constraint types", "strategy"),
@@ -113,6 +115,12 @@ def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
             ax.set_visible(False)
             continue
         df = records(run)
+        missing = [k for k in ["n_constraints"] + (["strategy"] if by == "strategy" else []) if k not in df]
+        if missing:
+            log.warning("%s: Figure 6's panel %s needs the run to sweep %s; left blank", run.folder.path,
+                        title.split()[0], " and ".join(f"protocol.{k}" for k in missing))
+            ax.set_visible(False)
+            continue
         cv = curves(df, by)
         base = df[(df.n_constraints == 0) & (df.method == ("KLR" if by == "method" else "PKLR"))]
         base = base.drop_duplicates("trial")  # K = 0 is the same KLR under every strategy
@@ -141,6 +149,9 @@ def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
         vote = base.vote_error_rate
         lines += ["", f"KLR with the per-sequence majority vote (K = 0): {100 * vote.mean():.1f} +- "
                       f"{100 * vote.std():.1f} %", ""]
+    if not any(ax.get_visible() for ax in axes.ravel()):
+        plt.close(fig)
+        return []
     fig.tight_layout()
     written = save(fig, out, "figure6")
     atomic_write_text(out / "figure6.md", "\n".join(lines) + "\n")

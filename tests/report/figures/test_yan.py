@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankbench.report.figures.yan import curves, records
+from rankbench.report.figures.yan import curves, figure6, records
 
 from .runs import record, run
 
@@ -48,3 +48,24 @@ def test_curves_are_mean_and_sample_std_per_series_and_k(by):
             else:
                 assert np.isnan(g[f"{metric}_std"])
         assert g.pairs == pytest.approx(statistics.mean(r["n_pairs"] for r in mine))
+
+
+def _panel(settings: dict[str, dict], methods=("PKLR",)):
+    """A Town Centre panel run: each setting, two trials of each method."""
+    recs = [record(m, t, s, {"error_rate": 0.2 + 0.1 * t, "vote_error_rate": 0.1 + 0.1 * t}, extra={"n_pairs": 2})
+            for s in settings for m in methods for t in (0, 1)]
+    return run(recs, settings=settings)
+
+
+def test_figure6_leaves_out_a_panel_whose_run_does_not_sweep_k(tmp_path, caplog):
+    nok = _panel({"t": {"protocol.strategy": "temporal"}, "b": {"protocol.strategy": "both"}})
+    # before: KeyError: 'n_constraints'
+    with caplog.at_level("WARNING", logger="rankbench"):
+        assert figure6({"towncentre6_types": nok}, tmp_path) == []
+    assert [r.getMessage() for r in caplog.records] == \
+        ["nowhere: Figure 6's panel (a) needs the run to sweep protocol.n_constraints; left blank"]
+    assert not (tmp_path / "figure6.md").exists()
+    methods = _panel({"k0": {"protocol.n_constraints": 0}, "k2": {"protocol.n_constraints": 2}}, ("PKLR", "KLR"))
+    assert [p.name for p in figure6({"towncentre6_types": nok, "towncentre6_methods": methods}, tmp_path)] == \
+        ["figure6.png", "figure6.svg", "figure6.pdf", "figure6.md"]
+    assert "(a) 6 people" not in (tmp_path / "figure6.md").read_text()
