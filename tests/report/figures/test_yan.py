@@ -69,3 +69,15 @@ def test_figure6_leaves_out_a_panel_whose_run_does_not_sweep_k(tmp_path, caplog)
     assert [p.name for p in figure6({"towncentre6_types": nok, "towncentre6_methods": methods}, tmp_path)] == \
         ["figure6.png", "figure6.svg", "figure6.pdf", "figure6.md"]
     assert "(a) 6 people" not in (tmp_path / "figure6.md").read_text()
+
+
+def test_figure6_leaves_out_the_baseline_of_a_panel_without_klr_at_k_0(tmp_path, caplog):
+    noklr = _panel({"k0": {"protocol.n_constraints": 0}, "k2": {"protocol.n_constraints": 2}}, ("PKLR", "RCA+KLR"))
+    with caplog.at_level("WARNING", logger="rankbench"):
+        figure6({"towncentre5_methods": noklr}, tmp_path)
+    assert [r.getMessage() for r in caplog.records] == ["nowhere: Figure 6's panel (d) has no KLR at K = 0: its "
+                                                        "baseline, KLR with the per-sequence majority vote, is left out"]
+    md = (tmp_path / "figure6.md").read_text()
+    # before: 'KLR with the per-sequence majority vote (K = 0): nan +- nan %', and a dashed line at nan
+    assert "nan" not in md and "majority vote" not in md and "| 2 | 25.0 +- 7.1 (2.0) | 25.0 +- 7.1 (2.0) |" in md
+    assert "KLR + majority vote" not in (tmp_path / "figure6.svg").read_text()
