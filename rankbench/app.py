@@ -779,7 +779,7 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     run_dirs : the run folders (a folder given twice, e.g. through ``latest``, is read once; two runs of one
         config, by name, are refused).
     paper : whose figures (merler, yan, yuli); default: each run's own paper (the folder of its
-        config, ``configs/<paper>/``, else its protocol's).
+        config, ``configs/<paper>/``, else its protocol's); a run of another paper is left out, with a warning.
     out : the folder of the figures (default ``results/<paper>/figures``).
     data_root : where a figure of a fitted model (yan's Figure 3, yuli's) reads the data to refit
         the method on its trial's recorded split (default: the run's recorded data root when that
@@ -797,9 +797,12 @@ def figures(run_dirs: list[str | Path], paper: str | None = None, out: str | Pat
     seen: dict[str, Path] = {}
     for folder in _distinct(run_dirs):
         run = load_run(folder)
-        owner = paper or figure_paper(run)
+        owner = figure_paper(run)
         if owner is None:
             skipped.append(folder.path)
+        elif paper not in (None, owner):
+            log.warning("%s: a run of %s, not of %s: left out (its figures: rankbench figures %s RUN_DIR...)",
+                        folder.path, owner, paper, owner)
         else:
             _one_per_name(seen, run, "figures")
             require_complete(run)

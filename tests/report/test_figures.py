@@ -191,6 +191,11 @@ def test_a_paper_given_draws_only_its_figures(cli, runs, tmp_path):
     res = cli("figures", "yan", runs["tiny"], "--out", tmp_path)
     assert res.exit_code == 1
     assert res.output.strip().splitlines()[-1].startswith("rankbench: error: figures: none drawn")
+    # a run of another paper is named (before: left out without a word)
+    res = cli("figures", "yan", runs["tiny"], runs["towncentre6_types"], "--out", tmp_path)
+    assert res.exit_code == 0 and _stems([p for p in res.output.split() if p.startswith(str(tmp_path))]) == {"figure6"}, res.output
+    assert f"warning: {runs['tiny']}: a run of merler, not of yan: left out (its figures: rankbench figures merler " \
+           "RUN_DIR...)" in res.output
 
 
 def test_two_runs_of_one_config_are_refused(cli, runs, tmp_path):
