@@ -21,12 +21,14 @@
   depth against its final evaluations per item, one point per lambda (right); RankBoost's from the
   ``<name>`` run (the same splits and base models) for reference.
 
-Runs are recognised by their config's name; each figure is written as PNG, SVG and PDF
-(:func:`rankbench.report.plots.style.save`).
+Runs are recognised by their config's name, methods by their display names (RankBoost, IRB: a
+figure whose method a run lacks is not drawn, with a warning); each figure is written as PNG, SVG
+and PDF (:func:`rankbench.report.plots.style.save`).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -42,10 +44,21 @@ ORDER = ("bipartite_rankboost", "imbalanced_rankboost")
 DEPTHS = (("map@100", "MAP@100"), ("map@500", "MAP@500"), ("map", "MAP (full depth)"))
 COSTS = (("rank_s", "ranking time per concept (s)"), ("evals", "base-model evaluations per test item"))
 
+log = logging.getLogger("rankbench.report")
+
 
 def _rankers(run: RunData) -> dict[str, dict]:
     """Each method's config entry (ranker name and parameters), from the run's config."""
     return {r["name"]: r for r in run.config.get("rankers", []) if isinstance(r, dict) and "name" in r}
+
+
+def _lacks(run: RunData, figure: str, methods: tuple[str, ...]) -> bool:
+    """Whether ``run`` lacks a method ``figure`` needs (by display name); a warning names them."""
+    missing = [m for m in methods if m not in run.methods]
+    if missing:
+        log.warning("%s: %s needs the method(s) %s; the run has no %s: not drawn", run.folder.path, figure,
+                    ", ".join(methods), ", ".join(missing))
+    return bool(missing)
 
 
 def _staged_methods(records: list[TrialRecord], entries: dict[str, dict], setting: str = "") -> list[str]:
@@ -115,6 +128,8 @@ def _concept_ap_at(records: list[TrialRecord], method: str, t: float) -> dict[st
 
 def figure7(run: RunData, out: Path, t: float | None) -> list[Path]:
     plt = pyplot()
+    if _lacks(run, "Figure 7", ("RankBoost", "IRB")):
+        return []
     records = run.records
     a = mean_curve(records, "RankBoost", "staged", "rank_s", "map")
     b = mean_curve(records, "IRB", "staged", "rank_s", "map")
@@ -174,7 +189,7 @@ def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Pat
     records = fig9_run.records
     parsed = _lambda_settings(fig9_run)
     regs = sorted({v[0] for v in parsed.values() if v[0]})
-    if not regs:
+    if not regs or _lacks(fig9_run, "Figure 9", ("IRB",)):
         return []
     ref = _reference(reference, {r.trial for r in records})
     fig, axes = plt.subplots(1, len(regs), figsize=(4.6 * len(regs), 4.2), sharey=True)
@@ -204,7 +219,7 @@ def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Pa
     plt = pyplot()
     records = run.records
     parsed = _lambda_settings(run)
-    if not parsed:
+    if not parsed or _lacks(run, "The lambda trade-off", ("IRB",)):
         return []
     lams = sorted(parsed.items(), key=lambda kv: kv[1][1])
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rankbench.report.figures.merler import _concept_ap_at, _lambda_settings, _staged_methods
+from rankbench.report.figures.merler import _concept_ap_at, _lambda_settings, _staged_methods, figure7, figure_lambda
 
 from .runs import record, run
 
@@ -52,3 +52,15 @@ def test_lambda_settings_read_the_swept_lambda_and_regulariser():
                       "c": {"rankers.IRB.n_rounds": 10}})                # no lambda: not a lambda setting
     assert _lambda_settings(r) == {"a": ("l1", 0.5), "b": (None, 2.0)}
     assert isinstance(_lambda_settings(r)["b"][1], float)
+
+
+def test_a_figure_whose_method_the_run_lacks_is_named(tmp_path, caplog):
+    curves = {"staged": {"rank_s": [1.0, 2.0], "evals": [1.0, 2.0], "map": [0.1, 0.2]}}
+    only_rb = run([record("RankBoost", curves=curves)])
+    lam = run([record("RB", setting="a", curves=curves)], settings={"a": {"rankers.RB.lam": 0.5}})
+    # before: Figure 7 left out, and a lambda trade-off drawn without a line, without a word
+    with caplog.at_level("WARNING", logger="rankbench"):
+        assert figure7(only_rb, tmp_path, None) == [] and figure_lambda(lam, None, tmp_path) == []
+    assert [r.getMessage() for r in caplog.records] == [
+        "nowhere: Figure 7 needs the method(s) RankBoost, IRB; the run has no IRB: not drawn",
+        "nowhere: The lambda trade-off needs the method(s) IRB; the run has no IRB: not drawn"]
