@@ -144,7 +144,9 @@ def holm(p) -> np.ndarray:
     return out
 
 
-def _split_key(split: TrialSplit | None) -> str | None:
+def split_key(split: TrialSplit | None) -> str | None:
+    """A recorded split whole (its seeds, rows and the protocol's own keys, not its trial's number) as
+    one comparable string; None for an unknown split."""
     if split is None:
         return None
     return json.dumps(split.model_dump(exclude={"trial"}), sort_keys=True)
@@ -236,11 +238,11 @@ def compare_runs(run_a, run_b, metrics: list[str] | None = None, correction: str
                 trials, a, b = _pairs(ta, tb, s, metric, m, m)
                 if not trials:
                     continue
-                same = [t for t in trials if _split_key(sa.get(t)) is not None and _split_key(sa.get(t)) == _split_key(sb.get(t))]
+                same = [t for t in trials if split_key(sa.get(t)) is not None and split_key(sa.get(t)) == split_key(sb.get(t))]
                 st = paired_stats(a, b)
                 rows.append({"setting": s, "a": f"{m} (A)", "b": f"{m} (B)", "metric": metric, **asdict(st),
                              "same_splits": len(same) == len(trials)})
-        differ = sorted(t for t in set(sa) & set(sb) if _split_key(sa[t]) != _split_key(sb[t]))
+        differ = sorted(t for t in set(sa) & set(sb) if split_key(sa[t]) != split_key(sb[t]))
         if differ:
             where = f"setting {setting_title(s, run_a.setting_values().get(s))}: " if s else ""
             warnings.append(f"{where}the splits of trial(s) {', '.join(map(str, differ))} differ between the runs "
@@ -251,11 +253,12 @@ def compare_runs(run_a, run_b, metrics: list[str] | None = None, correction: str
     return Comparison(table, label_a, label_b, warnings, note)
 
 
-def dataset_difference(run_a, run_b, setting: str) -> str | None:
-    """What differs between the data two runs measured one setting on (``"A vs B"``), or None:
-    the dataset's content fingerprint and size where both runs' splits record them, else its name
-    and loader options in the configs."""
-    sa, sb = (next((x for x in r.settings if x.label == setting), None) for r in (run_a, run_b))
+def dataset_difference(run_a, run_b, setting: str, setting_b: str | None = None) -> str | None:
+    """What differs between the data two runs measured one setting on (``"A vs B"``; ``setting_b``:
+    run B's setting, when another), or None: the dataset's content fingerprint and size where both
+    runs' splits record them, else its name and loader options in the configs."""
+    sa, sb = (next((x for x in r.settings if x.label == s), None)
+              for r, s in ((run_a, setting), (run_b, setting if setting_b is None else setting_b)))
     fa, fb = (x.dataset_fingerprint if x else None for x in (sa, sb))
     na, nb = (x.n_items if x else None for x in (sa, sb))
     if na is not None and nb is not None and na != nb:

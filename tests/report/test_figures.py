@@ -103,7 +103,23 @@ def test_merler_figures_6_7_and_the_lambda_trade_off(cli, runs, tmp_path):
     # the lambda figure has one line per swept lambda (typed values of splits.json) and RankBoost's
     # reference from the run beside it
     svg = (out / "lambda_tiny_lambda.svg").read_text()
-    assert "IRB, lambda = 0" in svg and "IRB, lambda = 0.5" in svg and "RankBoost" in svg
+    assert "IRB, lambda = 0" in svg and "IRB, lambda = 0.5" in svg and "RankBoost final map" in svg
+
+
+def test_a_reference_run_on_other_splits_is_left_out_and_named(cli, runs, tmp_path):
+    import shutil
+
+    other = tmp_path / "tiny"
+    shutil.copytree(runs["tiny"], other)
+    splits = other / "splits.json"
+    splits.write_text(re.sub(r'"bank_seed": \d+', '"bank_seed": 1', splits.read_text()))  # other base models
+    res = cli("figures", runs["tiny_lambda"], other, "--out", tmp_path / "figs")
+    assert res.exit_code == 0, res.output
+    # before: RankBoost of the other base models drawn beside IRB, without a word
+    assert f"warning: {runs['tiny_lambda']}: The lambda trade-off leaves out RankBoost of {other} for reference: " \
+           "its splits of trial(s) 0 differ from the run's or are missing" in res.output
+    svg = (tmp_path / "figs" / "lambda_tiny_lambda.svg").read_text()
+    assert "RankBoost final" not in svg and "RankBoost on the same" not in svg
 
 
 def test_figure7_at_the_end_of_the_curves_counts_the_recorded_final_aps(cli, runs, tmp_path):

@@ -23,7 +23,8 @@
 
 Runs are recognised by their config's name, methods by their display names (RankBoost, IRB: a
 figure whose method a run lacks is not drawn, with a warning); each figure is written as PNG, SVG
-and PDF (:func:`rankbench.report.plots.style.save`).
+and PDF (:func:`rankbench.report.plots.style.save`). RankBoost's reference beside Figure 9 or a lambda
+trade-off is left out, with a warning naming both runs, when its run recorded other data or splits.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import numpy as np
 from ...runfolder import TrialRecord
 from ..build import RunData
 from ..claims import mean_curve
+from ..compare import dataset_difference, split_key
 from ..plots.style import pyplot, save
 
 COLOURS = {"bipartite_rankboost": "tab:red", "imbalanced_rankboost": "tab:blue", "lgbm_lambdarank": "tab:green",
@@ -171,6 +173,30 @@ def _lambda_settings(run: RunData) -> dict[str, tuple[str | None, float]]:
     return parsed
 
 
+def _unlike(run: RunData, reference: RunData) -> str | None:
+    """Why ``reference``'s RankBoost is not on the data and the recorded split (rows, seeds, base
+    models' seed) of every trial of ``run``, or None."""
+    if "RankBoost" not in reference.methods:
+        return "it has no RankBoost"
+    ref = reference.splits_of("")
+    for st in run.settings:
+        differ = ", ".join(str(t.trial) for t in st.trials if split_key(t) != split_key(ref.get(t.trial)))
+        why = dataset_difference(run, reference, st.label, "")
+        if why or differ:
+            return why or f"its splits of trial(s) {differ} differ from the run's or are missing"
+    return None
+
+
+def _same_splits(run: RunData, reference: RunData | None, figure: str) -> RunData | None:
+    """``reference`` when its RankBoost ran on ``run``'s data and splits, else None (a warning names
+    both runs and what differs)."""
+    why = _unlike(run, reference) if reference is not None else None
+    if why:
+        log.warning("%s: %s leaves out RankBoost of %s for reference: %s", run.folder.path, figure,
+                    reference.folder.path, why)
+    return None if why else reference
+
+
 def _reference_records(reference: RunData | None, trials: set[int]) -> list[TrialRecord]:
     """RankBoost's records in a reference run, on the given trials only (the same splits)."""
     if reference is None:
@@ -191,6 +217,7 @@ def figure9(fig9_run: RunData, reference: RunData | None, out: Path) -> list[Pat
     regs = sorted({v[0] for v in parsed.values() if v[0]})
     if not regs or _lacks(fig9_run, "Figure 9", ("IRB",)):
         return []
+    reference = _same_splits(fig9_run, reference, "Figure 9")
     ref = _reference(reference, {r.trial for r in records})
     fig, axes = plt.subplots(1, len(regs), figsize=(4.6 * len(regs), 4.2), sharey=True)
     axes = np.atleast_1d(axes)
@@ -221,6 +248,7 @@ def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Pa
     parsed = _lambda_settings(run)
     if not parsed or _lacks(run, "The lambda trade-off", ("IRB",)):
         return []
+    reference = _same_splits(run, reference, "The lambda trade-off")
     lams = sorted(parsed.items(), key=lambda kv: kv[1][1])
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
     trials = {r.trial for r in records}
@@ -258,7 +286,7 @@ def figure_lambda(run: RunData, reference: RunData | None, out: Path) -> list[Pa
     right.grid(alpha=0.3, which="both")
     right.legend(fontsize=8, loc="lower right")
     fig.suptitle(f"{run.name}: Imbalanced RankBoost's MAP / cost trade-off over lambda (labels: lambda; "
-                 f"{len(trials)} trial(s), RankBoost on the same)", fontsize=11)
+                 f"{len(trials)} trial(s){', RankBoost on the same' if rb else ''})", fontsize=11)
     fig.tight_layout()
     return save(fig, out, f"lambda_{run.name}")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rankbench.report.figures.merler import _concept_ap_at, _lambda_settings, _staged_methods, figure7, figure_lambda
+from rankbench.report.figures.merler import (_concept_ap_at, _lambda_settings, _same_splits, _staged_methods, figure7,
+                                             figure_lambda)
 
 from .runs import record, run
 
@@ -64,3 +65,17 @@ def test_a_figure_whose_method_the_run_lacks_is_named(tmp_path, caplog):
     assert [r.getMessage() for r in caplog.records] == [
         "nowhere: Figure 7 needs the method(s) RankBoost, IRB; the run has no IRB: not drawn",
         "nowhere: The lambda trade-off needs the method(s) IRB; the run has no IRB: not drawn"]
+
+
+def test_a_reference_is_kept_only_on_the_runs_data_and_splits(caplog):
+    fig9 = run([record("IRB", setting="a")], settings={"a": {"rankers.IRB.lam": 0.5}})
+    ref = run([record("RankBoost")], settings={"": {}})
+    assert _same_splits(fig9, ref, "Figure 9") is ref                 # trial 0's split the same, no data recorded
+    for r, n in ((fig9, 6000), (ref, 3000)):
+        r.settings[0] = r.settings[0].model_copy(update={"n_items": n})
+    with caplog.at_level("WARNING", logger="rankbench"):
+        assert _same_splits(fig9, ref, "Figure 9") is None
+        assert _same_splits(fig9, run([record("L1")], settings={"": {}}), "Figure 9") is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "nowhere: Figure 9 leaves out RankBoost of nowhere for reference: 6000 vs 3000 items",
+        "nowhere: Figure 9 leaves out RankBoost of nowhere for reference: it has no RankBoost"]
