@@ -206,8 +206,10 @@ def _format(err: ValidationError, cls: type, params: dict, where: str) -> str:
     first = err.errors()[0]
     name = str(first["loc"][0])
     want = describe(annotations(cls).get(name, Any))
-    if first["type"] == "value_error":  # an explicit check of the component: its own words
-        want = first["msg"].removeprefix("Value error, ")
+    # an explicit check of the component, in its own words (in a union, the branch that got that far)
+    own = next((e for e in err.errors() if e["type"] == "value_error" and str(e["loc"][0]) == name), None)
+    if own is not None:
+        want = own["msg"].removeprefix("Value error, ")
     elif any(e["type"] == "finite_number" for e in err.errors()):
         want = f"a finite number ({want})"
     return f"{where}.{name}: expected {want}, got {params.get(name)!r}"
