@@ -422,6 +422,10 @@ def numbers(table: pd.DataFrame, col: str, where: str, allow_empty: bool = False
     bad = (np.isnan(out) & ((raw != "").to_numpy() | (not allow_empty))) | np.isinf(out)
     if bad.any():
         raise _bad(where, col, table, bad, "a finite number" + (" (or nothing: unlabelled)" if allow_empty else ""))
+    # an integer written beyond 2^53 is not held exactly: two such labels would become one
+    inexact = raw.str.fullmatch(r"[+-]?\d+").to_numpy() & (np.abs(out) >= 2 ** 53)
+    if inexact.any():
+        raise _bad(where, col, table, inexact, "a number held exactly (an integer below 2^53 in size)")
     return out
 
 

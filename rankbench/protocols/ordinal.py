@@ -81,8 +81,8 @@ class Ordinal(Protocol):
             raise DataError(f"protocol ordinal: dataset {dataset.name!r} has a single label")
         short = counts <= self.n_per_label
         if short.any():
-            raise ConfigError(f"protocol.n_per_label: label {labels[short][0]} of dataset {dataset.name!r} "
-                              f"has only {counts[short][0]} images; n_per_label must be below that "
+            raise ConfigError(f"protocol.n_per_label: label {labels[short][0]:g} of dataset {dataset.name!r} "
+                              f"has only {counts[short][0]} image(s); n_per_label must be below that "
                               "to leave test images")
         n_train = self.n_per_label * len(labels)
         if self.k != "K" and self.k > n_train:  # more neighbours than training images: the mean of all labels

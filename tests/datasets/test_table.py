@@ -171,6 +171,9 @@ def test_parquet_needs_pyarrow_and_reads_like_csv(root):
 @pytest.mark.parametrize("rows, params, message", [
     ("path,identity\ncrops/none.png,1\n", {}, r"column 'path', row 1: image .*none.png not found"),
     ("id,label\na,1\nb,x\n", {}, r"column 'label', row 2: expected a finite number .*got 'x'"),
+    # 9007199254740993 read as ...992: two labels merged into one, a wrong MAE at exit 0
+    ("id,label\na,9007199254740992\nb,9007199254740993\n", {}, r"column 'label', row 1: expected a number held "
+     r"exactly"),
     ("id,label,train\na,1,maybe\n", {}, r"column 'train', row 1: expected true or false"),
     ("id,label\na,1\na,2\n", {}, r"column 'id', row 2: 'a' names two items"),
     ("id,beach\na,2\n", {"concepts": ["beach"]}, r"column 'beach', row 1: expected a judgement"),
