@@ -116,6 +116,7 @@ class Retrieval(Protocol):
         R = np.asarray(dataset.arrays["relevance"])
         X_tr, X_te = take(X, train), take(X, test)
         depths = [int(d) for d in self.depths]
+        scored_concepts(self.registry_name, dataset, self.concepts, split)
         metrics: dict[str, float] = {}
         diag, scores = {}, {}
         for i, concept in enumerate(split.concepts):
@@ -201,6 +202,13 @@ def left_out(who: str, wanted: list[str], keep: np.ndarray, why: str) -> None:
     shown = ", ".join(out[:5]) + (" ..." if len(out) > 5 else "")
     warnings.warn(f"protocol {who}: a trial leaves out {len(out)} of {len(wanted)} concepts ({shown}): {why}; "
                   f"its MAP averages the other {int(keep.sum())}", UserWarning, stacklevel=3)
+
+
+def scored_concepts(who: str, dataset: Dataset, concepts: list[str] | None, split: TrialSplit) -> None:
+    """Say, while a trial is scored (so that its result records it), the concepts its split left
+    out (:func:`left_out`): the run's mean MAP then averages trials over different concepts."""
+    wanted = list(dataset.info["concepts"]) if concepts is None else list(concepts)
+    left_out(who, wanted, np.isin(wanted, split.concepts), "too few relevant items when its split was drawn")
 
 
 def concept_relevance(dataset: Dataset, concepts: list[str] | None) -> tuple[list[str], np.ndarray]:

@@ -62,7 +62,8 @@ from ..utils.progress import tick
 from ..utils.seeds import stream_seed
 from ..utils.threads import blas_threads
 from .base import Protocol, TrialResult, TrialSplit, checked_output, take
-from .retrieval import ap_metrics, check_collection, concept_relevance, draw_parts, left_out, map_metrics
+from .retrieval import (ap_metrics, check_collection, concept_relevance, draw_parts, left_out, map_metrics,
+                        scored_concepts)
 
 PARTS = ("base", "boost", "test")
 
@@ -170,6 +171,7 @@ class StackedRetrieval(Protocol):
         R = np.asarray(dataset.arrays["relevance"])
         depths = [int(d) for d in self.depths]
         bank_spec = self._bank()
+        scored_concepts(self.registry_name, dataset, self.concepts, split)
         views_key = digest(X) if self.cache_base_models else ""
         metrics: dict[str, float] = {}
         curves: dict[str, Any] = {}

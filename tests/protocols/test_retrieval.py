@@ -101,7 +101,12 @@ def test_a_concept_a_trial_leaves_out_is_named_and_one_no_trial_can_keep_is_refu
     n_c = int(ds.arrays["relevance"][:200, 2].sum())
     p = protocols.build("retrieval", {"split_by": "dataset", "min_positives": n_c + 1})
     with pytest.warns(UserWarning, match=r"leaves out 1 of 3 concepts \(c\).*MAP averages the other 2"):
-        p.split(ds, np.random.default_rng(0))
+        sp = p.split(ds, np.random.default_rng(0))
+    # said again while the trial is scored, so that its result records it: it was said only on
+    # the terminal, and the run's mean MAP averaged trials over different concepts without a trace
+    X = np.random.default_rng(1).normal(size=(len(ds), 3))
+    with pytest.warns(UserWarning, match=r"leaves out 1 of 3 concepts \(c\): too few relevant items when its split"):
+        p.evaluate(lambda: rankers.build("logistic", {}), X, ds, TrialSplit.drawn(sp), Meter(measure_memory=False))
     R = ds.arrays["relevance"].copy()
     R[:, 1] = 0                                   # concept b: nothing relevant anywhere
     flat = Dataset(name="flat", items=ds.items, arrays={"relevance": R}, info=ds.info)
