@@ -691,6 +691,7 @@ def _check_expected(cfg: Config, protocol_cls: type, origin: str, errors: ErrorL
     for i, c in enumerate(cfg.claims):
         with errors.check():
             _check_claim(cfg, c, f"{origin}: claims.{i}", methods, families, labels)
+            _check_curve(c, f"{origin}: claims.{i}", getattr(protocol_cls, "curve_series", None))
 
 
 def _check_expected_entry(cfg: Config, e: ExpectedCfg, where: str, methods: list[str], families: set[str],
@@ -730,6 +731,21 @@ def _check_claim(cfg: Config, c: ClaimCfg, where: str, methods: list[str], famil
         if v is not None and v not in labels:
             raise ConfigError(f"{where}.{field_}: {v!r} is not a sweep setting; valid: {valid}")
     _check_claim_values(c, where)
+
+
+def _check_curve(c: ClaimCfg, where: str, declared: dict[str, tuple[str, ...]] | None) -> None:
+    """A curve claim's ``curve``, ``x`` and ``y`` among the series its protocol stores
+    (``Protocol.curve_series``; a protocol that does not declare them is not checked): a typo was
+    graded MISSING after the whole run."""
+    if c.kind not in ("dominates", "speedup") or declared is None:
+        return
+    if c.curve not in declared:
+        raise ConfigError(f"{where}.curve: expected a curve the protocol stores ({', '.join(declared) or 'none'}), "
+                          f"got {c.curve!r}")
+    for field_, v in (("x", c.x), ("y", c.y)):
+        if re.sub(r"@\d+$", "@D", str(v)) not in declared[c.curve]:
+            raise ConfigError(f"{where}.{field_}: expected a series of curve {c.curve!r} "
+                              f"({', '.join(declared[c.curve])}), got {v!r}")
 
 
 def _check_metric(cfg: Config, metric: str, where: str, families: set[str]) -> None:

@@ -42,6 +42,9 @@ class Protocol(BaseEstimator, ABC):
     headline: str = ""
     #: families of the metrics it reports (declared in :mod:`rankbench.metrics`)
     metric_families: tuple[str, ...] = ()
+    #: the curves of series it stores, ``{curve: (series, ...)}`` (a numbered series as ``map@D``),
+    #: which ``dominates`` and ``speedup`` claims name; None: not declared (not checked)
+    curve_series: dict[str, tuple[str, ...]] | None = None
     #: what its rankers learn from, when not the feature sets (a ranker's ``preprocess`` steps
     #: transform the features, so they are refused where this is set)
     ranker_input: str = ""

@@ -98,6 +98,7 @@ class StackedRetrieval(Protocol):
     capability = ("model_booster", "item_scorer")
     headline = "map"
     metric_families = ("ap@D", "ap", "map@D", "map")
+    curve_series = {"staged": ("round", "evals", "rank_s", "map@D", "map")}
     ranker_input = "the base models' outputs"
     parameter_labels = {"base_fraction": "Base-model fraction", "boost_fraction": "Boosting fraction",
                         "min_positives": "Least relevant items per part"}

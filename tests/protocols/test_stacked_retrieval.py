@@ -1,5 +1,7 @@
 """stacked_retrieval: three-part splits, shared base models, lazy counted ranking, staged curves."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -114,6 +116,8 @@ def test_claims_grade_protocol_curves():
     p = protocols.build("stacked_retrieval", {"base_models": BANK})
     _, rb = run(p, X, ds, "bipartite_rankboost", {"n_rounds": 10})
     curve = rb.curves["staged"]
+    declared = protocols.get("stacked_retrieval").curve_series["staged"]   # what a claim's validation reads
+    assert {re.sub(r"@\d+$", "@D", k) for k in curve} == set(declared)
     recs = [record("", 0, "RB", curves={"staged": curve}), record("", 0, "same", curves={"staged": curve}),
             record("", 0, "4x", curves={"staged": {**curve, "rank_s": [t / 4 for t in curve["rank_s"]]}}),
             record("", 0, "lower", curves={"staged": {**curve, "map@100": [m - 0.01 for m in curve["map@100"]]}})]
@@ -159,6 +163,29 @@ def test_a_config_mistake_names_the_file_and_key_path(tmp_path, bank, ranker, er
                    f"protocol: {{name: stacked_retrieval, base_models: {{ranker: {bank}}}}}\n"
                    f"rankers: [{{name: IRB, ranker: imbalanced_rankboost, {ranker}}}]\n")
     with pytest.raises(error) as err:
+        app.validate(cfg)
+    assert str(err.value) == f"{cfg}: {message}"
+
+
+@pytest.mark.parametrize("claim, message", [
+    ("curve: stagde, x: evals, y: map", "claims.0.curve: expected a curve the protocol stores (staged), got 'stagde'"),
+    ("curve: staged, x: evlas, y: map", "claims.0.x: expected a series of curve 'staged' (round, evals, rank_s, "
+     "map@D, map), got 'evlas'"),
+    ("curve: staged, x: evals, y: mpa@100", "claims.0.y: expected a series of curve 'staged' (round, evals, rank_s, "
+     "map@D, map), got 'mpa@100'"),
+])
+def test_a_curve_claims_typo_is_refused_before_the_run(tmp_path, claim, message):
+    # it validated, ran the whole config and was graded MISSING ('curve stagde not stored')
+    from rankbench import app
+
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("dataset: {name: synthetic_collection, n_items: 3000, feature_types: [[4, 1.0]]}\n"
+                   "features: [{name: t0, extractor: array, key: feat/type00}]\n"
+                   "protocol: {name: stacked_retrieval, base_models: {ranker: svm_bank}}\n"
+                   "rankers: [{name: IRB, ranker: imbalanced_rankboost, combine: views},\n"
+                   "          {name: RB, ranker: bipartite_rankboost, combine: views}]\n"
+                   f"claims: [{{kind: dominates, method: IRB, than: RB, {claim}}}]\n")
+    with pytest.raises(ConfigError) as err:
         app.validate(cfg)
     assert str(err.value) == f"{cfg}: {message}"
 
