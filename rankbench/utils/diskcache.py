@@ -298,12 +298,19 @@ class CacheUsage:
     path: Path
 
 
+#: the kinds of entry rankbench writes (the ``kind`` of each :func:`cached` call): the only sub-folders
+#: of the cache :func:`usage` shows and :func:`clear` deletes, as the cache may be a folder other tools use too
+KINDS = ("features", "trials", "base_models", "selectors")
+
+
 def usage() -> list[CacheUsage]:
-    """What the cache holds, per kind (``features``, ``base_models``, ...), largest first (a file
-    removed meanwhile, by a run or another ``cache --clear``, is simply not counted)."""
+    """What the cache holds, per kind (:data:`KINDS`), largest first (a file removed meanwhile, by a
+    run or another ``cache --clear``, is simply not counted); any other folder in it is not the
+    cache's."""
     root = cache_dir()
     out = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink()) if root.is_dir() else []:
+    folders = [root / k for k in KINDS if (root / k).is_dir() and not (root / k).is_symlink()]
+    for folder in folders:
         sizes = {}
         for f in folder.rglob("*"):
             with contextlib.suppress(FileNotFoundError):

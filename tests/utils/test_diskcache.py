@@ -52,6 +52,27 @@ def test_usage_counts_entries_per_kind_and_clear_frees_only_what_is_named(tmp_pa
     assert done.freed > 16000 and done.kept == 0 and not done.errors and usage() == []
 
 
+
+def test_only_rankbench_kinds_are_shown_and_cleared(tmp_path, monkeypatch):
+    """RANKBENCH_CACHE=~/.cache: every sub-folder was taken as a kind, listed and deleted (other tools' caches)."""
+    import re
+    from pathlib import Path
+
+    from rankbench.utils.diskcache import KINDS, clear, usage
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    cached("features", "k1", lambda: np.zeros(10))
+    for other in ("photos", "Documents/deep"):
+        (tmp_path / other).mkdir(parents=True)
+        (tmp_path / other / "keep.joblib").write_bytes(b"mine")
+    assert [u.kind for u in usage()] == ["features"]
+    assert clear().freed > 0 and usage() == []
+    assert (tmp_path / "photos" / "keep.joblib").read_bytes() == (tmp_path / "Documents/deep/keep.joblib").read_bytes()
+    # every kind rankbench writes is one the cache shows and clears
+    src = Path(__file__).parents[2] / "rankbench"
+    written = {k for f in src.rglob("*.py") for k in re.findall(r'\bcached\("(\w+)"', f.read_text())}
+    assert written and written <= set(KINDS), written
+
 def test_code_fingerprint_follows_the_code_and_the_family_modules_it_imports(tmp_path, monkeypatch):
     """Editing a docstring or a comment keeps the key; editing code, in the module or in a module
     of its family it imports, changes it; a module outside the family does not count."""
