@@ -609,6 +609,14 @@ def test_cache_shows_one_kind_and_says_where_it_looked(cli, tmp_path):
     assert res.exit_code == 0 and res.output.startswith("features ") and len(res.output.splitlines()) == 1
 
 
+
+def test_a_cache_that_is_a_file_is_said_so(cli, tmp_path, monkeypatch):
+    """RANKBENCH_CACHE naming a file: 'the cache at ... is empty', exit 0."""
+    (tmp_path / "afile").write_text("not a cache")
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "afile"))
+    for args in (["cache"], ["cache", "--clear"]):
+        one_line_error(cli(*args), f"{tmp_path / 'afile'}: the cache is a file, not a folder")
+
 def test_help_says_what_each_option_does_and_no_more():
     from click.testing import CliRunner
 

@@ -306,8 +306,10 @@ KINDS = ("features", "trials", "base_models", "selectors")
 def usage() -> list[CacheUsage]:
     """What the cache holds, per kind (:data:`KINDS`), largest first (a file removed meanwhile, by a
     run or another ``cache --clear``, is simply not counted); any other folder in it is not the
-    cache's."""
+    cache's. A cache that is a file, not a folder, is a ``NotADirectoryError``."""
     root = cache_dir()
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "the cache is a file, not a folder", str(root))
     out = []
     folders = [root / k for k in KINDS if (root / k).is_dir() and not (root / k).is_symlink()]
     for folder in folders:
