@@ -153,3 +153,19 @@ def test_clearing_a_cache_that_cannot_be_cleared_says_what_is_left(cli, tmp_path
     line = one_line(res, "could not free", "MB", ".joblib: Read-only file system")
     assert "could not free 0.0 MB" not in line
     assert (tmp_path / "cache" / "features").is_dir() and any((tmp_path / "cache" / "features").glob("*.joblib"))
+
+
+def test_a_cache_that_cannot_be_locked_for_clearing_is_named(cli, tmp_path, monkeypatch):
+    """A read-only cache said '.clear.lock: Read-only file system', naming no folder."""
+    from rankbench.utils import fileio
+
+    (tmp_path / "cache" / "features").mkdir(parents=True)
+    real = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if path == ".clear.lock":
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fileio.os, "open", read_only)
+    one_line(cli("cache", "--clear"), f"{tmp_path / 'cache' / '.clear.lock'}: Read-only file system")

@@ -175,6 +175,7 @@ class FileLock:
                 except OSError as exc:
                     if exc.errno == errno.ELOOP:
                         raise _refusal(stat.S_IFLNK, self.path) from None
+                    exc.filename = str(self.path)   # the whole path, not the name in its folder
                     raise
                 try:
                     mode = os.fstat(fd).st_mode
