@@ -266,7 +266,8 @@ _MERGE = "tag:yaml.org,2002:merge"
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe YAML with a few fixes: ``1e-10`` (no dot) is a float, as papers write parameters; a
+    """Safe YAML with a few fixes: numbers are YAML 1.2's (``010`` and ``1:30`` are text, not YAML 1.1's
+    octal 8 and sexagesimal 90) and ``1e-10`` (no dot) is a float, as papers write parameters; a
     key given twice in one mapping is an error instead of silently keeping the last value (keys a
     merge key ``<<: *base`` brings in may be overridden); a key must be a plain value, not a list or
     a mapping; and a document is bounded (:data:`MAX_YAML_VALUES`) before any object is built."""
@@ -328,10 +329,17 @@ def _check_expanded_size(root: yaml.Node) -> None:
                             "bomb?); a config holds far fewer", node.start_mark)
 
 
+# numbers as YAML 1.2 reads them, not YAML 1.1: ``010`` (octal 8) and ``1:30`` (sexagesimal 90) stay the text
+# written, which a number field refuses and a name keeps, never a number the user did not write
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_Loader.yaml_implicit_resolvers = {c: [r for r in rs if r[0] not in (_INT, _FLOAT)]
+                                   for c, rs in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_INT, re.compile(r"^(?:[-+]?(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+)$"), list("-+0123456789"))
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
+    _FLOAT,
+    re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*|[0-9][0-9_]*(?=[eE]))(?:[eE][-+]?[0-9]+)?"
+               r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+0123456789."),
 )
 
 

@@ -234,6 +234,26 @@ def test_exponent_without_dot_is_a_float(tmp_path):
     assert load_experiment(p).config.rankers[0].params()["C"] == 1e-3
 
 
+
+@pytest.mark.parametrize("value", ["040", "1:30", "1:30.5"])
+def test_numbers_are_yaml_1_2s_a_leading_zero_or_colons_is_text(tmp_path, value):
+    """YAML 1.1 read 040 as 32 and 1:30 as 90 (in a file, an extended file, a sweep, --set): a number never written."""
+    refused = f"expected an integer >= 3, got '{value}'"
+    p = write(tmp_path, "n.yaml", BASE.replace("n_people: 30", f"n_people: {value}"))
+    with pytest.raises(ConfigError, match=f"n.yaml: dataset.n_people: {refused}"):
+        load_experiment(p)
+    with pytest.raises(ConfigError, match=f"dataset.n_people: {refused}"):
+        load_experiment(write(tmp_path, "child.yaml", "extends: n.yaml\n"))
+    with pytest.raises(ConfigError, match=f"dataset.n_people: {refused}"):
+        load_experiment(write(tmp_path, "sw.yaml", BASE + f"sweep: {{dataset.n_people: [40, {value}]}}\n"))
+    with pytest.raises(ConfigError, match=f"dataset.n_people: {refused}"):
+        load_experiment(write(tmp_path, "ok.yaml", BASE), sets(f"dataset.n_people={value}"))
+    # a name is kept as written: the distractor identity 0000 was the number 0
+    p = write(tmp_path, "d.yaml", BASE.replace("ranks: [1, 5]", "ranks: [1, 5], distractors: [0000]"))
+    assert load_experiment(p).config.protocol.params()["distractors"] == ["0000"]
+    cfg = load_experiment(write(tmp_path, "x.yaml", BASE.replace("n_people: 30", "n_people: 0x20"))).config
+    assert cfg.dataset.params()["n_people"] == 32 and cfg.trials == 2
+
 def test_yaml_merge_keys_are_accepted_and_own_keys_override(tmp_path):
     """``<<: *base`` (YAML's merge key) brings a mapping's keys in; the mapping's own keys win,
     and a key given twice among its own keys is still an error (test_bad_inputs)."""
