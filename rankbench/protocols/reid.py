@@ -589,7 +589,8 @@ def _parsed(path: str, stamp: tuple[int, int]) -> Any:
         text = raw.decode("utf-8")
         if path.lower().endswith(".json"):
             return json.loads(text)
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # every value as the text written, as item names are (YAML 1.1 read 0010 as the number 8)
+        return yaml.load(text, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except (json.JSONDecodeError, yaml.YAMLError, RecursionError) as exc:

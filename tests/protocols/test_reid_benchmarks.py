@@ -276,8 +276,9 @@ BAD_FILES = [
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0], test: []}]", r"an unknown key 'test'"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0]}, {train: [000_a0], probe: [nobody], "
      "gallery: [001_b0]}]", r"trials\[1\]\.probe: unknown item 'nobody'"),
-    ("trials: [{train: [000_a0], probe: [001_a0], gallery: [0001]}]", r"trials\[0\]\.gallery: unknown item '1' "
-     r"\(expected the dataset's item ids, such as '000_a0'; it was read as a number: quote it\)"),
+    # the name as written (YAML 1.1 read 0001 as the number 1)
+    ("trials: [{train: [000_a0], probe: [001_a0], gallery: [0001]}]", r"trials\[0\]\.gallery: unknown item '0001' "
+     r"\(expected the dataset's item ids, such as '000_a0'\)"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_a0]}]", r"trials\[0\]\.gallery: item '001_a0' is "
      r"listed twice \(in probe too\)"),
     ("trials: [{train: [001_b0], probe: [001_a0], gallery: [002_b0]}]", r"trials\[0\]\.probe: item '001_a0' is of "
@@ -294,9 +295,8 @@ BAD_FILES = [
      r"identities of some probes, got none of them"),
     ("trials: [{train: [000_a0], probe: {a: 1}, gallery: [001_b0]}]", r"trials\[0\]\.probe: expected a non-empty list"),
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0]", r"not a readable split file"),
-    # a null was 'unknown item None ... read as a number: quote it' (or matched an item named None)
-    ("trials: [{train: [000_a0], probe: [null], gallery: [001_b0]}]", r"trials\[0\]\.probe: expected item names, "
-     r"got None"),
+    # a null was 'unknown item None ... read as a number: quote it'; a YAML file's names are text
+    ("trials: [{train: [000_a0], probe: [null], gallery: [001_b0]}]", r"trials\[0\]\.probe: unknown item 'null'"),
     # a copied trial counted one split twice in the std and the paired tests
     ("trials: [{train: [000_a0], probe: [001_a0], gallery: [001_b0, dis0]},\n"
      " {train: [000_a0], probe: [001_a0], gallery: [dis0, 001_b0]}]", r"trials\[1\]: the same train, probe and "
