@@ -468,16 +468,23 @@ def export_features(config: str | Path, out: str | Path, data_root: str | None =
                     progress: bool = True, overwrite: bool = False) -> dict[str, tuple[int, ...]]:
     """Extract a config's feature sets for the whole dataset into one .npz: ``ids``, the item
     columns the dataset has (``identity``, ``cam``, ``label``, ``category``, ``subject``, ``group``)
-    and ``X_<set>`` per feature set. An existing ``out`` is refused unless ``overwrite``."""
+    and ``X_<set>`` per feature set. An existing ``out`` is refused unless ``overwrite``, and so is a
+    sweep that changes the dataset or the features (one file holds one setting's)."""
     if Path(out).exists() and not overwrite:
         raise RankbenchError(f"{out}: already exists; choose another --out or add --force to replace it")
     exp = load_experiment(config)
-    ds = load_dataset(exp.config, data_root, exp.origin)
+    first = exp.settings[0]
+    if any((s.components.dataset, s.components.features) != (first.components.dataset, first.components.features)
+           for s in exp.settings):
+        keys = [k for k in exp.config.sweep if k.split(".")[0] in ("dataset", "features")] or list(exp.config.sweep)
+        raise ConfigError(f"{exp.origin}: sweep: {', '.join(keys)}: the features differ between the settings and "
+                          "the file holds one setting's; edit the config to one value of each swept key")
+    ds = load_dataset(first.config, data_root, exp.origin)
     arrays: dict[str, np.ndarray] = {"ids": ds.items["id"].astype(str).to_numpy()}
     for col in ("identity", "cam", "label", "category", "subject", "group"):
         if col in ds.items.columns:
             arrays[col] = ds.items[col].to_numpy()
-    for key, extractor in exp.components.features.items():
+    for key, extractor in first.components.features.items():
         arrays[f"X_{key}"] = get_features(ds, extractor.build(), n_jobs=jobs, progress=progress)
     buf = io.BytesIO()
     np.savez_compressed(buf, **{k: (v.astype(str) if v.dtype == object else v) for k, v in arrays.items()})

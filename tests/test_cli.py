@@ -601,6 +601,21 @@ def test_features_refuses_to_overwrite_without_force(cli, tmp_path):
     assert np.load(out)["X_colour"].shape[0] == 80
 
 
+
+def test_features_refuses_a_sweep_that_changes_them(cli, tmp_path):
+    """A sweep over features.colour.bins [4, 16] (or dataset.*) wrote the base's 8 bins, neither setting's, exit 0."""
+    out = tmp_path / "f.npz"
+    for sweep in ("features.colour.bins: [4, 16]", "dataset.n_people: [30, 50]"):
+        res = cli("features", write(tmp_path, SMALL + f"sweep: {{{sweep}}}\n"), "--out", out, "-q")
+        one_line_error(res, f"small.yaml: sweep: {sweep.split(':')[0]}: the features differ", "edit the config")
+        assert not out.exists()
+    # a sweep the features do not depend on, or of one value: that one setting's features
+    for sweep, width in (("protocol.n_test: [10, 15]", 8), ("features.colour.bins: [16]", 16)):
+        res = cli("features", write(tmp_path, SMALL + f"sweep: {{{sweep}}}\n"), "--out", out, "-q", "--force")
+        assert res.exit_code == 0, res.output
+        with np.load(out) as f:
+            assert f["X_colour"].shape == (80, 54 * width), sweep   # 54 histograms of `bins` bins
+
 def test_cache_shows_one_kind_and_says_where_it_looked(cli, tmp_path):
     res = cli("cache")
     assert res.exit_code == 0 and f"the cache at {tmp_path / 'cache'} is empty" in res.output
