@@ -660,6 +660,9 @@ def _check_ranker(cfg: Config, r: RankerCfg, keys: list[str], origin: str, spec,
         if fname not in keys:
             raise ConfigError(f"{origin}: rankers.{r.name}.features: unknown feature set {fname!r}; "
                               f"defined: {', '.join(keys) or '(none)'}")
+        if isinstance(r.features, list) and r.features.count(fname) > 1:
+            raise ConfigError(f"{origin}: rankers.{r.name}.features: the feature set {fname!r} is named twice; "
+                              "expected each set once")
     if r.preprocess and r.combine == "views":
         raise ConfigError(f"{origin}: rankers.{r.name}.preprocess: not available with combine: views "
                           "(each view would need its own steps); preprocess the views' features instead")

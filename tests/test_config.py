@@ -132,6 +132,9 @@ def test_sweep_settings_keep_order_and_types(tmp_path):
     (BASE + "expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: -0.01}]\n", "expected.0.tolerance: expected greater than or equal to 0"),
     (BASE + "expected: [{method: L1, metric: cmc@1, value: 0.1}]\n", "expected.0.tolerance: required key missing"),
     (BASE + "expected: {method: L1}\n", "expected: expected a valid list"),
+    # a ranker's features: [a, a] was accepted (the block was concatenated twice)
+    (BASE.replace("ranker: l1}", "ranker: l1, features: [colour, colour]}"),
+     "rankers.L1.features: the feature set 'colour' is named twice"),
 ])
 def test_errors_are_one_line_with_file_and_key(tmp_path, text, message):
     p = write(tmp_path, "bad.yaml", text)
