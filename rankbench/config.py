@@ -67,6 +67,8 @@ class RankerCfg(_WithParams):
     def _named(cls, name: str) -> str:
         if not name.strip():
             raise ValueError(f"expected a method name (it heads the method's rows in every table), got {name!r}")
+        if name != name.strip():
+            raise ValueError(f"expected a method name without leading or trailing spaces, got {name!r}")
         return name
 
 

@@ -135,6 +135,8 @@ def test_sweep_settings_keep_order_and_types(tmp_path):
     # a ranker's features: [a, a] was accepted (the block was concatenated twice)
     (BASE.replace("ranker: l1}", "ranker: l1, features: [colour, colour]}"),
      "rankers.L1.features: the feature set 'colour' is named twice"),
+    # 'L1' and 'L1 ' were two rankers, told apart by a space
+    (BASE.replace("{name: Bha,", "{name: 'L1 ',"), "expected a method name without leading or trailing spaces, got 'L1 '"),
 ])
 def test_errors_are_one_line_with_file_and_key(tmp_path, text, message):
     p = write(tmp_path, "bad.yaml", text)
