@@ -158,6 +158,8 @@ class ClaimCfg(_Strict):
         for name, kinds in self.ONLY.items():
             if name in self.model_fields_set and self.kind not in kinds:
                 raise ValueError(f"{name!r} applies to {' and '.join(kinds)} claims, not to a {self.kind!r} claim")
+        if self.than == self.method:
+            raise ValueError(f"'than' is the claim's own method {self.method!r}; expected another method")
         return self
 
 

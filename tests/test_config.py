@@ -137,6 +137,9 @@ def test_sweep_settings_keep_order_and_types(tmp_path):
      "rankers.L1.features: the feature set 'colour' is named twice"),
     # 'L1' and 'L1 ' were two rankers, told apart by a space
     (BASE.replace("{name: Bha,", "{name: 'L1 ',"), "expected a method name without leading or trailing spaces, got 'L1 '"),
+    # a claim graded a method against itself
+    (BASE + "claims: [{kind: better, method: L1, than: L1, metric: cmc@1}]\n",
+     "claims.0: 'than' is the claim's own method 'L1'; expected another method"),
 ])
 def test_errors_are_one_line_with_file_and_key(tmp_path, text, message):
     p = write(tmp_path, "bad.yaml", text)

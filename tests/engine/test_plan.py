@@ -79,7 +79,8 @@ def _published(tmp_path, protocol, extra):
     path = tmp_path / "c.yaml"
     path.write_text("dataset: {name: synthetic_reid, n_people: 12}\n"
                     "features: [{name: colour, extractor: color_strips, bins: 8}]\n"
-                    f"protocol: {protocol}\ntrials: 1\nrankers:\n  - {{name: A, ranker: l1}}\n" + extra)
+                    f"protocol: {protocol}\ntrials: 1\nrankers:\n  - {{name: A, ranker: l1}}\n"
+                    "  - {name: B, ranker: euclidean}\n" + extra)
     return load_experiment(path)
 
 
@@ -98,7 +99,7 @@ REID = "{name: reid, n_test: 6, ranks: [1, 3]}"
     # no ranks: the usual ones that fit in the gallery of n_test = 6 people, 1 and 5
     ("{name: reid, n_test: 6}", _expect("cmc@10"),
      "got 'cmc@10'; protocol reid reports cmc@K at K = 1, 5"),
-    (REID, "claims: [{kind: better, method: A, than: A, metric: map, baseline_limit: {method: A, metric: cmc@5}}]\n",
+    (REID, "claims: [{kind: better, method: A, than: B, metric: map, baseline_limit: {method: A, metric: cmc@5}}]\n",
      "claims.0.baseline_limit.metric: expected a metric the run reports, got 'cmc@5'"),
     (REID + "\nsweep: {protocol.ranks: [[1], [1, 3]]}", _expect("cmc@3", setting="protocol.ranks=[1]"),
      "expected.0.metric: expected a metric the run reports, got 'cmc@3'; protocol reid reports cmc@K at K = 1"),
@@ -112,7 +113,7 @@ def test_a_published_number_the_run_never_measures_is_refused_before_any_work(tm
 
 @pytest.mark.parametrize("protocol, extra", [
     (REID, _expect("cmc@3")),
-    (REID, _expect("nauc") + "claims: [{kind: better, method: A, than: A, metric: map}]\n"),
+    (REID, _expect("nauc") + "claims: [{kind: better, method: A, than: B, metric: map}]\n"),
     (REID, _expect("train_s")),
     ("{name: reid, n_test: 6}", _expect("cmc@5")),
     # in a sweep: at the setting it names, or, naming none, at some setting
