@@ -114,7 +114,7 @@ class ClaimCfg(_Strict):
     name: str = ""
     than: str | None = None
     metric: str | None = None
-    settings: list[str] | None = None
+    settings: list[str] | None = Field(None, min_length=1)
     from_: str | None = Field(None, alias="from")
     to: str | None = None
     curve: str | None = None

@@ -140,6 +140,9 @@ def test_sweep_settings_keep_order_and_types(tmp_path):
     # a claim graded a method against itself
     (BASE + "claims: [{kind: better, method: L1, than: L1, metric: cmc@1}]\n",
      "claims.0: 'than' is the claim's own method 'L1'; expected another method"),
+    # settings: [] was taken as every setting
+    (BASE + "claims: [{kind: better, method: L1, than: Bha, metric: cmc@1, settings: []}]\n",
+     "claims.0.settings: expected"),
 ])
 def test_errors_are_one_line_with_file_and_key(tmp_path, text, message):
     p = write(tmp_path, "bad.yaml", text)
