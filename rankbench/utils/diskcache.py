@@ -314,11 +314,12 @@ def usage() -> list[CacheUsage]:
     folders = [root / k for k in KINDS if (root / k).is_dir() and not (root / k).is_symlink()]
     for folder in folders:
         sizes = {}
-        for f in folder.rglob("*"):
-            with contextlib.suppress(FileNotFoundError):
-                st = f.lstat()
-                if stat.S_ISREG(st.st_mode) and not f.name.endswith(".lock"):
-                    sizes[f] = st.st_size
+        with contextlib.suppress(FileNotFoundError):   # the folder itself removed meanwhile
+            for f in folder.rglob("*"):
+                with contextlib.suppress(FileNotFoundError):
+                    st = f.lstat()
+                    if stat.S_ISREG(st.st_mode) and not f.name.endswith(".lock"):
+                        sizes[f] = st.st_size
         out.append(CacheUsage(folder.name, sum(not f.name.startswith(".") and f.suffix != ".json" for f in sizes),
                               sum(sizes.values()), folder))
     return sorted(out, key=lambda u: -u.bytes)
