@@ -312,14 +312,33 @@ def fingerprint_arrays(*arrays: np.ndarray, extra: str = "") -> str:
 def load(loader: Any, data_root: str | os.PathLike | None = None) -> Dataset:
     """``loader.load(data_root)``, checked where the data enters (any loader, a plug-in's too): a
     :class:`Dataset` whose items each have their own ``id``, the name every split file, export and
-    record knows an item by. A DataError names the loader and, for a repeated id, its first two
-    rows (and files: one image saved as ``.jpg`` and ``.png`` is two items of one name)."""
+    record knows an item by, and whose arrays hold a row per item. A DataError names the loader
+    and, for a repeated id, its first two rows (and files: one image saved as ``.jpg`` and
+    ``.png`` is two items of one name).
+
+    A plug-in loader's fingerprint, which keys the cached features and results, is keyed by the
+    loader's name, parameters and code besides: a fingerprint that leaves out what a parameter
+    changes would serve one setting's features for another."""
     name = getattr(loader, "registry_name", type(loader).__name__)
     ds = loader.load(data_root)
     if not isinstance(ds, Dataset):
         raise DataError(f"dataset {name}: load() returned {type(ds).__name__}, expected a rankbench.datasets.Dataset")
     if "id" not in ds.items.columns:
         raise DataError(f"dataset {name}: its items have no 'id' column (has: {', '.join(map(str, ds.items.columns))})")
+    short = next((k for k, v in ds.arrays.items() if len(v) != len(ds.items)), None)
+    if short is not None:
+        raise DataError(f"dataset {name}: arrays[{short!r}] has {len(ds.arrays[short])} rows for {len(ds.items)} "
+                        "items; expected one row per item")
+    missing = np.flatnonzero(pd.isna(ds.items["id"]).to_numpy())
+    if len(missing):
+        raise DataError(f"dataset {name}: row {missing[0]} has no item id ({len(missing)} such row(s)); expected "
+                        "an id on every item")
+    if ds.fingerprint and type(loader).__module__.split(".")[0] != "rankbench":
+        from ..utils.diskcache import code_fingerprint, digest
+
+        params = {k: v for k, v in loader.get_params().items() if k != "root"} if hasattr(loader, "get_params") \
+            else {}
+        ds.fingerprint = digest(ds.fingerprint, name, params, code_fingerprint(type(loader)))
     ids = ds.items["id"].astype(str)
     repeated = ids[ids.duplicated()]
     if len(repeated):
