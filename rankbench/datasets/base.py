@@ -86,7 +86,8 @@ class Dataset:
         if self.image_reader is not None:
             img = np.asarray(self.image_reader(i))
         elif "images" in self.arrays:
-            img = np.asarray(self.arrays["images"][i])
+            img = np.asarray(self.arrays["images"][i]).view()  # read-only: an extractor that writes to
+            img.flags.writeable = False                        # its image would change the data itself
         elif "path" in self.items.columns:
             return read_image(self.items["path"].iat[i])
         else:

@@ -332,3 +332,11 @@ def test_load_checks_a_plugins_arrays_and_ids_and_keys_its_parameters():
     prints = {load(Mine(seed=s)).fingerprint for s in (0, 1)} | {load(Mine(seed=0)).fingerprint}
     assert len(prints) == 2 and "constant" not in prints
 
+
+def test_an_extractor_cannot_write_to_an_in_memory_image():
+    # one feature set's extractor zeroed the images: the next set's features (and the cache) were
+    # of black images, 67.31 % where the data gives 50.32 %, at exit 0
+    d = small()
+    with pytest.raises(ValueError, match="read-only"):
+        d.image(0)[:] = 0
+    assert d.arrays["images"].any() and d.arrays["images"].flags.writeable
