@@ -231,6 +231,18 @@ class TrialSplit(_Strict):
     def _as_given(self, handler):
         return {k: v for k, v in handler(self).items() if k in self.model_fields_set}
 
+    @model_validator(mode="after")
+    def _each_row_once(self):
+        """A row in two parts (trained on and scored) or twice in one (weighed twice) is no split."""
+        seen: dict[int, str] = {}
+        for part in ROW_KEYS:
+            for r in getattr(self, part) or ():
+                if r in seen:
+                    raise ValueError(f"{part}: row {r} is in {seen[r]} too" if seen[r] != part else
+                                     f"{part}: row {r} is listed twice")
+                seen[r] = part
+        return self
+
     @classmethod
     def drawn(cls, split: dict[str, Any], trial: int = 0, seed: int = 0, ranker_seed: int | None = None) -> TrialSplit:
         """A protocol's split (:meth:`~rankbench.protocols.base.Protocol.split`; numpy values

@@ -116,7 +116,14 @@ def draw_splits(sp: SettingPlan, run_seed: int, feats: dict[str, np.ndarray] | N
         drawn = sp.protocol.split(sp.dataset, np.random.default_rng(s), **kw, **({"trial": t} if fixed else {}))
         order = np.random.default_rng([s, ORDER_STREAM])
         drawn = {k: order.permutation(v) if k in HELD_OUT else v for k, v in drawn.items()}
-        out.append(TrialSplit.drawn(drawn, t, s, ranker_seed(run_seed, t)))
+        try:
+            split = TrialSplit.drawn(drawn, t, s, ranker_seed(run_seed, t))
+            if split.top_row() >= len(sp.dataset):
+                raise ValueError(f"row {split.top_row()} is beyond the dataset's {len(sp.dataset)} items")
+        except ValueError as exc:  # a plug-in protocol's split: named, never a traceback
+            raise RankbenchError(f"protocol {sp.protocol.registry_name}: trial {t}'s split: {exc}; expected "
+                                 f"rows 0..{len(sp.dataset) - 1} of the dataset, each at most once") from None
+        out.append(split)
     return out
 
 
