@@ -13,10 +13,12 @@ version than this rankbench knows is refused by name.
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer,
+                      model_validator)
 
 from .metrics import metric_info
 from .utils.fileio import to_json
@@ -111,9 +113,11 @@ def _missing(model: BaseModel, version: int, where: str = "") -> str | None:
 
 
 def describe_error(err: ValidationError) -> str:
-    """A pydantic error as one line: ``<key path>: <what was expected>, got <value>``."""
-    e = err.errors()[0]
-    where = ".".join(str(p) for p in e["loc"])
+    """A pydantic error as one line: ``<key path>: <what was expected>, got <value>``; of a union's
+    branches, the one whose form the value has (its error is about the value, not the type)."""
+    errors = err.errors()
+    e = next((x for x in errors if not x["type"].endswith("_type")), errors[0])
+    where = ".".join(str(p) for p in e["loc"] if not re.fullmatch(r"[\w-]+\[.*\]", str(p)))  # not a branch's tag
     msg = e["msg"].removeprefix("Value error, ")
     if e["type"] == "missing":
         return f"{where}: missing field"
@@ -132,7 +136,16 @@ class WarningCount(_Strict):
     count: Annotated[int, Field(ge=1)]
 
 
-Curve = list[FiniteFloat] | dict[str, list[FiniteFloat]]
+def _series_of_one_length(series: dict[str, list[float]]) -> dict[str, list[float]]:
+    lengths = {k: len(v) for k, v in series.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError("series of different lengths (" + ", ".join(f"{k}: {n}" for k, n in lengths.items()) + "); "
+                         "expected one value per point in each")
+    return series
+
+
+#: a curve: one series (CMC), or named series of one point each (round, evals, map, ...)
+Curve = list[FiniteFloat] | Annotated[dict[str, list[FiniteFloat]], AfterValidator(_series_of_one_length)]
 
 
 class Reuse(_Strict):

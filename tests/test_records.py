@@ -135,3 +135,17 @@ def test_the_config_fingerprint_ignores_key_order_and_sees_values():
     with pytest.raises(ValueError, match="config_fingerprint: does not match"):
         Manifest.build({"rankbench_version": "1", "start": "now", "config": {**a, "x": 2},
                         "config_fingerprint": config_fingerprint(a)})
+
+
+@pytest.mark.parametrize("curve, said", [
+    # series of 3 and 2 points were stored; check then failed with an IndexError traceback
+    ({"x": [1.0, 2.0, 3.0], "ap": [0.1, 0.2]}, "curves.c: series of different lengths (x: 3, ap: 2)"),
+    # a NaN in named series was 'curves.c.list[float]: input should be a valid array, got dict'
+    ({"x": [1.0, 2.0], "ap": [0.1, float("nan")]}, "curves.c.ap.1: input should be a finite number, got nan"),
+    ([0.1, float("nan")], "curves.c.1: input should be a finite number, got nan"),
+])
+def test_a_curve_is_one_series_or_named_series_of_one_length(curve, said):
+    with pytest.raises(ValueError) as err:
+        TrialRecord.build({"setting": "", "trial": 0, "method": "A", "seed": 0, "wall_s": 0.0,
+                           "metrics": {"ap": 0.5}, "curves": {"c": curve}})
+    assert str(err.value).startswith(said)
