@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import signal
+import threading
 import time
 import uuid
 from collections import Counter
@@ -20,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, Callable, NamedTuple
 
-from ..errors import ConfigError, RankbenchError
+from ..errors import ConfigError, RankbenchError, Terminated
 from ..runfolder import RunFolder, job_id
 from ..utils.progress import RunProgress
 
@@ -153,8 +155,6 @@ def _die_with(parent: int, every: float = 0.2) -> None:
         while os.getppid() == parent:
             time.sleep(every)
         os._exit(1)
-
-    import threading
 
     threading.Thread(target=watch, name="rankbench-parent-watch", daemon=True).start()
 
@@ -364,8 +364,11 @@ class DaskExecutor:
         ac = as_completed([], loop=self.client.loop)
         nthreads = sum(self.workers_at_start.values())
         computed, checked, alone_since = 0, time.monotonic(), None
+        signals = _Deferred()
         try:
+            signals.install()
             while queue or not ac.is_empty():
+                signals.check()
                 window = 8 * max(nthreads, 1) + 16
                 if queue and ac.count() <= window // 2:  # refill in one batch: one graph update, not many
                     submit([(queue.pop(), 0) for _ in range(min(len(queue), window - ac.count()))])
@@ -408,6 +411,7 @@ class DaskExecutor:
             self._save_ready(ac, pending, folder, progress, arrived)
             raise
         finally:
+            signals.restore()
             # Release every future now, while the client is open: the scheduler then drops the jobs
             # no longer wanted. An exception's traceback keeps this frame, and a future released
             # after the client has closed prints a traceback of its own (Future.__del__).
@@ -529,6 +533,35 @@ def _quiet_interrupted_sync() -> None:
         logger.addFilter(_InterruptedSyncNoise())
 
 
+class _Deferred:
+    """Ctrl-C (and SIGTERM) as a flag the run loop checks (:meth:`check`) rather than an exception
+    raised wherever the main thread happens to be: there, it may land in a dask ``Future.__del__``
+    the garbage collector runs, where Python ignores it ("Exception ignored in ..."), and the run
+    went on waiting for jobs. A second signal before the check raises at once."""
+
+    def __init__(self):
+        self.exc: BaseException | None = None
+        self._old: dict[int, Any] = {}
+
+    def __call__(self, signum, frame) -> None:
+        if self.exc is not None:
+            raise self.exc
+        self.exc = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    def install(self) -> None:
+        if threading.current_thread() is threading.main_thread():  # else: no handler can be set
+            self._old = {s: signal.signal(s, self) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore(self) -> None:
+        for s, old in self._old.items():
+            signal.signal(s, old)
+        self._old = {}
+
+    def check(self) -> None:
+        if self.exc is not None:
+            raise self.exc
+
+
 def _local_cluster(distributed):
     """A LocalCluster on 127.0.0.1: one single-threaded worker process per core of this machine.
 
@@ -538,9 +571,6 @@ def _local_cluster(distributed):
     about lost workers (and the data they held, which :meth:`DaskExecutor.run` scatters again)
     would interleave with the progress, so they are silenced.
     """
-    import signal
-    import threading
-
     n = cores()
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
@@ -557,8 +587,6 @@ def _local_cluster(distributed):
 
 def _kill_workers(cluster) -> None:
     """Kill the worker processes of ``cluster``, a LocalCluster of this process (its nannies' children)."""
-    import signal
-
     for nanny in list(cluster.workers.values()):
         pid = getattr(nanny, "pid", None)
         if pid:
@@ -573,8 +601,6 @@ def _ignore_sigint_plugin(distributed):
 
     class IgnoreSigint(distributed.WorkerPlugin):
         def setup(self, worker) -> None:
-            import signal
-
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
             except ValueError:  # not the process's main thread: leave it
