@@ -421,13 +421,17 @@ def report(run_dir: str | Path, plots: bool = True, max_rank: int | None = None,
     ``max_rank`` ends the CMC figures' rank axis (default: the largest rank the run tabulates);
     ``style`` is a matplotlib style file applied on top of rankbench's own figure style.
     Returns the :class:`~rankbench.report.build.Report` (``markdown``, ``latex``, ``summary``,
-    ``plots``, ...).
+    ``plots``, ...). What a reader must know before its numbers (an incomplete run, unusable files)
+    is said as warnings too, as collect, notes and export say it.
     """
     folder = RunFolder.open(run_dir)
     if style is not None:
         style_file(style)
     with folder.lock("rankbench report"):  # not while a run writes the same files
-        return build_report(folder, plots=plots, max_rank=max_rank, style=style)
+        built = build_report(folder, plots=plots, max_rank=max_rank, style=style)
+    for line in status_said(built.run):
+        log.warning("%s", line)
+    return built
 
 
 @dataclass

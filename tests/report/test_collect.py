@@ -72,3 +72,7 @@ def test_an_incomplete_run_is_said_and_never_reproduced(runs, tmp_path, caplog):
     (tmp_path / "configs" / "papera").mkdir(parents=True)
     note = app.notes("papera", [run], tmp_path / "papera.md", configs=tmp_path / "configs")
     assert "Reproduced:" not in note.markdown and "incomplete or damaged" in note.markdown
+    caplog.clear()   # report said it only inside the Markdown it wrote: the terminal stayed silent
+    with caplog.at_level(logging.WARNING, logger="rankbench"):
+        app.report(run, plots=False)
+    assert any("Incomplete run" in r.getMessage() for r in caplog.records)
