@@ -28,7 +28,8 @@ class ILIDS(Loader):
     root : the folder of the JPEGs, or a folder holding them under ``images/`` or ``Persons/``
         (default ``<data-root>/ilids``); JPEGs in more than one of these places are an error.
     size : (height, width) every image is resized to (default 128 x 64), as the originals vary
-        (widths about 30-130 px, heights 76-304 px).
+        (widths about 30-130 px, heights 76-304 px); None: as stored (for extractors that take
+        images of any size).
     min_images : people with fewer images are left out (re-identification needs a probe and a
         gallery image); they are reported with a warning and listed in ``info["left_out"]``.
     check_images : decode every image at load time so an unreadable file is reported up front.
@@ -80,10 +81,11 @@ class ILIDS(Loader):
             raise DataError(f"dataset ilids: no person in {folder} has {self.min_images} or more images")
         items = items.sort_values(["identity", "index"]).reset_index(drop=True)
         paths = list(items["path"])
-        h, w = (int(v) for v in self.size)
+        size = None if self.size is None else (int(self.size[0]), int(self.size[1]))  # None: as stored
         if self.check_images:
             for p in paths:
                 read_image(p)
-        return Dataset(name="ilids", items=items, image_reader=resized_reader(paths, (h, w)),
-                       info={"root": str(folder), "left_out": few, "size": [h, w]},
-                       fingerprint=fingerprint_files(paths, extra=f"ilids:{h}x{w}"))
+        extra = "ilids:" + ("original" if size is None else f"{size[0]}x{size[1]}")
+        return Dataset(name="ilids", items=items, image_reader=resized_reader(paths, size),
+                       info={"root": str(folder), "left_out": few, "size": list(size) if size else None},
+                       fingerprint=fingerprint_files(paths, extra=extra))

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from rankbench.datasets.base import read_image
 from rankbench.datasets.ilids import ILIDS
 from rankbench.errors import DataError
 
@@ -43,6 +44,9 @@ def test_ilids_layouts_resize_and_singletons(tmp_path, sub, underscore):
         assert ds.image(i).shape == (128, 64, 3)
     with pytest.warns(UserWarning):
         assert ILIDS(size=(64, 32)).load(str(tmp_path)).image(0).shape == (64, 32, 3)
+    with pytest.warns(UserWarning):   # size: null, as listed, was a TypeError traceback
+        kept = ILIDS(size=None).load(str(tmp_path))
+    assert kept.info["size"] is None and kept.image(0).shape == read_image(kept.items["path"].iat[0]).shape
 
 
 def test_ilids_errors(tmp_path):
