@@ -75,7 +75,7 @@ class MulanLoader(Loader):
             if not np.isin(R, (0, 1)).all():
                 raise DataError(f"{f}: label attributes must be 0/1 (found other values or '?')")
             feats.append(arff.numbers(fcols).astype(np.float32))
-            rels.append(R.astype(np.uint8))
+            rels.append(R.astype(np.int8))   # the relevance codes (1 / 0 / -1) every loader gives
             ids += [f"{f.stem}:{i}" for i in range(len(R))]
             train += [is_train] * len(R)
         items = pd.DataFrame({"id": ids, "train": np.array(train, dtype=bool)})

@@ -26,8 +26,8 @@ class PubFig(Loader):
     """PubFig relative attributes: 772 face images of 8 people, 11 attributes ordered per person.
 
     Reads ``pubfig_data.mat`` of the relative_attributes_v2 release. ``items`` has ``id``,
-    ``category`` (person name), ``train`` (the release's ``used_for_training``: 30 images per
-    person) and ``path``. ``arrays["feat"]`` is the release's 542-d feature (512 GIST + 30
+    ``category`` (person name), ``train`` (the release's ``used_for_training``: 241 images,
+    30 per person but JaredLeto's 31) and ``path``. ``arrays["feat"]`` is the release's 542-d feature (512 GIST + 30
     colour); ``arrays["gist_ref"]`` its first 512 columns (LMgist GIST, used to validate ours),
     ``arrays["colour_ref"]`` its last 30 (the release's colour histogram, of undocumented binning).
     ``info["strength"]`` is a categories x attributes DataFrame from ``relative_ordering``

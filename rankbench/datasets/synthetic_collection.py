@@ -88,8 +88,9 @@ class SyntheticCollection(Loader):
       10,469-item boosting split (median 170) where TRECVID 2006's own rates give 3 to 205.
     - ``"trecvid2006"``: ``n_items`` rows of ``<data-root>/trecvid2006-labels/tv06_gt.mat``
       (79,484 x 20, {0, 1}) drawn without replacement and kept in their original order, so that
-      concept co-occurrence is real and positives still cluster in consecutive shots. TRECVID's 0
-      means "negative or unjudged"; both become 0 here.
+      concept co-occurrence is real and positives still cluster by video (the file lists each
+      video's shots in string order, shot1_10 after shot1_1, not in time). TRECVID's 0 means
+      "negative or unjudged"; both become 0 here.
 
     Features: for each type t with (dims d_t, noise s_t), every concept c has a random unit
     prototype u_tc in R^d_t; an item's vector is ``sum_c y_ic u_tc + v_video + s_t * e`` with
