@@ -590,9 +590,10 @@ class _RunSources:
         checks), else (a run made before those) the manifest's fingerprint of an unswept dataset."""
         cfg = self.config(label)
         key = repr(cfg.dataset.model_dump())
-        if key not in self._datasets:
-            self._datasets[key] = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
-        ds = self._datasets[key]
+        if key not in self._datasets:  # read and digested once, asked for each trial and part
+            ds = load_dataset(cfg, self.data_root, str(self.folder.path / CONFIG))
+            self._datasets[key] = ds, data_content(ds)
+        ds, content = self._datasets[key]
         st = next((s for s in self.run.settings if s.label == label), None)
         recorded = st.dataset_fingerprint if st is not None else None
         if recorded is None and not any(k.startswith("dataset.") for k in self.run.config.get("sweep") or {}):
@@ -604,7 +605,7 @@ class _RunSources:
                                  f"(fingerprint {ds.fingerprint}, {len(ds)} items; the run's {recorded}"
                                  + (f", {n_items} items" if n_items is not None else "") + "); export reads the data "
                                  "the run used: point --data-root at it")
-        if st is not None and st.data_content not in (None, data_content(ds)):
+        if st is not None and st.data_content not in (None, content):
             raise RankbenchError(f"{self.folder.path}: the labels of dataset {cfg.dataset.name!r}{where} (or other "
                                  "data its protocol reads beside the features) changed since the run; export reads "
                                  "the data the run used: point --data-root at it")
