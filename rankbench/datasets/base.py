@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..params import init_params
+from ..utils.diskcache import code_fingerprint, digest
 
 #: codes of ``arrays["relevance"]``: unjudged items are left out of a concept's training and of
 #: its AP (as ``trec_eval -J``); collections judged exhaustively only use 1 and 0
@@ -335,8 +336,6 @@ def load(loader: Any, data_root: str | os.PathLike | None = None) -> Dataset:
         raise DataError(f"dataset {name}: row {missing[0]} has no item id ({len(missing)} such row(s)); expected "
                         "an id on every item")
     if ds.fingerprint and type(loader).__module__.split(".")[0] != "rankbench":
-        from ..utils.diskcache import code_fingerprint, digest
-
         params = {k: v for k, v in loader.get_params().items() if k != "root"} if hasattr(loader, "get_params") \
             else {}
         ds.fingerprint = digest(ds.fingerprint, name, params, code_fingerprint(type(loader)))

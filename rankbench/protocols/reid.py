@@ -196,15 +196,16 @@ class ReIdentification(Protocol):
         refused; the items of any other value take no part, said in a warning with their counts."""
         where = f"protocol.split_column: column {self.split_column!r} of dataset {dataset.name!r}"
         values, counts = np.unique(dataset.column(self.split_column).astype(str), return_counts=True)
-        values = values.astype(object)   # Python str: said as written
-        near = [v for v in values if v not in ROLES and v.strip().lower() in ROLES]
+        unknown = ~np.isin(values, list(ROLES))
+        values, counts = values[unknown].astype(object), counts[unknown]   # Python str: said as written
+        near = [v for v in values if v.strip().lower() in ROLES]
         if near:
             raise DataError(f"{where}: value {near[0]!r}; expected a part written exactly as "
                             f"{near[0].strip().lower()!r} ({', '.join(ROLES)}; any other value takes no part)")
-        other = [f"{v!r} ({n})" for v, n in zip(values, counts) if v not in ROLES]
-        if other:
-            warnings.warn(f"{where}: {sum(counts[~np.isin(values, list(ROLES))])} item(s) take no part, their value "
-                          f"being none of {', '.join(ROLES)}: {', '.join(other[:5])}", UserWarning, stacklevel=2)
+        if len(values):
+            warnings.warn(f"{where}: {counts.sum()} item(s) take no part, their value being none of "
+                          f"{', '.join(ROLES)}: {', '.join(f'{v!r} ({n})' for v, n in zip(values[:5], counts[:5]))}",
+                          UserWarning, stacklevel=2)
 
     def _check_cams(self, dataset: Dataset) -> None:
         cams = sorted(set(dataset.column("cam").astype(str)))
