@@ -162,10 +162,17 @@ def named_files(folder: Path, pattern: re.Pattern[str], suffixes: tuple[str, ...
     """The files of ``folder`` with one of ``suffixes`` (any case), sorted by name, each with its
     match of ``pattern``; hidden files and other files (notes, Thumbs.db) are skipped. A file that
     does not match is one DataError naming it (``unexpected``) and ``layout``, and so is a broken
-    link among them (:func:`require_link_target`) and anything else named like an image (a folder)."""
+    link among them (:func:`require_link_target`), anything else named like an image (a folder), and a
+    sub-folder holding such files: the layout is flat, and its images would be left out unread."""
     out = []
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or path.suffix.lower() not in suffixes:
+        if path.name.startswith("."):
+            continue
+        if path.suffix.lower() not in suffixes:
+            if path.is_dir() and (n := sum(1 for p in path.iterdir()
+                                           if not p.name.startswith(".") and p.suffix.lower() in suffixes)):
+                raise DataError(f"{what}: the sub-folder {path} holds {n} image(s) that would not be read "
+                                f"(the images stand in {folder} itself); expected layout: {layout}")
             continue
         require_link_target(path, what, layout)
         if not path.is_file():

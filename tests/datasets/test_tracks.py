@@ -88,6 +88,19 @@ def test_unparsable_name_is_named(tmp_path, bad):
         load(root=str(root))
 
 
+def test_crops_in_a_sub_folder_are_refused_not_left_out(tmp_path):
+    root = make_dump(tmp_path / "d", CROPS)
+    make_dump(root / "cam2", {20: [1, 2, 3]})      # a second dump nested in the first
+    (root / "thumbs").mkdir()
+    (root / "thumbs" / "notes.txt").write_text("no images here")
+    with pytest.raises(DataError, match=r"sub-folder .*cam2 holds 3 image\(s\) that would not be read.*layout"):
+        load(root=str(root))
+    (root / "cam2" / "20_1.jpg").rename(root / "20_1.jpg")
+    for f in (root / "cam2").iterdir():
+        f.rename(root / "cam2" / ("." + f.name))  # hidden files are not images
+    assert len(load(root=str(root))) == 17
+
+
 def test_empty_and_missing_folders(tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "readme.txt").write_text("no crops")

@@ -50,6 +50,13 @@ def test_viper_person_in_one_camera_only(tmp_path):
         VIPeR(root=root).load()
 
 
+def test_viper_images_in_a_camera_sub_folder_are_refused(tmp_path):
+    root = make_viper(tmp_path / "viper")
+    _write(root / "cam_a" / "extra" / "042_45.bmp", 128, 48, 7)
+    with pytest.raises(DataError, match=r"dataset viper: the sub-folder .*extra holds 1 image"):
+        VIPeR(root=root).load()
+
+
 def test_viper_unreadable_image(tmp_path):
     root = make_viper(tmp_path / "viper")
     (root / "cam_b" / "005_90.bmp").write_bytes(b"not a bitmap")
