@@ -156,6 +156,18 @@ def test_yan_figure3_refits_the_recorded_split_and_figure6_tabulates_the_trials(
     assert sorted(series) == ["active", "temporal"]
 
 
+def test_figure6_of_one_trial_gives_means_without_a_std(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    run = _run(tmp_path, "configs/yan", TYPES.replace("trials: 3", "trials: 1"), "towncentre6_types")
+    res = cli("figures", run, "--out", tmp_path / "figs")
+    assert res.exit_code == 0, res.output
+    md = (tmp_path / "figs" / "figure6.md").read_text()
+    # before: 'nan' for every std of a single trial
+    assert "nan" not in md
+    row = next(line for line in md.splitlines() if line.startswith("| 2 |"))
+    assert all(re.fullmatch(r"\d+\.\d \(\d+\.\d\)", c.strip()) for c in row.strip("|").split("|")[1:]), row
+
+
 def test_a_model_is_refitted_on_trial_0s_recorded_split_with_the_data_root_given(runs, tmp_path, monkeypatch):
     import rankbench.engine.refit as refit_module
 

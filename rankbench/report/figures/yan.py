@@ -105,6 +105,11 @@ def curves(df: pd.DataFrame, by: str) -> pd.DataFrame:
     return out.reset_index().rename(columns={key: "series"})
 
 
+def _percent(mean: float, std: float) -> str:
+    """``12.3 +- 4.5`` in %; the mean alone where the std is not defined (a single trial)."""
+    return f"{100 * mean:.1f}" + ("" if np.isnan(std) else f" +- {100 * std:.1f}")
+
+
 def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8.5))
@@ -148,14 +153,12 @@ def figure6(panels: dict[str, RunData], out: Path) -> list[Path]:
                   "|---|" + "---|" * cv.series.nunique()]
         table = cv.pivot(index="n_constraints", columns="series")
         for k in table.index:
-            cells = [f"{100 * table.loc[k, ('error_rate_mean', s)]:.1f} +- "
-                     f"{100 * table.loc[k, ('error_rate_std', s)]:.1f} ({table.loc[k, ('pairs', s)]:.1f})"
-                     for s in cv.series.unique()]
+            cells = [f"{_percent(table.loc[k, ('error_rate_mean', s)], table.loc[k, ('error_rate_std', s)])} "
+                     f"({table.loc[k, ('pairs', s)]:.1f})" for s in cv.series.unique()]
             lines.append(f"| {k} | " + " | ".join(cells) + " |")
         if not base.empty:
             vote = base.vote_error_rate
-            lines += ["", f"KLR with the per-sequence majority vote (K = 0): {100 * vote.mean():.1f} +- "
-                          f"{100 * vote.std():.1f} %"]
+            lines += ["", f"KLR with the per-sequence majority vote (K = 0): {_percent(vote.mean(), vote.std())} %"]
         lines.append("")
     if not any(ax.get_visible() for ax in axes.ravel()):
         plt.close(fig)
