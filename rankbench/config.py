@@ -209,10 +209,13 @@ class Config(_Strict):
         for key, values in v.items():
             if not values:
                 raise ValueError(f"{key}: expected a list of one value or more (each value is a setting), got []")
-            labels = [_fmt(x) for x in values]
-            twice = next((x for x in labels if labels.count(x) > 1), None)
-            if twice is not None:
-                raise ValueError(f"{key}: the value {twice} is given twice; expected each setting once")
+            seen: dict[Any, Any] = {}
+            for x in values:   # 1 and 1.0 are one number, so one setting once the parameter is typed
+                same = _fmt(float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else x)
+                if same in seen:
+                    given = _fmt(x) if _fmt(x) == _fmt(seen[same]) else f"{_fmt(seen[same])} (as {_fmt(x)})"
+                    raise ValueError(f"{key}: the value {given} is given twice; expected each setting once")
+                seen[same] = x
         return v
 
     def run_rankers(self) -> list[RankerCfg]:

@@ -71,6 +71,8 @@ CONFIG_CASES = [
     ("sweep unknown path", GOOD + "sweep: {protocol.nope: [1, 2]}\n", [], "protocol: unknown parameter 'nope'"),
     ("sweep value twice", GOOD + "sweep: {protocol.n_test: [5, 8, 5]}\n", [],
      "sweep: protocol.n_test: the value 5 is given twice; expected each setting once"),
+    ("sweep number twice", GOOD + "sweep: {protocol.n_test: [5, 8, 5.0]}\n", [],
+     "sweep: protocol.n_test: the value 5 (as 5.0) is given twice; expected each setting once"),
     ("sweep bad value", GOOD + "sweep: {protocol.n_test: [5, 100]}\n", [], "protocol.n_test: expected 2..29"),
     ("extends missing", "extends: nothere.yaml\n", [], "nothere.yaml: config file not found"),
     ("extends not text", "extends: [a, b]\n", [], "extends: expected a file path"),
