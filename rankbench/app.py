@@ -51,7 +51,7 @@ from .engine.estimator import MethodSpec
 from .engine.execute import Outcome, RunInterrupted, execute
 from .engine.export import write_svmlight, write_trec
 from .engine.manifest import verify_resume
-from .engine.plan import EngineOptions, Plan, data_mistakes, load_dataset, plan
+from .engine.plan import EngineOptions, Plan, check_measured, data_mistakes, load_dataset, plan
 from .engine.reuse import data_content
 from .errors import ConfigError, ConfigErrors, ErrorList, JobsFailed, RankbenchError, did_you_mean
 from .params import init_params
@@ -461,6 +461,8 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")
     # checked as a config's own are (a ranker --methods left out stays a ranker: its rows are NOT RUN)
     published = check_published(run_data.config, doc, str(source))
+    if expected_file:   # a config's own were held against what its protocol reports when it was validated
+        check_measured(published, {m for r in run_data.records for m in r.metrics}, str(source))
     rows = grade_rows(summary_of(run_data), published.expected, run_data.methods, run_data.failures())
     claim_rows = grade_run_claims(run_data, published.claims)
     failed = any_fail(rows + claim_rows) or not run_data.complete

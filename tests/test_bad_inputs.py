@@ -257,7 +257,10 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
             ("expected: [{method: L1, metric: mae, value: 0.1, tolerance: 0.1}]", "unknown metric 'mae' for protocol 'reid'"),
             ("expected: [{method: L1, metric: cmc@1, value: 0.1, tolerance: 0.1, setting: x}]", "'x' is not a sweep setting"),
             ("expected: [{method: L1, metric: cmc@1, value: .nan, tolerance: 0.1}]", "expected.0.value"),
-            ("claims: [{kind: better, method: L1, than: Q, metric: cmc@1}]", "claims.0.than: 'Q' is not a ranker")]):
+            ("claims: [{kind: better, method: L1, than: Q, metric: cmc@1}]", "claims.0.than: 'Q' is not a ranker"),
+            # before: graded MISSING at exit 1, where the config's own is refused at validate
+            ("expected: [{method: L1, metric: cmc@7, value: 0.1, tolerance: 0.1}]",
+             "expected.0.metric: expected a metric the run measured, got 'cmc@7'; it measured cmc@1, cmc@5")]):
         expected_files.append((tmp_path / f"exp{i}.yaml", needle))
         expected_files[-1][0].write_text(text + "\n")
     sweep = tmp_path / "sweep.yaml"

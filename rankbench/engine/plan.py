@@ -203,6 +203,20 @@ def check_reported(cfg: Config, settings: list[SettingPlan], origin: str) -> Non
     errors.raise_any()
 
 
+def check_measured(cfg: Config, measured: set[str], origin: str) -> None:
+    """:func:`check_reported` for a run already made (``check --expected``): every metric a
+    published number or claim of ``cfg`` names is one the run measured (``measured``, the metrics
+    of its records; none recorded yet: nothing to hold them against)."""
+    errors = ErrorList()
+    for where, metric, _ in _published_metrics(cfg) if measured else ():
+        if metric not in measured:
+            stem = metric.split("@", 1)[0].split("/", 1)[0]
+            alike = sorted(m for m in measured if m.split("@", 1)[0].split("/", 1)[0] == stem)
+            errors.add(ConfigError(f"{origin}: {where}: expected a metric the run measured, got {metric!r}"
+                                   + (f"; it measured {', '.join(alike)}" if alike else "")))
+    errors.raise_any()
+
+
 def _published_metrics(cfg: Config) -> list[tuple[str, str, str | None]]:
     """(key path, metric, setting label or None for any) of every metric a published number or a
     claim names."""
