@@ -123,7 +123,7 @@ class Protocol(BaseEstimator, ABC):
 
 def checked_output(values: Any, shape: tuple[int | None, ...], what: str, features: bool = False) -> np.ndarray:
     """What a ranker returned (``what``: e.g. ``"similarity"``), as a float array of ``shape``
-    (``None``: any size on that axis; a column ``(n, 1)`` counts as ``(n,)``), or a
+    (``None``: any size but 0 on that axis; a column ``(n, 1)`` counts as ``(n,)``), or a
     :class:`~rankbench.errors.RankerFault` saying what is wrong: nothing (None), not numbers, the
     wrong shape, values that are not finite, or labels it would lose (a masked array's mask, a
     pandas object's own index, or its own columns unless they are ``features``, as a transform's
@@ -148,7 +148,8 @@ def checked_output(values: Any, shape: tuple[int | None, ...], what: str, featur
         raise RankerFault(f"{what} returned {type(values).__name__} of {arr.dtype} values, expected numbers")
     if len(shape) == 1 and arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
-    if arr.ndim != len(shape) or any(want is not None and got != want for got, want in zip(arr.shape, shape)):
+    if arr.ndim != len(shape) or any(got != want if want is not None else got == 0   # no column: all ties
+                                     for got, want in zip(arr.shape, shape)):
         raise RankerFault(f"{what} returned shape {arr.shape}, expected {_shape(shape)}")
     arr = arr.astype(float, copy=False)
     bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
@@ -158,7 +159,7 @@ def checked_output(values: Any, shape: tuple[int | None, ...], what: str, featur
 
 
 def _shape(shape: tuple[int | None, ...]) -> str:
-    return "(" + ", ".join("any" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+    return "(" + ", ".join("any > 0" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def draw_per_class(rng: np.random.Generator, labels: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:

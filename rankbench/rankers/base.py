@@ -60,7 +60,7 @@ from abc import ABCMeta, abstractmethod
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, RankerFault
 
 
 class _Capability(metaclass=ABCMeta):
@@ -101,7 +101,11 @@ class MetricLearner(_Capability):
     def similarity(self, Q: np.ndarray, G: np.ndarray) -> np.ndarray:
         from scipy.spatial.distance import cdist
 
-        return -cdist(self.transform(Q), self.transform(G), "sqeuclidean")
+        zq, zg = np.asarray(self.transform(Q)), np.asarray(self.transform(G))
+        if zq.ndim != 2 or zg.ndim != 2 or 0 in zq.shape[1:] + zg.shape[1:]:  # no column: every distance 0
+            raise RankerFault(f"transform returned shapes {zq.shape} and {zg.shape}, expected "
+                              f"({len(Q)}, d) and ({len(G)}, d) with d at least 1")
+        return -cdist(zq, zg, "sqeuclidean")
 
 
 class ItemScorer(_Capability):

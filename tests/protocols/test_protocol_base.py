@@ -85,7 +85,9 @@ def test_a_transforms_named_feature_columns_are_kept_its_rows_are_not():
     (np.zeros(4), (3,), "R.decision_function returned shape (4,), expected (3,)"),
     (np.zeros((3, 2)), (3,), "R.decision_function returned shape (3, 2), expected (3,)"),
     (np.zeros((2, 4)), (2, 3), "R.decision_function returned shape (2, 4), expected (2, 3)"),
-    (np.zeros(6), (2, None), "R.decision_function returned shape (6,), expected (2, any)"),
+    (np.zeros(6), (2, None), "R.decision_function returned shape (6,), expected (2, any > 0)"),
+    # before: scored, every distance 0 (a k-NN of the first training rows, an all-tied CMC)
+    (np.zeros((2, 0)), (2, None), "R.decision_function returned shape (2, 0), expected (2, any > 0)"),
     (np.array([0.0, np.nan, np.inf, 1.0]), (4,), "R.decision_function returned 2 non-finite value(s) (NaN or "
                                                 "infinite) of 4"),
 ])

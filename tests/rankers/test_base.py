@@ -51,6 +51,19 @@ def test_a_metric_learners_similarity_is_minus_the_squared_distance_after_its_ma
     np.testing.assert_allclose(_Scale().similarity(Q, G), want)
 
 
+def test_a_metric_learners_similarity_refuses_a_map_to_no_column():
+    from rankbench.errors import RankerFault
+
+    class Empty(_Scale):
+        def transform(self, X):
+            return np.zeros((len(X), 0))
+
+    # before: every distance 0, an all-tied similarity scored at exit 0
+    with pytest.raises(RankerFault, match=r"transform returned shapes \(3, 0\) and \(5, 0\), expected \(3, d\) "
+                                          r"and \(5, d\) with d at least 1"):
+        Empty().similarity(np.ones((3, 4)), np.ones((5, 4)))
+
+
 class _Both(PairScorer, ItemScorer):
     accepts_views = True
     diagnostics_ = {"iterations": 3}
