@@ -79,8 +79,10 @@ def code_fingerprint(cls: type) -> str | None:
     ``features/_histogram.py``, the image reading of ``datasets/base.py`` and the PCA of
     ``preprocess/pca.py`` it calls, a bank's ``rankers/_kernels.py``. A plug-in's family is all of
     its own code: its whole top-level package, or for a module outside any package the modules and
-    packages in its file's folder (installed packages and rankbench aside). Code outside the family
-    (numpy, scikit-learn) is not covered: after changing it, ``rankbench cache --clear``. None when
+    packages in its file's folder (installed packages and rankbench aside), and the files beside its
+    code that it may read (a weights file, by name, size and modification time: :func:`_files_beside`).
+    Code outside the family (numpy, scikit-learn) and files elsewhere are not covered: after
+    changing them, ``rankbench cache --clear``. None when
     the source cannot be read (a class made in an interactive session): such a component is not
     cached.
     """
@@ -127,7 +129,27 @@ def module_fingerprint(module: str) -> str | None:
             continue
         h.update(f"module:{name}:".encode() + ast.dump(tree).encode())
         todo += [m for m in _imports(tree, name) if inside(m)]
+    if module.split(".")[0] != "rankbench":
+        for folder in sorted({f for f in map(_folder, seen) if f is not None}):
+            h.update(f"files:{_files_beside(folder)}".encode())
     return h.hexdigest()
+
+
+def _files_beside(folder: Path) -> list[tuple[str, int, int]]:
+    """(name, size, modification time) of each file a plug-in's code may read in its folder (a
+    weights file, a lookup table): not its code (in its syntax tree), hidden files or configs
+    (rankbench reads a config and keys what it says)."""
+    out = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.suffix.lower() in (".py", ".pyc", ".yaml", ".yml"):
+            continue
+        try:
+            st = path.stat()
+        except OSError:   # a broken link: nothing to read
+            continue
+        if path.is_file():
+            out.append((path.name, st.st_size, st.st_mtime_ns))
+    return out
 
 
 def _family(module: str):

@@ -137,6 +137,36 @@ def test_a_plug_in_fingerprint_covers_its_package_or_the_files_beside_it(tmp_pat
         assert fingerprint(module) == base
 
 
+def test_a_plug_in_fingerprint_covers_the_files_it_may_read_beside_its_code(tmp_path, monkeypatch):
+    """A ranker that reads weights.txt beside it: before, editing the file reused the results of the
+    old weights (cmc@1 25.00 where --no-cache gives 5.00). Configs and sub-folders (run folders)
+    beside it are not its inputs."""
+    import importlib
+    import os
+    import sys
+
+    from rankbench.utils import diskcache
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "w_ranker.py").write_text("class R:\n    pass\n")
+    (tmp_path / "weights.txt").write_text("1.0\n")
+    (tmp_path / "run.yaml").write_text("trials: 1\n")
+
+    def fingerprint():
+        monkeypatch.delitem(sys.modules, "w_ranker", raising=False)
+        diskcache.module_fingerprint.cache_clear()
+        return diskcache.code_fingerprint(importlib.import_module("w_ranker").R)
+
+    base = fingerprint()
+    (tmp_path / "run.yaml").write_text("trials: 5\n")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "summary.csv").write_text("a,b\n")
+    assert fingerprint() == base
+    (tmp_path / "weights.txt").write_text("0.0\n")
+    os.utime(tmp_path / "weights.txt", ns=(0, 0))   # same size: the time tells
+    assert fingerprint() != base
+
+
 def test_an_extractor_fingerprint_covers_the_rankbench_code_it_calls(monkeypatch):
     """pixels' transductive_pca calls preprocess/pca.py: an edit there changed its features, and the
     cache served the old ones (its key covered rankbench.features only)."""
