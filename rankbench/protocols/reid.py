@@ -487,11 +487,13 @@ class ReIdentification(Protocol):
         with meter.test():
             S = checked_output(ranker.similarity(take(X, probe), take(X, gal)), (len(probe), len(gal)), "similarity")
         cand = own_view_left_out(ids, dataset.column("cam") if "cam" in dataset.items.columns else None, probe, gal)
-        found = (ids[probe][:, None] == ids[gal][None, :]) & cand
-        kept = found.any(axis=1)
+        same = ids[probe][:, None] == ids[gal][None, :]
+        kept = (same & cand).any(axis=1)
+        absent = int((~same.any(axis=1)).sum())   # the rest of those left out: their person's own camera only
         if not kept.any():
             raise DataError(f"protocol reid: dataset {dataset.name!r}: no probe has a true match in the gallery "
-                            "taken by another camera (every test person was seen by one camera only)")
+                            + ("(no probe's person is in it)" if absent == len(kept) else
+                               "taken by another camera (every test person was seen by one camera only)"))
         S, cand, p_ids = np.asarray(S)[kept], cand[kept], ids[probe][kept]
         curve = cmc_curve(S, p_ids, ids[gal], cand)
         metrics = {f"cmc@{r}": float(curve[r - 1]) for r in self._ranks(dataset)}
@@ -500,7 +502,7 @@ class ReIdentification(Protocol):
         extra: dict[str, Any] = {"diagnostics": diagnostics(ranker)}
         if not kept.all():
             extra["probes_without_match"] = int((~kept).sum())
-            self._warn_left_out(dataset, int(kept.sum()), len(kept))
+            self._warn_left_out(dataset, int(kept.sum()), len(kept), absent)
         return TrialResult(metrics=metrics, curves={"cmc": curve.tolist()}, extra=extra)
 
     def _warn_one_camera_pairs(self, dataset: Dataset, people: np.ndarray, cams: np.ndarray) -> None:
@@ -513,14 +515,18 @@ class ReIdentification(Protocol):
                           "camera); a learner that pairs images across cameras gets no true match from them",
                           UserWarning, stacklevel=2)
 
-    def _warn_left_out(self, dataset: Dataset, n_scored: int, n_probes: int) -> None:
+    def _warn_left_out(self, dataset: Dataset, n_scored: int, n_probes: int, absent: int) -> None:
         """Say, in one line, that ``n_probes - n_scored`` probes had no match to find and were left
-        out of this trial's CMC and mAP, and why."""
+        out of this trial's CMC and mAP, and why: ``absent`` of them have no gallery image of their
+        person, the others only images from their own camera."""
         how = (f"gallery: {self.gallery} draws probe and gallery images regardless of camera, gallery: cam "
                "from two cameras" if self.gallery != "cam" and not self._is_fixed else "as the fixed split places them")
+        own = n_probes - n_scored - absent
+        why = [f"{absent} with no gallery image of their person"] if absent else []
+        why += [f"{own} whose person's gallery images are all from the probe's own camera (a probe does not rank "
+                "its own camera's)"] if own else []
         warnings.warn(f"protocol reid: dataset {dataset.name!r}: CMC and mAP scored {n_scored} of {n_probes} "
-                      f"probes; {n_probes - n_scored} left out, having no match to find: no gallery image of their "
-                      f"person is from another camera (a probe does not rank its own camera's), {how}",
+                      f"probes; {n_probes - n_scored} left out, having no match to find: {'; '.join(why)}, {how}",
                       UserWarning, stacklevel=2)
 
 

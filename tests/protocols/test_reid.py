@@ -82,6 +82,23 @@ def test_map_is_the_mean_over_probes_of_a_brute_force_ap():
     assert "probes_without_match" not in res.extra
 
 
+def test_probes_whose_person_is_not_in_the_gallery_are_said_as_such():
+    """Before: 'no gallery image of their person is from another camera', of a dataset without
+    cameras whose fixed split leaves 3 probes' people out of the gallery."""
+    rows = [{"id": f"{p}-{k}", "identity": p} for p in range(8) for k in range(2)]
+    ds = Dataset("toy", pd.DataFrame(rows))
+    X = np.random.default_rng(1).normal(size=(len(rows), 3))
+    split = TrialSplit.drawn({"train": [0, 1, 2, 3], "probe": [4, 6, 8, 10, 12], "gallery": [5, 7]})
+    with pytest.warns(UserWarning) as said:
+        res = ReIdentification(n_test=4, gallery="one_random").evaluate(L1Norm, X, ds, split, Meter())
+    text = next(str(w.message) for w in said if "left out" in str(w.message))
+    assert "scored 2 of 5 probes; 3 left out, having no match to find: 3 with no gallery image of their person," in text
+    assert "camera" not in text.split("person,")[0] and res.extra["probes_without_match"] == 3
+    with pytest.raises(DataError, match=r"no probe has a true match in the gallery \(no probe's person is in it\)"):
+        ReIdentification(n_test=4, gallery="one_random").evaluate(L1Norm, X, ds, TrialSplit.drawn(
+            {"train": [0, 1], "probe": [4, 6], "gallery": [9, 11]}), Meter())
+
+
 def test_a_probe_does_not_match_its_own_cameras_image_of_itself():
     """torchreid's rule under one_random: the gallery image of a probe's identity from the probe's
     camera is not a match to find; a probe left without any is left out (and counted)."""
