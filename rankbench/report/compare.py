@@ -200,7 +200,8 @@ def _finish(rows: list[dict[str, Any]], correction: str, sides: tuple[str, str],
     tested = int(table["t_p"].notna().sum())
     if correction == "holm" and tested > 1:
         table["t_p_adj"], table["wilcoxon_p_adj"] = holm(table["t_p"]), holm(table["wilcoxon_p"])
-        note = f"p-values adjusted by Holm's method over the {tested} tests of this table"
+        note = (f"p-values adjusted by Holm's method over the {tested} tests of this table; each row's 95 % "
+                "interval is its own, not adjusted (it may exclude 0 where the adjusted test finds no difference)")
     else:
         table["t_p_adj"], table["wilcoxon_p_adj"] = table["t_p"], table["wilcoxon_p"]
         note = ("no test applies to any row (too few trials, or identical differences)" if tested == 0 else

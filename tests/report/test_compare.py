@@ -136,7 +136,8 @@ def test_two_methods_of_one_run(runs):
     assert row["better"] == expect
     md = res.to_markdown()
     assert "| Bhattacharyya | L1 | nauc | 3 |" in md and "95 % CI" in md
-    assert f"adjusted by Holm's method over the {len(tested)} tests" in md
+    assert f"adjusted by Holm's method over the {len(tested)} tests of this table; each row's 95 % interval is its own, " \
+           "not adjusted" in md   # before: silent, beside adjusted p-values a row's interval can contradict
     plain = app.compare(runs["a"], methods=("Bhattacharyya", "L1"), correction="none")
     assert plain.table["t_p_adj"].equals(plain.table["t_p"]) and "no multiple-comparison correction" in plain.to_markdown()
     single = app.compare(runs["a"], methods=("Bhattacharyya", "L1"), metrics=["nauc"])
