@@ -128,6 +128,8 @@ def _reason(row: GradedNumber, e: ExpectedCfg) -> str:
     unit = " points" if is_rate(m) else ""
     tol = fmt_value(m, row["tolerance"]) + unit
     off = fmt_value(m, abs(row["diff"])) + unit
+    if g != Grade.OK and off == tol:   # a gap that rounds to the tolerance (0.00 beyond 0.00): its digits
+        off = f"{abs(row['diff']) * (100 if is_rate(m) else 1):.2g}{unit}"
     se = row["se"]
     se_text = (f"standard error {fmt_value(m, se)}{unit} exceeds the tolerance {tol}"
                + ("" if row["n_trials"] > 1 else " (one trial; the published spread)"))

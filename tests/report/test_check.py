@@ -36,6 +36,9 @@ def test_reasons_say_why():
     assert one(summary(0.51))["reason"] == "off by 1.00 points, within the tolerance 2.00 points"
     assert "beyond the tolerance 2.00 points but within 1.5x" in one(summary(0.525))["reason"]
     assert "beyond 1.5x the tolerance" in one(summary(0.60))["reason"]
+    # before: 'off by 0.00 points, beyond 1.5x the tolerance 0.00 points'
+    row, = grade_rows(summary(0.5000001), [ExpectedCfg(method="A", metric="cmc@1", value=0.5, tolerance=0)])
+    assert row["grade"] == "FAIL" and row["reason"].startswith("off by 1e-05 points, beyond 1.5x the tolerance 0.00")
 
 
 def test_a_known_gap_turns_a_fail_into_gap_only():
