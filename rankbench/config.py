@@ -863,13 +863,37 @@ class Overrides:
         return not (self.sets or self.trials is not None or self.seed is not None or self.regress or self.methods)
 
 
-def _swept(sweep: Any, key: str) -> str | None:
+def _swept(data: dict, key: str) -> str | None:
+    """The sweep key whose places overlap the places ``key`` names (``rankers.*.K`` and
+    ``rankers.cMDS-DML.K``, ``features.colour.bins`` and ``features.0.bins`` are one place)."""
+    sweep = data.get("sweep")
     if not isinstance(sweep, dict):
         return None
+    mine = _places(data, key)
     for k in sweep:
-        if key == k or key.startswith(k + ".") or k.startswith(key + "."):
+        if any(a[:len(b)] == b or b[:len(a)] == a for a in mine for b in _places(data, str(k))):
             return k
     return None
+
+
+def _places(data: dict, dotted: str) -> list[tuple]:
+    """The places (key paths, list items by index) ``dotted`` names in ``data``; as it is written
+    where it does not resolve (the step that fails is reported when it is set)."""
+    paths: list[tuple] = [()]
+    nodes: list[Any] = [data]
+    for key in dotted.split("."):
+        nxt_paths, nxt_nodes = [], []
+        for path, node in zip(paths, nodes):
+            try:
+                steps = (list(range(len(node))) if key == "*" and isinstance(node, list)
+                         else [_step(node, key, dotted, create=True)[1]])
+            except ConfigError:
+                return [tuple(dotted.split("."))]
+            for k in steps:
+                nxt_paths.append(path + (k,))
+                nxt_nodes.append(node[k] if isinstance(node, list) or k in node else None)
+        paths, nodes = nxt_paths, nxt_nodes
+    return paths
 
 
 def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
@@ -894,7 +918,7 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
                 data["claims"] = [c for c in data["claims"] if not isinstance(c, dict)
                                   or {c.get("method"), c.get("than", c.get("method"))} <= kept]
     for key, value in over.sets:
-        hit = _swept(data.get("sweep"), key)
+        hit = _swept(data, key)
         if hit is not None:
             raise ConfigError(f"--set {key}: this key is swept (sweep: {hit}); a single value would be "
                               f"ignored by every setting; change the sweep instead, e.g. --set "

@@ -1,5 +1,6 @@
 """Config loading: extends, overrides, sweeps, and one-line errors naming file, key and expectation."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -204,6 +205,15 @@ def test_set_on_a_swept_key_is_refused(tmp_path):
     p = write(tmp_path, "sw.yaml", BASE + "sweep: {protocol.n_test: [5, 10]}\n")
     with pytest.raises(ConfigError, match=r"--set protocol.n_test: this key is swept \(sweep: protocol.n_test\)"):
         load_experiment(p, sets("protocol.n_test=7"))
+    # before: a wildcard or a list index named the swept place otherwise, and the value was ignored
+    # by every setting while config.yaml recorded it
+    for sweep, key in (("features.colour.bins", "features.0.bins"), ("features.*.bins", "features.colour.bins"),
+                       ("features.0", "features.colour.bins"), ("features.colour.bins", "features")):
+        p = write(tmp_path, "sw2.yaml", BASE + f"sweep: {{{sweep}: [4, 16]}}\n")
+        with pytest.raises(ConfigError, match=rf"--set {key}: this key is swept \(sweep: {re.escape(sweep)}\)"):
+            load_experiment(p, sets(f"{key}=4" if key != "features" else "features=[]"))
+    p = write(tmp_path, "sw3.yaml", BASE + "sweep: {features.colour.bins: [4, 16]}\n")
+    assert len(load_experiment(p, sets("protocol.n_test=7")).settings) == 2   # another place: set
 
 
 def test_circular_extends(tmp_path):
