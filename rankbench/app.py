@@ -132,10 +132,14 @@ class RunResult:
     report: Report | None = None
 
 
-def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | None, overrides: Overrides) -> Experiment:
-    """The experiment a folder was started with (``started``, its config.yaml); a given config /
-    overrides must agree with it."""
+def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | None, overrides: Overrides,
+                       regressed: bool) -> Experiment:
+    """The experiment a folder was started with (``started``, its config.yaml, with its regress
+    block applied when ``regressed``); a given config / overrides must agree with it."""
     origin = str(folder.path / CONFIG)
+    if config is None and overrides.regress and not regressed:   # config.yaml holds no block to apply
+        raise ConfigError(f"--resume {folder.path}: the run was started without --regress, now with it; resume "
+                          "without changing it (the folder keeps its own config) or start a new run")
     if config is not None:
         wanted = load_experiment(config, overrides).data
     elif not overrides.empty():
@@ -192,7 +196,8 @@ def run(config: str | Path | None = None, *, overrides: Overrides | None = None,
             folder.check_writable()
             held.enter_context(folder.lock(command))  # before any work: a second writer is refused at once
             state = verify_resume(folder)
-            exp = _resume_experiment(folder, state.config, config, overrides)
+            exp = _resume_experiment(folder, state.config, config, overrides,
+                                     bool(state.manifest and state.manifest.invocation.get("regress")))
             options = replace(options, data_root=_run_data_root(state.manifest, options.data_root))
             new = False
         elif config is None:

@@ -131,7 +131,14 @@ def test_resume_names_a_changed_key(cli, tmp_path, monkeypatch):
     one_line_error(cli("run", cfg, "--resume", tmp_path / "p", "--set", "protocol.n_test=12"),
                    "protocol.n_test = 15, now 12")
     one_line_error(cli("run", cfg, "--resume", tmp_path / "p", "--trials", "5"), "trials = 3, now 5")
+    # before: exit 0, the --regress of a resume without its config ignored without a word
+    one_line_error(cli("run", "--resume", tmp_path / "p", "--regress"), "the run was started without --regress, now with it")
     assert cli("run", cfg, "--resume", tmp_path / "p", "-q").exit_code == 0
+    reg = write(tmp_path, SMALL + "regress: {trials: 2}\n", "reg.yaml")
+    restore = _interrupt_after(monkeypatch, 1)
+    assert CliRunner().invoke(main, ["run", str(reg), "--regress", "--out", str(tmp_path / "r"), "-q"]).exit_code == 130
+    restore()
+    assert cli("run", "--resume", tmp_path / "r", "--regress", "-q").exit_code == 0   # as it was started
 
 
 def _fake_viper(root, n_people):
