@@ -918,6 +918,10 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
                 data["claims"] = [c for c in data["claims"] if not isinstance(c, dict)
                                   or {c.get("method"), c.get("than", c.get("method"))} <= kept]
     for key, value in over.sets:
+        if key.split(".")[0] in ("expected", "claims"):
+            raise ConfigError(f"--set {key}: published numbers and claims are not set on the command line (the "
+                              "verdicts would credit the paper with them); grade a run against other numbers with "
+                              "rankbench check RUN_DIR --expected FILE")
         hit = _swept(data, key)
         if hit is not None:
             raise ConfigError(f"--set {key}: this key is swept (sweep: {hit}); a single value would be "

@@ -595,6 +595,12 @@ def test_summary_states_the_trials_this_run_has(cli, tmp_path):
     assert cli("run", cfg, "--out", tmp_path / "r", "-q", "--trials", "2", "--seed", "7").exit_code == 0
     md = (tmp_path / "r" / "summary.md").read_text()
     assert "(50 trials [this run: 2])" in md and "This run: 2 trials (run seed 7, --trials 2)" in md
+    # before: a --set was said nowhere in the summary, and one on a published number was graded
+    res = cli("run", cfg, "--out", tmp_path / "s", "-q", "--trials", "2", "--set", "protocol.n_test=12")
+    assert res.exit_code == 0, res.output
+    assert "This run: 2 trials (run seed 0, --trials 2, --set protocol.n_test=12)" in (tmp_path / "s" / "summary.md").read_text()
+    one_line_error(cli("run", cfg, "--set", "expected.0.value=0.5"), "--set expected.0.value: published numbers and "
+                   "claims are not set on the command line")
 
 
 # ------------------------------------------------------------------------------ small things

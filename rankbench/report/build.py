@@ -213,11 +213,11 @@ def run_description(run: RunData) -> str:
 
 def run_facts(run: RunData) -> str:
     """What this run did, from the run itself (never from the config's prose): trials and seed,
-    how it was reduced (``--regress``, ``--trials``), its settings and methods."""
+    how it was reduced or changed (``--regress``, ``--trials``, ``--set``), its settings and methods."""
     trials = run.n_trials
     inv = run.manifest.invocation if run.manifest else {}
     how = [w for w, on in (("--regress", inv.get("regress")), (f"--trials {inv.get('trials')}", inv.get("trials")))
-           if on]
+           if on] + [f"--set {s}" for s in inv.get("overrides") or ()]
     facts = f"This run: {trials} trial{'s' if trials != 1 else ''} (run seed {run.config.get('seed', 0)}"
     facts += (", " + ", ".join(how) if how else "") + ")"
     values = run.setting_values()
