@@ -24,7 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .components import ComponentSpec
-from .errors import ConfigError, ErrorList, did_you_mean
+from .errors import ConfigError, ConfigErrors, ErrorList, did_you_mean
 from .metrics import METRICS, metric_info
 from .registry import preprocessors, protocols
 
@@ -1008,4 +1008,23 @@ def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Exp
     origin = str(path)
     overrides = overrides or Overrides()
     data = apply_overrides(load_raw(path), overrides, origin)
-    return resolve(data, origin, overrides.max_settings)
+    try:
+        return resolve(data, origin, overrides.max_settings)
+    except ConfigError as exc:
+        if not overrides.sets:
+            raise
+        said = [_blame_set(m, origin, data, overrides.sets) for m in getattr(exc, "messages", [str(exc)])]
+        raise (ConfigErrors(said) if isinstance(exc, ConfigErrors) else type(exc)(said[0])) from None
+
+
+def _blame_set(message: str, origin: str, data: dict, sets: list[tuple[str, Any]]) -> str:
+    """``message`` about a place a ``--set`` wrote, said of that --set instead of the config file
+    (whose text holds another value there)."""
+    if not message.startswith(origin + ": "):
+        return message
+    where = message[len(origin) + 2:].split(": ", 1)[0]
+    places = _places(data, where)
+    for key, _ in reversed(sets):   # the last --set of a place is the one that holds
+        if any(a[:len(b)] == b for a in places for b in _places(data, key)):
+            return f"--set {key} (on {origin}): {message[len(origin) + 2:]}"
+    return message

@@ -290,6 +290,8 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("run", good, "--set", "rankers.Ghost.C=1"), "no item named 'Ghost'"),
         (("run", good, "--set", "rankers.P.C=-2"), "rankers.P.C: expected a number > 0 or a list (each a number > 0) with at least 1 item(s), got -2"),
         (("run", good, "--set", "trials.x=1"), "cannot be looked up inside a int"),
+        # before: said of the config file, whose text holds another value there
+        (("run", good, "--set", "seed=abc"), f"--set seed (on {good}): seed: expected a valid integer, got 'abc'"),
         (("run", sweep, "--set", "protocol.n_test=7"), "this key is swept"),
         (("run", good, "--out", done), "already holds a run"),
         (("run", good, "--out", blocker / "run"), "cannot create the run folder"),
