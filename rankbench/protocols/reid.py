@@ -77,6 +77,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
@@ -223,17 +224,15 @@ class ReIdentification(Protocol):
         present = set(map(str, dataset.column("identity")))
         labels = self._labels()
         not_people = set(labels["junk"] + labels["distractors"]) | set(dict(dataset.info.get("identity_roles") or {}))
-        if "cam" in dataset.items.columns:   # '007' in camera a, '7' in b: one person split in two
-            cams = pd.Series(dataset.column("cam").astype(str)).groupby(dataset.column("identity").astype(str)).unique()
-            as_number: dict[int, str] = {}
-            for label in sorted(present - not_people):
-                if label.strip().lstrip("+-").isdigit():
-                    other = as_number.setdefault(int(label), label)
-                    if other != label and not set(cams[other]) & set(cams[label]):
-                        raise DataError(f"dataset {dataset.name!r}, column 'identity': {other!r} (camera "
-                                        f"{', '.join(sorted(cams[other]))}) and {label!r} (camera "
-                                        f"{', '.join(sorted(cams[label]))}) are one number written two ways; expected "
-                                        "each person's label written one way")
+        # '007' in camera a and '7' in b: one person split in two (in one camera too: two people
+        # no dataset means); 'c5' in the query and '5' in the gallery: a probe's own camera unseen
+        ids = dataset.column("identity").astype(str)
+        _one_way(dataset.name, "identity", "person's", sorted(present - not_people), ids,
+                 dataset.column("cam").astype(str) if "cam" in dataset.items.columns else None,
+                 lambda s: int(s) if s.strip().isdigit() and int(s) > 0 else None)   # 0000, -1: markers
+        if "cam" in dataset.items.columns:
+            _one_way(dataset.name, "cam", "camera's", sorted(map(str, set(dataset.column("cam").astype(str)))),
+                     dataset.column("cam").astype(str), None, _camera_key)
         for key in ("junk", "distractors"):
             absent = [lab for lab in labels[key] if lab not in present]
             if absent:
@@ -528,6 +527,32 @@ class ReIdentification(Protocol):
         warnings.warn(f"protocol reid: dataset {dataset.name!r}: CMC and mAP scored {n_scored} of {n_probes} "
                       f"probes; {n_probes - n_scored} left out, having no match to find: {'; '.join(why)}, {how}",
                       UserWarning, stacklevel=2)
+
+
+def _camera_key(label: str) -> str:
+    """What a camera label names, however it is written: 'c5', 'C05', 'cam5', 'camera_5' and '5'
+    are camera 5; 'cam_a' and 'A' are camera a."""
+    s = re.sub(r"[\s_\-]", "", label.lower())
+    s = re.sub(r"^(camera|cam|c)(?=[0-9a-z])", "", s) if s not in ("c", "cam", "camera") else s
+    return str(int(s)) if s.isdigit() else s
+
+
+def _one_way(name: str, column: str, whose: str, labels: list[str], values: np.ndarray, cams: np.ndarray | None,
+             key) -> None:
+    """A DataError when two of ``labels`` (the values of ``column``) are one label written two ways
+    (the same ``key``), naming both and (for identities) their cameras."""
+    seen: dict = {}
+    for label in labels:
+        k = key(label)
+        if k is None:
+            continue
+        other = seen.setdefault(k, label)
+        if other != label:
+            where = ((lambda v: f" (camera {', '.join(sorted(set(cams[values == v])))})") if cams is not None
+                     else (lambda v: ""))
+            raise DataError(f"dataset {name!r}, column {column!r}: {other!r}{where(other)} and {label!r}{where(label)} "
+                            f"are one {'number' if column == 'identity' else 'label'} written two ways; expected "
+                            f"each {whose} label written one way")
 
 
 def _copies(dataset: Dataset) -> np.ndarray | None:
