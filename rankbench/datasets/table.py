@@ -23,7 +23,8 @@ several, by feature-set name) whose rows are the items, in table order or at the
 column. Relative paths in the table and in the loader's options are relative to the table's
 folder; the table itself (``file``) or the image folder (``root``) is relative to the data root,
 as every dataset's ``root`` is. Optional ``id`` (unique; default the image's file name without
-its extension, else the row number), ``group``, ``subject``; any other column is kept as it is
+its extension, or, where two images share a name, its path below their common folder without the
+extension: ``cam_a/person_0001``; else the row number), ``group``, ``subject``; any other column is kept as it is
 (e.g. for a protocol's ``group_column``).
 
 A file-name pattern instead of a table (``root`` + ``pattern``): every image under ``root`` (any
@@ -204,6 +205,9 @@ class Table(Loader):
             items["id"] = text(table, "id", where)
         elif "path" in items.columns:
             items["id"] = [Path(p).stem for p in items["path"]]
+            if items["id"].duplicated().any():   # person_0001.png in cam_a/ and in cam_b/: the folders tell
+                top = os.path.commonpath([os.path.dirname(p) for p in items["path"]])
+                items["id"] = [Path(os.path.relpath(p, top)).with_suffix("").as_posix() for p in items["path"]]
         else:
             items["id"] = [str(i) for i in range(n)]
         dup = items["id"].duplicated()

@@ -146,6 +146,19 @@ def test_market1501_names_give_identity_cam_and_subset_and_keep_junk_and_distrac
     assert len(own) == 24 * 3 + 2 and own.items["frame"].dtype == np.int64 and "identity_roles" not in own.info
 
 
+def test_images_of_one_name_in_two_folders_take_their_folders_as_ids(root):
+    """PRID 2011: cam_a/person_0001.png and cam_b/person_0001.png. Before: "column 'id', row 39:
+    'person_0001' names two items", of a pattern run that has no id column."""
+    rng = np.random.default_rng(3)
+    for cam in ("cam_a", "cam_b"):
+        for p in (1, 2, 3):
+            image(root / "prid" / cam / f"person_{p:04d}.png", (40 * p, 90, 20), rng)
+    ds = load(root, root="prid", pattern=r"^person_(?P<identity>\d+)")
+    assert sorted(ds.items["id"]) == [f"{c}/person_{p:04d}" for c in ("cam_a", "cam_b") for p in (1, 2, 3)]
+    assert sorted(load(root, root="prid/cam_a", pattern=r"^person_(?P<identity>\d+)").items["id"]) == [
+        "person_0001", "person_0002", "person_0003"]     # one folder: the names, as before
+
+
 def test_a_market1501_run_must_say_what_junk_and_distractors_are(root, tmp_path):
     cfg = yaml.safe_load(next(e for e in EXAMPLES if "market1501" in e))
     cfg["protocol"] = {k: v for k, v in cfg["protocol"].items() if k != "junk"}
