@@ -191,6 +191,21 @@ class ReIdentification(Protocol):
                  "image each" + (", and the distractors)" if floor > self.n_test else ")"))
         if self.ranks is not None and max(self.ranks) > floor:
             raise ConfigError(f"protocol.ranks: expected ranks <= {where}, got {max(self.ranks)}")
+        self._check_negative(dataset)
+
+    def _check_negative(self, dataset: Dataset) -> None:
+        """A negative identity (Market-1501 and DukeMTMC's junk) is declared junk or distractors:
+        scored as a person, it would join every gallery it falls in as distractors."""
+        labels = self._labels()
+        ids = dataset.column("identity").astype(str)
+        declared = set(labels["junk"] + labels["distractors"]) | set(dict(dataset.info.get("identity_roles") or {}))
+        negative = sorted(lab for lab in set(map(str, ids)) - declared
+                          if lab.strip().startswith("-") and lab.strip()[1:].isdigit())
+        if negative:
+            raise ConfigError(f"protocol.junk: dataset {dataset.name!r} has identity {negative[0]!r} "
+                              f"({int((ids == negative[0]).sum())} item(s)), a negative number, which marks junk "
+                              "images in Market-1501-style data; expected it in protocol.junk or protocol.distractors "
+                              f"(e.g. junk: [{negative[0]!r}]), or a person's label that is not negative")
 
     def _check_parts(self, dataset: Dataset) -> None:
         """A ``split_column`` value that names a part but for its case or spaces ('Gallery') is
