@@ -59,19 +59,24 @@ class ComponentSpec:
     def seeded(self) -> bool:
         """Whether the component takes a ``random_state`` and leaves it to the caller (None)."""
         if self.estimator is not None:
-            params = self.estimator.get_params(deep=False) if hasattr(self.estimator, "get_params") else {}
-            return "random_state" in params and params["random_state"] is None
+            return bool(self._unseeded())
         return "random_state" in init_params(self.cls) and self.params.get("random_state") is None
+
+    def _unseeded(self) -> list[str]:
+        """The object's ``random_state`` parameters left None, its own and its parts' (a Pipeline's
+        steps, a meta-estimator's estimator: ``forest__random_state``)."""
+        params = self.estimator.get_params(deep=True) if hasattr(self.estimator, "get_params") else {}
+        return sorted(k for k, v in params.items() if k.rpartition("__")[2] == "random_state" and v is None)
 
     def build(self, seed: int | None = None) -> Any:
         """A fresh instance with its own copy of the parameters; ``seed`` becomes its
-        ``random_state`` when :attr:`seeded`."""
+        ``random_state`` when :attr:`seeded` (an object's: each one it leaves None, its parts' too)."""
         seed_it = seed is not None and self.seeded
         if self.estimator is not None:
             from sklearn.base import clone
 
             est = clone(self.estimator, safe=False)  # a deep copy of an object that is no estimator
-            return est.set_params(random_state=seed) if seed_it else est
+            return est.set_params(**dict.fromkeys(self._unseeded(), seed)) if seed_it else est
         params = {**self.params, "random_state": seed} if seed_it else self.params
         return self.cls(**copy.deepcopy(params))  # as clone: a build that writes to a mapping changes no other
 

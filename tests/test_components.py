@@ -46,6 +46,22 @@ def test_build_makes_a_fresh_instance_seeded_only_where_random_state_is_left_to_
         .with_seed(7).params == {"random_state": 3}
 
 
+def test_an_objects_parts_left_unseeded_are_seeded_too():
+    """Before: make_pipeline(StandardScaler(), RandomForestClassifier()) ran unseeded (its forest's
+    random_state None), so two identical evaluations gave other numbers at exit 0."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    pipe = ComponentSpec.of(make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=3)))
+    assert pipe.seeded and pipe.build(7).get_params()["randomforestclassifier__random_state"] == 7
+    ovr = ComponentSpec.of(OneVsRestClassifier(RandomForestClassifier(n_estimators=3, random_state=1)))
+    assert not ovr.seeded and ovr.build(7).get_params()["estimator__random_state"] == 1   # the user's seed kept
+    mixed = ComponentSpec.of(make_pipeline(PCA(2, random_state=5), RandomForestClassifier(n_estimators=3))).build(9)
+    assert (mixed.get_params()["pca__random_state"], mixed.get_params()["randomforestclassifier__random_state"]) == (5, 9)
+
+
 class WritesItsOptions:
     """A user's ranker that writes to a mapping it was given (a YAML anchor can give two methods one)."""
 
