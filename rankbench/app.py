@@ -357,8 +357,14 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     if features is not None and not (isinstance(features, str) or (isinstance(features, (list, tuple))
                                                                       and all(isinstance(f, str) for f in features))):
         raise ConfigError(f"evaluate: features: expected a feature set's name or a list of them, got {features!r}")
-    if sets is not None and not isinstance(sets, dict):
-        raise ConfigError(f"evaluate: sets: expected a mapping of key paths to values, got {sets!r}")
+    if sets is not None and not (isinstance(sets, dict) and all(isinstance(k, str) for k in sets)):
+        raise ConfigError(f"evaluate: sets: expected a mapping of key paths (text) to values, got {sets!r}")
+    sets_used = [features] if isinstance(features, str) else list(features or [])
+    if len(set(sets_used)) < len(sets_used):
+        raise ConfigError(f"evaluate: features: expected each feature set once, got {features!r}")
+    for arg, value in (("data_root", data_root), ("out", out)):
+        if value is not None and not isinstance(value, (str, os.PathLike)):
+            raise ConfigError(f"evaluate: {arg}: expected a folder path, got {value!r}")
     try:
         shown = repr(estimator)
     except Exception:  # noqa: BLE001 - a user's __repr__ (or the get_params it calls) that fails
@@ -374,6 +380,9 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
     label = name or type(estimator).__name__
     if label in [r.name for r in exp.config.rankers]:
         raise ConfigError(f"evaluate: name: {label!r} is a ranker of the config; give the estimator another name")
+    if label in [e.method for e in exp.config.expected if e.published_only]:   # its grades would be the paper's
+        raise ConfigError(f"evaluate: name: {label!r} is a method the config's published numbers name (published "
+                          "only); give the estimator another name")
     if combine not in (None, "concat", "views"):
         raise ConfigError(f"evaluate: combine: expected 'concat' or 'views', got {combine!r}")
     if jobs > 1:
@@ -383,7 +392,6 @@ def evaluate(estimator: Any, config: str | Path | dict, *, trials: int | None = 
             raise ConfigError(f"evaluate: jobs: {jobs} worker processes need an estimator that pickles (its class "
                               f"importable from a module), got {type(exc).__name__}: {exc}; use jobs=1") from None
     consumes = getattr(exp.components.protocol.cls, "consumes_views", False)
-    sets_used = [features] if isinstance(features, str) else list(features or [])
     spec = MethodSpec(label, ComponentSpec.of(estimator, where=f"evaluate: estimator {label!r}"), sets_used,
                       combine or ("views" if consumes else "concat"))
     p = plan(exp, data_root, methods=[spec])

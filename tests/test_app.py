@@ -250,6 +250,18 @@ def test_a_paper_setting_by_name_and_one_line_mistakes():
         app.evaluate(LogisticRegression(), config("comparison"))   # fit(X, y): no pairs, no sign
     with pytest.raises(ConfigError, match="unknown feature set 'gist'"):
         app.evaluate(LogisticRegression(), config("classification"), features="gist")
+    # before: ran every job, then refused its own run folder's config.yaml (nothing returned)
+    published = config("classification", expected=[{"method": "PRDC", "metric": "error_rate", "value": 0.3,
+                                                    "tolerance": 0.1, "published_only": True}])
+    with pytest.raises(ConfigError, match="evaluate: name: 'PRDC' is a method the config's published numbers name"):
+        app.evaluate(LogisticRegression(), published, name="PRDC")
+    # before: AttributeError, TypeError; and a feature set given twice was concatenated twice
+    for kwargs, said in (({"sets": {3: 1}}, "sets: expected a mapping of key paths"),
+                         ({"data_root": 5}, "data_root: expected a folder path, got 5"),
+                         ({"out": 5}, "out: expected a folder path, got 5"),
+                         ({"features": ["f", "f"]}, "features: expected each feature set once")):
+        with pytest.raises(ConfigError, match=f"evaluate: {said}"):
+            app.evaluate(LogisticRegression(), config("classification"), **kwargs)
 
 
 class LostParameter(BaseEstimator):
