@@ -212,7 +212,10 @@ def _format(err: ValidationError, cls: type, params: dict, where: str) -> str:
         want = own["msg"].removeprefix("Value error, ")
     elif any(e["type"] == "finite_number" for e in err.errors()):
         want = f"a finite number ({want})"
-    return f"{where}.{name}: expected {want}, got {params.get(name)!r}"
+    number = next((e["input"] for e in err.errors() if e["type"] == "string_type"
+                   and isinstance(e.get("input"), (int, float)) and not isinstance(e.get("input"), bool)), None)
+    hint = "" if number is None else f" (a label that is a number is text in quotes: {str(number)!r})"
+    return f"{where}.{name}: expected {want}, got {params.get(name)!r}{hint}"
 
 
 def check_params(cls: type, params: dict[str, Any], where: str) -> dict[str, Any]:

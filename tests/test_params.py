@@ -63,6 +63,9 @@ def test_good_values_come_back_as_the_constructor_takes_them():
                                                "got ['car', 'sky', 'car']"),
     # in a union the reason was lost: 'expected a string or a list ... or null'
     ({"n": 1, "one_or_many": ["a", "a"]}, "rankers.toy.one_or_many: expected each name once ('a' is given twice)"),
+    # a label written as a number (junk: [-1], probe_cam: 1): say how to write it
+    ({"n": 1, "names": [-1]}, "rankers.toy.names: expected a list (each a string) with at least 1 item(s) or null, "
+                              "got [-1] (a label that is a number is text in quotes: '-1')"),
     ({"n": 1, "m": 2}, "rankers.toy: unknown parameter 'm'; allowed: n, kind, c, s, random_state, flag, spaces, names, "
                "one_or_many"),
     ({}, "rankers.toy: missing required parameter 'n'"),
