@@ -343,8 +343,17 @@ class ReIdentification(Protocol):
             return min(int(marked[g].sum()) + len(_groups(dataset, g[~marked[g]]))
                        for g in (t["gallery"] for t in self._fixed(dataset)))
         k = self._shots()[1]
-        per_person = [len(g) if k == "all" else min(len(g), int(k)) for g in _groups(dataset, self._unpaired(dataset))]
-        return self.n_test + int(marked.sum()) + sum(per_person)
+
+        def shots(groups: list[np.ndarray]) -> list[int]:
+            return [len(g) if k == "all" else min(len(g), int(k)) for g in groups]
+
+        test = self.n_test   # without cameras: at least one image per test person
+        if self._by_cam:     # the test people of fewest gallery-camera images (all of them, or k)
+            usable, _ = self._usable(dataset)
+            gal = np.flatnonzero(usable & (dataset.column("cam").astype(str) == str(self.gallery_cam))
+                                 & np.isin(dataset.column("identity"), self._eligible(dataset)))
+            test = sum(sorted(shots(_groups(dataset, gal)))[: self.n_test])
+        return test + int(marked.sum()) + sum(shots(_groups(dataset, self._unpaired(dataset))))
 
     def _ranks(self, dataset: Dataset) -> tuple[int, ...]:
         """The ranks reported: as given, or the usual ones that fit in the smallest gallery."""

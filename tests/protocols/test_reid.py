@@ -229,6 +229,19 @@ def test_a_negative_identity_must_be_declared():
     ReIdentification(n_test=10, junk=["-1"]).check_dataset(ds)
 
 
+def test_ranks_may_reach_the_multi_shot_gallery_of_the_fewest_images():
+    """gallery_shots: all, 3 gallery images per person: 4 test people hold at least 12. Before:
+    ranks: [10] refused, 'the smallest gallery a trial can draw, 4'."""
+    rows = [{"id": f"{p}{c}{k}", "identity": str(p), "cam": c} for p in range(20) for c in "ab"
+            for k in range(1 if c == "a" else 3 + (p % 2))]
+    ds = Dataset("toy", pd.DataFrame(rows))
+    ReIdentification(n_test=4, ranks=[10, 12]).check_dataset(ds)
+    with pytest.raises(ConfigError, match=r"expected ranks <= the smallest gallery a trial can draw, 12 .*got 13"):
+        ReIdentification(n_test=4, ranks=[13]).check_dataset(ds)
+    with pytest.raises(ConfigError, match=r"draw, 8 .*got 9"):   # two shots each
+        ReIdentification(n_test=4, gallery_shots=2, ranks=[9]).check_dataset(ds)
+
+
 def test_training_pairs_from_one_camera_are_said_in_a_warning():
     """gallery: pair on camera data: a training person's two images may share a camera, and then
     give a learner that pairs across cameras no true match; each trial counts them, as a brute
