@@ -41,8 +41,6 @@ PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
 #: a proportion strictly between 0 and 1 (a training fraction, a quantile)
 OpenFraction = Annotated[float, Field(gt=0, lt=1)]
-#: a probability or a weight share in [0, 1]
-UnitInterval = Annotated[float, Field(ge=0, le=1)]
 #: ``random_state``: a non-negative integer seed, or None (the engine then sets the trial's seed)
 Seed = Annotated[int, Field(ge=0)] | None
 #: one value, or a list of candidates that the component chooses among on its training data

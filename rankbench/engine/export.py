@@ -41,7 +41,6 @@ from ..protocols.base import Protocol
 from ..runfolder import SettingSplits, TrialRecord, TrialSplit
 from ..utils.fileio import atomic_write_bytes
 
-RETRIEVAL = ("retrieval", "stacked_retrieval")
 SVMLIGHT = ("retrieval", "comparison")
 
 

@@ -177,13 +177,6 @@ class RankBoost(PairScorer, BaseEstimator):
             data[s // 2:s // 2 + len(part.data)] = part.data
         return PairedCodes(data, P.d, thr.shape[1])
 
-    def decision(self, D: np.ndarray) -> np.ndarray:
-        """H of difference vectors D (..., d)."""
-        out = np.zeros(D.shape[:-1])
-        for f, t, a in zip(self.features_, self.thresholds_, self.alphas_):
-            out += a * (D[..., f] <= t)
-        return out
-
     def similarity(self, Q, G):
         """``H(|q - g|)`` for every (probe, gallery) pair, shape (nq, ng)."""
         check_is_fitted(self, "alphas_")
