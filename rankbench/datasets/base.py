@@ -247,7 +247,9 @@ def image_size(data: bytes | np.ndarray | str | os.PathLike, path: str | os.Path
 def read_image(path: str | os.PathLike, grey: bool = False, size: tuple[int, int] | None = None) -> np.ndarray:
     """Read an image file as RGB (or grey) uint8, naming the file if it cannot be decoded or claims
     more than :data:`MAX_PIXELS` pixels; with ``size`` = (height, width), an image of another size
-    is an error naming both sizes."""
+    is an error naming both sizes. Decoded as OpenCV does: a grey file as RGB with R = G = B, a
+    16-bit file as its high byte, alpha dropped (not composited), the EXIF orientation applied, and
+    a multi-frame file (GIF, TIFF) as its first frame; a float TIFF does not decode."""
     cv2 = _cv2()
     flag = cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR
     data = np.fromfile(str(path), dtype=np.uint8) if Path(path).is_file() else None

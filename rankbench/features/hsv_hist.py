@@ -24,7 +24,11 @@ from .base import Extractor
 
 @features.register("hsv_hist")
 class HSVHistogram(Extractor):
-    """HSV colour histogram, 32 bins per channel (96-d), each channel L1-normalised (Yan et al.)."""
+    """HSV colour histogram, 32 bins per channel (96-d), each channel L1-normalised (Yan et al.).
+
+    Grey images (a plug-in's 2-D arrays) are refused; a grey image file is read as RGB with
+    R = G = B (:func:`~rankbench.datasets.base.read_image`), all of it at hue 0 and saturation 0.
+    """
 
     def __init__(self, bins: Annotated[int, Field(ge=2, le=180)] = 32):
         self.bins = bins

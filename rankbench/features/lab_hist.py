@@ -21,8 +21,9 @@ class LabHistogram(Extractor):
     """L*a*b* colour histogram (``bins`` per channel), joint or one per channel, normalised to sum 1.
 
     Colour is converted with OpenCV's 8-bit L*a*b* (each channel scaled to 0..255); grey images
-    are refused because they have no colour. ``joint``: one histogram over (L, a, b) cells
-    (``b_L * b_a * b_b`` dims); otherwise the three channels' histograms side by side
+    (a plug-in's 2-D arrays) are refused because they have no colour; a grey image file is read as
+    RGB with R = G = B (:func:`~rankbench.datasets.base.read_image`), all of it at a = b = 128.
+    ``joint``: one histogram over (L, a, b) cells (``b_L * b_a * b_b`` dims); otherwise the three channels' histograms side by side
     (``b_L + b_a + b_b`` dims, each channel's part summing to 1/3), e.g. 3 x 10 = 30 dims, the size
     of the colour part of the PubFig relative-attributes release.
     """
