@@ -22,7 +22,9 @@ class LBP(Extractor):
     for P = 8; ``"uniform"`` the P+2 rotation-invariant ones. 8x8 grid x 59 = 3776-d by default.
     ``power`` raises the normalised histograms element-wise (0.5 = square root, the Hellinger
     map, so a linear kernel on them acts as the Bhattacharyya kernel); on PubFig it lifts linear
-    RankSVM accuracy from 82.5% to 83.9% (8x8 grid; 77.6% with a 4x4 grid).
+    RankSVM accuracy from 82.5% to 83.9% (8x8 grid; 77.6% with a 4x4 grid). Codes are scikit-image's
+    ``local_binary_pattern``, which counts a neighbour outside the image as 0: the border pixels'
+    codes depend on how bright they are (a black image and a white one differ in the border cells).
     """
 
     def __init__(self, image_size: Annotated[int, Field(ge=8)] = 128, P: Annotated[int, Field(ge=4, le=24)] = 8,
