@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .fileio import FileLock, NotRegularFile, atomic_write_bytes
+from .progress import WAITING, tick
 
 log = logging.getLogger("rankbench.cache")
 
@@ -286,7 +287,12 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
     root = cache_dir()
     path = root / kind / f"{key}.joblib"
     try:
-        lock = FileLock(root / kind / f"{key}.lock", root)
+        try:
+            lock = FileLock(root / kind / f"{key}.lock", root, blocking=False)
+        except BlockingIOError:   # another process computes this entry: said, then waited for
+            tick(WAITING, 0)
+            log.info("cache: %s: another process is computing this entry; waiting to take it", path)
+            lock = FileLock(root / kind / f"{key}.lock", root)
     except OSError as exc:  # unwritable cache: compute without it
         if isinstance(exc, NotRegularFile) and (exc.filename, exc.strerror) not in _SAID:
             _SAID.add((exc.filename, exc.strerror))   # once per process, not once per entry

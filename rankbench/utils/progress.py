@@ -103,6 +103,10 @@ def progress_shown() -> bool:
 
 
 # ----------------------------------------------------------------------------- the hook
+#: the loop a job that waits for another process's identical result shows (:func:`~.diskcache.cached`)
+WAITING = "waiting for another process computing the same result"
+
+
 class FitReporter:
     """Receives one job's :func:`tick` calls and passes the job's state to ``sink``: the latest
     position of each loop (an outer loop's tick forgets the inner loops of its previous step).
@@ -131,9 +135,11 @@ class FitReporter:
             names = list(self.loops)
             for inner in names[names.index(what) + 1:]:
                 del self.loops[inner]
+        if what != WAITING:
+            self.loops.pop(WAITING, None)   # the wait is over: the job computes after all, or goes on
         self.loops[what] = [int(done), None if total is None else int(total)]
         now = time.monotonic()
-        if now - self._last >= self.interval:
+        if now - self._last >= self.interval or what == WAITING:   # a wait is said at once
             self._last = now
             self.sink(self.state())
 
@@ -166,7 +172,7 @@ def reporting(reporter: FitReporter):
 
 def describe_loops(loops: dict[str, list]) -> str:
     """``round 120/200, C 3/10``."""
-    return ", ".join(f"{k} {d}" + (f"/{t}" if t else "") for k, (d, t) in loops.items())
+    return ", ".join(k if k == WAITING else f"{k} {d}" + (f"/{t}" if t else "") for k, (d, t) in loops.items())
 
 
 # ----------------------------------------------------------------------------- the ETA

@@ -28,6 +28,32 @@ def test_computed_once_then_loaded(tmp_path, monkeypatch):
     assert not hit_e and len(calls) == 4 and e["a"].tolist() == [0, 1, 2]
 
 
+def test_a_wait_for_another_process_computing_the_entry_is_said(tmp_path, monkeypatch, caplog):
+    """Before: a run waiting on another run's identical job showed 'running: RB trial 0 (60 s)'
+    with no word of the wait, as long as the other run's fit took."""
+    import threading
+    import time
+
+    from rankbench.utils.fileio import FileLock
+    from rankbench.utils.progress import WAITING, FitReporter, describe_loops, reporting
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path))
+    cached("things", "seed", lambda: 1)          # makes the kind's folder
+    held = FileLock(tmp_path / "things" / "k.lock", tmp_path)   # the other process, computing
+    threading.Timer(0.3, held.release).start()
+    states = []
+    with caplog.at_level("INFO", logger="rankbench"), reporting(FitReporter("job", states.append, interval=60)):
+        t0 = time.monotonic()
+        value, hit = cached("things", "k", lambda: 7)
+    assert time.monotonic() - t0 >= 0.25 and (value, hit) == (7, False)
+    assert describe_loops(states[-1]["loops"]) == WAITING    # said at once, not after the interval
+    assert "another process is computing this entry; waiting to take it" in caplog.text
+    reporter = FitReporter("job", states.append)
+    reporter.tick(WAITING, 0, None)
+    reporter.tick("round", 1, 10)                 # computing after all: the wait is over
+    assert describe_loops(reporter.loops) == "round 1/10"
+
+
 def test_digest_sees_values_shapes_and_dtypes():
     x = np.arange(6.0)
     assert digest(x, {"C": 1}) == digest(x.copy(), {"C": 1})
