@@ -222,7 +222,7 @@ def _new_folder(held: contextlib.ExitStack, command: str, out: str | Path | None
     """A new run folder (:meth:`RunFolder.create`), written by this process alone while ``held``."""
     folder = RunFolder.create(out, root, name)
     folder.check_writable()
-    held.enter_context(folder.lock(command))
+    held.enter_context(folder.claim(command))
     return folder
 
 

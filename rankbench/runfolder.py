@@ -179,16 +179,15 @@ class RunFolder:
 
         ``path`` may exist only as an empty folder, or as a run that never started: one killed
         before it drew its splits (while loading data or extracting features), which holds no
-        result and whose writer is gone; it is cleared and reused. A folder holding anything else
-        is refused, so an earlier run is never overwritten. ``name`` is a name, never a path
-        (the config's ``name``, checked by its schema).
+        result and whose writer is gone; :meth:`claim` clears it for reuse. A folder holding
+        anything else is refused, so an earlier run is never overwritten. ``name`` is a name,
+        never a path (the config's ``name``, checked by its schema).
         """
         try:
             if path is not None:
                 p = Path(path)
                 if p.exists() and (not p.is_dir() or any(p.iterdir())):
                     if cls(p)._never_started():
-                        cls(p)._clear_start()
                         return cls(p)
                     if not p.is_dir():
                         raise RunFolderError(f"{p}: exists and is a file, not a folder; choose another --out")
@@ -217,21 +216,44 @@ class RunFolder:
     #: heartbeats and an empty trials folder
     _START = {CONFIG, MANIFEST, LOCK, RUNNING, TRIALS}
 
-    def _never_started(self) -> bool:
-        """A run killed before its splits: nothing but its start, no result, no live writer."""
+    def _never_started(self, probe: bool = True) -> bool:
+        """A run killed before its splits: nothing but its start, no result, no live writer
+        (``probe``: its lock is tried; not when this process holds it)."""
         p = self.path
         if not p.is_dir() or not (p / CONFIG).is_file() or (p / SPLITS).exists():
             return False
-        if any(e.name not in self._START for e in p.iterdir()) or any(self.trials_dir.glob("*")):
+        if any(e.name not in self._START for e in self._entries()) or any(self.trials_dir.glob("*")):
             return False
-        try:
-            self.lock("probe").release()
-        except RunFolderError:  # its writer is still at it
-            return False
+        if probe:
+            try:
+                self.lock("probe").release()
+            except RunFolderError:  # its writer is still at it
+                return False
         return True
 
+    def _entries(self) -> list[Path]:
+        """What the folder holds, but another process's passing write test (:meth:`check_writable`)."""
+        return [e for e in self.path.iterdir() if not e.name.startswith(".write-test")]
+
+    def claim(self, command: str) -> FileLock:
+        """The lock of a new run (:meth:`lock`), taken before anything is cleared: the folder
+        :meth:`create` gave, still empty, or a run that never started, whose files are cleared now,
+        under the lock. A folder another process filled meanwhile is refused (two processes that
+        each cleared a killed run's files, the lock's among them, both took a lock and wrote)."""
+        lock = self.lock(command)
+        try:
+            if any(e.name != LOCK for e in self._entries()):
+                if not self._never_started(probe=False):
+                    raise RunFolderError(f"{self.path}: already holds a run, started meanwhile by another rankbench; "
+                                         "choose another --out")
+                self._clear_start()
+        except BaseException:
+            lock.release()
+            raise
+        return lock
+
     def _clear_start(self) -> None:
-        for name in self._START:
+        for name in self._START - {LOCK}:   # the lock is this process's own
             target = self.path / name
             if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)

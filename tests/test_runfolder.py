@@ -39,6 +39,27 @@ def test_a_folder_holding_anything_is_never_reused(tmp_path):
         RunFolder.create(tmp_path / "a-file")
 
 
+def test_a_run_that_never_started_is_cleared_by_one_process_only(tmp_path):
+    """Two processes given one killed run's folder (config.yaml, an opening manifest, a stale
+    lock): before, each cleared it, the lock file the first had just taken among its files, and
+    both wrote the folder at exit 0 (one run's results lost, or two runs' files mixed)."""
+    p = tmp_path / "killed"
+    (p / "trials").mkdir(parents=True)
+    for name in ("config.yaml", "manifest.json", ".lock"):
+        (p / name).write_text("{}")
+    a, b = RunFolder.create(p), RunFolder.create(p)       # both see a run that never started
+    held = a.claim("rankbench run A")
+    assert sorted(e.name for e in p.iterdir()) == [".lock"]   # cleared under the lock
+    (p / "config.yaml").write_text("name: A\n")
+    with pytest.raises(RunFolderError, match="another rankbench writes this run folder"):
+        b.claim("rankbench run B")
+    (p / "splits.json").write_text("{}")                # A has started its run, then ends
+    held.release()
+    with pytest.raises(RunFolderError, match="already holds a run, started meanwhile by another rankbench"):
+        b.claim("rankbench run B")
+    assert (p / "config.yaml").read_text() == "name: A\n" and (p / "splits.json").exists()
+
+
 def test_unreadable_results_are_problems_not_results(tmp_path):
     f = RunFolder.create(tmp_path / "r")
     f.write_trial(record("", 0, "A", {"cmc@1": 0.5}))
