@@ -313,6 +313,23 @@ class RunFolder:
             os.pwrite(lock.fd, json.dumps(info).encode(), 0)
         return lock
 
+    def writer(self) -> str | None:
+        """Who writes the folder now, when that is another process (its pid, host, start and
+        command); None when no one does, or this process."""
+        path = self.path / LOCK
+        try:
+            FileLock(path, self.path, blocking=False).release()
+        except BlockingIOError:
+            try:
+                if json.loads(path.read_text()).get("pid") == os.getpid():
+                    return None
+            except (OSError, ValueError, AttributeError):
+                pass
+            return _holder(path)
+        except OSError:   # a folder it cannot lock (read-only): no writer can lock it either
+            return None
+        return None
+
     def check_writable(self) -> None:
         try:
             fd, probe = tempfile.mkstemp(dir=self.path, prefix=".write-test")   # O_EXCL: follows no link

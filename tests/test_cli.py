@@ -111,6 +111,15 @@ def test_resume_after_interrupt_gives_identical_numbers(cli, tmp_path, monkeypat
     assert f"continue with: rankbench run --resume {tmp_path / 'part'}" in res.output
     assert "Incomplete run" in (tmp_path / "part" / "summary.md").read_text()
     assert cli("check", tmp_path / "part").exit_code == 1  # says it is incomplete
+    # a run another process is writing: before, 'continue it with --resume', which it refuses
+    from rankbench.runfolder import RunFolder
+
+    other = RunFolder.open(tmp_path / "part").lock("rankbench run elsewhere")
+    (tmp_path / "part" / ".lock").write_text(json.dumps({"pid": os.getpid() + 1, "host": "h", "since": "s",
+                                                         "command": "rankbench run elsewhere"}))
+    res = cli("check", tmp_path / "part")
+    assert "Still running: 2 of 8 results so far, written by pid" in res.output and "--resume" not in res.output
+    other.release()
     restore()
     # the hint works as printed: the folder's own config carries the overrides
     assert cli("run", "--resume", tmp_path / "part", "-q").exit_code == 0

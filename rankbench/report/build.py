@@ -164,7 +164,10 @@ def status_lines(run: RunData) -> list[str]:
     """What a reader must know before trusting the tables (empty for a complete run)."""
     out = []
     where = run.folder.path.absolute()   # a command that works wherever the report is read
-    if len(run.records) < run.n_expected:
+    writer = run.folder.writer() if run.folder is not None and len(run.records) < run.n_expected else None
+    if writer is not None:   # a --resume now would be refused: the run is going on
+        out.append(f"**Still running:** {len(run.records)} of {run.n_expected} results so far, written by {writer}.")
+    elif len(run.records) < run.n_expected:
         out.append(f"**Incomplete run:** {len(run.records)} of {run.n_expected} results "
                    f"(continue it with `--resume {where}`).")
     if run.failed:
