@@ -911,13 +911,13 @@ def compare(run_a: str | Path, run_b: str | Path | None = None, *, methods: tupl
 # ----------------------------------------------------------------------------- the cache
 def cache_usage(kinds: list[str] | None = None):
     """What rankbench's on-disk cache holds, per kind (features, base models, ...), largest first;
-    only ``kinds`` when given (each must be a kind the cache holds)."""
-    rows = diskcache.usage()
-    present = {u.kind for u in rows}
-    unknown = [k for k in kinds or () if k not in present]
+    only ``kinds`` when given (each one of :data:`~rankbench.utils.diskcache.KINDS`, held or not:
+    a kind with no entry has nothing to show or clear)."""
+    unknown = [k for k in kinds or () if k not in diskcache.KINDS]
     if unknown:
-        raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(sorted(present)) or 'it is empty'}), "
+        raise ConfigError(f"--kind: expected one of the cache's kinds ({', '.join(diskcache.KINDS)}), "
                           f"got {', '.join(map(repr, unknown))}")
+    rows = diskcache.usage()
     return [u for u in rows if u.kind in kinds] if kinds else rows
 
 
@@ -925,7 +925,7 @@ def clear_cache(kinds: list[str] | None = None):
     """Delete the cache entries of ``kinds`` (default every kind); returns what was freed and what
     could not be (:class:`rankbench.utils.diskcache.Cleared`: ``freed`` and ``kept`` bytes, one
     error line per path left)."""
-    cache_usage(kinds)   # each kind must be one the cache holds
+    cache_usage(kinds)   # each kind must be one of the cache's
     return diskcache.clear(list(kinds) if kinds else None)
 
 

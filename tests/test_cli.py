@@ -641,7 +641,12 @@ def test_features_refuses_a_sweep_that_changes_them(cli, tmp_path):
 def test_cache_shows_one_kind_and_says_where_it_looked(cli, tmp_path):
     res = cli("cache")
     assert res.exit_code == 0 and f"the cache at {tmp_path / 'cache'} is empty" in res.output
+    # before: '--kind: expected one of the cache's kinds (it is empty)', exit 2, as for a typo
+    res = cli("cache", "--clear", "--kind", "features")
+    assert res.exit_code == 0, res.output
     assert cli("run", write(tmp_path, SMALL), "--out", tmp_path / "r", "-q").exit_code == 0
+    res = cli("cache", "--clear", "--kind", "base_models")   # a kind this cache holds no entry of
+    assert res.exit_code == 0, res.output
     res = cli("cache", "--kind", "features")
     assert res.exit_code == 0 and res.output.startswith("features ") and len(res.output.splitlines()) == 1
 
