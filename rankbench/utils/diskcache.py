@@ -302,6 +302,8 @@ def cached(kind: str, key: str, compute: Callable[[], Any], enabled: bool = True
         obj, hit = _load(path)
         if hit:
             return obj, True
+        for stale in path.parent.glob(f".{path.name}.*.tmp"):   # a write killed midway (only the
+            stale.unlink(missing_ok=True)                      # lock's holder writes this entry)
         obj = compute()
         if keep is not None and not keep(obj):
             return obj, False

@@ -26,6 +26,10 @@ def test_computed_once_then_loaded(tmp_path, monkeypatch):
     (tmp_path / "things" / "k1.joblib").write_bytes((tmp_path / "things" / "k2.joblib").read_bytes())
     e, hit_e = cached("things", "k1", compute)
     assert not hit_e and len(calls) == 4 and e["a"].tolist() == [0, 1, 2]
+    # a write killed midway (SIGKILL) left its temporary file for ever, counted in the cache's size
+    (tmp_path / "things" / ".k3.joblib.0123abcd.tmp").write_bytes(b"x" * 1000)
+    cached("things", "k3", compute)
+    assert not list((tmp_path / "things").glob("*.tmp"))
 
 
 def test_a_wait_for_another_process_computing_the_entry_is_said(tmp_path, monkeypatch, caplog):
