@@ -180,11 +180,29 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         for given in methods or []:
             with errors.check():
                 specs.append(_checked_object(given, cfg, protocol, origin, bounds))
+        with errors.check():
+            _one_input(protocol, specs, origin)
         errors.raise_any()
         out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs, st.components))
     if published:
         check_reported(experiment.config, out, experiment.origin)
     return Plan(experiment, out)
+
+
+def _one_input(protocol: Protocol, specs: list[MethodSpec], origin: str) -> None:
+    """Under a protocol that builds its own models from the feature views once for every compared
+    method (``consumes_views``: Merler et al.'s base models), the methods name one feature list
+    and one ``combine``: another would give a method other base models, and its numbers would be
+    compared with the others' as if they were of the same ones."""
+    if not protocol.consumes_views:
+        return
+    first = specs[0] if specs else None
+    for s in specs[1:]:
+        if (s.feature_sets, s.combine) != (first.feature_sets, first.combine):
+            raise ConfigError(f"{origin}: rankers.{s.name}: features {s.feature_sets} with combine {s.combine!r}, "
+                              f"where rankers.{first.name} has {first.feature_sets} with {first.combine!r}; protocol "
+                              f"{protocol.registry_name!r} fits its base models on them once for every compared "
+                              "method: expected one feature list and combine for all")
 
 
 def check_reported(cfg: Config, settings: list[SettingPlan], origin: str) -> None:

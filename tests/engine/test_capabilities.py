@@ -165,3 +165,26 @@ def test_a_plain_class_by_import_path_on_the_command_line(cli, tmp_path, cls, ru
         assert "pair_scorer: fit(X, y, cams=None), similarity(Q, G) (missing similarity)" in lines[0]
         assert "metric: fit(X, y), transform(X) (missing transform)" in lines[0]
     assert not out.exists()
+
+
+def test_methods_under_one_bank_of_base_models_name_one_input(tmp_path):
+    """stacked_retrieval fits its base models on the methods' feature views once for all of them.
+    Before: a method with combine: views beside one with the default concat got a bank of 4
+    models where the other got 2, and the two were compared in one table at exit 0."""
+    import yaml
+
+    from rankbench import app
+    from rankbench.errors import ConfigError
+
+    cfg = config("stacked_retrieval")
+    cfg["rankers"] = [{"name": "Views", "ranker": "bipartite_rankboost",
+                       "combine": "views", "n_rounds": 3},
+                      {"name": "Concat", "ranker": "bipartite_rankboost", "n_rounds": 3}]
+    path = tmp_path / "mix.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    with pytest.raises(ConfigError, match=r"rankers.Concat: features \['a', 'b'\] with combine 'concat', where "
+                                          r"rankers.Views has \['a', 'b'\] with 'views'; protocol 'stacked_retrieval'"):
+        app.validate(path)
+    cfg["rankers"][1]["combine"] = "views"
+    path.write_text(yaml.safe_dump(cfg))
+    app.validate(path)
