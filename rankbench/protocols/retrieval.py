@@ -80,11 +80,11 @@ class Retrieval(Protocol):
     def check_dataset(self, dataset: Dataset) -> None:
         if self.split_by == "dataset":
             dataset.own_split()
-        if self.group_column is not None:
-            if self.split_by == "dataset":
-                raise ConfigError("protocol.group_column: only with split_by: random (the dataset's own "
-                                  "split decides where each item goes)")
-            dataset.column(self.group_column)
+        if self.group_column is not None and self.split_by == "dataset":
+            raise ConfigError("protocol.group_column: only with split_by: random (the dataset's own "
+                              "split decides where each item goes)")
+        if self.split_by == "random":
+            check_parts(dataset, (self.train_fraction,), self.group_column, ("training", "test"))
         check_collection(dataset, self.concepts, self.registry_name, (2 * self.min_positives, 1))
 
     # ------------------------------------------------------------------ split
@@ -156,6 +156,23 @@ def draw_parts(rng: np.random.Generator, n: int, fractions: tuple[float, ...],
     part_of = np.empty(n_units, dtype=int)
     part_of[rng.permutation(n_units)] = np.searchsorted(cut, np.arange(n_units), side="right")
     return part_of[unit]
+
+
+def check_parts(dataset: Dataset, fractions: tuple[float, ...], group_column: str | None,
+                names: tuple[str, ...]) -> None:
+    """A ConfigError unless :func:`draw_parts` gives every part (``names``) a row or a group: a
+    ``group_column`` the dataset has, with groups enough for the ``fractions``."""
+    if group_column is not None and group_column not in dataset.items.columns:
+        raise ConfigError(f"protocol.group_column: expected a column of dataset {dataset.name!r} ("
+                          f"{', '.join(dataset.items.columns)}), got {group_column!r}")
+    units = len(dataset) if group_column is None else len(np.unique(dataset.column(group_column).astype(str)))
+    sizes = np.diff(np.r_[0, np.round(np.cumsum(fractions) * units).astype(int), units])
+    if (sizes == 0).any():
+        key, what = ("protocol", "rows") if group_column is None else \
+            ("protocol.group_column", f"groups of column {group_column!r}")
+        raise ConfigError(f"{key}: dataset {dataset.name!r} has {units} {what}; cut at the fractions "
+                          f"{', '.join(map(str, fractions))}, they leave the {names[int(np.argmin(sizes))]} rows "
+                          "empty; expected more of them")
 
 
 def check_collection(dataset: Dataset, concepts: list[str] | None, who: str, least: tuple[int, int] = (0, 0)) -> None:

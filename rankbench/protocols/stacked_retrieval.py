@@ -62,8 +62,8 @@ from ..utils.progress import tick
 from ..utils.seeds import stream_seed
 from ..utils.threads import blas_threads
 from .base import Protocol, TrialResult, TrialSplit, checked_output, take
-from .retrieval import (ap_metrics, check_collection, concept_relevance, draw_parts, left_out, map_metrics,
-                        scored_concepts)
+from .retrieval import (ap_metrics, check_collection, check_parts, concept_relevance, draw_parts, left_out,
+                        map_metrics, scored_concepts)
 
 PARTS = ("base", "boost", "test")
 
@@ -142,8 +142,7 @@ class StackedRetrieval(Protocol):
             raise ConfigError(f"protocol.boost_fraction: expected base_fraction + boost_fraction < 1 (the rest "
                               f"is ranked), got {self.base_fraction} + {self.boost_fraction}")
         self._bank()
-        if self.group_column is not None:
-            dataset.column(self.group_column)
+        check_parts(dataset, (self.base_fraction, self.boost_fraction), self.group_column, PARTS)
         check_collection(dataset, self.concepts, self.registry_name, (3 * self.min_positives, 6))
 
     # ------------------------------------------------------------------ split

@@ -57,6 +57,24 @@ def test_split_has_three_disjoint_parts_and_respects_groups():
             assert owner.setdefault(grp, k) == k  # every group in exactly one part
 
 
+def test_too_few_groups_or_no_such_group_column_is_named_at_the_check():
+    """Before: one group (or two) left the base and test rows empty, said as 'no concept ... has
+    at least 2 relevant items in each of the base, boosting and test rows'; a group column the data
+    lacks was 'dataset has no column', naming no key."""
+    ds, _ = make_dataset(n=600)
+    ds.items["one"], ds.items["two"] = "v", np.arange(600) % 2
+    for column, units in (("one", 1), ("two", 2)):
+        with pytest.raises(ConfigError, match=rf"^protocol.group_column: dataset 'toy' has {units} groups of "
+                                              rf"column '{column}'; cut at the fractions 0.5, 0.2, they leave the "
+                                              r"\w+ rows empty"):
+            protocols.build("stacked_retrieval", {"base_models": BANK, "group_column": column}).check_dataset(ds)
+    with pytest.raises(ConfigError, match=r"^protocol.group_column: expected a column of dataset 'toy' \(id, group"):
+        protocols.build("stacked_retrieval", {"base_models": BANK, "group_column": "nosuch"}).check_dataset(ds)
+    with pytest.raises(ConfigError, match=r"has 1 groups of column 'one'; cut at the fractions 0.5, they leave"):
+        protocols.build("retrieval", {"group_column": "one"}).check_dataset(ds)
+    protocols.build("stacked_retrieval", {"base_models": BANK, "group_column": "group"}).check_dataset(ds)
+
+
 def test_metrics_are_ap_of_the_final_scores_and_unjudged_items_are_left_out():
     ds, X = make_dataset()
     p = protocols.build("stacked_retrieval", {"base_models": BANK, "depths": [50]})
