@@ -169,7 +169,8 @@ def _type_name(annotation) -> str:
     text = getattr(annotation, "__name__", None) if not typing.get_args(annotation) else None
     text = text or str(annotation)
     text = re.sub(r"typing\.|rankbench\.config\.|annotated_types\.|pydantic\.\w+\.", "", text)
-    text = re.sub(r"Annotated\[(\w+), FieldInfo\([^]]*\)\]", r"\1", text)
+    # FieldInfo(... metadata=[AllowInfNan(...)]): one level of brackets inside (a finite float)
+    text = re.sub(r"Annotated\[(\w+), FieldInfo\((?:[^()]|\([^()]*\))*\)\]", r"\1", text)
     return text.replace("NoneType", "None").replace(" | ", " or ")
 
 
