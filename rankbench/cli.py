@@ -290,9 +290,11 @@ def run(config, data_root, out, resume, trials, seed, jobs, executor, scheduler,
 @_data_root()
 @_sets
 @_methods
+@click.option("--trials", type=click.IntRange(min=1), help="Override the config's trials, as run --trials.")
+@click.option("--seed", type=click.IntRange(min=0), help="Override the config's seed, as run --seed.")
 @click.option("--regress", is_flag=True, help="Validate with the regress: block applied.")
 @_max_settings
-def validate(config, data_root, sets, methods, regress, max_settings):
+def validate(config, data_root, sets, methods, trials, seed, regress, max_settings):
     """Check CONFIG without running it: exactly the checks `run` makes before any work.
 
     \b
@@ -305,7 +307,7 @@ def validate(config, data_root, sets, methods, regress, max_settings):
     """
     from . import app
 
-    p = app.validate(config, _overrides(sets, regress=regress, methods=methods, max_settings=max_settings), data_root)
+    p = app.validate(config, _overrides(sets, trials, seed, regress, methods, max_settings), data_root)
     cfg = p.experiment.config
     n = len(p.settings)
     trials = sorted({st.config.trials for st in p.settings})   # a sweep may set them

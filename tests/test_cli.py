@@ -238,6 +238,9 @@ def test_list_validate_version_help(cli, tmp_path):
     assert res.exit_code == 0 and "OK" in res.output and "3 trial(s), 6 jobs" in res.output
     res = cli("validate", write(tmp_path, SMALL), "--set", "sweep={trials: [2, 4]}")   # the sweep's trials
     assert res.exit_code == 0 and "2-4 trial(s), 2 sweep settings, 12 jobs" in res.output
+    # as run takes them (before: "No such option '--trials'", where the README says validate makes run's checks)
+    res = cli("validate", write(tmp_path, SMALL), "--trials", "5", "--seed", "3")
+    assert res.exit_code == 0 and "5 trial(s), 10 jobs" in res.output
     assert "0.1.0" in cli("--version").output
     for cmd in ("run", "validate", "list", "report", "check", "features", "collect"):
         assert "Example" in cli(cmd, "--help").output
