@@ -28,7 +28,9 @@ Every claim is a paired comparison (:func:`rankbench.report.compare.paired_stats
 statistic ``compare`` prints): both sides are measured on the same splits, so the claim is judged
 on the per-pair differences, their mean and its 95 % two-sided t-interval. ``unit`` names the pairs
 of ``better`` and ``improves``: ``trials`` (default) pairs the trials both sides ran (across two
-settings, only trials whose recorded train / test rows agree); ``tasks`` pairs the per-task values
+settings, only trials whose recorded train / test rows agree; a trial that repeats an earlier one's
+whole split and both numbers, as a deterministic method on the dataset's own split does, is one
+pair, not another); ``tasks`` pairs the per-task values
 ``metric/<task>`` of every trial x task (a paper whose significance statement is over its concepts).
 Curves are paired per trial: each trial's curve is interpolated on a common grid of ``x`` (held
 flat after its last point), and the pair is the mean gap over the grid (the area between the
@@ -56,6 +58,7 @@ Curves are what protocols store per trial under ``curves[<curve>]`` as a mapping
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypedDict
@@ -185,6 +188,24 @@ class _Run:
         fams = sorted({m.split("/", 1)[0] for m in self.trials["metric"] if "/" in m})
         return f" (per-task values in this run: {', '.join(f'{f}/<task>' for f in fams) or 'none'})"
 
+    def repeats(self, setting: str, a: pd.Series, b: pd.Series) -> list[int]:
+        """The trials of ``a`` and ``b`` (indexed by trial) that repeat an earlier one: the same
+        split but for its number and seeds (a protocol that draws nothing: the dataset's own split)
+        and the same two values. A deterministic method gives such a trial its number again, and
+        counted again it would make a sign test of one result (p = 2^(1 - n))."""
+        splits = (self.splits or {}).get(setting, {})
+        seen, out = {}, []
+        for t in a.index:
+            split = splits.get(t)
+            if split is None:
+                continue
+            key = (json.dumps(split.model_dump(exclude={"trial", "seed", "ranker_seed"}), sort_keys=True),
+                   float(a[t]), float(b[t]))
+            if key in seen:
+                out.append(int(t))
+            seen.setdefault(key, t)
+        return out
+
     def same_rows(self, setting_a: str, setting_b: str, trials) -> tuple[list[int], list[int]]:
         """(trials whose train / test rows agree between two settings, trials whose rows differ);
         every trial agrees when the settings are the same or the run recorded no splits."""
@@ -284,7 +305,9 @@ def _better(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
             what = f"per-task {m}" if unit == "tasks" else m
             raise _Missing(f"{what} of {c.method if sa.empty else c.than} not measured"
                            + (f" at {run.title(s)}" if s else "") + run.task_families_hint(unit))
-        a, b = _pair(sa, sb)
+        sa, sb = sa.align(sb, join="inner")
+        again = run.repeats(s, sa, sb) if unit == "trials" else []
+        a, b = _pair(sa.drop(again), sb.drop(again))
         if not len(a):
             raise _Missing(f"{c.method} and {c.than} share no trial" + (f" at {run.title(s)}" if s else ""))
         st = paired_stats(a, b)
@@ -294,7 +317,8 @@ def _better(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
         grades.append(j.grade)
         where = f"{run.title(s)}: " if s else ""
         parts.append(f"{where}{_fmt(m, st.mean_a)} vs {_fmt(m, st.mean_b)}, {_interval(m, st)} over "
-                     f"{_units(st, unit)}: {j.grade}" + (f" ({j.why})" if j.why else ""))
+                     f"{_units(st, unit)}" + (f" ({len(again)} more repeat a trial's split and numbers)"
+                                              if again else "") + f": {j.grade}" + (f" ({j.why})" if j.why else ""))
     head = _tally(grades, "setting") if len(settings) > 1 else ""
     return min(grades, key=_WORST_FIRST.index), (head + "; ".join(parts))
 
@@ -321,7 +345,9 @@ def _improves(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
     keep, dropped = run.same_rows(c.to, c.from_, shared)
     means = (float(sa.mean()), float(sb.mean()))   # without pairs, the sign and margin are all there is
     sa, sb = (x[x.index.get_level_values(0).isin(keep)] for x in (sa, sb))
-    a, b = _pair(sa, sb)
+    sa, sb = sa.align(sb, join="inner")
+    again = run.repeats(c.to, sa, sb) if unit == "trials" else []
+    a, b = _pair(sa.drop(again), sb.drop(again))
     st = paired_stats(a, b)
     if len(a):
         j = judge(st, higher, c.by)
@@ -339,7 +365,9 @@ def _improves(c: ClaimCfg, run: _Run) -> tuple[Grade, str]:
         return j.grade, f"{_fmt(from_metric, means[1])} -> {_fmt(m, means[0])} (means; {j.why}){left}"
     margin = f"; needs a gain above {_fmt(m, c.by)}" if c.by else ""
     return j.grade, (f"{_fmt(from_metric, st.mean_b)} -> {_fmt(m, st.mean_a)}, {_interval(m, st)} over "
-                     f"{_units(st, unit)}{margin}" + (f" ({j.why})" if j.why else "") + left)
+                     f"{_units(st, unit)}" + (f" ({len(again)} more repeat a trial's split and numbers)"
+                                              if again else "") + f"{margin}" + (f" ({j.why})" if j.why else "")
+                     + left)
 
 
 # ----------------------------------------------------------------------------- curves

@@ -110,6 +110,26 @@ def test_identical_differences_need_the_sign_tests_six_trials():
         assert row["grade"] == expected and "identical differences" in row["measured"]
 
 
+def test_trials_that_repeat_a_split_and_its_numbers_count_once():
+    """The dataset's own split (a protocol that draws nothing) gives every trial the same rows; a
+    deterministic method then gives every trial one number. Before: six copies of one result were
+    graded OK by the sign test (p = 2^-5); they are one pair, and one pair is a TREND."""
+    n = SIGN_TEST_PAIRS
+    rec = records({("", "A"): [0.10] * n, ("", "B"): [0.30] * n})
+    fixed = {"": {t: TrialSplit.drawn({"train": [0, 1], "test": [2, 3]}, trial=t, seed=t) for t in range(n)}}
+    row = grade(better(), rec, splits=fixed)
+    assert row["grade"] == "TREND" and f"over 1 trial ({n - 1} more repeat a trial's split and numbers)" \
+        in row["measured"], row["measured"]
+    drawn = {"": {t: TrialSplit.drawn({"train": [t], "test": [9]}, trial=t, seed=t) for t in range(n)}}
+    assert grade(better(), rec, splits=drawn)["grade"] == "OK"     # other rows: other evidence
+    varied = records({("", "A"): [0.10 + 0.001 * t for t in range(n)], ("", "B"): [0.30] * n})
+    assert "repeat" not in grade(better(), varied, splits=fixed)["measured"]   # a seeded method's spread
+    gain = records({("k=0", "A"): [0.30] * n, ("k=5", "A"): [0.10] * n})
+    row = grade({"kind": "improves", "method": "A", "metric": "error_rate", "from_": "k=0", "to": "k=5"}, gain,
+                ("k=0", "k=5"), splits={"k=0": fixed[""], "k=5": fixed[""]})
+    assert row["grade"] == "TREND" and f"({n - 1} more repeat a trial's split and numbers)" in row["measured"]
+
+
 def test_judge_covers_every_outcome_from_paired_stats():
     assert judge(paired_stats([1, 1, 2], [0, 0, 2.5]), True).grade == "TREND"      # right sign, wide interval
     assert judge(paired_stats([1.0, 2.1, 3.0], [0, 1, 2]), True).grade == "OK"
