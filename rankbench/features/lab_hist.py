@@ -23,9 +23,9 @@ class LabHistogram(Extractor):
     Colour is converted with OpenCV's 8-bit L*a*b* (each channel scaled to 0..255); grey images
     (a plug-in's 2-D arrays) are refused because they have no colour; a grey image file is read as
     RGB with R = G = B (:func:`~rankbench.datasets.base.read_image`), all of it at a = b = 128.
-    ``joint``: one histogram over (L, a, b) cells (``b_L * b_a * b_b`` dims); otherwise the three channels' histograms side by side
-    (``b_L + b_a + b_b`` dims, each channel's part summing to 1/3), e.g. 3 x 10 = 30 dims, the size
-    of the colour part of the PubFig relative-attributes release.
+    ``joint``: one histogram over (L, a, b) cells (``b_L * b_a * b_b`` dims); otherwise the three
+    channels' histograms side by side (``b_L + b_a + b_b`` dims, each channel's part summing to
+    1/3), e.g. 3 x 10 = 30 dims, the size of the colour part of the PubFig relative-attributes release.
     """
 
     def __init__(self, bins: Bins | tuple[Bins, Bins, Bins] = (4, 8, 8), joint: bool = True,
