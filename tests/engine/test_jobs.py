@@ -90,7 +90,7 @@ def test_a_failing_job_is_a_failed_record_not_the_end_of_the_run(tmp_path, fault
     assert os._exit.__module__ == "posix"      # the real one back
 
 
-@pytest.mark.parametrize("fault, said", [("close stdout", "closed sys.stdout"), ("replace stderr", "replaced sys.stderr"),
+@pytest.mark.parametrize("fault, said", [("replace stderr", "replaced sys.stderr"),
                                          ("chdir", "changed the working directory to /")])
 def test_a_ranker_that_changes_a_stream_or_the_directory_gets_it_back_with_a_warning(tmp_path, monkeypatch, fault, said):
     # so that the run can still print its summary (a closed stdout gave a traceback at the very end)
@@ -103,6 +103,16 @@ def test_a_ranker_that_changes_a_stream_or_the_directory_gets_it_back_with_a_war
     assert rec.ok and f"RuntimeWarning: the ranker's code {said}; rankbench put it back" in [w.text for w in rec.warnings]
     assert not sys.stdout.closed and sys.stderr is err and os.getcwd() == str(tmp_path)
     print("still printing")
+
+
+def test_a_ranker_that_closes_stdout_closes_only_what_it_was_given(tmp_path, monkeypatch):
+    # a closed stdout gave a traceback at the very end; the ranker's stdout is its own now (its
+    # prints go to stderr), so closing it closes nothing of the run's
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    rec, *_ = _one_job(tmp_path, "close stdout")
+    assert rec.ok and sys.stdout is out and not out.closed
+    assert not [w.text for w in rec.warnings if "sys.stdout" in w.text]
 
 
 def test_fault_line_is_one_line():
