@@ -468,7 +468,7 @@ def check(run_dir: str | Path, expected_file: str | Path | None = None) -> Check
     """
     run_data = load_run(RunFolder.open(run_dir))
     source = Path(expected_file) if expected_file else run_data.folder.path / CONFIG
-    doc = read_yaml(Path(expected_file)) if expected_file else run_data.config
+    doc = read_yaml(Path(expected_file), "expected-numbers") if expected_file else run_data.config
     if not doc.get("expected") and not doc.get("claims"):
         return CheckResult([], {}, status_lines(run_data), not run_data.complete,
                            note=f"nothing to grade: {source} lists no published numbers (expected) or claims")

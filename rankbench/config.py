@@ -354,23 +354,24 @@ def yaml_load(text: str) -> Any:
     return yaml.load(text, Loader=_Loader)
 
 
-def read_yaml(path: Path) -> dict[str, Any]:
-    """A YAML file's top-level mapping, or one ConfigError line naming the file and the problem."""
+def read_yaml(path: Path, what: str = "config") -> dict[str, Any]:
+    """A YAML file's top-level mapping, or one ConfigError line naming the file (``what`` it is) and
+    the problem."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a pipe would block the open
             raise ConfigError(f"{path}: not a file")
         with open(path, "rb") as fh:
             raw = fh.read(MAX_YAML_BYTES + 1)
         if len(raw) > MAX_YAML_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES // 2**20} MB; a config is a few kilobytes")
+            raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES // 2**20} MB; a {what} is a few kilobytes")
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the config "
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the {what} "
                           "as UTF-8") from None
     except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
+        raise ConfigError(f"{path}: {what} file not found") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config ({exc.strerror or exc})") from None
+        raise ConfigError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
     try:
         data = yaml_load(text)
     except RecursionError:

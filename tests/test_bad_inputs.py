@@ -302,7 +302,7 @@ def test_command_line_mistakes(cli, tmp_path, done_run):
         (("run", "--resume", done, "--out", tmp_path / "elsewhere"), "--out: a resumed run stays in its own folder"),
         (("run", good, "--set", "name=../../x"), "name: expected a run name"),
         (("check", tmp_path / "empty-dir"), "not a run folder"),
-        (("check", done, "--expected", tmp_path / "nothere.yaml"), "config file not found"),
+        (("check", done, "--expected", tmp_path / "nothere.yaml"), "nothere.yaml: expected-numbers file not found"),   # not a config
         (("check", done, "--expected", exp_map), "expected: expected a list"),
         (("check", done, "--expected", exp_tol), "expected.0.tolerance: required key missing"),
         (("check", done, "--expected", exp_meth), "expected.0.method: 'L2' is not a ranker of this config"),
