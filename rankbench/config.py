@@ -870,11 +870,13 @@ def _swept(data: dict, key: str) -> str | None:
     sweep = data.get("sweep")
     if not isinstance(sweep, dict):
         return None
-    mine = _places(data, key)
-    for k in sweep:
-        if any(a[:len(b)] == b or b[:len(a)] == a for a in mine for b in _places(data, str(k))):
-            return k
-    return None
+    return next((k for k in sweep if _overlap(data, key, str(k))), None)
+
+
+def _overlap(data: dict, one: str, other: str) -> bool:
+    """Whether two key paths name a place in common in ``data`` (one holds the other, or they meet)."""
+    mine = _places(data, one)
+    return any(a[:len(b)] == b or b[:len(a)] == a for a in mine for b in _places(data, other))
 
 
 def _places(data: dict, dotted: str) -> list[tuple]:
@@ -907,6 +909,9 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
         if not isinstance(block, dict):
             raise ConfigError(f"{origin}: regress: expected a mapping with trials and set, got {block!r}")
         for k, v in (block.get("set") or {}).items():
+            if k != "sweep" and (hit := _swept(data, k)) is not None:
+                raise ConfigError(f"{origin}: regress.set.{k}: this key is swept (sweep: {hit}); a single value "
+                                  "would be ignored by every setting; reduce the sweep instead (regress.set.sweep)")
             set_path(data, k, v, f"{origin}: regress.set")
         if block.get("trials"):
             data["trials"] = block["trials"]
@@ -929,10 +934,12 @@ def apply_overrides(data: dict, over: Overrides, origin: str) -> dict:
                               f"ignored by every setting; change the sweep instead, e.g. --set "
                               f"'sweep={{{hit}: [...]}}'")
         set_path(data, key, value, "--set")
-    if over.trials is not None:
-        data["trials"] = over.trials
-    if over.seed is not None:
-        data["seed"] = over.seed
+    for key, value in (("trials", over.trials), ("seed", over.seed)):
+        if value is not None:
+            if (hit := _swept(data, key)) is not None:
+                raise ConfigError(f"--{key} {value}: this run sweeps {key} (sweep: {hit}); a single value would be "
+                                  "ignored by every setting; change the sweep instead")
+            data[key] = value
     if over.methods is not None:
         rankers_ = data.get("rankers") if isinstance(data.get("rankers"), list) else []
         data["methods"] = _selected(list(over.methods), [str(r.get("name")) for r in rankers_ if isinstance(r, dict)],
@@ -985,6 +992,11 @@ def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experi
     components = check_components(cfg, origin, memo)
     if len(cfg.sweep) > 2:
         raise ConfigError(f"{origin}: sweep: at most two key paths, got {len(cfg.sweep)}")
+    keys = list(cfg.sweep)
+    for i, key in enumerate(keys):   # the later key would overwrite the earlier in every setting
+        if (first := next((k for k in keys[:i] if _overlap(data, key, k)), None)) is not None:
+            raise ConfigError(f"{origin}: sweep: {first} and {key} name one place; expected each place swept by "
+                              "one key")
     settings, errors, seen = [], ErrorList(), set()
     for label, values in sweep_settings(cfg.sweep):
         # the published numbers and claims: checked above against the sweep's labels

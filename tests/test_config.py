@@ -214,6 +214,18 @@ def test_set_on_a_swept_key_is_refused(tmp_path):
             load_experiment(p, sets(f"{key}=4" if key != "features" else "features=[]"))
     p = write(tmp_path, "sw3.yaml", BASE + "sweep: {features.colour.bins: [4, 16]}\n")
     assert len(load_experiment(p, sets("protocol.n_test=7")).settings) == 2   # another place: set
+    # before: two sweep keys of one place ran the later's value under the earlier's label (the
+    # 'features.0.bins=8' setting held bins=4's numbers), and --seed / --trials / regress.set on a
+    # swept key were ignored while the report named them
+    p = write(tmp_path, "sw4.yaml", BASE + "sweep: {features.0.bins: [4, 8], features.colour.bins: [4, 16]}\n")
+    with pytest.raises(ConfigError, match=r"sweep: features.0.bins and features.colour.bins name one place"):
+        load_experiment(p)
+    p = write(tmp_path, "sw5.yaml", BASE + "sweep: {seed: [0, 5]}\nregress: {set: {protocol.n_test: 7}}\n")
+    with pytest.raises(ConfigError, match=r"--seed 7: this run sweeps seed \(sweep: seed\)"):
+        load_experiment(p, Overrides(seed=7))
+    p = write(tmp_path, "sw6.yaml", BASE + "sweep: {protocol.n_test: [5, 8]}\nregress: {set: {protocol.n_test: 7}}\n")
+    with pytest.raises(ConfigError, match=r"regress.set.protocol.n_test: this key is swept \(sweep: protocol.n_test\)"):
+        load_experiment(p, Overrides(regress=True))
 
 
 def test_circular_extends(tmp_path):
