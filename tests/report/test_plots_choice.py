@@ -3,7 +3,8 @@ names, titles, the sweeps drawn and the rank a CMC axis ends at, on hand-written
 
 import pandas as pd
 
-from rankbench.report.plots.choice import context, default_max_rank, setting_slug, slug, sweep_groups
+from rankbench.report.plots.choice import (context, default_max_rank, setting_slug, short_names, slug,
+                                            sweep_groups)
 
 
 def summary(rows):
@@ -22,6 +23,12 @@ def test_a_file_name_part_keeps_letters_digits_dashes_and_underscores():
     assert slug("cmc@1") == "cmc1" and slug("a b/c") == "a_b_c" and slug("..") == "all"
     assert len(slug("x" * 100)) == 60
     assert setting_slug("p=0.5", {"protocol.p": 0.5}) == "p-0_5" and setting_slug("lab el", None) == "lab_el"
+    # before: sweeping rankers.A.C and rankers.B.C wrote cmc1_vs_C_C-0_1 twice (a figure lost), and
+    # C = 0.1 and C = 0.1000001 shared one file
+    two = {"rankers.A.C": 0.1, "rankers.B.C": 100.0}
+    assert setting_slug("", two) == "A_C-0_1_B_C-100"
+    assert setting_slug("", {"rankers.A.C": 0.1000001}) == "C-0_1000001" != setting_slug("", {"rankers.A.C": 0.1})
+    assert short_names(["rankers.*.K", "protocol.k"]) == {"rankers.*.K": "K", "protocol.k": "k"}
 
 
 def test_each_numeric_swept_key_is_drawn_once_per_value_of_the_others():

@@ -26,10 +26,26 @@ def slug(s: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in s).strip("_")[:60] or "all"
 
 
-def setting_slug(label: str, values: dict[str, Any] | None) -> str:
+def short_names(keys) -> dict[str, str]:
+    """Each swept key by the fewest of its last parts that tell it from the others' (``K`` for
+    ``rankers.*.K``; ``A_C`` and ``B_C`` for ``rankers.A.C`` beside ``rankers.B.C``)."""
+    keys = list(dict.fromkeys(keys))
+    parts = {k: [p for p in k.split(".") if p != "*"] or [k] for k in keys}
+    out = {}
+    for k in keys:
+        n = 1
+        while n < len(parts[k]) and any(parts[o][-n:] == parts[k][-n:] for o in keys if o != k):
+            n += 1
+        out[k] = "_".join(parts[k][-n:])
+    return out
+
+
+def setting_slug(label: str, values: dict[str, Any] | None, names: dict[str, str] | None = None) -> str:
+    """A setting as a file-name part: its swept values by their keys' :func:`short_names` (of
+    ``names``, the run's; default: among ``values``), each number as exactly as it is needed."""
     if values:
-        return "_".join(slug(f"{k.split('.')[-1]}-{v:g}" if isinstance(v, float) else f"{k.split('.')[-1]}-{v}")
-                        for k, v in values.items())
+        names = names or short_names(values)
+        return "_".join(slug(f"{names.get(k, k)}-{_value(v)}") for k, v in values.items())
     return slug(label) if label else ""
 
 
@@ -38,7 +54,8 @@ def _stem(*parts: str) -> str:
 
 
 def _value(v: Any) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    """A value as short as tells it apart: ``0.1``, ``1e-05``; ``0.1000001`` whole, not ``0.1``."""
+    return (f"{v:g}" if float(f"{v:g}") == v else repr(v)) if isinstance(v, float) else str(v)
 
 
 def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials: int,
@@ -172,9 +189,10 @@ def run_figures(run, summary: pd.DataFrame, max_rank: int | None = None) -> list
     def name(metric: str) -> str:
         return metric_label(metric, unit=False)
 
+    names = short_names(k for v in values.values() for k in v)
     for s in dict.fromkeys(summary["setting"]):
         where = context(cfg, s, values.get(s), int(n_of.get(s, 1)))
-        tag = setting_slug(s, values.get(s))
+        tag = setting_slug(s, values.get(s), names)
         if any("cmc" in r.curves for r in records if r.setting == s):
             for mr, suffix in [(default_max_rank(metrics), "")] + ([(max_rank, f"rank{max_rank}")] if max_rank else []):
                 out.append(Figure(_stem("cmc", tag, suffix), f"Cumulative matching characteristic up to rank {mr}; {where}.",
@@ -215,7 +233,7 @@ def run_figures(run, summary: pd.DataFrame, max_rank: int | None = None) -> list
         for key, rest, points in sweep_groups(summary, values):
             where = context(cfg, "", rest, int(max(n_of.get(p[0], 1) for p in points)), varied=key)
             swept = parameter_label(key, run.protocol_name)
-            out.append(Figure(_stem(slug(headline), "vs", slug(key.split(".")[-1]), setting_slug("", rest)),
+            out.append(Figure(_stem(slug(headline), "vs", slug(names.get(key, key)), setting_slug("", rest, names)),
                               f"{name(headline)} against the swept {key}; {where}.",
                               partial(kinds.sweep_figure, summary, methods, headline, key, points,
                                       f"{name(headline)} against {_in_sentence(swept)}: {where}", expected, styles,
