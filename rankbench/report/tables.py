@@ -165,12 +165,32 @@ def with_sweep_columns(frame: pd.DataFrame, values: dict[str, dict[str, Any]]) -
 
 
 # ----------------------------------------------------------------------------- display
+def short_names(keys, sep: str = ".") -> dict[str, str]:
+    """Each swept key by the fewest of its last parts that tell it from the others' (``K`` for
+    ``rankers.*.K``; ``A.C`` and ``B.C`` for ``rankers.A.C`` beside ``rankers.B.C``)."""
+    keys = list(dict.fromkeys(keys))
+    parts = {k: [p for p in k.split(".") if p != "*"] or [k] for k in keys}
+    out = {}
+    for k in keys:
+        n = 1
+        while n < len(parts[k]) and any(parts[o][-n:] == parts[k][-n:] for o in keys if o != k):
+            n += 1
+        out[k] = sep.join(parts[k][-n:])
+    return out
+
+
+def shown_value(v: Any) -> str:
+    """A value as short as tells it apart: ``0.1``, ``1e-05``; ``0.1000001`` whole, not ``0.1``."""
+    return (f"{v:g}" if float(f"{v:g}") == v else repr(v)) if isinstance(v, float) else str(v)
+
+
 def setting_title(label: str, values: dict[str, Any] | None) -> str:
-    """``K = 4, n_per_label = 10`` from a setting's typed values (the label when none are known)."""
+    """``K = 4, n_per_label = 10`` from a setting's typed values (the label when none are known);
+    keys that share a last part by more of theirs (``A.C = 0.1, B.C = 100``)."""
     if not values:
         return label
-    return ", ".join(f"{k.split('.')[-1]} = {v:g}" if isinstance(v, float) else f"{k.split('.')[-1]} = {v}"
-                     for k, v in values.items())
+    names = short_names(values)
+    return ", ".join(f"{names[k]} = {shown_value(v)}" for k, v in values.items())
 
 
 def _digits(metric: str, value: float) -> int:
@@ -316,7 +336,8 @@ def sweep_block(summary: pd.DataFrame, methods: list[str], values: dict[str, dic
     present = [m for m in methods if any((s, m) in idx.index for s in labels)]
     cells = [[tuple(idx.loc[(s, m), ["mean", "std"]].astype(float)) if (s, m) in idx.index else (None, None)
               for m in present] for s in labels]
-    return [k.split(".")[-1] for k in keys], [[values[s].get(k) for k in keys] for s in labels], labels, present, cells
+    names = short_names(keys)
+    return [names[k] for k in keys], [[values[s].get(k) for k in keys] for s in labels], labels, present, cells
 
 
 def markdown_table(b: Block) -> str:

@@ -3,8 +3,8 @@ names, titles, the sweeps drawn and the rank a CMC axis ends at, on hand-written
 
 import pandas as pd
 
-from rankbench.report.plots.choice import (context, default_max_rank, setting_slug, short_names, slug,
-                                            sweep_groups)
+from rankbench.report.plots.choice import context, default_max_rank, setting_slug, slug, sweep_groups
+from rankbench.report.tables import setting_title, short_names
 
 
 def summary(rows):
@@ -29,6 +29,8 @@ def test_a_file_name_part_keeps_letters_digits_dashes_and_underscores():
     assert setting_slug("", two) == "A_C-0_1_B_C-100"
     assert setting_slug("", {"rankers.A.C": 0.1000001}) == "C-0_1000001" != setting_slug("", {"rankers.A.C": 0.1})
     assert short_names(["rankers.*.K", "protocol.k"]) == {"rankers.*.K": "K", "protocol.k": "k"}
+    # and in the tables: before, '## C = 0.1, C = 0.01' with columns '| C | C |'
+    assert setting_title("", {"rankers.A.C": 0.1, "rankers.B.C": 0.01}) == "A.C = 0.1, B.C = 0.01"
 
 
 def test_each_numeric_swept_key_is_drawn_once_per_value_of_the_others():

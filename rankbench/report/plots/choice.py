@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...metrics import metric_info, metric_label
 from ...runfolder import TrialRecord
-from ..tables import headline_metric, is_cost, ordered_metrics
+from ..tables import headline_metric, is_cost, ordered_metrics, short_names, shown_value
 from . import kinds
 from .kinds import parameter_label
 from .style import method_styles
@@ -26,26 +26,13 @@ def slug(s: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in s).strip("_")[:60] or "all"
 
 
-def short_names(keys) -> dict[str, str]:
-    """Each swept key by the fewest of its last parts that tell it from the others' (``K`` for
-    ``rankers.*.K``; ``A_C`` and ``B_C`` for ``rankers.A.C`` beside ``rankers.B.C``)."""
-    keys = list(dict.fromkeys(keys))
-    parts = {k: [p for p in k.split(".") if p != "*"] or [k] for k in keys}
-    out = {}
-    for k in keys:
-        n = 1
-        while n < len(parts[k]) and any(parts[o][-n:] == parts[k][-n:] for o in keys if o != k):
-            n += 1
-        out[k] = "_".join(parts[k][-n:])
-    return out
-
-
 def setting_slug(label: str, values: dict[str, Any] | None, names: dict[str, str] | None = None) -> str:
-    """A setting as a file-name part: its swept values by their keys' :func:`short_names` (of
-    ``names``, the run's; default: among ``values``), each number as exactly as it is needed."""
+    """A setting as a file-name part: its swept values by their keys'
+    :func:`~rankbench.report.tables.short_names` (``names``: the run's; default: among ``values``),
+    each number as exactly as it is needed."""
     if values:
         names = names or short_names(values)
-        return "_".join(slug(f"{names.get(k, k)}-{_value(v)}") for k, v in values.items())
+        return "_".join(slug(f"{names.get(k, k)}-{shown_value(v)}") for k, v in values.items())
     return slug(label) if label else ""
 
 
@@ -53,9 +40,6 @@ def _stem(*parts: str) -> str:
     return "_".join(p for p in parts if p)
 
 
-def _value(v: Any) -> str:
-    """A value as short as tells it apart: ``0.1``, ``1e-05``; ``0.1000001`` whole, not ``0.1``."""
-    return (f"{v:g}" if float(f"{v:g}") == v else repr(v)) if isinstance(v, float) else str(v)
 
 
 def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials: int,
@@ -70,7 +54,7 @@ def context(config: dict, setting: str, values: dict[str, Any] | None, n_trials:
         params.pop(f"protocol.{k.split('.')[-1]}" if k.startswith("protocol.") else k, None)
     shown = {**params, **(values or {})}
     parts = [str((config.get("dataset") or {}).get("name", ""))]
-    parts += [f"{parameter_label(k, proto.get('name'))} = {_value(v)}" for k, v in shown.items()]
+    parts += [f"{parameter_label(k, proto.get('name'))} = {shown_value(v)}" for k, v in shown.items()]
     if not values and setting:
         parts.append(setting)
     parts.append("1 trial" if n_trials == 1 else f"{n_trials} trials, mean ± 1 std" if spread
