@@ -344,16 +344,17 @@ class ReIdentification(Protocol):
                        for g in (t["gallery"] for t in self._fixed(dataset)))
         k = self._shots()[1]
 
-        def shots(groups: list[np.ndarray]) -> list[int]:
-            return [len(g) if k == "all" else min(len(g), int(k)) for g in groups]
+        def shots(rows: np.ndarray) -> np.ndarray:
+            sizes = _group_sizes(dataset, rows)
+            return sizes if k == "all" else np.minimum(sizes, int(k))
 
         test = self.n_test   # without cameras: at least one image per test person
         if self._by_cam:     # the test people of fewest gallery-camera images (all of them, or k)
             usable, _ = self._usable(dataset)
             gal = np.flatnonzero(usable & (dataset.column("cam").astype(str) == str(self.gallery_cam))
-                                 & np.isin(dataset.column("identity"), self._eligible(dataset)))
-            test = sum(sorted(shots(_groups(dataset, gal)))[: self.n_test])
-        return test + int(marked.sum()) + sum(shots(_groups(dataset, self._unpaired(dataset))))
+                                 & np.isin(dataset.column("identity").astype(str), self._eligible(dataset).astype(str)))
+            test = int(np.sort(shots(gal))[: self.n_test].sum())
+        return test + int(marked.sum()) + int(shots(self._unpaired(dataset)).sum())
 
     def _ranks(self, dataset: Dataset) -> tuple[int, ...]:
         """The ranks reported: as given, or the usual ones that fit in the smallest gallery."""
@@ -617,14 +618,25 @@ def own_view_left_out(ids: np.ndarray, cams: np.ndarray | None, probe: np.ndarra
     return ~own
 
 
-def _groups(dataset: Dataset, rows: np.ndarray) -> list[np.ndarray]:
-    """``rows`` grouped by person and camera (by person when there are no cameras), in row order."""
-    rows = np.asarray(rows, dtype=int)
+def _group_key(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
+    """Each of ``rows``' person and camera (its person when there are no cameras), as one text."""
     key = dataset.column("identity")[rows].astype(str)
     if "cam" in dataset.items.columns:
         key = np.char.add(np.char.add(key, "\x00"), dataset.column("cam")[rows].astype(str))
-    _, inverse = np.unique(key, return_inverse=True)
+    return key
+
+
+def _groups(dataset: Dataset, rows: np.ndarray) -> list[np.ndarray]:
+    """``rows`` grouped by person and camera (by person when there are no cameras), in row order."""
+    rows = np.asarray(rows, dtype=int)
+    _, inverse = np.unique(_group_key(dataset, rows), return_inverse=True)
     return [rows[inverse == g] for g in range(inverse.max() + 1)] if len(rows) else []
+
+
+def _group_sizes(dataset: Dataset, rows: np.ndarray) -> np.ndarray:
+    """How many of ``rows`` each :func:`_groups` group holds (without building the groups)."""
+    rows = np.asarray(rows, dtype=int)
+    return np.unique(_group_key(dataset, rows), return_counts=True)[1] if len(rows) else np.zeros(0, int)
 
 
 def _draw(dataset: Dataset, rows: np.ndarray, k: int | str, rng: np.random.Generator) -> np.ndarray:
