@@ -196,10 +196,8 @@ class ReIdentification(Protocol):
     def _check_negative(self, dataset: Dataset) -> None:
         """A negative identity (Market-1501 and DukeMTMC's junk) is declared junk or distractors:
         scored as a person, it would join every gallery it falls in as distractors."""
-        labels = self._labels()
         ids = dataset.column("identity").astype(str)
-        declared = set(labels["junk"] + labels["distractors"]) | set(dict(dataset.info.get("identity_roles") or {}))
-        negative = sorted(lab for lab in set(map(str, ids)) - declared
+        negative = sorted(lab for lab in set(map(str, ids)) - self._not_people(dataset)
                           if lab.strip().startswith("-") and lab.strip()[1:].isdigit())
         if negative:
             raise ConfigError(f"protocol.junk: dataset {dataset.name!r} has identity {negative[0]!r} "
@@ -238,7 +236,7 @@ class ReIdentification(Protocol):
         labels the loader knows not to be people (``info["identity_roles"]``) are declared."""
         present = set(map(str, dataset.column("identity")))
         labels = self._labels()
-        not_people = set(labels["junk"] + labels["distractors"]) | set(dict(dataset.info.get("identity_roles") or {}))
+        not_people = self._not_people(dataset)
         # '007' in camera a and '7' in b: one person split in two (in one camera too: two people
         # no dataset means); 'c5' in the query and '5' in the gallery: a probe's own camera unseen
         ids = dataset.column("identity").astype(str)
@@ -263,6 +261,11 @@ class ReIdentification(Protocol):
                 raise ConfigError(f"protocol.{key}: dataset {dataset.name!r} marks identity {label!r} as {role} "
                                   f"images, not a person; expected it in protocol.junk or protocol.distractors "
                                   f"(e.g. {key}: [{label!r}]), got {getattr(self, key)!r}")
+
+    def _not_people(self, dataset: Dataset) -> set[str]:
+        """The identity labels that are no person: junk, distractors, and what the loader marks so."""
+        labels = self._labels()
+        return set(labels["junk"] + labels["distractors"]) | set(dict(dataset.info.get("identity_roles") or {}))
 
     def _labels(self) -> dict[str, list[str]]:
         return {"junk": list(self.junk or ()),
@@ -584,8 +587,9 @@ def _one_way(name: str, column: str, whose: str, labels: list[str], values: np.n
             continue
         other = seen.setdefault(k, label)
         if other != label:
-            where = ((lambda v: f" (camera {', '.join(sorted(set(cams[values == v])))})") if cams is not None
-                     else (lambda v: ""))
+            def where(v: str) -> str:
+                return "" if cams is None else f" (camera {', '.join(sorted(set(cams[values == v])))})"
+
             raise DataError(f"dataset {name!r}, column {column!r}: {other!r}{where(other)} and {label!r}{where(label)} "
                             f"are one {'number' if column == 'identity' else 'label'} written two ways; expected "
                             f"each {whose} label written one way")
