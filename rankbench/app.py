@@ -43,7 +43,6 @@ from .config import (
     read_yaml,
     resolve,
     set_path,
-    value_at,
 )
 from .engine.cache import get_features
 from .engine import refit
@@ -146,11 +145,11 @@ def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | No
         wanted = apply_overrides(started, replace(overrides, regress=False), origin)
     else:
         wanted = started
-    key = first_difference(started, wanted)
-    if key is not None:
-        raise ConfigError(f"--resume {folder.path}: the run was started with {key} = "
-                          f"{value_at(started, key)!r}, now {value_at(wanted, key)!r}; resume without "
-                          "changing it (the folder keeps its own config) or start a new run")
+    diff = first_difference(started, wanted)
+    if diff is not None:
+        key, was, now = diff
+        raise ConfigError(f"--resume {folder.path}: the run was started with {key} = {was!r}, now {now!r}; resume "
+                          "without changing it (the folder keeps its own config) or start a new run")
     return resolve(started, origin, overrides.max_settings)
 
 

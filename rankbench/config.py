@@ -497,12 +497,24 @@ def parse_set(item: str) -> tuple[str, Any]:
         return key.strip(), raw
 
 
-def first_difference(a: Any, b: Any, path: str = "") -> str | None:
-    """The first key path where two resolved configs differ (``None`` when equal)."""
+class _Absent:
+    def __repr__(self) -> str:
+        return "absent"
+
+
+#: the value :func:`first_difference` gives for a key its config does not have
+ABSENT = _Absent()
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first place where two resolved configs differ: its key path (list items by name or
+    index), its value in ``a`` and in ``b`` (:data:`ABSENT` where a config has no such key); None
+    when they are equal. The values come with the path because a key may hold dots itself (a
+    sweep's ``rankers.LDMLR.mu``), so the path alone cannot be looked up again."""
     if isinstance(a, dict) and isinstance(b, dict):
         for k in list(a) + [k for k in b if k not in a]:
             if k not in a or k not in b:
-                return f"{path}{k}"
+                return f"{path}{k}", a.get(k, ABSENT), b.get(k, ABSENT)
             d = first_difference(a[k], b[k], f"{path}{k}.")
             if d is not None:
                 return d
@@ -514,19 +526,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
             if d is not None:
                 return d
         return None
-    return None if a == b else path.rstrip(".") or "(top level)"
-
-
-def value_at(data: Any, dotted: str, missing: Any = None) -> Any:
-    """The value at a key path of ``first_difference`` (list items by name or index; ``missing``
-    when the path is absent)."""
-    try:
-        for part in dotted.split("."):
-            container, key = _step(data, part, dotted, create=False)
-            data = container[key]
-    except ConfigError:
-        return missing
-    return data
+    return None if a == b else (path.rstrip(".") or "(top level)", a, b)
 
 
 # ------------------------------------------------------------------------------------ validation

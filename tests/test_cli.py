@@ -150,6 +150,16 @@ def test_resume_names_a_changed_key(cli, tmp_path, monkeypatch):
     assert cli("run", "--resume", tmp_path / "r", "--regress", "-q").exit_code == 0   # as it was started
 
 
+def test_resume_names_a_changed_sweep_with_its_values(cli, tmp_path, monkeypatch):
+    """A sweep's keys hold dots: before, 'sweep.protocol.n_test = None, now None'."""
+    cfg = write(tmp_path, SMALL + "sweep: {protocol.n_test: [10, 15]}\n")
+    restore = _interrupt_after(monkeypatch, 2)
+    assert CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp_path / "p"), "-q"]).exit_code == 130
+    restore()
+    write(tmp_path, SMALL + "sweep: {protocol.n_test: [10, 12]}\n")
+    one_line_error(cli("run", cfg, "--resume", tmp_path / "p"), "sweep.protocol.n_test.1 = 15, now 12")
+
+
 def _fake_viper(root, n_people):
     import cv2
 

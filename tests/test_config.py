@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from toydata import synthetic_reid_config
 
-from rankbench.config import Overrides, first_difference, load_experiment, sweep_settings, value_at
+from rankbench.config import ABSENT, Overrides, first_difference, load_experiment, sweep_settings
 from rankbench.errors import ConfigError
 
 BASE = "\n" + synthetic_reid_config(n_people=30, n_test=10, ranks=[1, 5], trials=2) + """\
@@ -324,13 +324,15 @@ def test_minmax_feature_range_from_yaml_reaches_the_scaler(tmp_path):
     assert scaler.fit_transform(np.arange(6.0).reshape(3, 2)).max() == 2.0
 
 
-def test_value_at_reads_the_key_path_first_difference_names():
-    a = {"rankers": [{"name": "L1", "ranker": "l1"}, {"name": "E", "ranker": "euclid", "C": 1}], "protocol": {"k": 5}}
+def test_first_difference_names_the_key_path_and_both_values():
+    a = {"rankers": [{"name": "L1", "ranker": "l1"}, {"name": "E", "ranker": "euclid", "C": 1}], "protocol": {"k": 5},
+         "sweep": {"rankers.E.C": [1, 2]}}
     b = {**a, "rankers": [a["rankers"][0], {**a["rankers"][1], "C": 2}]}
-    path = first_difference(a, b)
-    assert path == "rankers.E.C" and (value_at(a, path), value_at(b, path)) == (1, 2)
-    assert value_at(a, "protocol.k") == 5 and value_at(a, "rankers.1.ranker") == "euclid"
-    assert [value_at(a, p, "-") for p in ("protocol.nope", "rankers.X.C", "protocol.k.x")] == ["-"] * 3
+    assert first_difference(a, b) == ("rankers.E.C", 1, 2)
+    assert first_difference(a, {**a, "sweep": {"rankers.E.C": [1, 3]}}) == ("sweep.rankers.E.C.1", 2, 3)
+    assert first_difference(a, {**a, "seed": 7}) == ("seed", ABSENT, 7) and repr(ABSENT) == "absent"
+    assert first_difference(a, {**a, "rankers": a["rankers"][:1]}) == ("rankers", a["rankers"], a["rankers"][:1])
+    assert first_difference(a, dict(a)) is None
 
 
 def test_a_folder_given_as_config_is_not_a_file(tmp_path):

@@ -11,13 +11,10 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from ..config import first_difference, value_at
+from ..config import first_difference
 from ..runfolder import CONFIG, MANIFEST, SPLITS, Manifest, RunFolder, RunFolderError, RunState, config_fingerprint
 from ..utils.diskcache import code_fingerprint
 from .plan import EngineOptions, Plan
-
-#: a key a config does not have
-_ABSENT = object()
 
 
 def _git(*args: str) -> str | None:
@@ -111,11 +108,10 @@ def verify_resume(folder: RunFolder) -> RunState:
     state = folder.read_state()
     problems = {pr.path.name: pr for pr in state.problems}
     if CONFIG in problems:  # edited since the start (its fingerprint is not the manifest's)
-        key = first_difference(manifest.config, state.config) or "(top level)"
-        was, now = ("absent" if v is _ABSENT else repr(v)
-                    for v in (value_at(c, key, _ABSENT) for c in (manifest.config, state.config)))
-        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({key}: {was} then, "
-                             f"{now} now); put it back or start a new run")
+        diff = first_difference(manifest.config, state.config)
+        what = "its text, not its values" if diff is None else f"{diff[0]}: {diff[1]!r} then, {diff[2]!r} now"
+        raise RunFolderError(f"{where}: {CONFIG} was changed after the run started ({what}); put it back or start "
+                             "a new run")
     if SPLITS in problems:  # drawn again, they would be paired with results computed on other rows, or other data
         raise RunFolderError(f"{where}: {SPLITS} {problems[SPLITS].reason}; start a new run")
     return state
