@@ -92,11 +92,13 @@ def data_bounds(cls: type) -> dict[str, str]:
     return out
 
 
-def check_data_bounds(est: Any, sizes: dict[str, tuple[int, str] | None], where: str) -> None:
-    """Raise a ParameterError when a parameter of ``est`` declared :class:`AtMost` exceeds the
-    size ``sizes[what] = (bound, why)`` of the data it will be fitted on (a list of candidates:
-    its largest); sizes that are absent or None are not known yet and are left to ``fit``."""
-    for name, what in data_bounds(type(est)).items():
+def check_data_bounds(est: Any, sizes: dict[str, tuple[int, str] | None], where: str,
+                      bounds: dict[str, str] | None = None) -> None:
+    """Raise a ParameterError when a parameter of ``est`` declared :class:`AtMost` (or named in
+    ``bounds``, ``{parameter: what bounds it}``, instead) exceeds the size ``sizes[what] = (bound,
+    why)`` of the data it will be fitted on (a list of candidates: its largest); sizes that are
+    absent or None are not known yet and are left to ``fit``."""
+    for name, what in (data_bounds(type(est)) if bounds is None else bounds).items():
         known, value = sizes.get(what), getattr(est, name, None)
         values = value if isinstance(value, (list, tuple)) else [value]
         top = max((v for v in values if isinstance(v, int) and not isinstance(v, bool)), default=None)

@@ -337,7 +337,8 @@ class DataBounds:
 
     def check(self, spec, probe, where: str) -> None:
         target = getattr(probe, "fit_target", probe)
-        if not data_bounds(type(target)) or spec.combine == "views":
+        bounds = {**data_bounds(type(target)), **self.protocol.ranker_bounds()}
+        if not bounds or spec.combine == "views":
             return
         dims = [self._dim(k) for k in spec.feature_sets]
         d = None if None in dims else (sum(dims), " + ".join(
@@ -345,7 +346,7 @@ class DataBounds:
         sizes = dict(self.protocol.fit_sizes(self.dataset, d))
         for step in getattr(probe, "steps", [])[:-1]:
             sizes["n_features"] = _step_dim(step, sizes.get("n_features"), sizes.get("n_samples"))
-        check_data_bounds(target, sizes, where)
+        check_data_bounds(target, sizes, where, bounds)
 
 
 def _step_dim(step: tuple[str, Any], d: tuple[int, str] | None, n: tuple[int, str] | None):

@@ -88,6 +88,12 @@ class Protocol(BaseEstimator, ABC):
         ``n_samples``. A protocol that fits its rankers on something else says so by overriding."""
         return {"n_features": n_features}
 
+    def ranker_bounds(self) -> dict[str, str]:
+        """Ranker parameters this protocol bounds by the sizes of :meth:`fit_sizes`, beyond those
+        a ranker declares itself (:class:`rankbench.params.AtMost`): ``{parameter: "n_samples" |
+        "n_features"}``, checked at plan time as those are."""
+        return {}
+
     def input_files(self, dataset: Dataset) -> tuple[Path, ...]:
         """Files the protocol reads beside the dataset (a benchmark's split file): their bytes key
         its results, and ``--resume`` refuses a run whose files changed since its splits were drawn."""

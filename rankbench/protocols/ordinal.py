@@ -95,6 +95,10 @@ class Ordinal(Protocol):
         rows = (self.n_per_label * n_labels, f"protocol.n_per_label = {self.n_per_label} x {n_labels} labels")
         return {"n_features": n_features, "n_samples": rows}
 
+    def ranker_bounds(self) -> dict[str, str]:
+        # k: 'K' takes the ranker's K as the prediction's neighbours, which the training rows bound
+        return {"K": "n_samples"} if self.k == "K" else {}
+
     def check_ranker(self, ranker: Any, where: str) -> None:
         super().check_ranker(ranker, where)
         if self.k == "K":

@@ -162,3 +162,28 @@ def test_bounds_are_read_from_the_annotations_and_checked_on_the_largest_candida
         check_data_bounds(CMDSDML(s=4), {"n_features": (3, "x")}, "w")
     with pytest.raises(ValueError, match="n_features"):
         AtMost("features")
+
+
+@pytest.mark.parametrize("K", [8, 9])
+def test_protocol_k_K_bounds_the_rankers_K_by_the_training_rows(data, monkeypatch, K):
+    """Under ``k: K`` the ordinal protocol predicts from the ranker's K neighbours: a K above the
+    training rows was accepted by validate, then failed every job. The oracle is the run with the
+    plan's check taken away: the job fails exactly when the plan refuses."""
+    from rankbench.protocols.ordinal import Ordinal
+
+    cfg = config(data, {"ranker": "ldmlr", "K": K, "T_max": 2})
+    cfg["protocol"]["k"] = "K"   # 2 per label x 4 labels = 8 training rows
+    path = data / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    cli, root = CliRunner(), ["--data-root", str(data / "data")]
+    res = cli.invoke(main, ["validate", str(path), *root])
+    if K == 8:
+        assert res.exit_code == 0, res.output
+    else:
+        assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+        assert "rankers.M.K: expected at most the training rows 8 (protocol.n_per_label = 2 x 4 labels), got 9" \
+            in res.output
+    monkeypatch.setattr(Ordinal, "ranker_bounds", lambda self: {})
+    res = cli.invoke(main, ["run", str(path), *root, "--out", str(data / "run"), "-q"])
+    assert (res.exit_code == 0) == (K == 8), res.output
+    assert (K == 8) != ("more than the 8 training images" in res.output), res.output
