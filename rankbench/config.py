@@ -997,6 +997,11 @@ def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experi
         if (first := next((k for k in keys[:i] if _overlap(data, key, k)), None)) is not None:
             raise ConfigError(f"{origin}: sweep: {first} and {key} name one place; expected each place swept by "
                               "one key")
+    for key in keys:   # a label changes no number: its settings would be one run under several names
+        if (said := next((k for k in ("name", "description") if _overlap(data, key, k)), None)) is not None:
+            raise ConfigError(f"{origin}: sweep: {key}: the run's {said} labels it and changes no number; "
+                              "expected a key of what the run computes")
+    names = [r.name for r in cfg.rankers]
     settings, errors, seen = [], ErrorList(), set()
     for label, values in sweep_settings(cfg.sweep):
         # the published numbers and claims: checked above against the sweep's labels
@@ -1007,6 +1012,12 @@ def resolve(data: dict, origin: str, max_settings: int = MAX_SETTINGS) -> Experi
             for k, v in values.items():
                 set_path(d, k, v, f"{origin}: sweep")
             checked = _schema(d, where)
+            renamed = next(((a, b.name) for a, b in zip(names, checked.rankers) if a != b.name), None)
+            if renamed is not None or len(checked.rankers) != len(names):
+                raise ConfigError(f"{where}: sweep: " + (f"ranker {renamed[0]!r} is named {renamed[1]!r} in this "
+                                  "setting" if renamed else "this setting has other rankers") + "; the tables, "
+                                  "published numbers and claims follow each method by its name through the "
+                                  "settings: sweep what a ranker computes, not its name")
             settings.append(Setting(label, values, checked, check_components(checked, where, memo)))
         for error in found.found:  # a mistake every setting shares: reported once, at its first
             if str(error).replace(where, origin, 1) not in seen:

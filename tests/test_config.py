@@ -228,6 +228,25 @@ def test_set_on_a_swept_key_is_refused(tmp_path):
         load_experiment(p, Overrides(regress=True))
 
 
+
+@pytest.mark.parametrize("sweep, said", [
+    ("{rankers.1.name: [Bha, B2]}", "ranker 'Bha' is named 'B2' in this setting"),
+    ("{rankers.*.name: [X]}", "ranker 'L1' is named 'X' in this setting"),
+    ("{rankers: [[{name: L1, ranker: l1}]]}", "this setting has other rankers"),
+    ("{description: [a, b]}", "sweep: description: the run's description labels it and changes no number"),
+    ("{name: [a, b]}", "sweep: name: the run's name labels it and changes no number"),
+])
+def test_a_sweep_of_labels_is_refused(tmp_path, sweep, said):
+    """Before: accepted, and a renamed method's settings were tabled and graded as two methods
+    (or one run was written several times under other names)."""
+    p = write(tmp_path, "sw.yaml", BASE + f"sweep: {sweep}\n")
+    with pytest.raises(ConfigError, match=re.escape(said)):
+        load_experiment(p)
+    # what a ranker computes is swept, whole entries too, as long as each keeps its name
+    p = write(tmp_path, "ok.yaml", BASE + "sweep: {rankers.1: [{name: Bha, ranker: bhattacharyya}, "
+                                          "{name: Bha, ranker: euclidean}]}\n")
+    assert len(load_experiment(p).settings) == 2
+
 def test_circular_extends(tmp_path):
     write(tmp_path, "a.yaml", "extends: b.yaml\n")
     write(tmp_path, "b.yaml", "extends: a.yaml\n")
