@@ -146,7 +146,7 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
     (:func:`check_reported`); off for a run already made (resumed, refitted), checked when it started.
     """
     loaded: dict[str, Dataset] = {}
-    out = []
+    out, found, seen = [], ErrorList(), set()
     for st in experiment.settings:
         cfg = st.config
         origin = experiment.origin + (f" [{st.label}]" if st.label else "")
@@ -182,8 +182,13 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
                 specs.append(_checked_object(given, cfg, protocol, origin, bounds))
         with errors.check():
             _one_input(protocol, specs, origin)
-        errors.raise_any()
-        out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs, st.components))
+        for error in errors.found:   # every setting's mistakes at once; one that all settings share, once
+            if (shared := str(error).replace(origin, experiment.origin, 1)) not in seen:
+                seen.add(shared)
+                found.add(error)
+        if not errors.found:
+            out.append(SettingPlan(st.label, st.values, cfg, dataset, protocol, specs, st.components))
+    found.raise_any()
     if published:
         check_reported(experiment.config, out, experiment.origin)
     return Plan(experiment, out)

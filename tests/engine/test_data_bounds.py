@@ -187,3 +187,16 @@ def test_protocol_k_K_bounds_the_rankers_K_by_the_training_rows(data, monkeypatc
     res = cli.invoke(main, ["run", str(path), *root, "--out", str(data / "run"), "-q"])
     assert (res.exit_code == 0) == (K == 8), res.output
     assert (K == 8) != ("more than the 8 training images" in res.output), res.output
+
+
+def test_every_setting_out_of_range_is_said_at_once(data):
+    """Before: validate stopped at the first setting; fixing it showed the next."""
+    cfg = config(data, {"ranker": "cmds_dml", "s": 12, "preprocess": [{"name": "pca", "n_components": 15}]}, ("b",))
+    cfg["sweep"] = {"protocol.n_per_label": [2, 3, 4]}   # 8, 12 and 16 training rows: PCA keeps 7, 11, 15
+    path = data / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    res = CliRunner().invoke(main, ["validate", str(path), "--data-root", str(data / "data")])
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 1 and len(lines) == 2, res.output
+    assert ["[protocol.n_per_label=2]" in lines[0], "[protocol.n_per_label=3]" in lines[1]] == [True, True], lines
+    assert all("rankers.M.s: expected at most the input dimension" in line for line in lines)
