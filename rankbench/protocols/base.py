@@ -168,12 +168,39 @@ def _shape(shape: tuple[int | None, ...]) -> str:
     return "(" + ", ".join("any > 0" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+def number_order(labels: np.ndarray) -> np.ndarray:
+    """The order (indices) in which a seeded draw takes ``labels`` (sorted, distinct): by number
+    when every label is a whole number, written as text or not ('9' before '10', as 9 before 10),
+    so that one dataset read by two loaders (one giving 10, the other '10', as a table of exported
+    features does) draws the same rows; as given otherwise (zero-padded labels, '009' and '010',
+    are in that order already)."""
+    text = np.asarray(labels).astype(str)
+    if not len(text) or not all(s.strip().lstrip("-").isdigit() for s in text):
+        return np.arange(len(text))
+    return np.argsort([int(s) for s in text], kind="stable")
+
+
+def by_number(labels: np.ndarray) -> np.ndarray:
+    """``labels`` (sorted, distinct) in :func:`number_order`."""
+    return labels[number_order(labels)]
+
+
+def label_codes(labels: np.ndarray) -> np.ndarray:
+    """Each row's class (or group) as a code 0 .. k - 1, the classes in :func:`number_order`: 10
+    and '10' get one code, after 9's."""
+    names, inv = np.unique(labels, return_inverse=True)
+    rank = np.empty(len(names), dtype=int)
+    rank[number_order(names)] = np.arange(len(names))
+    return rank[inv.ravel()]
+
+
 def draw_per_class(rng: np.random.Generator, labels: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     """``k`` of ``rows`` drawn at random without replacement from each class of ``labels[rows]``,
-    class after class (sorted), in the order drawn."""
+    class after class (sorted, by number where every class is one: :func:`by_number`), in the
+    order drawn."""
     rows = np.asarray(rows)
     return np.concatenate([rng.choice(rows[labels[rows] == c], int(k), replace=False)
-                           for c in np.unique(labels[rows])])
+                           for c in by_number(np.unique(labels[rows]))])
 
 
 def take(X: np.ndarray | dict[str, np.ndarray], idx) -> np.ndarray | dict[str, np.ndarray]:

@@ -45,7 +45,7 @@ from ..params import NonNegativeInt, OpenFraction, PositiveInt
 from ..rankers.base import diagnostics, fit_accepts
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, TrialSplit, checked_output, draw_per_class, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, draw_per_class, label_codes, take
 
 
 def draw_pairs(labels: np.ndarray, rows: np.ndarray, n: int, kind: str,
@@ -168,7 +168,7 @@ class Classification(Protocol):
     # ------------------------------------------------------------------ evaluate
     def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
-        codes = np.unique(dataset.column(self.label), return_inverse=True)[1].ravel()
+        codes = label_codes(dataset.column(self.label))
         test = np.asarray(split.test, dtype=int)
         pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter)
         return TrialResult(metrics={"error_rate": error_rate(codes[test], pred)},

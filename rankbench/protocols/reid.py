@@ -94,7 +94,7 @@ from ..params import Distinct, PositiveInt
 from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, TrialSplit, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, by_number, checked_output, take
 
 DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
 #: the parts of a fixed trial
@@ -311,11 +311,11 @@ class ReIdentification(Protocol):
             cams = dataset.column("cam").astype(str)
             in_p = set(ids[usable & (cams == str(self.probe_cam))])
             in_g = set(ids[usable & (cams == str(self.gallery_cam))])
-            return _by_number(np.array(sorted(in_p & in_g)))
+            return by_number(np.array(sorted(in_p & in_g)))
         copy = _copies(dataset)
         distinct = usable if copy is None else usable & (copy == np.arange(len(ids)))   # one row per image
         uniq, counts = np.unique(ids[distinct], return_counts=True)
-        return _by_number(uniq[counts >= 2])
+        return by_number(uniq[counts >= 2])
 
     def _unpaired(self, dataset: Dataset) -> np.ndarray:
         """Rows of ``distractors: unpaired``: the gallery-camera images of people with no probe-camera
@@ -555,17 +555,6 @@ class ReIdentification(Protocol):
         warnings.warn(f"protocol reid: dataset {dataset.name!r}: CMC and mAP scored {n_scored} of {n_probes} "
                       f"probes; {n_probes - n_scored} left out, having no match to find: {'; '.join(why)}, {how}",
                       UserWarning, stacklevel=2)
-
-
-def _by_number(people: np.ndarray) -> np.ndarray:
-    """``people`` (sorted) in the order a seeded draw takes them from: by number when every label is
-    a whole number, written as text or not ('9' before '10', as 9 before 10), so that one dataset
-    read by two loaders (one giving 10, the other '10') draws the same people; zero-padded labels
-    ('009', '010') keep their order."""
-    text = people.astype(str)
-    if not len(people) or not all(s.strip().lstrip("-").isdigit() for s in text):
-        return people
-    return people[np.argsort([int(s) for s in text], kind="stable")]
 
 
 def _camera_key(label: str) -> str:

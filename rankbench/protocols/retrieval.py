@@ -36,7 +36,7 @@ from ..rankers.base import diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
 from ..utils.progress import tick
-from .base import Protocol, TrialResult, TrialSplit, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, checked_output, label_codes, take
 
 
 @protocols.register("retrieval")
@@ -149,8 +149,8 @@ def draw_parts(rng: np.random.Generator, n: int, fractions: tuple[float, ...],
     number; the rest is the last part."""
     if groups is None:
         unit = np.arange(n)
-    else:
-        unit = np.unique(groups, return_inverse=True)[1].ravel()
+    else:   # each group's place in the draw's order (by number where every group is one)
+        unit = label_codes(groups)
     n_units = int(unit.max()) + 1 if n else 0
     cut = np.round(np.cumsum(fractions) * n_units).astype(int)
     part_of = np.empty(n_units, dtype=int)

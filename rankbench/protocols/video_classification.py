@@ -70,7 +70,7 @@ from ..rankers.base import capabilities, diagnostics, fit_accepts
 from ..registry import protocols
 from ..utils.diskcache import cached, code_fingerprint, digest
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, TrialSplit, checked_output
+from .base import Protocol, TrialResult, TrialSplit, by_number, checked_output, label_codes
 from .classification import fit_predict
 
 COLUMNS = ("identity", "sequence", "frame", "group")
@@ -81,7 +81,7 @@ def sequence_table(items: pd.DataFrame) -> pd.DataFrame:
     """One row per sequence id (sorted): ``cls`` (class code of ``identity``), ``track``
     (``group``), ``first`` / ``last`` frame, ``n`` images (a track shows one person:
     :meth:`VideoClassification.check_dataset`)."""
-    codes = np.unique(items["identity"].to_numpy(), return_inverse=True)[1].ravel()
+    codes = label_codes(items["identity"].to_numpy())
     t = pd.DataFrame({"sequence": items["sequence"].to_numpy(), "cls": codes, "track": items["group"].to_numpy(),
                       "frame": items["frame"].to_numpy()})
     return t.groupby("sequence", sort=True).agg(cls=("cls", "first"), track=("track", "first"),
@@ -250,7 +250,7 @@ class VideoClassification(Protocol):
             raise DataError(f"protocol video_classification: dataset {dataset.name!r} has fewer than two identities")
         _, n_train = split_counts(seqs, self.first_fraction, self.train_fraction, self.temporal_split)
         if (n_train == 0).any():
-            who = np.unique(dataset.items["identity"].to_numpy()).tolist()[n_train.index[n_train == 0][0]]
+            who = by_number(np.unique(dataset.items["identity"].to_numpy())).tolist()[n_train.index[n_train == 0][0]]
             raise ConfigError(f"protocol.temporal_split: expected every identity in the first "
                               f"{self.first_fraction:g} of the video, got identity {who!r} only later; "
                               "use temporal_split: per_class or global_covering")
@@ -350,7 +350,7 @@ class VideoClassification(Protocol):
     # ------------------------------------------------------------------ evaluate
     def evaluate(self, make_ranker: Callable[[], Any], X, dataset: Dataset, split: TrialSplit,
                  meter: Meter) -> TrialResult:
-        codes = np.unique(dataset.column("identity"), return_inverse=True)[1].ravel()
+        codes = label_codes(dataset.column("identity"))
         test = np.asarray(split.test, dtype=int)
         pred, ranker, used = fit_predict(make_ranker, X, codes, split, meter, groups=dataset.column("sequence"))
         kinds = pd.Series(getattr(split, "kinds", []), dtype=object)

@@ -148,3 +148,27 @@ def test_draw_per_class_takes_k_distinct_rows_of_each_class_class_by_class():
         assert labels[got].tolist() == ["a", "a", "b", "b", "c", "c"]
         seen.add(tuple(got))
     assert len(seen) > 5
+
+
+def test_draw_per_class_draws_the_same_rows_whether_classes_are_numbers_or_their_text():
+    """A table of exported features gives class 10 back as '10': before, '10' sorted before '9'
+    and the same seed drew other rows (the re-id draw already read labels by number)."""
+    from rankbench.protocols.base import by_number, draw_per_class
+
+    y = np.repeat([9, 10, 11, 100], 5)
+    rows = np.arange(len(y))
+    for seed in range(5):
+        as_int = draw_per_class(np.random.default_rng(seed), y, rows, 2)
+        as_text = draw_per_class(np.random.default_rng(seed), y.astype(str), rows, 2)
+        as_obj = draw_per_class(np.random.default_rng(seed), np.array([str(v) for v in y], dtype=object), rows, 2)
+        assert as_int.tolist() == as_text.tolist() == as_obj.tolist()
+    padded = np.array(["009", "010", "100"])
+    assert by_number(padded).tolist() == ["009", "010", "100"]
+    assert by_number(np.array(["10", "9", "a"])).tolist() == ["10", "9", "a"]   # not all numbers: as given
+    assert by_number(np.array(["10", "9", "-1"])).tolist() == ["-1", "9", "10"]
+    # the classes' codes (what a classifier is fitted on) follow the same order
+    from rankbench.protocols.base import label_codes
+
+    y = np.array([10, 9, 100, 9, 10])
+    assert label_codes(y).tolist() == label_codes(y.astype(str)).tolist() == [1, 0, 2, 0, 1]
+    assert label_codes(np.array(["b", "a", "b"])).tolist() == [1, 0, 1]

@@ -176,3 +176,15 @@ def test_draw_parts_cuts_rows_or_whole_groups_at_the_fractions(grouped):
         seen.add(tuple(part))
         assert (part == draw_parts(np.random.default_rng(seed), n, (0.5, 0.2), groups)).all()
     assert len(seen) > 10                                                   # the seed decides
+
+
+def test_draw_parts_draws_the_same_groups_whether_they_are_numbers_or_text():
+    """Groups 9, 10, 100 read back as text ('10' sorts before '9'): before, the same seed put
+    other groups in each part."""
+    from rankbench.protocols.retrieval import draw_parts
+
+    groups = np.array([9, 10, 100, 11, 2] * 4)
+    for seed in range(6):
+        a = draw_parts(np.random.default_rng(seed), len(groups), (0.5,), groups)
+        b = draw_parts(np.random.default_rng(seed), len(groups), (0.5,), groups.astype(str).astype(object))
+        assert a.tolist() == b.tolist()

@@ -84,6 +84,20 @@ def test_per_class_split_is_by_time_whole_sequences_and_seeded():
     assert len(training_sets) > 1
 
 
+
+def test_a_split_draws_the_same_sequences_whether_identities_are_numbers_or_text():
+    """Identities 9, 10, 100 read back as text ('10' sorts before '9'): before, the same seed drew
+    other sequences."""
+    X, ds = tiny()
+    relabel = {10: 9, 20: 10, 30: 100}
+    as_int = ds.items.assign(identity=ds.items.identity.map(relabel), group=ds.items.identity.map(relabel))
+    as_text = as_int.assign(identity=as_int.identity.astype(str), group=as_int.group.astype(str))
+    p = build()
+    for seed in range(6):
+        got = [p.split(Dataset(name="tiny", items=items, arrays={}), np.random.default_rng(seed))["train_sequences"]
+               for items in (as_int, as_text)]
+        assert got[0] == got[1]
+
 def test_global_split_cuts_all_sequences_at_one_moment():
     X, ds = tiny()
     first, _, who = span(ds)
@@ -92,6 +106,11 @@ def test_global_split_cuts_all_sequences_at_one_moment():
     ds.items["identity"] = ds.items["identity"].map(lambda i: f"P{i}").astype(object)  # a table's text ids
     with pytest.raises(ConfigError, match="temporal_split.*identity 'P30'"):  # was AttributeError: no .item()
         build(temporal_split="global").check_dataset(ds)
+    # numbers as text, in their order by number ('100' sorts before '9' as text): the late one named
+    ds.items["identity"] = ds.items["identity"].map({"P10": "9", "P20": "10", "P30": "100"})
+    with pytest.raises(ConfigError, match="temporal_split.*identity '100'"):
+        build(temporal_split="global").check_dataset(ds)
+    ds.items["identity"] = ds.items["identity"].map({"9": "P10", "10": "P20", "100": "P30"})
     ds.items["identity"] = ds.items["identity"].str[1:].astype(int)
     p = build(temporal_split="global", first_fraction=0.75)
     p.check_dataset(ds)
