@@ -1,5 +1,5 @@
 """The README's own examples work as written: the minimal config, and the ranker written in a file
-outside the repository, named by its path."""
+outside the repository, named by its path; its verdict table says what the papers' pages say."""
 
 import re
 from pathlib import Path
@@ -45,3 +45,17 @@ def test_evaluate_an_object_in_memory_as_the_readme_shows(tmp_path, monkeypatch)
     summary = namespace["summary"]
     assert set(summary.method) == {"MyRanker"} and "cmc@1" in set(summary.metric)
     assert (tmp_path / "results" / "mine" / "summary.md").is_file()
+
+
+def test_the_verdict_table_counts_what_each_papers_page_counts():
+    """The README said '3 of 60 claims hold' for Merler et al. after the page, regenerated, said
+    '2 of 70'."""
+    rows = re.findall(r"^\| \[[^]]+\]\((docs/papers/\w+\.md)\) \|.*\| ([^|]*) \|$", README, re.M)
+    assert len(rows) == 5, rows
+    root = Path(__file__).resolve().parents[1]
+    for page, verdict in rows:
+        said = re.match(r"(\d+ of \d+ (?:numbers match|claims hold))", verdict).group(1)
+        headline = re.search(r"^\*\*[^*]*?: (\d+ of \d+) published (numbers match)|^\*\*[^*]*?: (\d+ of \d+) "
+                             r"(claims hold)", (root / page).read_text(), re.M)
+        counted = " ".join(g for g in headline.groups() if g)
+        assert said == counted, (page, said, counted)
