@@ -310,11 +310,13 @@ def accepts_views(est) -> bool:
 
 
 def fit_accepts(est, name: str) -> bool:
-    """Whether the ranker's ``fit`` takes a keyword ``name`` (e.g. ``constraints``); a wrapper names
-    the estimator that receives the arguments through ``fit_target``."""
+    """Whether the ranker's ``fit`` names a keyword ``name`` (e.g. ``constraints``) among its
+    parameters; a wrapper names the estimator that receives the arguments through ``fit_target``.
+    A ``fit(X, y, **params)`` does not count: scikit-learn's Pipeline refuses a keyword it cannot
+    route, and a ``fit`` that ignores it would take the unlabelled rows that come with
+    ``constraints`` (``y = -1``) for a class of their own."""
     target = getattr(est, "fit_target", est)
-    params = inspect.signature(target.fit).parameters
-    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    return name in inspect.signature(target.fit).parameters
 
 
 def diagnostics(est) -> dict:

@@ -103,6 +103,31 @@ def test_classifiers_without_constraints_get_labelled_rows_only():
     assert len(rec.X) == len(sp["train"]) and rec.constraints is None and not res.extra["constraints_used"]
 
 
+
+class KeywordsOnly(Recorder):
+    def fit(self, X, y, **params):   # takes any keyword and reads none
+        return super().fit(X, y)
+
+
+def test_a_fit_taking_any_keyword_gets_labelled_rows_only():
+    """Before: fit(X, y, **params) was sent the constraints, with their unlabelled rows in X at y = -1,
+    which such a fit takes for a class; scikit-learn's Pipeline failed every job on the keyword."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from rankbench.engine.estimator import Declared
+
+    X, ds = labelled_blobs()
+    p = protocols.build("classification", {"n_train_per_class": 3, "n_constraints": 5})
+    rec = KeywordsOnly()
+    sp, res = evaluate_with(rec, p, X, ds)
+    assert len(rec.X) == len(sp["train"]) and (rec.y >= 0).all() and not res.extra["constraints_used"]
+    sp, res = evaluate_with(Declared(make_pipeline(StandardScaler(), LogisticRegression()), "classifier"), p, X, ds)
+    y = ds.items.label.to_numpy()
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[sp["train"]], y[sp["train"]])
+    assert res.metrics["error_rate"] == pytest.approx(np.mean(model.predict(X[sp["test"]]) != y[sp["test"]]))
+
 def test_bad_parameters_are_config_errors():
     X, ds = labelled_blobs()
     for params, match in [({}, "n_train_per_class or train_fraction"),
