@@ -38,16 +38,20 @@ class PCA(BaseEstimator, TransformerMixin):
         Xc = X - self.mean_
         n, d = Xc.shape
         k = min(self.n_components, n, d)
+        eps = max(n, d) * np.finfo(float).eps
         if n < d:
-            # eigenvectors of the n x n Gram matrix give the components as Xc^T u / s
+            # eigenvectors of the n x n Gram matrix give the components as Xc^T u / s; a direction
+            # carries variance above the rounding of the Gram matrix's eigenvalues
             evals, U = np.linalg.eigh(Xc @ Xc.T)
             order = np.argsort(evals)[::-1][:k]
             var = np.clip(evals[order], 0, None)
+            keep = var > (var[0] if len(var) else 0.0) * eps
         else:
+            # the SVD gives the singular values themselves to that rounding (numpy's matrix_rank):
+            # a direction whose variance is 1e-18 of the first's is kept, as scikit-learn keeps it
             _, s, vt = np.linalg.svd(Xc, full_matrices=False)
             var = s[:k] ** 2
-        # a direction carries variance above the rounding of the Gram matrix's eigenvalues
-        keep = var > (var[0] if len(var) else 0.0) * max(n, d) * np.finfo(float).eps
+            keep = s[:k] > (s[0] if len(s) else 0.0) * eps
         self.components_ = (Xc.T @ U[:, order[keep]] / np.sqrt(var[keep])).T if n < d else vt[:k][keep]
         self.explained_variance_ = var[keep] / max(n - 1, 1)
         # each component signed so that its largest loading is positive: the eigen-solver's signs
@@ -61,6 +65,6 @@ class PCA(BaseEstimator, TransformerMixin):
     def transform(self, X):
         check_is_fitted(self, "components_")
         Z = (validate_data(self, X, dtype=float, reset=False) - self.mean_) @ self.components_.T
-        if self.whiten:
-            Z /= np.sqrt(self.explained_variance_ + 1e-12)
+        if self.whiten:   # every kept direction has a variance above 0, however small (scikit-learn's scaling)
+            Z /= np.sqrt(self.explained_variance_)
         return Z

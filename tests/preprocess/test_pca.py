@@ -60,6 +60,25 @@ def test_whitened_training_rows_have_unit_variance():
     np.testing.assert_allclose(np.corrcoef(Z.T), np.eye(3), atol=1e-8)
 
 
+
+def test_a_direction_on_a_tiny_scale_is_kept_and_whitened_as_scikit_learn_does():
+    """A feature in nano-units (1e-9 of the others): its variance is 1e-18 of the first, above the
+    SVD's rounding. Before, it was dropped (the test compared variances, not singular values, to
+    the rounding) and whitening added 1e-12 to each variance, so a whitened run scored at chance
+    where scikit-learn's projection separates the people."""
+    rng = np.random.default_rng(6)
+    people = np.repeat(rng.normal(size=20), 2)
+    X = np.column_stack([1e-9 * (people + 0.1 * rng.normal(size=40)), rng.normal(size=40)])
+    Y = np.column_stack([1e-9 * rng.normal(size=5), rng.normal(size=5)])
+    for whiten in (False, True):
+        ours = PCA(n_components=2, whiten=whiten).fit(X)
+        theirs = SkPCA(n_components=2, whiten=whiten, svd_solver="full").fit(X)
+        assert len(ours.components_) == 2
+        np.testing.assert_allclose(ours.explained_variance_, theirs.explained_variance_, rtol=1e-6)
+        for Z in (X, Y):
+            a, b = ours.transform(Z), theirs.transform(Z)
+            np.testing.assert_allclose(a * np.sign(np.sum(a * b, axis=0)), b, rtol=1e-6, atol=1e-20)
+
 def test_transform_before_fit_is_refused():
     with pytest.raises(NotFittedError):
         PCA().transform(np.ones((2, 3)))
