@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.pipeline import Pipeline
 
+from ..errors import RankerFault
 from ..rankers.base import capabilities
 
 
@@ -24,14 +25,14 @@ class RankerPipeline(Pipeline):
         ``constraints``), then the ranker with the protocol's arguments."""
         Xt = X
         labelled = np.asarray(args[0]) != -1 if "constraints" in kwargs and args else None
-        for _, step in self.steps[:-1]:
-            Xt = step.fit_transform(Xt) if labelled is None else step.fit(Xt[labelled]).transform(Xt)
+        for name, step in self.steps[:-1]:
+            Xt = _finite(name, step.fit_transform(Xt) if labelled is None else step.fit(Xt[labelled]).transform(Xt))
         self._final_estimator.fit(Xt, *args, **kwargs)
         return self
 
     def _pre(self, X):
-        for _, step in self.steps[:-1]:
-            X = step.transform(X)
+        for name, step in self.steps[:-1]:
+            X = _finite(name, step.transform(X))
         return X
 
     def similarity(self, Q, G):
@@ -49,3 +50,12 @@ class RankerPipeline(Pipeline):
     @property
     def diagnostics_(self) -> dict:
         return getattr(self._final_estimator, "diagnostics_", {})
+
+
+def _finite(name: str, Z):
+    """A step's output, refused naming the step when it holds a non-finite value (an overflow, a
+    division by a zero range): the ranker would blame the features it was given."""
+    if isinstance(Z, np.ndarray) and Z.dtype.kind == "f" and not np.isfinite(Z).all():
+        raise RankerFault(f"preprocess step {name!r} returned {int((~np.isfinite(Z)).sum())} non-finite value(s) "
+                          "from finite features; check its parameters")
+    return Z

@@ -74,3 +74,19 @@ def test_a_constrained_fit_fits_the_steps_on_the_labelled_rows_only():
     np.testing.assert_allclose(pipe.named_steps["ranker"].seen_, oracle.transform(X), atol=1e-12)
     pipe.fit(X, y)      # without constraints every row passed is a training row
     np.testing.assert_allclose(pipe.named_steps["ranker"].seen_, StandardScaler().fit_transform(X), atol=1e-12)
+
+
+def test_a_step_that_makes_non_finite_values_is_named():
+    """Before: minmax to [0, 1e308] overflowed, and the ranker was blamed ('X has 40 non-finite values
+    ... expected finite features'), though the features it was run on were finite."""
+    from rankbench.errors import RankerFault
+    from rankbench.preprocess.scalers import MinMax
+
+    X = 1e-3 * np.random.default_rng(2).normal(size=(20, 2))   # a range of 1e-2: its scale overflows
+    pipe = RankerPipeline([("minmax", MinMax(feature_range=(0, 1e308))), ("ranker", Euclidean())])
+    with pytest.raises(RankerFault, match=r"^preprocess step 'minmax' returned \d+ non-finite value\(s\) from finite"):
+        pipe.fit(X, np.arange(20))
+    pipe = RankerPipeline([("minmax", MinMax()), ("ranker", Euclidean())]).fit(X, np.arange(20))
+    pipe.named_steps["minmax"].scale_ = pipe.named_steps["minmax"].scale_ * 1e308   # as if it overflowed at scoring
+    with pytest.raises(RankerFault, match="preprocess step 'minmax'"):
+        pipe.similarity(X, X)
