@@ -47,7 +47,8 @@ class MethodSpec:
             est = Declared(est, self.capability)
         if not self.steps:
             return est
-        steps = [(f"{step.name}_{i}", step.build()) for i, step in enumerate(self.steps)]
+        # a step's random_state left None gets the trial's seed too (a random projection, a randomised SVD)
+        steps = [(f"{step.name}_{i}", step.build(seed)) for i, step in enumerate(self.steps)]
         return RankerPipeline(steps + [("ranker", est)])
 
 
