@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from .components import ComponentSpec
 from .config import (
+    ABSENT,
     Config,
     Experiment,
     Overrides,
@@ -148,7 +149,8 @@ def _resume_experiment(folder: RunFolder, started: dict, config: str | Path | No
     diff = first_difference(started, wanted)
     if diff is not None:
         key, was, now = diff
-        raise ConfigError(f"--resume {folder.path}: the run was started with {key} = {was!r}, now {now!r}; resume "
+        was, now = ("(every ranker)" if key == "methods" and v in (None, ABSENT) else repr(v) for v in (was, now))
+        raise ConfigError(f"--resume {folder.path}: the run was started with {key} = {was}, now {now}; resume "
                           "without changing it (the folder keeps its own config) or start a new run")
     return resolve(started, origin, overrides.max_settings)
 

@@ -140,6 +140,8 @@ def test_resume_names_a_changed_key(cli, tmp_path, monkeypatch):
     one_line_error(cli("run", cfg, "--resume", tmp_path / "p", "--set", "protocol.n_test=12"),
                    "protocol.n_test = 15, now 12")
     one_line_error(cli("run", cfg, "--resume", tmp_path / "p", "--trials", "5"), "trials = 3, now 5")
+    # before: 'methods = None, now ['L1']' (None is every ranker)
+    one_line_error(cli("run", "--resume", tmp_path / "p", "--methods", "L1"), "methods = (every ranker), now ['L1']")
     # before: exit 0, the --regress of a resume without its config ignored without a word
     one_line_error(cli("run", "--resume", tmp_path / "p", "--regress"), "the run was started without --regress, now with it")
     assert cli("run", cfg, "--resume", tmp_path / "p", "-q").exit_code == 0
