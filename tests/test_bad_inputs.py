@@ -417,6 +417,8 @@ rankers: [{name: E, ranker: euclidean}, {name: C, ranker: cmds_dml, s: 3, max_it
 # (id, how the features are made, config text, the words of the one line): what users bring in data
 DATA_CASES = [
     ("features overflow", lambda X: X * 1e300 / 4, ORDINAL, "squared distances overflow to infinity"),
+    # before: every distance 0, every ranking tied, scored at exit 0 (re-id cmc@1 at chance)
+    ("features underflow", lambda X: X * 1e-200, ORDINAL, "every squared distance underflows to 0"),
     ("features nan", lambda X: np.where(np.arange(3) == 1, np.nan, X), ORDINAL, "expected finite numbers"),
     ("npy more rows", lambda X: np.vstack([X, X]), ORDINAL, "got 48 rows"),
     ("npy complex", lambda X: X + 1j, ORDINAL, "complex numbers"),

@@ -23,6 +23,8 @@ from ..utils.diskcache import cached, digest
 
 #: the largest squared norm a row may have: then |x - y|^2 <= 2 |x|^2 + 2 |y|^2 is finite
 _MAX_SQUARED_NORM = np.finfo(float).max / 4
+#: below this, every value's square underflows (to a subnormal, then 0): all squared distances tie
+_MIN_LARGEST_VALUE = np.sqrt(np.finfo(float).tiny)
 
 
 def feature_key(dataset: Dataset, extractor: Extractor) -> str | None:
@@ -58,8 +60,8 @@ def get_features(dataset: Dataset, extractor: Extractor, n_jobs: int = 1, progre
 
 def checked_features(X, extractor: Extractor, dataset: Dataset) -> np.ndarray:
     """``X`` when it is one row of real numbers per item, each finite and every squared distance
-    between two rows finite; otherwise a DataError naming the extractor, the dataset and the
-    first bad item."""
+    between two rows finite, and not all below the scale whose squares underflow; otherwise a
+    DataError naming the extractor, the dataset and the first bad item."""
     where = f"features of extractor {extractor.registry_name!r} on dataset {dataset.name!r}"
     X = np.asarray(X)
     if X.dtype.kind not in "biuf" or X.ndim < 1 or len(X) != len(dataset) or (len(X) and not X[:1].size):
@@ -78,4 +80,8 @@ def checked_features(X, extractor: Extractor, dataset: Dataset) -> np.ndarray:
             ident = f" (id {dataset.items['id'].iat[i]!r})" if "id" in dataset.items.columns else ""
             raise DataError(f"{where}: item {i + 1}{ident}: expected finite features, got {what}; "
                             f"{int(rows.sum())} such item(s)")
+    top = float(np.abs(flat).max()) if flat.size else 0.0
+    if 0 < top < _MIN_LARGEST_VALUE:
+        raise DataError(f"{where}: expected features on a scale whose squares are numbers, got values at most "
+                        f"{top:.3g}: every squared distance underflows to 0 and every ranking ties (rescale them)")
     return X
