@@ -235,7 +235,10 @@ def _descend_numpy(L0, X, Y, V, v2, mu, gamma, rho, sigma, r, tol, max_iter, c_s
         if exact_c:
             c_next = c - gc / yy if yy > 0 else c  # argmin_c f(L_k, c)
             gc = 0.0  # the step moves L alone
-        g2 = float(np.vdot(U, KU)) + gc * gc
+        # ||grad_L||^2 as the sum of the gradient's squares (vdot(U, KU), its Gram form, cancels: the
+        # pair rows of Z are differences of item rows, and rounding made it negative at 2e-7)
+        G = U.T @ Z
+        g2 = float(np.vdot(G, G)) + gc * gc
         if g2 <= tol * tol:
             stop = "tol"
             break

@@ -258,3 +258,25 @@ def test_fit_does_not_depend_on_sign_conventions():
     A = C.align_signs(Y, Z0)
     np.testing.assert_array_equal(C.align_signs(-Y, Z0), A)
     assert (np.einsum("ik,ik->k", A, Z0) >= 0).all()
+
+
+def test_the_numpy_loop_converges_only_on_a_small_gradient():
+    """Before: the numpy loop's squared gradient norm, summed through the Gram matrix of the items
+    and their pair differences, cancelled to a negative number: 'converged' at a gradient of
+    2.4e-7 (tol 1e-8), grad_norm_ NaN. The oracle is the gradient of Eq. (10) written out here."""
+    rng = np.random.default_rng(4)
+    for _ in range(4):   # the fourth of a probe's generated problems
+        n, d = int(rng.integers(12, 40)), int(rng.integers(2, 6))
+        s = int(rng.integers(1, d + 1))
+        y = rng.integers(1, 5, n).astype(float)
+        X = rng.normal(size=(n, d))
+        X[:, 0] += y
+    with jit.use_compiled(False):
+        m = C.CMDSDML(s=s, K=3, mu=0.5, max_iter=20000, tol=1e-8).fit(X, y)
+    Xc, Y, P = X - X.mean(0), m.ideal_points_, m.target_pairs_
+    V = Xc[P[:, 0]] - Xc[P[:, 1]]
+    R, LV = Xc @ m.L_.T - m.c_ * Y, V @ m.L_.T
+    e = (LV ** 2).sum(1) - (V ** 2).sum(1)
+    grad = np.sqrt(((R.T @ Xc + 2 * (LV * e[:, None]).T @ V) ** 2).sum() + (R * Y).sum() ** 2)
+    assert np.isfinite(m.grad_norm_)
+    assert m.diagnostics_["status"] != "converged" or grad <= 1e-8 * (1 + 1e-6), (m.diagnostics_, grad)
