@@ -59,13 +59,18 @@ class RunData:
         ``--regress``)."""
         return int(self.config.get("trials") or 0)
 
+    def trials_of(self, setting: str) -> int:
+        """The trials of one setting: its own when the sweep sets ``trials``, else the run's."""
+        values = self.setting_values().get(setting, {})
+        return int(values["trials"]) if "trials" in values else self.n_trials
+
     @property
     def n_expected(self) -> int:
-        return self.n_trials * len(self.methods) * max(1, len(self.settings))
+        return sum(self.trials_of(s) for s in self.setting_order or [""]) * len(self.methods)
 
     def file_names(self) -> set[str]:
         """The names of the result files the run makes, one per setting, trial and method."""
-        return {trial_name(s, t, m) for s in self.setting_order or [""] for t in range(self.n_trials)
+        return {trial_name(s, t, m) for s in self.setting_order or [""] for t in range(self.trials_of(s))
                 for m in self.methods}
 
     @property
@@ -116,8 +121,8 @@ class RunData:
         out: dict[tuple[str, str], list[TrialRecord]] = {}
         for r in sorted(self.failed, key=lambda r: r.trial):
             out.setdefault((r.setting, r.method), []).append(r)
-        return {k: f"{len(v)} of {self.n_trials} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: {v[0].error})"
-                for k, v in out.items()}
+        return {k: f"{len(v)} of {self.trials_of(k[0])} trials failed (trial {v[0].trial}, {v[0].phase or 'evaluate'}: "
+                   f"{v[0].error})" for k, v in out.items()}
 
     def failed_methods(self) -> dict[str, str]:
         """Each method with failed jobs (in any setting) and why, for claims."""
@@ -217,11 +222,12 @@ def run_description(run: RunData) -> str:
 def run_facts(run: RunData) -> str:
     """What this run did, from the run itself (never from the config's prose): trials and seed,
     how it was reduced or changed (``--regress``, ``--trials``, ``--set``), its settings and methods."""
-    trials = run.n_trials
+    counts = list(dict.fromkeys(run.trials_of(s) for s in run.setting_order or [""]))   # a swept trials: each
     inv = run.manifest.invocation if run.manifest else {}
     how = [w for w, on in (("--regress", inv.get("regress")), (f"--trials {inv.get('trials')}", inv.get("trials")))
            if on] + [f"--set {s}" for s in inv.get("overrides") or ()]
-    facts = f"This run: {trials} trial{'s' if trials != 1 else ''} (run seed {run.config.get('seed', 0)}"
+    facts = (f"This run: {', '.join(map(str, counts))} trial{'s' if counts != [1] else ''}"
+             f"{' (by setting)' if len(counts) > 1 else ''} (run seed {run.config.get('seed', 0)}")
     facts += (", " + ", ".join(how) if how else "") + ")"
     values = run.setting_values()
     for k in dict.fromkeys(k for v in values.values() for k in v):

@@ -136,3 +136,23 @@ def test_a_run_without_results_is_one_line(tmp_path, runs):
 
     with pytest.raises(RankbenchError, match="no trial results yet"):
         load_run(empty)
+
+
+def test_a_run_sweeping_its_trials_is_complete_with_each_settings_own(tmp_path, monkeypatch):
+    """Before: 18 of 30 results 'Incomplete run' (the base trials, 5, times the settings), check
+    exit 1, and --resume had nothing to do."""
+    from click.testing import CliRunner
+
+    from rankbench import app
+    from rankbench.cli import main
+
+    from .conftest import reid_config
+
+    monkeypatch.setenv("RANKBENCH_CACHE", str(tmp_path / "cache"))
+    cfg = reid_config(tmp_path, "trials_sweep", trials=5, methods=("L1", "Euclidean"),
+                      extra="sweep: {trials: [2, 4]}\n")
+    folder = app.run(cfg, out=tmp_path / "run", options=app.EngineOptions(progress=False)).folder.path
+    run = load_run(folder)
+    assert run.complete and run.n_expected == 12 == len(run.records) and status_lines(run) == []
+    assert run_facts(run).startswith("This run: 2, 4 trials (by setting) (run seed 0)")
+    assert CliRunner().invoke(main, ["check", str(folder)]).exit_code == 0
