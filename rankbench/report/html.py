@@ -309,7 +309,7 @@ def summary_tables_html(built: Report, headline: str | None) -> str:
                 mean, std = b.cell(meth, m)
                 row.append(_num(m, mean, std, "num best" if b.is_best(m, mean) else "num"))
             rows.append(row)
-        what = f"{b.n_trials} trials, mean ± std" if b.n_trials > 1 else "1 trial"
+        what = f"{b.trials_said()}, mean ± std" if b.n_trials > 1 else b.trials_said()
         title = (b.heading + ": " if b.heading else "") + what
         out.append(f"<h4>{esc(title)}</h4>" + table(["method"] + b.headers, rows,
                                                      "rates in %, times in s, memory in MB; the best of each quality "

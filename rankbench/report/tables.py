@@ -266,8 +266,8 @@ class Block:
             if not np.isnan(mean):
                 self._means.setdefault(metric, []).append(float(mean))
 
-    def trials_said(self) -> str:
-        """How many trials the numbers average: one count, each method's that is fewer (a run not
+    def fewer(self) -> list[str]:
+        """Each method whose numbers average fewer trials than the block's count (a run not
         finished, a failed job), and each of its columns that averages fewer still (a concept a
         trial could not evaluate)."""
         fewer = []
@@ -276,7 +276,11 @@ class Block:
             most = int(rows["n_trials"].max())
             fewer += [f"{method}: {most}"] if most < self.n_trials else []
             fewer += [f"{method} {metric}: {int(n)}" for metric, n in zip(rows["metric"], rows["n_trials"]) if n < most]
-        fewer += [f"{method}: 0" for method in self.absent]
+        return fewer + [f"{method}: 0" for method in self.absent]
+
+    def trials_said(self) -> str:
+        """How many trials the numbers average: one count, then those that are fewer (:meth:`fewer`)."""
+        fewer = self.fewer()
         return f"{self.n_trials} trial(s)" + (f" ({', '.join(fewer)})" if fewer else "")
 
     def cell(self, method: str, metric: str) -> tuple[float | None, float | None]:
@@ -375,7 +379,7 @@ def summary_markdown(summary: pd.DataFrame, title: str, methods: list[str], sett
     for b in summary_blocks(summary, methods, values):
         if b.heading:
             out += [f"{'##' if b.columns == b.headers else '###'} {b.heading}", ""]
-        if b.columns == b.headers:
+        if b.columns == b.headers or b.fewer():   # a per-task table, under its setting's count, when fewer
             out += [f"{b.trials_said()}.", ""]
         out += [markdown_table(b), ""]
     return "\n".join(out)

@@ -118,6 +118,11 @@ def test_a_method_with_fewer_trials_is_said_beside_the_count():
     plain, per_task = summary_blocks(s, ["L1", "Bhat"])
     assert plain.trials_said() == "5 trial(s) (L1 cmc@5: 4)"
     assert per_task.trials_said() == "5 trial(s) (Bhat: 3)"
+    # before: the per-task table's count was said nowhere in Markdown, and HTML headed it "5 trials"
+    md = summary_markdown(s, "t", ["L1", "Bhat"])
+    assert md.index("5 trial(s) (Bhat: 3).") > md.index("### ap per task")
+    same_tasks = summary([("", "L1", "cmc@1", 0.1, 0.0, 5), ("", "L1", "ap/car", 0.4, 0.0, 5)])
+    assert "5 trial(s)." not in summary_markdown(same_tasks, "t", ["L1"]).split("### ap per task")[1]
     # a method of the run with no result at this setting (an interrupted run) is said too
     only, = summary_blocks(summary([("", "L1", "cmc@1", 0.1, 0.0, 5)]), ["L1", "LDMLR"])
     assert only.trials_said() == "5 trial(s) (LDMLR: 0)"
