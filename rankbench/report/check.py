@@ -143,6 +143,8 @@ def _reason(row: GradedNumber, e: ExpectedCfg) -> str:
     n, paper = row["n_trials"], e.trials
     if paper and n < int(paper):
         why += f"; over {n} of the paper's {paper} trials"
+    elif paper and n > int(paper):   # the mean of every trial of the run, not of its first few
+        why += f"; over {n} trials, the paper's over {paper}"
     elif n == 1 and se is None:
         why += "; one trial: its spread is unknown"
     return why

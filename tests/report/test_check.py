@@ -65,6 +65,8 @@ def test_fewer_trials_than_the_paper_are_said_in_the_reason():
     row = one(summary(0.51, n=3, std=0.01), trials=50)
     assert row["grade"] == "OK" and row["reason"].endswith("over 3 of the paper's 50 trials")
     assert "paper's" not in one(summary(0.51, n=50, std=0.01), trials=50)["reason"]
+    # before: more trials than the paper's were graded without a word (ours is the mean of all 4)
+    assert one(summary(0.51, n=4, std=0.01), trials=2)["reason"].endswith("; over 4 trials, the paper's over 2")
 
 
 @pytest.mark.parametrize("std, n, grade", [
