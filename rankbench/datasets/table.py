@@ -166,7 +166,7 @@ class Table(Loader):
                        fingerprint=fingerprint_files(files, extra=f"{self.registry_name}:{self.get_params()}"))
 
     def _renamed(self, table: pd.DataFrame, where: str) -> pd.DataFrame:
-        mapping = dict(self.columns or {})
+        mapping = {name: str(col).strip() for name, col in (self.columns or {}).items()}   # as the header is read
         missing = [c for c in mapping.values() if c not in table.columns]
         if missing:
             raise DataError(f"{where}: columns: no column {missing[0]!r} (the table has: {', '.join(table.columns)})")
@@ -342,7 +342,7 @@ def read_table(path: Path, comment: str | None = None) -> pd.DataFrame:
                             "(pip install -e '.[parquet]' in the rankbench checkout, or pip install pyarrow), "
                             "got none; or save the table as CSV")
         frame = pd.read_parquet(path)
-        return frame.astype(object).where(frame.notna(), "").astype(str)
+        return _stripped(frame.astype(object).where(frame.notna(), "").astype(str))
     if suffix != ".csv":
         raise DataError(f"{path}: expected a .csv or .parquet table, got a {suffix or 'file without extension'}")
     try:
@@ -359,7 +359,15 @@ def read_table(path: Path, comment: str | None = None) -> pd.DataFrame:
         raise DataError(f"{path}: column {str(twice.iat[0]).strip()!r} appears twice in the header; expected "
                         "each column once")
     _no_short_row(path, len(frame.columns), comment)
-    return frame
+    return _stripped(frame)
+
+
+def _stripped(frame: pd.DataFrame) -> pd.DataFrame:
+    """Column names and cells without the spaces around them: a header 'row ' is the 'row' column
+    (read as another column, its items took the features in table order), and 'v0 ' the group 'v0'
+    (a group column is kept as it is: 'v0' and 'v0 ' were two videos, one on each side of a split)."""
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame.apply(lambda column: column.str.strip()) if len(frame.columns) else frame
 
 
 def _no_short_row(path: Path, n_columns: int, comment: str | None) -> None:

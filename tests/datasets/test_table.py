@@ -123,6 +123,20 @@ def test_a_row_column_picks_feature_rows_and_other_columns_are_kept(root):
     assert ds.arrays["feat"].ravel().tolist() == [20.0, 0.0, 10.0] and ds.items["note"].tolist() == ["a", "b", "c"]
 
 
+
+def test_spaces_around_column_names_and_cells_are_not_read(root):
+    """Before: a header 'row ' was a column of its own, and the items took the features in table
+    order (an ordinal run's MAE 1.25 where the rows give 0); a group column's 'v0 ' and 'v0' were
+    two videos, drawn to both sides of a split."""
+    d = root / "mine"
+    (d / "spaced.csv").write_text("label, row ,video \n1,2, v0 \n2,0,v0\n3,1,v1 \n")
+    np.save(d / "spaced.npy", np.array([[0.0], [10.0], [20.0]]))
+    ds = load(root, file="mine/spaced.csv", features="spaced.npy")
+    assert ds.arrays["feat"].ravel().tolist() == [20.0, 0.0, 10.0]
+    assert ds.items["video"].tolist() == ["v0", "v0", "v1"] and "row" not in ds.items.columns
+    mapped = load(root, file="mine/spaced.csv", features="spaced.npy", columns={"group": "video "})
+    assert mapped.items["group"].tolist() == ["v0", "v0", "v1"]
+
 def test_tracks_are_cut_into_sequences_and_sorted_with_their_features(root):
     ds = load(root, file="mine/tracks.csv", features="tracks.npy", max_gap=20, sequence_length=8)
     raw = pd.read_csv(root / "mine" / "tracks.csv")
