@@ -8,6 +8,7 @@ with pure functions from :mod:`rankbench.metrics`, and returns a flat ``{metric:
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -168,16 +169,23 @@ def _shape(shape: tuple[int | None, ...]) -> str:
     return "(" + ", ".join("any > 0" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+def whole_number(label: str) -> int | None:
+    """The whole number a label writes ('7', '007', '7.0' and ' 7' are 7; '-1' is -1); None for
+    other text ('7.5', 'c7', '')."""
+    m = re.fullmatch(r"\s*(-?\d+)(?:\.0*)?\s*", label)
+    return int(m.group(1)) if m else None
+
+
 def number_order(labels: np.ndarray) -> np.ndarray:
     """The order (indices) in which a seeded draw takes ``labels`` (sorted, distinct): by number
     when every label is a whole number, written as text or not ('9' before '10', as 9 before 10),
     so that one dataset read by two loaders (one giving 10, the other '10', as a table of exported
     features does) draws the same rows; as given otherwise (zero-padded labels, '009' and '010',
     are in that order already)."""
-    text = np.asarray(labels).astype(str)
-    if not len(text) or not all(s.strip().lstrip("-").isdigit() for s in text):
-        return np.arange(len(text))
-    return np.argsort([int(s) for s in text], kind="stable")
+    numbers = [whole_number(s) for s in np.asarray(labels).astype(str)]
+    if not numbers or None in numbers:
+        return np.arange(len(numbers))
+    return np.argsort(numbers, kind="stable")
 
 
 def by_number(labels: np.ndarray) -> np.ndarray:

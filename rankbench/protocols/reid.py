@@ -94,7 +94,7 @@ from ..params import Distinct, PositiveInt
 from ..rankers.base import capabilities, diagnostics
 from ..registry import protocols
 from ..utils.meter import Meter
-from .base import Protocol, TrialResult, TrialSplit, by_number, checked_output, take
+from .base import Protocol, TrialResult, TrialSplit, by_number, checked_output, take, whole_number
 
 DEFAULT_RANKS = (1, 5, 10, 20, 25, 50)
 #: the parts of a fixed trial
@@ -242,7 +242,7 @@ class ReIdentification(Protocol):
         ids = dataset.column("identity").astype(str)
         _one_way(dataset.name, "identity", "person's", sorted(present - not_people), ids,
                  dataset.column("cam").astype(str) if "cam" in dataset.items.columns else None,
-                 lambda s: int(s) if s.strip().isdigit() and int(s) > 0 else None)   # 0000, -1: markers
+                 lambda s: n if (n := whole_number(s)) is not None and n > 0 else None)   # 0000, -1: markers
         if "cam" in dataset.items.columns:
             _one_way(dataset.name, "cam", "camera's", sorted(map(str, set(dataset.column("cam").astype(str)))),
                      dataset.column("cam").astype(str), None, _camera_key)

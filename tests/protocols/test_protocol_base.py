@@ -166,6 +166,8 @@ def test_draw_per_class_draws_the_same_rows_whether_classes_are_numbers_or_their
     assert by_number(padded).tolist() == ["009", "010", "100"]
     assert by_number(np.array(["10", "9", "a"])).tolist() == ["10", "9", "a"]   # not all numbers: as given
     assert by_number(np.array(["10", "9", "-1"])).tolist() == ["-1", "9", "10"]
+    assert by_number(np.array(["10.0", "9.0"])).tolist() == ["9.0", "10.0"]   # whole numbers written as floats
+    assert by_number(np.array(["10.5", "9.0"])).tolist() == ["10.5", "9.0"]
     # the classes' codes (what a classifier is fitted on) follow the same order
     from rankbench.protocols.base import label_codes
 

@@ -208,6 +208,10 @@ def test_a_label_written_two_ways_is_refused_in_one_camera_without_cameras_and_f
                          for p in range(20) for k in range(2)])
     with pytest.raises(DataError, match=r"column 'identity': '03' and '3' are one number written two ways"):
         ReIdentification(n_test=10, gallery="one_random").check_dataset(Dataset("toy", rows))
+    # before: '7' in camera a and '7.0' in b (a spreadsheet's export) were two one-camera people, left
+    # out of every draw without a word
+    with pytest.raises(DataError, match=r"column 'identity': '7' \(camera a\) and '7.0' \(camera b\) are one number"):
+        ReIdentification(n_test=10).check_dataset(data(lambda p, c, k: f"{p}.0" if p == 7 and c == "b" else str(p)))
     for a, b in (("c5", "5"), ("05", "5"), ("cam_a", "A")):
         with pytest.raises(DataError, match=rf"column 'cam': '{a}' and '{b}' are one label written two ways|"
                                             rf"column 'cam': '{b}' and '{a}' are one label written two ways"):
