@@ -354,6 +354,9 @@ def read_table(path: Path, comment: str | None = None) -> pd.DataFrame:
     if not isinstance(frame.index, pd.RangeIndex):  # pandas reads a first field beyond the header as row names
         raise DataError(f"{path}: every data row has more fields than the header's {len(frame.columns)} (a "
                         "trailing comma, or a column without a name?); expected as many fields as the header names")
+    if len(frame.columns) == 1 and (sep := next((c for c in ";\t|" if c in str(frame.columns[0])), None)):
+        raise DataError(f"{path}: expected comma-separated columns, got one column named {str(frame.columns[0])!r}: "
+                        f"the header looks separated by {sep!r}; save the table with commas")
     twice = header[header.astype(str).str.strip().duplicated()]
     if len(twice):
         raise DataError(f"{path}: column {str(twice.iat[0]).strip()!r} appears twice in the header; expected "

@@ -136,6 +136,12 @@ def test_spaces_around_column_names_and_cells_are_not_read(root):
     assert ds.items["video"].tolist() == ["v0", "v0", "v1"] and "row" not in ds.items.columns
     mapped = load(root, file="mine/spaced.csv", features="spaced.npy", columns={"group": "video "})
     assert mapped.items["group"].tolist() == ["v0", "v0", "v1"]
+    # a semicolon- or tab-separated file was one column, then 'needs a label column (has: id, label;row)'
+    for sep in (";", "\t"):
+        (d / "semi.csv").write_text(f"label{sep}row\n1{sep}2\n")
+        with pytest.raises(DataError, match="semi.csv: expected comma-separated columns, .*separated by "
+                                            + re.escape(repr(sep))):
+            load(root, file="mine/semi.csv")
 
 def test_tracks_are_cut_into_sequences_and_sorted_with_their_features(root):
     ds = load(root, file="mine/tracks.csv", features="tracks.npy", max_gap=20, sequence_length=8)
