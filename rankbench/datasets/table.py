@@ -9,7 +9,7 @@ protocol                    columns
 ==========================  ===============================================================
 ``reid``                    ``identity``, ``cam`` (``cam`` for ``gallery: cam``), a fixed split's column (``subset``)
 ``ordinal``                 ``label`` (a number; empty = unlabelled)
-``classification``          ``label`` (optional ``train``: the pool of ``split_by: dataset``)
+``classification``          ``label`` (a number; optional ``train``: the pool of ``split_by: dataset``)
 ``comparison``              ``category``, and ``strengths:`` a second file giving each category's
                             strength per attribute (optional ``train``)
 ``retrieval``,              one judgement column per concept, named in ``concepts:`` (1 relevant,
