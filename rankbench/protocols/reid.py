@@ -4,7 +4,11 @@ Prosser et al. (BMVC 2010, Section 4) and the later tables quoted in ``../shared
 the benchmarks evaluated as torchreid evaluates them (GRID, PRID 2011, Market-1501, CAVIAR4REID).
 
 Splits are drawn per trial (seeded) or fixed by the benchmark. Drawn: ``n_test`` people are drawn
-at random; everyone else trains (or ``n_train`` of them). Three ways to form probe and gallery:
+at random from those a trial could test (under ``cam``, seen by both ``probe_cam`` and
+``gallery_cam``; otherwise, with two images at least); the rest of those train (or ``n_train`` of
+them). Other people (one camera only, a third camera's alone, a single image) neither train nor
+test; ``distractors: unpaired`` puts the one-camera people in the galleries. Three ways to form
+probe and gallery:
 
 ``cam``
     two-camera sets such as VIPeR: each test person's images in ``probe_cam`` are probes, the ones
