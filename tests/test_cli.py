@@ -152,6 +152,14 @@ def test_resume_names_a_changed_key(cli, tmp_path, monkeypatch):
     assert cli("run", "--resume", tmp_path / "r", "--regress", "-q").exit_code == 0   # as it was started
 
 
+def test_a_split_column_the_data_lacks_is_one_line_naming_the_config(cli, tmp_path):
+    """Before: two lines, a DataError 'protocol reid needs a 'nosuch' column' and the same fault
+    again from the count of fixed trials, neither naming the config or protocol.split_column."""
+    cfg = write(tmp_path, SMALL)
+    one_line_error(cli("validate", cfg, "--set", "protocol.split_column=nosuch"),
+                   f"{cfg}: protocol.split_column: expected a column of dataset")
+
+
 def test_resume_names_a_changed_sweep_with_its_values(cli, tmp_path, monkeypatch):
     """A sweep's keys hold dots: before, 'sweep.protocol.n_test = None, now None'."""
     cfg = write(tmp_path, SMALL + "sweep: {protocol.n_test: [10, 15]}\n")

@@ -165,6 +165,8 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         else:
             checks[:0] = [(protocol.check_dataset, dataset), (partial(check_trials, protocol, cfg.trials), dataset)]
         for check, arg in checks:
+            if errors.found and isinstance(check, partial):   # the trials of a dataset refused: its fault again
+                continue
             try:
                 check(arg)
             except ConfigError as exc:  # a protocol names the key path; the file comes from here

@@ -156,7 +156,10 @@ class ReIdentification(Protocol):
     def check_dataset(self, dataset: Dataset) -> None:
         if self.split_file is not None and self.split_column is not None:
             raise ConfigError("protocol.split_column: expected split_file or split_column, got both")
-        needed = ["identity"] + (["cam"] if self._by_cam else []) + ([self.split_column] if self.split_column else [])
+        if self.split_column is not None and self.split_column not in dataset.items.columns:
+            raise ConfigError(f"protocol.split_column: expected a column of dataset {dataset.name!r} (it has: "
+                              f"{', '.join(dataset.items.columns)}), got {self.split_column!r}")
+        needed = ["identity"] + (["cam"] if self._by_cam else [])
         for col in needed:
             if col not in dataset.items.columns:
                 raise DataError(f"protocol reid needs a {col!r} column; dataset {dataset.name!r} has: "

@@ -412,6 +412,7 @@ def test_a_run_takes_trial_t_from_the_file_and_refuses_more_trials_than_it_holds
      r"protocol.gallery_shots: expected an integer under gallery: one_random"),
     ({"split_file": "s.yaml", "distractors": "unpaired"}, ConfigError, r"protocol.distractors: expected none or identity"),
     ({"split_file": "s.yaml", "split_column": "subset"}, ConfigError, r"expected split_file or split_column, got both"),
+    ({"split_column": "nosuch"}, ConfigError, r"protocol.split_column: expected a column of dataset .* got 'nosuch'"),
     ({"split_file": "none.yaml", "junk": ["-1", "0000"]}, ConfigError, r"protocol.split_file: file .*none.yaml not found"),
     ({"n_test": 5, "junk": ["-1", "0000"], "ranks": [1, 6]}, ConfigError,
      r"ranks <= the smallest gallery a trial can draw, 5 \(n_test = 5 people, at least one image each\), got 6"),
