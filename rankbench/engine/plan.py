@@ -160,12 +160,13 @@ def plan(experiment: Experiment, data_root: str | None = None, methods: list[Met
         protocol = st.components.protocol.build()
         errors = ErrorList()
         checks = [(protocol.check_features, [f.key for f in cfg.features])]
+        trials = partial(check_trials, protocol, cfg.trials)
         if isinstance(dataset, DataError):
             errors.add(dataset)
         else:
-            checks[:0] = [(protocol.check_dataset, dataset), (partial(check_trials, protocol, cfg.trials), dataset)]
+            checks[:0] = [(protocol.check_dataset, dataset), (trials, dataset)]
         for check, arg in checks:
-            if errors.found and isinstance(check, partial):   # the trials of a dataset refused: its fault again
+            if check is trials and errors.found:   # a dataset the protocol refused: its trials would say it again
                 continue
             try:
                 check(arg)
