@@ -80,7 +80,7 @@ def checked_features(X, extractor: Extractor, dataset: Dataset) -> np.ndarray:
             ident = f" (id {dataset.items['id'].iat[i]!r})" if "id" in dataset.items.columns else ""
             raise DataError(f"{where}: item {i + 1}{ident}: expected finite features, got {what}; "
                             f"{int(rows.sum())} such item(s)")
-    top = float(np.abs(flat).max()) if flat.size else 0.0
+    top = max(float(flat.max()), -float(flat.min())) if flat.size else 0.0   # |x|'s largest, with no copy of X
     if 0 < top < _MIN_LARGEST_VALUE:
         raise DataError(f"{where}: expected features on a scale whose squares are numbers, got values at most "
                         f"{top:.3g}: every squared distance underflows to 0 and every ranking ties (rescale them)")
